@@ -1,0 +1,3 @@
+from client_cli.cli import main
+
+raise SystemExit(main())

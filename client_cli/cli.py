@@ -1,0 +1,70 @@
+"""The ``cribsquares`` command: one console script, one module per subcommand.
+
+Each module in ``client_cli.commands`` exposes ``register(subparsers)``, which
+adds its parser and sets ``func`` to a callable taking the parsed arguments and
+returning the exit code. Errors meant for the user are raised as
+:class:`UsageError` (or any ``EngineError``) and printed as one line on stderr,
+never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from engine.errors import EngineError
+
+# Subcommand modules, in the order `cribsquares --help` lists them.
+COMMANDS = (
+    "hand",
+    "score",
+    "deal",
+    "tally",
+    "solo",
+)
+
+
+class UsageError(Exception):
+    """A problem with the user's arguments or input: printed, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # One line, not argparse's usage block, so scripts get a clean stderr.
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="cribsquares",
+        description="Cribbage Squares: rules, solo play, server, client and tournaments.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in COMMANDS:
+        module = importlib.import_module(f"client_cli.commands.{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code = args.func(args)
+    except (UsageError, EngineError) as exc:
+        sys.stderr.write(f"cribsquares {args.command}: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    return int(code or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

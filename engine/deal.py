@@ -1,0 +1,139 @@
+"""Deals as a pure function of a seed, and the commit-reveal scheme around them.
+
+The exact construction is specified in docs/fairness.md, version 1; this module
+is its reference implementation and must change only together with a new
+version number there. In short:
+
+* a seed is text; its bytes are its UTF-8 encoding;
+* a byte stream is the concatenation of HMAC-SHA256(key=seed bytes,
+  msg=b"cribsquares/deal/v1" || uint32_be(i)) for i = 0, 1, 2, ...;
+* uniform integers below n come from the stream as big-endian uint32 values,
+  rejecting values >= n * floor(2**32 / n) (no modulo bias);
+* the deck 0..51 (see engine.cards for the index order) is shuffled by
+  Fisher-Yates from the top: for i = 51 down to 1, swap deck[i] with deck[j],
+  j uniform in 0..i; the deal is deck[0..16], deck[16] being the starter.
+
+Never use Python's ``random`` here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from engine.cards import DECK, Card
+from engine.errors import SeedError
+
+DEAL_VERSION: Final = 1
+DEAL_CARDS: Final = 17
+STREAM_LABEL: Final = b"cribsquares/deal/v1"
+ROOM_SEED_LABEL: Final = b"cribsquares/room-seed/v1"
+MAX_SEED_BYTES: Final = 256
+
+
+def seed_bytes(seed: str) -> bytes:
+    if not isinstance(seed, str):
+        raise SeedError("a seed is text")
+    data = seed.encode("utf-8")
+    if not data:
+        raise SeedError("the seed is empty")
+    if len(data) > MAX_SEED_BYTES:
+        raise SeedError(f"the seed is longer than {MAX_SEED_BYTES} bytes")
+    return data
+
+
+def commitment(seed: str) -> str:
+    """SHA-256 of the seed's bytes, lower-case hex: published before play."""
+    return hashlib.sha256(seed_bytes(seed)).hexdigest()
+
+
+class _Stream:
+    """The HMAC-SHA256 counter-mode byte stream, read as big-endian uint32s."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+        self._counter = 0
+        self._buffer = b""
+
+    def _blocks(self) -> Iterator[bytes]:
+        while True:
+            msg = STREAM_LABEL + self._counter.to_bytes(4, "big")
+            self._counter += 1
+            yield hmac.new(self._key, msg, hashlib.sha256).digest()
+
+    def uint32(self) -> int:
+        if len(self._buffer) < 4:
+            self._buffer += next(self._blocks())
+        value = int.from_bytes(self._buffer[:4], "big")
+        self._buffer = self._buffer[4:]
+        return value
+
+    def below(self, n: int) -> int:
+        limit = (1 << 32) // n * n
+        while True:
+            x = self.uint32()
+            if x < limit:
+                return x % n
+
+
+def shuffled_indices(seed: str) -> list[int]:
+    """The whole shuffled deck (52 card indices) for ``seed``."""
+    stream = _Stream(seed_bytes(seed))
+    deck = list(range(52))
+    for i in range(51, 0, -1):
+        j = stream.below(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+@dataclass(frozen=True)
+class Deal:
+    """The 16 cards in dealing order and the starter, from one seed."""
+
+    seed: str
+    cards: tuple[Card, ...]
+    starter: Card
+
+    @property
+    def commitment(self) -> str:
+        return commitment(self.seed)
+
+    @property
+    def all_cards(self) -> tuple[Card, ...]:
+        return (*self.cards, self.starter)
+
+
+def deal(seed: str) -> Deal:
+    """Deal 16 cards and the starter from ``seed`` (docs/fairness.md, v1)."""
+    order = shuffled_indices(seed)[:DEAL_CARDS]
+    cards = tuple(DECK[i] for i in order)
+    return Deal(seed, cards[:16], cards[16])
+
+
+def verify(seed: str, published_commitment: str, cards: Sequence[Card]) -> bool:
+    """True when ``seed`` matches the commitment and deals exactly ``cards``."""
+    if not hmac.compare_digest(commitment(seed), published_commitment.lower()):
+        return False
+    return tuple(cards) == deal(seed).all_cards[: len(cards)]
+
+
+def _length_prefixed(part: bytes) -> bytes:
+    return len(part).to_bytes(4, "big") + part
+
+
+def room_seed(server_secret: str, contributions: Sequence[str]) -> str:
+    """The seed of a multiplayer deal: nobody alone can choose or foresee it.
+
+    The server commits to ``server_secret`` (SHA-256) before any contribution
+    is known; each participant sends a contribution of its own choosing; the
+    seed is the hex SHA-256 of the label, the secret and the contributions in
+    seat order, each length-prefixed (4-byte big-endian length).
+    """
+    h = hashlib.sha256(ROOM_SEED_LABEL)
+    h.update(_length_prefixed(seed_bytes(server_secret)))
+    for part in contributions:
+        h.update(_length_prefixed(part.encode("utf-8")))
+    return h.hexdigest()
