@@ -1,0 +1,29 @@
+"""The cribsquares WebSocket protocol: pydantic models of every message.
+
+See docs/protocol.md for the prose specification and a whole match walked
+through message by message.
+"""
+
+from protocol.messages import (
+    CLIENT_ADAPTER,
+    PROTOCOL_VERSION,
+    SERVER_ADAPTER,
+    ClientMessage,
+    ProtocolError,
+    ServerMessage,
+    dump_server,
+    json_schema,
+    parse_client,
+)
+
+__all__ = [
+    "CLIENT_ADAPTER",
+    "PROTOCOL_VERSION",
+    "SERVER_ADAPTER",
+    "ClientMessage",
+    "ProtocolError",
+    "ServerMessage",
+    "dump_server",
+    "json_schema",
+    "parse_client",
+]

@@ -1,0 +1,462 @@
+"""Every WebSocket message of the cribsquares protocol, both directions.
+
+Frames are JSON text objects with a ``type`` field. :data:`ClientMessage` and
+:data:`ServerMessage` are discriminated unions on ``type``; :func:`parse_client`
+is the one place untrusted client frames become typed messages.
+
+Conventions (docs/protocol.md is the prose version):
+
+* cards are canonical text (``"5H"``, ``"TD"``), cells are names ``"a1"``..``"d4"``;
+* times are integers in milliseconds; ``deadline_ms`` values are durations
+  remaining at the moment the message was sent, not wall-clock times;
+* a client may put a ``ref`` string on any request; replies and errors caused by
+  that request echo it, so a client can match them.
+
+This module must never import from ``server/`` or do I/O.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+PROTOCOL_VERSION = 1
+MAX_NAME = 24
+MAX_CONTRIBUTION = 64
+
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=r"^[\w .\-]+$")]
+RoomId = Annotated[str, Field(min_length=1, max_length=32)]
+CardText = Annotated[str, Field(min_length=2, max_length=3)]
+CellName = Annotated[str, Field(min_length=2, max_length=2)]
+Ref = Annotated[str | None, Field(default=None, max_length=64)]
+
+
+class Pace(StrEnum):
+    LOCKSTEP = "lockstep"
+    RACE = "race"
+
+
+class Visibility(StrEnum):
+    PUBLIC = "public"
+    PRIVATE = "private"
+
+
+class RoomStatus(StrEnum):
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---------------------------------------------------------------------------
+# Client -> server
+
+
+class Hello(_Message):
+    """First message on every connection: protocol version and identity.
+
+    With ``token``: sign in as the player that token belongs to (reconnect).
+    Without: register a new player called ``name`` and receive a token;
+    ``guest`` players may only play casual rooms and are not listed.
+    """
+
+    type: Literal["hello"] = "hello"
+    protocol: int
+    name: Name | None = None
+    token: Annotated[str | None, Field(default=None, max_length=128)] = None
+    guest: bool = False
+    client: Annotated[str | None, Field(default=None, max_length=64)] = None
+    ref: Ref = None
+
+
+class ListRooms(_Message):
+    type: Literal["list_rooms"] = "list_rooms"
+    ref: Ref = None
+
+
+class CreateRoom(_Message):
+    type: Literal["create_room"] = "create_room"
+    name: Annotated[str, Field(min_length=1, max_length=40)]
+    visibility: Visibility = Visibility.PUBLIC
+    seats: Annotated[int, Field(ge=1, le=8)] = 2
+    pace: Pace = Pace.LOCKSTEP
+    card_clock_ms: Annotated[int, Field(ge=1_000, le=600_000)] = 30_000
+    deal_clock_ms: Annotated[int, Field(ge=10_000, le=3_600_000)] = 300_000
+    contribution: Annotated[str, Field(max_length=MAX_CONTRIBUTION)] = ""
+    ref: Ref = None
+
+
+class JoinRoom(_Message):
+    """Join by ``room_id`` (public rooms) or ``invite_code`` (private rooms).
+
+    ``contribution`` is this player's share of the deal's seed (any text); a
+    client that wants to check the deal should send fresh random text.
+    """
+
+    type: Literal["join_room"] = "join_room"
+    room_id: RoomId | None = None
+    invite_code: Annotated[str | None, Field(default=None, max_length=32)] = None
+    spectate: bool = False
+    contribution: Annotated[str, Field(max_length=MAX_CONTRIBUTION)] = ""
+    ref: Ref = None
+
+
+class LeaveRoom(_Message):
+    type: Literal["leave_room"] = "leave_room"
+    room_id: RoomId
+    ref: Ref = None
+
+
+class Ready(_Message):
+    type: Literal["ready"] = "ready"
+    room_id: RoomId
+    ready: bool = True
+    ref: Ref = None
+
+
+class StartMatch(_Message):
+    """The room's creator starts the match without waiting for everyone ready."""
+
+    type: Literal["start"] = "start"
+    room_id: RoomId
+    ref: Ref = None
+
+
+class AddBot(_Message):
+    """The room's creator fills an empty seat with a server-side bot."""
+
+    type: Literal["add_bot"] = "add_bot"
+    room_id: RoomId
+    strategy: Annotated[str, Field(min_length=1, max_length=32)] = "expert"
+    ref: Ref = None
+
+
+class Place(_Message):
+    """Place the card of ``turn`` (1..16) on ``cell`` (``"a1"``..``"d4"``)."""
+
+    type: Literal["place"] = "place"
+    room_id: RoomId
+    turn: Annotated[int, Field(ge=1, le=16)]
+    cell: CellName
+    ref: Ref = None
+
+
+class Resync(_Message):
+    """Ask for a full ``room_state`` snapshot of a room one belongs to."""
+
+    type: Literal["resync"] = "resync"
+    room_id: RoomId
+    ref: Ref = None
+
+
+class Ping(_Message):
+    type: Literal["ping"] = "ping"
+    ref: Ref = None
+
+
+ClientMessage = Annotated[
+    Hello | ListRooms | CreateRoom | JoinRoom | LeaveRoom | Ready | StartMatch | AddBot | Place
+    | Resync | Ping,
+    Field(discriminator="type"),
+]  # fmt: skip
+
+
+# ---------------------------------------------------------------------------
+# Server -> client: shared shapes
+
+
+class PlayerInfo(_Message):
+    id: str
+    name: str
+    bot: bool = False
+    guest: bool = False
+
+
+class SeatInfo(_Message):
+    seat: int
+    player: PlayerInfo
+    ready: bool = False
+    connected: bool = True
+
+
+class RoomSummary(_Message):
+    """A room as the lobby list shows it (public rooms only)."""
+
+    id: str
+    name: str
+    visibility: Visibility
+    pace: Pace
+    seats: int
+    taken: int
+    status: RoomStatus
+    card_clock_ms: int
+    deal_clock_ms: int
+    creator: PlayerInfo
+
+
+class RoomInfo(_Message):
+    """A room as its members see it."""
+
+    id: str
+    name: str
+    visibility: Visibility
+    invite_code: str | None = None  # only sent to members
+    pace: Pace
+    seats: int
+    status: RoomStatus
+    card_clock_ms: int
+    deal_clock_ms: int
+    creator: PlayerInfo
+    players: list[SeatInfo]
+    spectators: int = 0
+    server_commitment: str  # SHA-256 of the server's secret share of the seed
+
+
+class HandScoreOut(_Message):
+    """One row or column, itemized (engine HandScore.to_dict())."""
+
+    hand: list[str]
+    starter: str
+    fifteens: list[list[str]]
+    pairs: list[list[str]]
+    runs: list[list[str]]
+    flush: list[str]
+    nobs: str | None
+    points: dict[str, int]
+    total: int
+
+
+class BoardScoreOut(_Message):
+    """A whole board, itemized (engine BoardScore.to_dict())."""
+
+    starter: str
+    rows: list[HandScoreOut]
+    columns: list[HandScoreOut]
+    heels: int
+    total: int
+    win: bool
+
+
+class PlacementOut(_Message):
+    turn: int
+    cell: str
+    card: str
+    auto: bool = False
+    elapsed_ms: int = 0
+
+
+class BoardResult(_Message):
+    player: PlayerInfo
+    seat: int
+    rank: int  # 1 = best; equal boards share a rank
+    cells: list[str | None]  # 16 entries row by row (a1, b1, c1, d1, a2, ...)
+    placements: list[PlacementOut]
+    score: BoardScoreOut
+    time_used_ms: int
+
+
+# ---------------------------------------------------------------------------
+# Server -> client: messages
+
+
+class Welcome(_Message):
+    type: Literal["welcome"] = "welcome"
+    protocol: int = PROTOCOL_VERSION
+    server: str
+    player: PlayerInfo
+    token: str | None = None  # only when newly issued: keep it secret
+    ref: Ref = None
+
+
+class ErrorMessage(_Message):
+    type: Literal["error"] = "error"
+    code: str
+    reason: str
+    room_id: str | None = None
+    ref: Ref = None
+
+
+class Rooms(_Message):
+    type: Literal["rooms"] = "rooms"
+    rooms: list[RoomSummary]
+    ref: Ref = None
+
+
+class RoomUpdate(_Message):
+    """The room changed (someone joined, left, readied, connected...)."""
+
+    type: Literal["room"] = "room"
+    room: RoomInfo
+    ref: Ref = None
+
+
+class Left(_Message):
+    type: Literal["left"] = "left"
+    room_id: str
+    ref: Ref = None
+
+
+class MatchStarted(_Message):
+    """The deal is fixed: its commitment is published before any card."""
+
+    type: Literal["match_started"] = "match_started"
+    room_id: str
+    match_id: str
+    pace: Pace
+    seed_commitment: str  # SHA-256 of the deal's seed, see docs/fairness.md
+    server_commitment: str
+    contributions: list[str]  # every seat's contribution, in seat order
+    card_clock_ms: int
+    deal_clock_ms: int
+
+
+class CardDealt(_Message):
+    """The card of ``turn`` for this player to place."""
+
+    type: Literal["card"] = "card"
+    room_id: str
+    turn: int
+    card: str
+    legal: list[str]  # the cells where it may go on this player's grid
+    deadline_ms: int  # lockstep: time left for this card; race: left on the deal clock
+
+
+class Placed(_Message):
+    """This player's placement was accepted (``auto``: made by the server)."""
+
+    type: Literal["placed"] = "placed"
+    room_id: str
+    turn: int
+    cell: str
+    card: str
+    auto: bool = False
+    ref: Ref = None
+
+
+class Progress(_Message):
+    """Who has placed how many cards: never where, never which."""
+
+    type: Literal["progress"] = "progress"
+    room_id: str
+    turn: int  # lockstep: the current turn; race: the highest turn reached
+    placed: dict[str, int]  # player id -> cards placed so far
+    connected: dict[str, bool]
+
+
+class MatchResult(_Message):
+    """The starter is revealed, every board scored and ranked, the seed revealed."""
+
+    type: Literal["match_result"] = "match_result"
+    room_id: str
+    match_id: str
+    starter: str
+    seed: str
+    server_secret: str
+    seed_commitment: str
+    boards: list[BoardResult]  # ordered by rank
+
+
+class YourBoard(_Message):
+    """One's own board and turn state, part of a ``room_state`` snapshot."""
+
+    cells: list[str | None]
+    placements: list[PlacementOut]
+    turn: int | None  # the turn whose card is waiting, None when done
+    card: str | None
+    legal: list[str]
+    deadline_ms: int | None
+    time_used_ms: int
+
+
+class RoomState(_Message):
+    """A full snapshot for one recipient: sent on join, reconnect and ``resync``."""
+
+    type: Literal["room_state"] = "room_state"
+    room: RoomInfo
+    match_id: str | None = None
+    seed_commitment: str | None = None
+    contributions: list[str] = []
+    you: YourBoard | None = None  # None for spectators and before the match
+    progress: Progress | None = None
+    result: MatchResult | None = None
+    ref: Ref = None
+
+
+class Pong(_Message):
+    type: Literal["pong"] = "pong"
+    ref: Ref = None
+
+
+ServerMessage = Annotated[
+    Welcome | ErrorMessage | Rooms | RoomUpdate | Left | MatchStarted | CardDealt | Placed
+    | Progress | MatchResult | RoomState | Pong,
+    Field(discriminator="type"),
+]  # fmt: skip
+
+CLIENT_ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+
+class ProtocolError(ValueError):
+    """A frame that is not a valid client message; ``code`` goes on the wire."""
+
+    def __init__(self, code: str, reason: str, ref: str | None = None) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.ref = ref
+
+
+def parse_client(frame: str | bytes) -> ClientMessage:
+    """Parse one untrusted frame; raise :class:`ProtocolError` with a stable code.
+
+    Codes: ``bad_json`` (not JSON or not an object), ``unknown_type`` (missing
+    or unknown ``type``), ``bad_message`` (a known type with wrong fields).
+    """
+    import json
+
+    try:
+        data: Any = json.loads(frame)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProtocolError("bad_json", f"frame is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_json", "a frame must be a JSON object")
+    ref = data.get("ref") if isinstance(data.get("ref"), str) else None
+    kind = data.get("type")
+    if kind not in CLIENT_TYPES:
+        raise ProtocolError(
+            "unknown_type", f"unknown message type {kind!r}; known: {', '.join(CLIENT_TYPES)}", ref
+        )
+    try:
+        return CLIENT_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or kind
+        raise ProtocolError("bad_message", f"{kind}: {where}: {first['msg']}", ref) from None
+
+
+def dump_server(message: BaseModel) -> str:
+    """Serialize a server message as a compact JSON text frame."""
+    return message.model_dump_json(exclude_none=False)
+
+
+CLIENT_TYPES: tuple[str, ...] = (
+    "hello", "list_rooms", "create_room", "join_room", "leave_room", "ready", "start",
+    "add_bot", "place", "resync", "ping",
+)  # fmt: skip
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of every message, both directions (``cribsquares protocol schema``)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "cribsquares protocol",
+        "version": PROTOCOL_VERSION,
+        "client_to_server": CLIENT_ADAPTER.json_schema(),
+        "server_to_client": SERVER_ADAPTER.json_schema(),
+    }
