@@ -1,0 +1,126 @@
+"""Glicko-2 ratings, as specified by Mark Glickman ("Example of the Glicko-2
+system", 2013). Pure arithmetic: no I/O, no clock.
+
+Parameters (documented in docs/ratings.md):
+
+* a new player starts at rating 1500, deviation 350, volatility 0.06;
+* the system constant tau is 0.5;
+* one rating period is one match: each match updates both players at once;
+* a player is *provisional* while its deviation is above 110;
+* deviation never exceeds 500, even after a long absence.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+SCALE: Final = 173.7178
+DEFAULT_RATING: Final = 1500.0
+DEFAULT_DEVIATION: Final = 350.0
+MAX_DEVIATION: Final = 500.0
+DEFAULT_VOLATILITY: Final = 0.06
+TAU: Final = 0.5
+PROVISIONAL_DEVIATION: Final = 110.0
+EPSILON: Final = 1e-6
+
+
+@dataclass(frozen=True)
+class Rating:
+    rating: float = DEFAULT_RATING
+    deviation: float = DEFAULT_DEVIATION
+    volatility: float = DEFAULT_VOLATILITY
+
+    @property
+    def provisional(self) -> bool:
+        return self.deviation > PROVISIONAL_DEVIATION
+
+
+@dataclass(frozen=True)
+class Result:
+    """One game against one opponent: score 1 win, 0.5 draw, 0 loss."""
+
+    opponent: Rating
+    score: float
+
+
+def _g(phi: float) -> float:
+    return 1.0 / math.sqrt(1.0 + 3.0 * phi * phi / (math.pi * math.pi))
+
+
+def _e(mu: float, mu_j: float, phi_j: float) -> float:
+    return 1.0 / (1.0 + math.exp(-_g(phi_j) * (mu - mu_j)))
+
+
+def update(player: Rating, results: Sequence[Result], *, tau: float = TAU) -> Rating:
+    """The player's rating after one rating period with ``results``."""
+    mu = (player.rating - DEFAULT_RATING) / SCALE
+    phi = player.deviation / SCALE
+    sigma = player.volatility
+
+    if not results:
+        # Step 6 only: the deviation grows with inactivity.
+        phi_star = math.sqrt(phi * phi + sigma * sigma)
+        return Rating(player.rating, min(phi_star * SCALE, MAX_DEVIATION), sigma)
+
+    v_inv = 0.0
+    delta_sum = 0.0
+    for r in results:
+        mu_j = (r.opponent.rating - DEFAULT_RATING) / SCALE
+        phi_j = r.opponent.deviation / SCALE
+        g = _g(phi_j)
+        e = _e(mu, mu_j, phi_j)
+        v_inv += g * g * e * (1.0 - e)
+        delta_sum += g * (r.score - e)
+    v = 1.0 / v_inv
+    delta = v * delta_sum
+
+    sigma_new = _new_volatility(delta, phi, v, sigma, tau)
+    phi_star = math.sqrt(phi * phi + sigma_new * sigma_new)
+    phi_new = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
+    mu_new = mu + phi_new * phi_new * delta_sum
+    return Rating(
+        mu_new * SCALE + DEFAULT_RATING,
+        min(phi_new * SCALE, MAX_DEVIATION),
+        sigma_new,
+    )
+
+
+def _new_volatility(delta: float, phi: float, v: float, sigma: float, tau: float) -> float:
+    """Step 5: the Illinois algorithm on f(x), as in Glickman's example."""
+    a = math.log(sigma * sigma)
+
+    def f(x: float) -> float:
+        ex = math.exp(x)
+        num = ex * (delta * delta - phi * phi - v - ex)
+        den = 2.0 * (phi * phi + v + ex) ** 2
+        return num / den - (x - a) / (tau * tau)
+
+    big_a = a
+    if delta * delta > phi * phi + v:
+        big_b = math.log(delta * delta - phi * phi - v)
+    else:
+        k = 1
+        while f(a - k * tau) < 0:
+            k += 1
+        big_b = a - k * tau
+    f_a, f_b = f(big_a), f(big_b)
+    while abs(big_b - big_a) > EPSILON:
+        big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
+        f_c = f(big_c)
+        if f_c * f_b <= 0:
+            big_a, f_a = big_b, f_b
+        else:
+            f_a /= 2.0
+        big_b, f_b = big_c, f_c
+    return math.exp(big_a / 2.0)
+
+
+def rate_match(a: Rating, b: Rating, score_a: float) -> tuple[Rating, Rating]:
+    """Both players' new ratings after one head-to-head match (a scored ``score_a``)."""
+    return (
+        update(a, [Result(b, score_a)]),
+        update(b, [Result(a, 1.0 - score_a)]),
+    )
