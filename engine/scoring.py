@@ -71,6 +71,26 @@ class HandScore:
             + self.nobs_points
         )
 
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form shared by the CLI's ``--json`` and the protocol."""
+        return {
+            "hand": [str(c) for c in self.hand],
+            "starter": str(self.starter),
+            "fifteens": [[str(c) for c in combo] for combo in self.fifteens],
+            "pairs": [[str(c) for c in pair] for pair in self.pairs],
+            "runs": [[str(c) for c in run] for run in self.runs],
+            "flush": [str(c) for c in self.flush],
+            "nobs": str(self.nobs) if self.nobs is not None else None,
+            "points": {
+                "fifteens": self.fifteen_points,
+                "pairs": self.pair_points,
+                "runs": self.run_points,
+                "flush": self.flush_points,
+                "nobs": self.nobs_points,
+            },
+            "total": self.total,
+        }
+
 
 def _check_hand(hand: Sequence[Card], starter: Card) -> tuple[Card, ...]:
     cards = tuple(hand)
@@ -137,6 +157,17 @@ class BoardScore:
     @property
     def win(self) -> bool:
         return self.total >= WIN_SCORE
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form shared by the CLI's ``--json`` and the protocol."""
+        return {
+            "starter": str(self.starter),
+            "rows": [h.to_dict() for h in self.rows],
+            "columns": [h.to_dict() for h in self.columns],
+            "heels": self.heels,
+            "total": self.total,
+            "win": self.win,
+        }
 
 
 def heels_points(starter: Card) -> int:
