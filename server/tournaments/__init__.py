@@ -1,0 +1,1 @@
+"""Tournament formats: pure scoring and pairing rules (no I/O, no clock)."""
