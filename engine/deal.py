@@ -11,7 +11,9 @@ version number there. In short:
   rejecting values >= n * floor(2**32 / n) (no modulo bias);
 * the deck 0..51 (see engine.cards for the index order) is shuffled by
   Fisher-Yates from the top: for i = 51 down to 1, swap deck[i] with deck[j],
-  j uniform in 0..i; the deal is deck[0..16], deck[16] being the starter.
+  j uniform in 0..i; the deal is deck[0..16], deck[16] being the starter;
+* a multiplayer seed comes from :func:`room_seed` (server secret committed
+  first, then every participant's contribution).
 
 Never use Python's ``random`` here.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -35,9 +37,13 @@ MAX_SEED_BYTES: Final = 256
 
 
 def seed_bytes(seed: str) -> bytes:
+    """The UTF-8 bytes of ``seed`` (1..256 of them); raise :class:`SeedError`.
+
+    No normalization of any kind: the seed is exactly the text given.
+    """
     if not isinstance(seed, str):
         raise SeedError("a seed is text")
-    data = seed.encode("utf-8")
+    data = _utf8(seed, "seed")
     if not data:
         raise SeedError("the seed is empty")
     if len(data) > MAX_SEED_BYTES:
@@ -45,9 +51,28 @@ def seed_bytes(seed: str) -> bytes:
     return data
 
 
+def _utf8(text: str, what: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates (e.g. undecodable bytes in argv) have no UTF-8 form.
+        raise SeedError(f"the {what} is not valid Unicode text") from None
+
+
 def commitment(seed: str) -> str:
     """SHA-256 of the seed's bytes, lower-case hex: published before play."""
     return hashlib.sha256(seed_bytes(seed)).hexdigest()
+
+
+def rejection_limit(n: int) -> int:
+    """The largest multiple of ``n`` not above 2**32: uint32 values below it are kept.
+
+    Each residue modulo ``n`` then has exactly ``limit // n`` preimages, so
+    ``x % n`` of an accepted ``x`` is uniform (no modulo bias).
+    """
+    if not 1 <= n <= 1 << 32:
+        raise ValueError(f"cannot draw uniformly below {n}")
+    return (1 << 32) // n * n
 
 
 class _Stream:
@@ -58,21 +83,22 @@ class _Stream:
         self._counter = 0
         self._buffer = b""
 
-    def _blocks(self) -> Iterator[bytes]:
-        while True:
-            msg = STREAM_LABEL + self._counter.to_bytes(4, "big")
-            self._counter += 1
-            yield hmac.new(self._key, msg, hashlib.sha256).digest()
+    def _next_block(self) -> bytes:
+        msg = STREAM_LABEL + self._counter.to_bytes(4, "big")
+        self._counter += 1
+        return hmac.new(self._key, msg, hashlib.sha256).digest()
 
     def uint32(self) -> int:
+        # A block is 32 bytes, a whole number of uint32s: none straddles two blocks.
         if len(self._buffer) < 4:
-            self._buffer += next(self._blocks())
+            self._buffer += self._next_block()
         value = int.from_bytes(self._buffer[:4], "big")
         self._buffer = self._buffer[4:]
         return value
 
     def below(self, n: int) -> int:
-        limit = (1 << 32) // n * n
+        """Uniform in ``0..n-1``: reject values at or above the limit, draw again."""
+        limit = rejection_limit(n)
         while True:
             x = self.uint32()
             if x < limit:
@@ -114,8 +140,16 @@ def deal(seed: str) -> Deal:
 
 
 def verify(seed: str, published_commitment: str, cards: Sequence[Card]) -> bool:
-    """True when ``seed`` matches the commitment and deals exactly ``cards``."""
-    if not hmac.compare_digest(commitment(seed), published_commitment.lower()):
+    """True when ``seed`` matches the commitment and deals ``cards``.
+
+    ``cards`` are the cards seen, in dealing order: all 17 (starter last) or
+    the first few of a game stopped early. The commitment is compared
+    case-insensitively as hex; any other text simply does not match.
+    """
+    expected = commitment(seed).encode("ascii")
+    # Compare bytes: compare_digest refuses str with non-ASCII characters.
+    given = published_commitment.lower().encode("utf-8", "replace")
+    if not hmac.compare_digest(expected, given):
         return False
     return tuple(cards) == deal(seed).all_cards[: len(cards)]
 
@@ -130,10 +164,15 @@ def room_seed(server_secret: str, contributions: Sequence[str]) -> str:
     The server commits to ``server_secret`` (SHA-256) before any contribution
     is known; each participant sends a contribution of its own choosing; the
     seed is the hex SHA-256 of the label, the secret and the contributions in
-    seat order, each length-prefixed (4-byte big-endian length).
+    seat order, each length-prefixed (4-byte big-endian length). The secret
+    obeys the seed rules (1..256 UTF-8 bytes); a contribution may be any text,
+    even empty. The guarantee needs at least one contribution from a party
+    other than the server (docs/fairness.md).
     """
     h = hashlib.sha256(ROOM_SEED_LABEL)
     h.update(_length_prefixed(seed_bytes(server_secret)))
     for part in contributions:
-        h.update(_length_prefixed(part.encode("utf-8")))
+        if not isinstance(part, str):
+            raise SeedError("a contribution is text")
+        h.update(_length_prefixed(_utf8(part, "contribution")))
     return h.hexdigest()
