@@ -13,7 +13,7 @@ validated, such as a stored match.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Final
 
 from engine.cards import Card
@@ -150,8 +150,7 @@ class Grid:
             return OccupiedCellError(f"cell {cell_name(cell)} already holds {self._cells[cell]}")
         if not legal_mask(self._filled) >> cell & 1:
             return IllegalPlacementError(
-                f"cell {cell_name(cell)} does not touch a placed card "
-                "(across, down or diagonally)"
+                f"cell {cell_name(cell)} does not touch a placed card (across, down or diagonally)"
             )
         return None
 
@@ -165,9 +164,23 @@ class Grid:
         self._cells[cell] = card
         self._filled |= 1 << cell
 
-    def render(self, *, empty: str = "..", marks: Sequence[int] = ()) -> str:
-        """Plain-text picture of the grid with row and column labels."""
-        lines = ["    " + "   ".join(COLUMN_LETTERS)]
+    def render(self, *, empty: str = "..", marks: Iterable[int] = ()) -> str:
+        """Plain-text picture of the grid, column letters above, row numbers left.
+
+        An empty cell shows ``empty``, or its own name if it is in ``marks``
+        (say, the legal cells), so a player sees exactly what to type:
+
+        >>> grid = Grid()
+        >>> grid.place(parse_cell("b2"), Card.parse("5H"))
+        >>> print(grid.render(marks=grid.legal_cells()))
+           a   b   c   d
+        1  a1  b1  c1  ..
+        2  a2  5H  c2  ..
+        3  a3  b3  c3  ..
+        4  ..  ..  ..  ..
+        """
+        marked = set(marks)
+        lines = ["   " + "   ".join(COLUMN_LETTERS)]
         for row in range(SIZE):
             parts = []
             for col in range(SIZE):
@@ -175,8 +188,8 @@ class Grid:
                 card = self._cells[i]
                 if card is not None:
                     parts.append(str(card))
-                elif i in marks:
-                    parts.append("()")
+                elif i in marked:
+                    parts.append(cell_name(i))
                 else:
                     parts.append(empty)
             lines.append(f"{row + 1}  " + "  ".join(parts))
