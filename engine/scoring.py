@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import combinations, pairwise
+from itertools import combinations
 from typing import Final
 
 from engine.cards import DECK, JACK, Card, ensure_distinct
@@ -100,29 +100,45 @@ def _check_hand(hand: Sequence[Card], starter: Card) -> tuple[Card, ...]:
     return cards
 
 
+# Subsets of the five cards (the hand, then the starter) as bit masks, listed
+# in itertools.combinations order, size by size: the itemization lists
+# combinations in exactly this order.
+_MASKS_BY_SIZE: Final[dict[int, tuple[int, ...]]] = {
+    size: tuple(sum(1 << i for i in combo) for combo in combinations(range(5), size))
+    for size in range(2, 6)
+}
+_FIFTEEN_MASKS: Final = tuple(m for size in range(2, 6) for m in _MASKS_BY_SIZE[size])
+_PAIR_INDICES: Final = tuple(combinations(range(5), 2))
+_MASK_INDICES: Final = tuple(tuple(i for i in range(5) if m >> i & 1) for m in range(32))
+
+
 def score_hand(hand: Sequence[Card], starter: Card) -> HandScore:
     """Score a 4-card hand with the starter, itemizing every combination."""
     cards = _check_hand(hand, starter)
     five = (*cards, starter)
+    ranks = [c.rank for c in five]
 
+    # Sum of values of every subset, built from the subset without its lowest card.
+    sums = [0] * 32
+    for m in range(1, 32):
+        low = m & -m
+        sums[m] = sums[m ^ low] + min(ranks[low.bit_length() - 1], 10)
     fifteens = tuple(
-        combo
-        for size in range(2, 6)
-        for combo in combinations(five, size)
-        if sum(c.value for c in combo) == 15
+        tuple(five[i] for i in _MASK_INDICES[m]) for m in _FIFTEEN_MASKS if sums[m] == 15
     )
-    pairs = tuple((a, b) for a, b in combinations(five, 2) if a.rank == b.rank)
+    pairs = tuple((five[i], five[j]) for i, j in _PAIR_INDICES if ranks[i] == ranks[j])
 
+    # Five cards hold at most one stretch of 3+ consecutive ranks; the runs are
+    # the combinations of its length that use each of its ranks once.
+    start, length = _longest_stretch(ranks)
     runs: tuple[tuple[Card, ...], ...] = ()
-    for size in (5, 4, 3):
-        found = tuple(
-            tuple(sorted(combo, key=lambda c: (c.rank, c.suit)))
-            for combo in combinations(five, size)
-            if _is_run(combo)
+    if length >= 3:
+        stretch = set(range(start, start + length))
+        runs = tuple(
+            tuple(sorted((five[i] for i in _MASK_INDICES[m]), key=_rank_then_suit))
+            for m in _MASKS_BY_SIZE[length]
+            if {ranks[i] for i in _MASK_INDICES[m]} == stretch
         )
-        if found:
-            runs = found
-            break
 
     flush: tuple[Card, ...] = ()
     if len({c.suit for c in cards}) == 1:
@@ -132,9 +148,22 @@ def score_hand(hand: Sequence[Card], starter: Card) -> HandScore:
     return HandScore(cards, starter, fifteens, pairs, runs, flush, nobs)
 
 
-def _is_run(combo: Sequence[Card]) -> bool:
-    ranks = sorted(c.rank for c in combo)
-    return all(b == a + 1 for a, b in pairwise(ranks))
+def _rank_then_suit(card: Card) -> tuple[int, int]:
+    return (card.rank, card.suit)
+
+
+def _longest_stretch(ranks: Sequence[int]) -> tuple[int, int]:
+    """(lowest rank, length) of the longest run of consecutive distinct ranks."""
+    present = set(ranks)
+    best_start, best_length = 0, 0
+    for r in present:
+        if r - 1 not in present:
+            length = 1
+            while r + length in present:
+                length += 1
+            if length > best_length:
+                best_start, best_length = r, length
+    return best_start, best_length
 
 
 @dataclass(frozen=True)
