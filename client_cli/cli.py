@@ -23,6 +23,7 @@ COMMANDS = (
     "deal",
     "tally",
     "solo",
+    "serve",
 )
 
 

@@ -346,6 +346,9 @@ class Progress(_Message):
     turn: int  # lockstep: the current turn; race: the highest turn reached
     placed: dict[str, int]  # player id -> cards placed so far
     connected: dict[str, bool]
+    # Time left while the match is played: lockstep on this turn's card clock,
+    # race on the deal clock; None once it is over. (Added in protocol 1, optional.)
+    deadline_ms: int | None = None
 
 
 class MatchResult(_Message):

@@ -1,0 +1,399 @@
+"""The aiohttp shell: WebSocket ``/ws``, ``/healthz`` and the read-only history API.
+
+The handler only parses, calls and sends. Each frame is size-checked,
+rate-limited and parsed once (:func:`protocol.parse_client`); the typed message
+goes to the lobby (synchronous, no I/O); the events it produced go to storage,
+whose commit is awaited; then the addressed messages are queued to the
+recipients' connections. Every refusal becomes one ``error`` reply and the
+connection goes on. A background task ticks the lobby's clocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import secrets
+import signal
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSCloseCode, WSMsgType, web
+from pydantic import BaseModel
+
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    ClientMessage,
+    ErrorMessage,
+    Hello,
+    Ping,
+    PlayerInfo,
+    Pong,
+    ProtocolError,
+    Welcome,
+    dump_server,
+    parse_client,
+)
+from server import errors
+from server.bots import bot_factory
+from server.limits import TokenBucket
+from server.lobby import Lobby, LobbyConfig
+from server.room import Outbound
+from server.storage import NameInUse, Storage, StoredPlayer
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "cribsquares/0.1"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    db_path: str = "cribsquares.db"
+    grace_ms: int = 60_000  # a dropped player keeps its seat this long
+    tick_ms: int = 100  # how often clocks are checked
+    max_frame_bytes: int = 4_096  # larger frames get a frame_too_large error
+    hard_max_frame_bytes: int = 65_536  # larger frames close the connection (1009)
+    rate_per_second: float = 20.0
+    rate_burst: int = 40
+    finished_ttl_ms: int = 600_000  # a finished room is forgotten after this long
+    max_waiting_rooms_per_player: int = 5
+    heartbeat_s: float = 30.0
+    max_queued_messages: int = 1_000  # a client this far behind is disconnected
+
+
+CONFIG = web.AppKey("config", ServerConfig)
+STORAGE = web.AppKey("storage", Storage)
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(eq=False)
+class Session:
+    """One WebSocket connection: who it is, its flood bucket and its outgoing queue."""
+
+    ws: web.WebSocketResponse
+    bucket: TokenBucket
+    limit: int
+    player: PlayerInfo | None = None
+    queue: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+
+    def send(self, text: str) -> None:
+        if self.queue.qsize() >= self.limit:
+            log.warning("closing a connection that does not read its messages")
+            self.queue.put_nowait(None)
+            return
+        self.queue.put_nowait(text)
+
+    def send_message(self, message: BaseModel) -> None:
+        self.send(dump_server(message))
+
+    def send_error(self, code: str, reason: str, *, room_id: Any = None, ref: Any = None) -> None:
+        self.send_message(
+            ErrorMessage(
+                code=code,
+                reason=reason,
+                room_id=room_id if isinstance(room_id, str) else None,
+                ref=ref if isinstance(ref, str) else None,
+            )
+        )
+
+    async def pump(self) -> None:
+        """Send queued messages in order; a ``None`` closes the connection."""
+        while True:
+            text = await self.queue.get()
+            if text is None or self.ws.closed:
+                await self.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too slow")
+                return
+            try:
+                await self.ws.send_str(text)
+            except (ConnectionError, RuntimeError):
+                return
+
+
+class Hub:
+    """Connections by player, and the one path from a command to the wire."""
+
+    def __init__(self, config: ServerConfig, storage: Storage, lobby: Lobby) -> None:
+        self.config = config
+        self.storage = storage
+        self.lobby = lobby
+        self.sessions: set[Session] = set()
+        self.by_player: dict[str, set[Session]] = {}
+        self._players: dict[str, StoredPlayer] = {}  # token hash -> player (cache)
+
+    async def apply(self, produce: Callable[[], list[Outbound]]) -> None:
+        """Run one synchronous lobby step, persist its events, then send its messages."""
+        outs = produce()
+        events = self.lobby.take_events()
+        await self.storage.persist(events)
+        self.deliver(outs)
+
+    def deliver(self, outs: list[Outbound]) -> None:
+        for out in outs:
+            text = dump_server(out.message)
+            for player_id in out.to:
+                for session in self.by_player.get(player_id, ()):
+                    session.send(text)
+
+    # ------------------------------------------------------------------
+
+    async def receive(self, session: Session, data: str | bytes) -> None:
+        now = now_ms()
+        if not session.bucket.take(now):
+            if session.bucket.should_warn(now):
+                session.send_error(
+                    errors.RateLimited.code,
+                    f"more than {self.config.rate_per_second:g} frames per second:"
+                    " frames are being dropped",
+                )
+            return
+        size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "replace"))
+        if size > self.config.max_frame_bytes:
+            session.send_error(
+                errors.FrameTooLarge.code,
+                f"frame of {size} bytes; the limit is {self.config.max_frame_bytes}",
+            )
+            return
+        try:
+            message = parse_client(data)
+        except ProtocolError as exc:
+            session.send_error(exc.code, exc.reason, ref=exc.ref)
+            return
+        try:
+            await self._dispatch(session, message)
+        except errors.ServerError as exc:
+            session.send_error(
+                exc.code, exc.reason, room_id=getattr(message, "room_id", None), ref=message.ref
+            )
+        except Exception:
+            log.exception("internal error handling %s", message.type)
+            session.send_error(
+                errors.INTERNAL_ERROR, "the server failed to handle that request", ref=message.ref
+            )
+
+    async def _dispatch(self, session: Session, message: ClientMessage) -> None:
+        if isinstance(message, Hello):
+            await self._hello(session, message)
+            return
+        player = session.player
+        if player is None:
+            raise errors.HelloRequired("say hello first")
+        if isinstance(message, Ping):
+            session.send_message(Pong(ref=message.ref))
+            return
+        await self.apply(lambda: self.lobby.handle(player, message, now_ms()))
+
+    async def _hello(self, session: Session, hello: Hello) -> None:
+        if session.player is not None:
+            raise errors.AlreadyIdentified("this connection has already said hello")
+        if hello.protocol != PROTOCOL_VERSION:
+            raise errors.UnsupportedProtocol(
+                f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}"
+            )
+        issued: str | None = None
+        if hello.token is not None:
+            digest = token_hash(hello.token)
+            stored = self._players.get(digest) or await self.storage.player_by_token_hash(digest)
+            if stored is None:
+                raise errors.BadToken("no player has that token")
+        else:
+            if hello.guest:
+                name = hello.name or f"guest-{secrets.token_hex(2)}"
+            elif hello.name is None:
+                raise errors.NameRequired("a new player needs a name (or say guest: true)")
+            else:
+                name = hello.name
+            issued = secrets.token_urlsafe(32)
+            digest = token_hash(issued)
+            stored = StoredPlayer(f"p-{secrets.token_hex(6)}", name, hello.guest, False)
+            try:
+                await self.storage.create_player(stored, digest)
+            except NameInUse:
+                raise errors.NameTaken(f"the name {name!r} is taken; pick another") from None
+        self._players[digest] = stored
+        if session.player is not None:  # a second hello raced the first one
+            raise errors.AlreadyIdentified("this connection has already said hello")
+        player = PlayerInfo(id=stored.id, name=stored.name, guest=stored.guest)
+        session.player = player
+        self.by_player.setdefault(player.id, set()).add(session)
+        session.send_message(
+            Welcome(server=SERVER_NAME, player=player, token=issued, ref=hello.ref)
+        )
+        await self.apply(lambda: self.lobby.connect(player.id, now_ms()))
+
+    async def closed(self, session: Session) -> None:
+        self.sessions.discard(session)
+        player = session.player
+        if player is None:
+            return
+        others = self.by_player.get(player.id, set())
+        others.discard(session)
+        if not others:
+            self.by_player.pop(player.id, None)
+            await self.apply(lambda: self.lobby.disconnect(player.id, now_ms()))
+
+    async def tick_forever(self) -> None:
+        interval = self.config.tick_ms / 1000
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.apply(lambda: self.lobby.tick(now_ms()))
+            except Exception:
+                log.exception("clock tick failed")
+
+
+HUB = web.AppKey("hub", Hub)
+
+
+# ----------------------------------------------------------------------
+# HTTP handlers
+
+
+async def websocket(request: web.Request) -> web.WebSocketResponse:
+    hub = request.app[HUB]
+    config = hub.config
+    ws = web.WebSocketResponse(
+        max_msg_size=config.hard_max_frame_bytes, heartbeat=config.heartbeat_s
+    )
+    await ws.prepare(request)
+    session = Session(
+        ws,
+        TokenBucket(config.rate_per_second, config.rate_burst, now_ms()),
+        config.max_queued_messages,
+    )
+    hub.sessions.add(session)
+    pump = asyncio.create_task(session.pump())
+    try:
+        async for frame in ws:
+            if frame.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                await hub.receive(session, frame.data)
+            elif frame.type == WSMsgType.ERROR:
+                break
+    finally:
+        await hub.closed(session)
+        pump.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pump
+    return ws
+
+
+async def healthz(request: web.Request) -> web.Response:
+    hub = request.app[HUB]
+    return web.json_response(
+        {
+            "status": "ok",
+            "protocol": PROTOCOL_VERSION,
+            "rooms": len(hub.lobby.rooms),
+            "connections": len(hub.sessions),
+        }
+    )
+
+
+def _not_found(code: str, reason: str) -> web.Response:
+    return web.json_response({"error": {"code": code, "reason": reason}}, status=404)
+
+
+async def match_history(request: web.Request) -> web.Response:
+    match = await request.app[STORAGE].match(request.match_info["match_id"])
+    if match is None:
+        return _not_found("match_not_found", "no such match")
+    return web.json_response(match)
+
+
+async def player_history(request: web.Request) -> web.Response:
+    found = await request.app[STORAGE].player_matches(request.match_info["name"])
+    if found is None:
+        return _not_found("player_not_found", "no such player")
+    return web.json_response(found)
+
+
+async def public_rooms(request: web.Request) -> web.Response:
+    lobby = request.app[HUB].lobby
+    rooms = [
+        r.summary().model_dump(mode="json")
+        for r in lobby.rooms.values()
+        if r.settings.visibility == "public" and r.phase != "finished"
+    ]
+    return web.json_response({"rooms": rooms})
+
+
+# ----------------------------------------------------------------------
+# The application
+
+
+def create_app(config: ServerConfig | None = None) -> web.Application:
+    config = config or ServerConfig()
+    app = web.Application()
+    app[CONFIG] = config
+    app.router.add_get("/ws", websocket)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/api/rooms", public_rooms)
+    app.router.add_get("/api/matches/{match_id}", match_history)
+    app.router.add_get("/api/players/{name}/matches", player_history)
+    app.cleanup_ctx.append(_storage_and_lobby)
+    app.cleanup_ctx.append(_clock)
+    app.on_shutdown.append(_close_sockets)
+    return app
+
+
+async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
+    config = app[CONFIG]
+    storage = await Storage.open(config.db_path)
+    lobby = Lobby(
+        LobbyConfig(
+            grace_ms=config.grace_ms,
+            finished_ttl_ms=config.finished_ttl_ms,
+            max_waiting_rooms_per_player=config.max_waiting_rooms_per_player,
+        ),
+        bots=bot_factory,
+    )
+    app[STORAGE] = storage
+    app[HUB] = Hub(config, storage, lobby)
+    yield
+    await storage.close()
+
+
+async def _clock(app: web.Application) -> AsyncIterator[None]:
+    task = asyncio.create_task(app[HUB].tick_forever(), name="clock")
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def _close_sockets(app: web.Application) -> None:
+    for session in list(app[HUB].sessions):
+        await session.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
+
+
+async def serve(config: ServerConfig, *, announce: Callable[[str], None] = print) -> None:
+    """Run the server until SIGINT or SIGTERM."""
+    runner = web.AppRunner(create_app(config), handle_signals=False, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, config.host, config.port)
+    await site.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    port = runner.addresses[0][1] if runner.addresses else config.port
+    announce(
+        f"cribsquares server on http://{config.host}:{port} "
+        f"(WebSocket ws://{config.host}:{port}/ws), database {config.db_path}"
+    )
+    try:
+        await stop.wait()
+    finally:
+        await runner.cleanup()

@@ -1,0 +1,168 @@
+"""Errors the server answers with: each has a stable ``code`` that goes on the wire.
+
+A refused request never closes the connection and never changes any state: the
+client receives one ``error`` message (``code``, human ``reason``, the request's
+``ref`` and, when it concerns a room, its ``room_id``) and may go on.
+
+The tree (docs/protocol.md lists every code with its meaning)::
+
+    ServerError                      code + reason; the wire ``error`` message
+    ├── SessionError                 about the connection, not a room
+    │   ├── HelloRequired            hello_required        anything before ``hello``
+    │   ├── AlreadyIdentified        already_identified    a second ``hello``
+    │   ├── UnsupportedProtocol      unsupported_protocol  ``hello.protocol`` is not ours
+    │   ├── BadToken                 bad_token             no player has that token
+    │   ├── NameRequired             name_required         new non-guest player without a name
+    │   ├── NameTaken                name_taken            a registered player has that name
+    │   ├── FrameTooLarge            frame_too_large       frame over the size limit
+    │   └── RateLimited              rate_limited          too many frames per second
+    └── RoomError (also ValueError)  a room or the lobby refuses a command
+        ├── RoomNotFound             room_not_found        no such room (or wrong invite code)
+        ├── NotInRoom                not_in_room           acting in a room one has not joined
+        ├── RoomFull                 room_full             every seat is taken
+        ├── RoomStarted              room_started          the match has begun (spectate instead)
+        ├── NotCreator               not_creator           only the room's creator may do that
+        ├── NotSeated                not_seated            spectators do not play
+        ├── NotPlaying               not_playing           no match is being played in the room
+        ├── PastTurn                 past_turn             that turn is over
+        ├── FutureTurn               future_turn           that card has not been dealt yet
+        ├── AlreadyPlaced            already_placed        this turn's card is already placed
+        ├── UnknownStrategy          unknown_strategy      no bot plays that strategy
+        ├── LimitReached             limit_reached         too many rooms open for one player
+        └── RuleError                the engine's code:    bad_cell, illegal_cell,
+                                                           occupied_cell, grid_full
+
+Frames that are not valid messages at all are refused by
+:func:`protocol.parse_client` with ``bad_json``, ``unknown_type`` or
+``bad_message``; an unexpected failure inside the server is reported as
+``internal_error``.
+"""
+
+from __future__ import annotations
+
+from engine.errors import EngineError
+
+
+class ServerError(Exception):
+    """A refused request: ``code`` is stable and machine-readable, ``reason`` is for people."""
+
+    code = "server_error"
+
+    def __init__(self, reason: str, *, code: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        if code is not None:
+            self.code = code
+
+
+class SessionError(ServerError):
+    code = "session_error"
+
+
+class HelloRequired(SessionError):
+    code = "hello_required"
+
+
+class AlreadyIdentified(SessionError):
+    code = "already_identified"
+
+
+class UnsupportedProtocol(SessionError):
+    code = "unsupported_protocol"
+
+
+class BadToken(SessionError):
+    code = "bad_token"
+
+
+class NameRequired(SessionError):
+    code = "name_required"
+
+
+class NameTaken(SessionError):
+    code = "name_taken"
+
+
+class FrameTooLarge(SessionError):
+    code = "frame_too_large"
+
+
+class RateLimited(SessionError):
+    code = "rate_limited"
+
+
+class RoomError(ServerError, ValueError):
+    """A command the room (or the lobby) refuses; the state is exactly as before."""
+
+    code = "room_error"
+
+
+class RoomNotFound(RoomError):
+    code = "room_not_found"
+
+
+class NotInRoom(RoomError):
+    code = "not_in_room"
+
+
+class RoomFull(RoomError):
+    code = "room_full"
+
+
+class RoomStarted(RoomError):
+    code = "room_started"
+
+
+class NotCreator(RoomError):
+    code = "not_creator"
+
+
+class NotSeated(RoomError):
+    code = "not_seated"
+
+
+class NotPlaying(RoomError):
+    code = "not_playing"
+
+
+class PastTurn(RoomError):
+    code = "past_turn"
+
+
+class FutureTurn(RoomError):
+    code = "future_turn"
+
+
+class AlreadyPlaced(RoomError):
+    code = "already_placed"
+
+
+class UnknownStrategy(RoomError):
+    code = "unknown_strategy"
+
+
+class LimitReached(RoomError):
+    code = "limit_reached"
+
+
+class RuleError(RoomError):
+    """An engine rule refused a placement; the engine's own code goes on the wire."""
+
+    @classmethod
+    def from_engine(cls, exc: EngineError) -> RuleError:
+        return cls(str(exc), code=exc.code)
+
+
+INTERNAL_ERROR = "internal_error"
+
+# Every code a client may receive, for docs/protocol.md and its test.
+ALL_CODES: tuple[str, ...] = (
+    "bad_json", "unknown_type", "bad_message",
+    HelloRequired.code, AlreadyIdentified.code, UnsupportedProtocol.code, BadToken.code,
+    NameRequired.code, NameTaken.code, FrameTooLarge.code, RateLimited.code,
+    RoomNotFound.code, NotInRoom.code, RoomFull.code, RoomStarted.code, NotCreator.code,
+    NotSeated.code, NotPlaying.code, PastTurn.code, FutureTurn.code, AlreadyPlaced.code,
+    UnknownStrategy.code, LimitReached.code,
+    "bad_cell", "illegal_cell", "occupied_cell", "grid_full",
+    INTERNAL_ERROR,
+)  # fmt: skip

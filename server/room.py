@@ -1,0 +1,850 @@
+"""One room: a synchronous state machine with no I/O.
+
+Commands (:meth:`Room.handle`), connection changes (:meth:`Room.set_connected`)
+and clock ticks (:meth:`Room.tick`) go in, each with the current time in
+milliseconds; a list of :class:`Outbound` messages, each addressed to player
+ids, comes out, and the domain events for storage accumulate in
+:attr:`Room.events`. A refused command raises :class:`server.errors.RoomError`
+and leaves the room exactly as it was: every command validates first and only
+then changes anything.
+
+Hidden information is filtered here and only here. An :class:`Outbound` is built
+only by :meth:`Room._out`, which refuses to address a private message (a dealt
+card, a placement, a snapshot with a board) to anyone but its owner, refuses a
+card not yet due to that owner, and refuses the match result before the match
+has finished. Snapshots come only from :meth:`Room.view_for`, which puts in the
+recipient's own board and nothing of anyone else's.
+
+This module must never await, read a clock, or touch sockets or the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from engine.cards import Card
+from engine.deal import Deal, commitment, deal, room_seed
+from engine.errors import EngineError
+from engine.grid import Grid, cell_name, parse_cell
+from engine.scoring import BoardScore, score_board
+from protocol.messages import (
+    AddBot,
+    BoardResult,
+    BoardScoreOut,
+    CardDealt,
+    ClientMessage,
+    JoinRoom,
+    LeaveRoom,
+    Left,
+    MatchResult,
+    MatchStarted,
+    Pace,
+    Place,
+    Placed,
+    PlacementOut,
+    PlayerInfo,
+    Progress,
+    Ready,
+    Resync,
+    RoomInfo,
+    RoomState,
+    RoomStatus,
+    RoomSummary,
+    RoomUpdate,
+    SeatInfo,
+    StartMatch,
+    Visibility,
+    YourBoard,
+)
+from server import errors
+from server.events import (
+    BoardOutcome,
+    CardPlaced,
+    Event,
+    MatchBegan,
+    MatchEnded,
+    PlayerRecord,
+    RoomOpened,
+)
+from server.fallback import CellChooser, fallback_cell
+
+TURNS = 16
+
+
+class Phase(StrEnum):
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+# Every phase change goes through Room._enter, which checks this table.
+TRANSITIONS: dict[Phase, frozenset[Phase]] = {
+    Phase.WAITING: frozenset({Phase.PLAYING}),
+    Phase.PLAYING: frozenset({Phase.FINISHED}),
+    Phase.FINISHED: frozenset(),
+}
+
+# Messages that carry one player's hidden state: they may go to that player only.
+PRIVATE_MESSAGES = (CardDealt, Placed, RoomState)
+
+
+@dataclass(frozen=True, slots=True)
+class Outbound:
+    """A message and the ids of the players who may receive it."""
+
+    to: tuple[str, ...]
+    message: BaseModel
+
+
+@dataclass(frozen=True, slots=True)
+class RoomSettings:
+    name: str
+    visibility: Visibility = Visibility.PUBLIC
+    seats: int = 2
+    pace: Pace = Pace.LOCKSTEP
+    card_clock_ms: int = 30_000
+    deal_clock_ms: int = 300_000
+
+
+@dataclass(slots=True)
+class Seat:
+    player: PlayerInfo
+    contribution: str
+    ready: bool = False
+    connected: bool = True
+    away_since: int | None = None
+    present: bool = True  # False after leaving during a match: the seat is kept
+    bot: CellChooser | None = None
+
+    @property
+    def receives(self) -> bool:
+        return self.present and self.bot is None
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    turn: int
+    cell: int
+    card: Card
+    elapsed_ms: int
+    auto: bool
+
+    def out(self) -> PlacementOut:
+        return PlacementOut(
+            turn=self.turn,
+            cell=cell_name(self.cell),
+            card=str(self.card),
+            auto=self.auto,
+            elapsed_ms=self.elapsed_ms,
+        )
+
+
+@dataclass(slots=True)
+class Board:
+    grid: Grid = field(default_factory=Grid)
+    placements: list[Placement] = field(default_factory=list)
+    card_at: int = 0  # when its current card was dealt
+
+    @property
+    def placed(self) -> int:
+        return len(self.placements)
+
+    @property
+    def time_used_ms(self) -> int:
+        return sum(p.elapsed_ms for p in self.placements)
+
+    def cells(self) -> list[str | None]:
+        return [str(c) if c is not None else None for c in self.grid]
+
+
+@dataclass(slots=True)
+class Match:
+    id: str
+    seed: str
+    deal: Deal
+    contributions: tuple[str, ...]
+    started_at: int
+    boards: dict[str, Board]
+    turn: int = 1  # lockstep: the turn being played
+    turn_started: int = 0
+    result: MatchResult | None = None
+
+
+BotFactory = Callable[[str], CellChooser]
+"""Strategy name -> cell chooser; raises KeyError for an unknown strategy."""
+
+
+class Room:
+    """A room: seats, spectators and at most one match, driven by commands and time."""
+
+    def __init__(
+        self,
+        room_id: str,
+        settings: RoomSettings,
+        creator: PlayerInfo,
+        *,
+        now_ms: int,
+        server_secret: str,
+        match_id: str,
+        invite_code: str | None = None,
+        contribution: str = "",
+        grace_ms: int = 60_000,
+        bots: BotFactory | None = None,
+    ) -> None:
+        self.id = room_id
+        self.settings = settings
+        self.creator = creator
+        self.invite_code = invite_code if settings.visibility == Visibility.PRIVATE else None
+        self.grace_ms = grace_ms
+        self.phase = Phase.WAITING
+        self.seats: list[Seat] = [Seat(creator, contribution)]
+        self.spectators: dict[str, PlayerInfo] = {}
+        self.match: Match | None = None
+        self.finished_at: int | None = None
+        self.created_at = now_ms
+        self._server_secret = server_secret
+        self._match_id = match_id
+        self._bots = bots
+        self.server_commitment = commitment(server_secret)
+        self.events: list[Event] = [
+            RoomOpened(
+                room_id=room_id,
+                name=settings.name,
+                visibility=settings.visibility.value,
+                pace=settings.pace.value,
+                seats=settings.seats,
+                card_clock_ms=settings.card_clock_ms,
+                deal_clock_ms=settings.deal_clock_ms,
+                creator_id=creator.id,
+                server_commitment=self.server_commitment,
+                at_ms=now_ms,
+            )
+        ]
+
+    # ------------------------------------------------------------------
+    # Queries
+
+    def take_events(self) -> list[Event]:
+        events, self.events = self.events, []
+        return events
+
+    def seat_of(self, player_id: str) -> Seat | None:
+        for seat in self.seats:
+            if seat.player.id == player_id:
+                return seat
+        return None
+
+    def members(self) -> list[str]:
+        """Everyone who receives this room's messages: present humans and spectators."""
+        return [s.player.id for s in self.seats if s.receives] + list(self.spectators)
+
+    def is_member(self, player_id: str) -> bool:
+        seat = self.seat_of(player_id)
+        return (seat is not None and seat.receives) or player_id in self.spectators
+
+    def status(self) -> RoomStatus:
+        return RoomStatus(self.phase.value)
+
+    def info(self) -> RoomInfo:
+        s = self.settings
+        return RoomInfo(
+            id=self.id,
+            name=s.name,
+            visibility=s.visibility,
+            invite_code=self.invite_code,
+            pace=s.pace,
+            seats=s.seats,
+            status=self.status(),
+            card_clock_ms=s.card_clock_ms,
+            deal_clock_ms=s.deal_clock_ms,
+            creator=self.creator,
+            players=[
+                SeatInfo(
+                    seat=i,
+                    player=seat.player,
+                    ready=seat.ready,
+                    connected=seat.connected and seat.present,
+                )
+                for i, seat in enumerate(self.seats)
+            ],
+            spectators=len(self.spectators),
+            server_commitment=self.server_commitment,
+        )
+
+    def summary(self) -> RoomSummary:
+        s = self.settings
+        return RoomSummary(
+            id=self.id,
+            name=s.name,
+            visibility=s.visibility,
+            pace=s.pace,
+            seats=s.seats,
+            taken=len(self.seats),
+            status=self.status(),
+            card_clock_ms=s.card_clock_ms,
+            deal_clock_ms=s.deal_clock_ms,
+            creator=self.creator,
+        )
+
+    def closable(self, now_ms: int, finished_ttl_ms: int) -> bool:
+        """Nobody needs this room any more: the lobby may forget it."""
+        if self.phase == Phase.WAITING:
+            return not any(s.bot is None for s in self.seats)
+        if self.phase == Phase.FINISHED:
+            assert self.finished_at is not None
+            connected = any(s.receives and s.connected for s in self.seats) or self.spectators
+            return not connected or now_ms - self.finished_at >= finished_ttl_ms
+        return False
+
+    def next_deadline(self) -> int | None:
+        """The next time :meth:`tick` has something to do (None: nothing timed)."""
+        times: list[int] = [
+            s.away_since + self.grace_ms
+            for s in self.seats
+            if s.away_since is not None and self.phase == Phase.WAITING
+        ]
+        m = self.match
+        if m is not None and self.phase == Phase.PLAYING:
+            if self.settings.pace == Pace.LOCKSTEP:
+                times.append(m.turn_started + self.settings.card_clock_ms)
+            else:
+                times.append(m.started_at + self.settings.deal_clock_ms)
+        return min(times) if times else None
+
+    def snapshot(self) -> str:
+        """Every piece of state as text, so tests can prove a refusal changed nothing."""
+        m = self.match
+        parts: list[object] = [
+            self.phase,
+            self.creator,
+            [(s.player, s.contribution, s.ready, s.connected, s.away_since, s.present)
+             for s in self.seats],
+            sorted(self.spectators),
+            self.finished_at,
+        ]  # fmt: skip
+        if m is not None:
+            parts += [
+                m.id,
+                m.turn,
+                m.turn_started,
+                m.result,
+                {pid: (b.cells(), list(b.placements), b.card_at) for pid, b in m.boards.items()},
+            ]
+        return repr(parts)
+
+    # ------------------------------------------------------------------
+    # The one place messages are addressed
+
+    def _out(self, to: Iterable[str], message: BaseModel) -> Outbound:
+        recipients = tuple(to)
+        if isinstance(message, PRIVATE_MESSAGES):
+            if len(recipients) != 1:
+                raise AssertionError(f"{message.type} may only go to its owner")
+            if isinstance(message, CardDealt):
+                self._check_card_due(recipients[0], message)
+        if isinstance(message, MatchResult) and self.phase != Phase.FINISHED:
+            raise AssertionError("the result may only be sent once the match is over")
+        return Outbound(recipients, message)
+
+    def _check_card_due(self, player_id: str, message: CardDealt) -> None:
+        m = self.match
+        if m is None or player_id not in m.boards:
+            raise AssertionError("a card for a player not in the match")
+        if message.turn != self._waiting_turn(player_id):
+            raise AssertionError("a card not yet due to that player")
+
+    def _to_members(
+        self, message: BaseModel, *, ref: str | None = None, actor: str = ""
+    ) -> list[Outbound]:
+        """One message to every member; the acting member's copy echoes its ``ref``."""
+        members = self.members()
+        if ref is None or actor not in members:
+            return [self._out(members, message)] if members else []
+        others = [m for m in members if m != actor]
+        outs = [self._out([actor], message.model_copy(update={"ref": ref}))]
+        if others:
+            outs.append(self._out(others, message))
+        return outs
+
+    def _room_update(self, *, ref: str | None = None, actor: str = "") -> list[Outbound]:
+        return self._to_members(RoomUpdate(room=self.info()), ref=ref, actor=actor)
+
+    def view_for(self, player_id: str, now_ms: int, ref: str | None = None) -> RoomState:
+        """The full snapshot ``player_id`` may see: its own board, nobody else's."""
+        m = self.match
+        you: YourBoard | None = None
+        progress: Progress | None = None
+        if m is not None:
+            progress = self._progress(now_ms)
+            board = m.boards.get(player_id)
+            if board is not None:
+                turn = self._waiting_turn(player_id)
+                you = YourBoard(
+                    cells=board.cells(),
+                    placements=[p.out() for p in board.placements],
+                    turn=turn,
+                    card=str(m.deal.cards[turn - 1]) if turn is not None else None,
+                    legal=[cell_name(c) for c in board.grid.legal_cells()] if turn else [],
+                    deadline_ms=self._deadline_left(now_ms) if turn is not None else None,
+                    time_used_ms=board.time_used_ms,
+                )
+        return RoomState(
+            room=self.info(),
+            match_id=m.id if m else None,
+            seed_commitment=commitment(m.seed) if m else None,
+            contributions=list(m.contributions) if m else [],
+            you=you,
+            progress=progress,
+            result=m.result if m else None,
+            ref=ref,
+        )
+
+    def state_for(self, player_id: str, now_ms: int, ref: str | None = None) -> Outbound:
+        return self._out([player_id], self.view_for(player_id, now_ms, ref))
+
+    def _waiting_turn(self, player_id: str) -> int | None:
+        """The turn whose card ``player_id`` holds and has not placed, if any."""
+        m = self.match
+        if m is None or self.phase != Phase.PLAYING or player_id not in m.boards:
+            return None
+        placed = m.boards[player_id].placed
+        if self.settings.pace == Pace.LOCKSTEP:
+            return m.turn if placed < m.turn else None
+        return placed + 1 if placed < TURNS else None
+
+    def _deadline_left(self, now_ms: int) -> int:
+        m = self.match
+        assert m is not None
+        if self.settings.pace == Pace.LOCKSTEP:
+            end = m.turn_started + self.settings.card_clock_ms
+        else:
+            end = m.started_at + self.settings.deal_clock_ms
+        return max(0, end - now_ms)
+
+    def _progress(self, now_ms: int) -> Progress:
+        m = self.match
+        assert m is not None
+        if self.settings.pace == Pace.LOCKSTEP:
+            turn = m.turn
+        else:
+            turn = max(min(b.placed + 1, TURNS) for b in m.boards.values())
+        return Progress(
+            room_id=self.id,
+            turn=turn,
+            placed={pid: b.placed for pid, b in m.boards.items()},
+            connected={s.player.id: s.connected and s.present for s in self.seats},
+            deadline_ms=self._deadline_left(now_ms) if self.phase == Phase.PLAYING else None,
+        )
+
+    def _card_for(self, player_id: str, now_ms: int) -> list[Outbound]:
+        """The card ``player_id`` must place now, to that player alone."""
+        m = self.match
+        seat = self.seat_of(player_id)
+        turn = self._waiting_turn(player_id)
+        if m is None or seat is None or not seat.receives or turn is None:
+            return []
+        board = m.boards[player_id]
+        message = CardDealt(
+            room_id=self.id,
+            turn=turn,
+            card=str(m.deal.cards[turn - 1]),
+            legal=[cell_name(c) for c in board.grid.legal_cells()],
+            deadline_ms=self._deadline_left(now_ms),
+        )
+        return [self._out([player_id], message)]
+
+    # ------------------------------------------------------------------
+    # Transitions
+
+    def _enter(self, phase: Phase) -> None:
+        if phase not in TRANSITIONS[self.phase]:
+            raise AssertionError(f"no transition from {self.phase} to {phase}")
+        self.phase = phase
+
+    # ------------------------------------------------------------------
+    # Commands
+
+    def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
+        """Apply one command from ``player``; raise RoomError and change nothing if refused."""
+        match message:
+            case JoinRoom():
+                return self._join(player, message, now_ms)
+            case LeaveRoom():
+                return self._leave(player, message, now_ms)
+            case Ready():
+                return self._ready(player, message, now_ms)
+            case StartMatch():
+                return self._start(player, message, now_ms)
+            case AddBot():
+                return self._add_bot(player, message, now_ms)
+            case Place():
+                return self._place(player, message, now_ms)
+            case Resync():
+                self._require_member(player)
+                return [self.state_for(player.id, now_ms, message.ref)]
+        raise errors.RoomError(f"{message.type} is not a room command", code="bad_message")
+
+    def _require_member(self, player: PlayerInfo) -> None:
+        if not self.is_member(player.id):
+            raise errors.NotInRoom(f"you are not in room {self.id}")
+
+    def _join(self, player: PlayerInfo, msg: JoinRoom, now_ms: int) -> list[Outbound]:
+        if self.is_member(player.id):
+            return [self.state_for(player.id, now_ms, msg.ref)]
+        seat = self.seat_of(player.id)
+        if seat is not None:  # back in a seat left during the match
+            seat.present, seat.connected, seat.away_since = True, True, None
+            return [self.state_for(player.id, now_ms, msg.ref), *self._changed(now_ms)]
+        if msg.spectate:
+            self.spectators[player.id] = player
+            return [self.state_for(player.id, now_ms, msg.ref), *self._room_update()]
+        if self.phase != Phase.WAITING:
+            raise errors.RoomStarted("the match has started: join as a spectator")
+        if len(self.seats) >= self.settings.seats:
+            raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
+        self.seats.append(Seat(player, msg.contribution))
+        return [self.state_for(player.id, now_ms, msg.ref), *self._room_update()]
+
+    def _leave(self, player: PlayerInfo, msg: LeaveRoom, now_ms: int) -> list[Outbound]:
+        self._require_member(player)
+        left = self._out([player.id], Left(room_id=self.id, ref=msg.ref))
+        if player.id in self.spectators:
+            del self.spectators[player.id]
+            return [left, *self._room_update()]
+        seat = self.seat_of(player.id)
+        assert seat is not None
+        if self.phase == Phase.WAITING:
+            self._remove_seat(seat)
+            return [left, *self._room_update()]
+        seat.present = False
+        if self.phase == Phase.PLAYING:
+            seat.connected, seat.away_since = False, now_ms
+            return [left, *self._changed(now_ms)]
+        return [left]
+
+    def _remove_seat(self, seat: Seat) -> None:
+        self.seats.remove(seat)
+        if seat.player.id == self.creator.id:
+            humans = [s for s in self.seats if s.bot is None]
+            if humans:
+                self.creator = humans[0].player
+
+    def _ready(self, player: PlayerInfo, msg: Ready, now_ms: int) -> list[Outbound]:
+        seat = self._playing_seat(player)
+        if self.phase != Phase.WAITING:
+            raise errors.RoomStarted("the match has already started")
+        seat.ready = msg.ready
+        full = len(self.seats) == self.settings.seats
+        if full and all(s.ready for s in self.seats):
+            return self._begin(now_ms, ref=msg.ref, actor=player.id)
+        return self._room_update(ref=msg.ref, actor=player.id)
+
+    def _start(self, player: PlayerInfo, msg: StartMatch, now_ms: int) -> list[Outbound]:
+        self._require_member(player)
+        if player.id != self.creator.id:
+            raise errors.NotCreator("only the room's creator may start the match")
+        if self.phase != Phase.WAITING:
+            raise errors.RoomStarted("the match has already started")
+        return self._begin(now_ms, ref=msg.ref, actor=player.id)
+
+    def _add_bot(self, player: PlayerInfo, msg: AddBot, now_ms: int) -> list[Outbound]:
+        self._require_member(player)
+        if player.id != self.creator.id:
+            raise errors.NotCreator("only the room's creator may add a bot")
+        if self.phase != Phase.WAITING:
+            raise errors.RoomStarted("the match has already started")
+        if len(self.seats) >= self.settings.seats:
+            raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
+        try:
+            if self._bots is None:
+                raise KeyError(msg.strategy)
+            chooser = self._bots(msg.strategy)
+        except KeyError:
+            raise errors.UnknownStrategy(f"no bot plays strategy {msg.strategy!r}") from None
+        n = 1 + sum(1 for s in self.seats if s.player.id.startswith(f"bot-{msg.strategy}-"))
+        bot = PlayerInfo(id=f"bot-{msg.strategy}-{n}", name=f"{msg.strategy} bot {n}", bot=True)
+        self.seats.append(Seat(bot, "", ready=True, bot=chooser))
+        return self._room_update(ref=msg.ref, actor=player.id)
+
+    def _playing_seat(self, player: PlayerInfo) -> Seat:
+        self._require_member(player)
+        seat = self.seat_of(player.id)
+        if seat is None:
+            raise errors.NotSeated("spectators do not play")
+        return seat
+
+    def _place(self, player: PlayerInfo, msg: Place, now_ms: int) -> list[Outbound]:
+        self._playing_seat(player)
+        m = self.match
+        if m is None or self.phase != Phase.PLAYING:
+            raise errors.NotPlaying("no match is being played in this room")
+        board = m.boards[player.id]
+        if msg.turn <= board.placed:
+            if msg.turn == board.placed:
+                raise errors.AlreadyPlaced(f"you have already placed the card of turn {msg.turn}")
+            raise errors.PastTurn(f"turn {msg.turn} is over")
+        waiting = self._waiting_turn(player.id)
+        if waiting is None or msg.turn > waiting:
+            raise errors.FutureTurn(f"the card of turn {msg.turn} has not been dealt yet")
+        try:
+            cell = parse_cell(msg.cell)
+        except EngineError as exc:
+            raise errors.RuleError.from_engine(exc) from None
+        problem = board.grid.why_illegal(cell)
+        if problem is not None:
+            raise errors.RuleError.from_engine(problem)
+        # Accepted: from here on the room changes.
+        outs = self._put(player.id, cell, now_ms, auto=False, ref=msg.ref)
+        return outs + self._advance(now_ms, placed_by=player.id)
+
+    def _put(
+        self, player_id: str, cell: int, now_ms: int, *, auto: bool, ref: str | None = None
+    ) -> list[Outbound]:
+        """Place the waiting card of ``player_id`` on a cell already checked legal."""
+        m = self.match
+        assert m is not None
+        board = m.boards[player_id]
+        turn = board.placed + 1
+        card = m.deal.cards[turn - 1]
+        elapsed = max(0, now_ms - board.card_at)
+        board.grid.place(cell, card)
+        board.placements.append(Placement(turn, cell, card, elapsed, auto))
+        board.card_at = now_ms
+        self.events.append(
+            CardPlaced(m.id, player_id, turn, cell_name(cell), str(card), elapsed, auto, now_ms)
+        )
+        seat = self.seat_of(player_id)
+        if seat is None or not seat.receives:
+            return []
+        placed = Placed(
+            room_id=self.id, turn=turn, cell=cell_name(cell), card=str(card), auto=auto, ref=ref
+        )
+        return [self._out([player_id], placed)]
+
+    def _auto_place(self, player_id: str, now_ms: int) -> list[Outbound]:
+        m = self.match
+        assert m is not None
+        board = m.boards[player_id]
+        card = m.deal.cards[board.placed]
+        seat = self.seat_of(player_id)
+        chooser = seat.bot if seat is not None and seat.bot is not None else fallback_cell
+        cell = chooser(board.grid.copy(), card)
+        if board.grid.why_illegal(cell) is not None:
+            cell = fallback_cell(board.grid.copy(), card)
+        return self._put(player_id, cell, now_ms, auto=seat is None or seat.bot is None)
+
+    def _bots_play(self, now_ms: int) -> list[Outbound]:
+        outs: list[Outbound] = []
+        for seat in self.seats:
+            if seat.bot is not None:
+                while self._waiting_turn(seat.player.id) is not None:
+                    outs += self._auto_place(seat.player.id, now_ms)
+        return outs
+
+    def _begin(self, now_ms: int, *, ref: str | None = None, actor: str = "") -> list[Outbound]:
+        if not self.seats:
+            raise errors.RoomError("nobody is seated", code="room_empty")
+        contributions = tuple(s.contribution or s.player.id for s in self.seats)
+        seed = room_seed(self._server_secret, contributions)
+        m = Match(
+            id=self._match_id,
+            seed=seed,
+            deal=deal(seed),
+            contributions=contributions,
+            started_at=now_ms,
+            boards={s.player.id: Board(card_at=now_ms) for s in self.seats},
+            turn=1,
+            turn_started=now_ms,
+        )
+        self.match = m
+        self._enter(Phase.PLAYING)
+        s = self.settings
+        self.events.append(
+            MatchBegan(
+                match_id=m.id,
+                room_id=self.id,
+                pace=s.pace.value,
+                players=tuple(
+                    (i, _record(seat.player), contributions[i]) for i, seat in enumerate(self.seats)
+                ),
+                seed=seed,
+                server_secret=self._server_secret,
+                seed_commitment=commitment(seed),
+                server_commitment=self.server_commitment,
+                card_clock_ms=s.card_clock_ms,
+                deal_clock_ms=s.deal_clock_ms,
+                at_ms=now_ms,
+            )
+        )
+        started = MatchStarted(
+            room_id=self.id,
+            match_id=m.id,
+            pace=s.pace,
+            seed_commitment=commitment(seed),
+            server_commitment=self.server_commitment,
+            contributions=list(contributions),
+            card_clock_ms=s.card_clock_ms,
+            deal_clock_ms=s.deal_clock_ms,
+        )
+        outs = self._room_update(ref=ref, actor=actor) + self._to_members(started)
+        for seat in self.seats:
+            outs += self._card_for(seat.player.id, now_ms)
+        outs += self._bots_play(now_ms)
+        return outs + self._advance(now_ms)
+
+    def _advance(self, now_ms: int, placed_by: str | None = None) -> list[Outbound]:
+        """After placements: deal the next card, finish, or report progress.
+
+        Lockstep deals the next card to everyone once everyone has placed; race
+        deals it to ``placed_by`` alone, who has just placed the previous one.
+        """
+        m = self.match
+        assert m is not None
+        outs: list[Outbound] = []
+        if self.settings.pace == Pace.LOCKSTEP:
+            while all(b.placed >= m.turn for b in m.boards.values()):
+                if m.turn == TURNS:
+                    return outs + self._finish(now_ms)
+                m.turn += 1
+                m.turn_started = now_ms
+                for board in m.boards.values():
+                    board.card_at = now_ms
+                for seat in self.seats:
+                    outs += self._card_for(seat.player.id, now_ms)
+                outs += self._bots_play(now_ms)
+        else:
+            if all(b.placed == TURNS for b in m.boards.values()):
+                return outs + self._finish(now_ms)
+            if placed_by is not None:
+                outs += self._card_for(placed_by, now_ms)
+        return outs + self._to_members(self._progress(now_ms))
+
+    def _finish(self, now_ms: int) -> list[Outbound]:
+        m = self.match
+        assert m is not None
+        starter = m.deal.starter
+        rows = []
+        for i, seat in enumerate(self.seats):
+            board = m.boards[seat.player.id]
+            rows.append((i, seat, board, score_board(board.grid.cards(), starter)))
+        race = self.settings.pace == Pace.RACE
+
+        def key(board: Board, score: BoardScore) -> tuple[int, int]:
+            # Lockstep: total score only, equal totals share a rank.
+            # Race: total score, then less time used; equal on both share a rank.
+            return (-score.total, board.time_used_ms if race else 0)
+
+        keys = [key(board, score) for _, _, board, score in rows]
+        ranked = sorted(rows, key=lambda r: (key(r[2], r[3]), r[0]))
+        results: list[BoardResult] = []
+        outcomes: list[BoardOutcome] = []
+        for i, seat, board, score in ranked:
+            rank = 1 + sum(1 for k in keys if k < key(board, score))
+            detail = score.to_dict()
+            results.append(
+                BoardResult(
+                    player=seat.player,
+                    seat=i,
+                    rank=rank,
+                    cells=board.cells(),
+                    placements=[p.out() for p in board.placements],
+                    score=BoardScoreOut.model_validate(detail),
+                    time_used_ms=board.time_used_ms,
+                )
+            )
+            outcomes.append(
+                BoardOutcome(
+                    player_id=seat.player.id,
+                    seat=i,
+                    rank=rank,
+                    score=score.total,
+                    time_used_ms=board.time_used_ms,
+                    cells=tuple(c or "" for c in board.cells()),
+                    detail=detail,
+                )
+            )
+        self._enter(Phase.FINISHED)
+        self.finished_at = now_ms
+        m.result = MatchResult(
+            room_id=self.id,
+            match_id=m.id,
+            starter=str(starter),
+            seed=m.seed,
+            server_secret=self._server_secret,
+            seed_commitment=commitment(m.seed),
+            boards=results,
+        )
+        self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms))
+        return (
+            self._to_members(self._progress(now_ms))
+            + self._to_members(m.result)
+            + (self._room_update())
+        )
+
+    def _changed(self, now_ms: int) -> list[Outbound]:
+        """Seats changed (connection, presence): tell the members."""
+        outs = self._room_update()
+        if self.match is not None and self.phase == Phase.PLAYING:
+            outs += self._to_members(self._progress(now_ms))
+        return outs
+
+    # ------------------------------------------------------------------
+    # Connections and time
+
+    def set_connected(self, player_id: str, connected: bool, now_ms: int) -> list[Outbound]:
+        """A member's first connection opened (send it a snapshot) or its last one closed."""
+        if player_id in self.spectators:
+            if connected:
+                return [self.state_for(player_id, now_ms)]
+            del self.spectators[player_id]
+            return self._room_update()
+        seat = self.seat_of(player_id)
+        if seat is None or not seat.receives:
+            return []
+        if connected:
+            was = seat.connected
+            seat.connected, seat.away_since = True, None
+            outs = [self.state_for(player_id, now_ms)]
+            return outs + (self._changed(now_ms) if not was else [])
+        if not seat.connected:
+            return []
+        seat.connected, seat.away_since = False, now_ms
+        return self._changed(now_ms)
+
+    def tick(self, now_ms: int) -> list[Outbound]:
+        """Let time pass: grace periods end, clocks run out and cards are auto-placed."""
+        outs: list[Outbound] = []
+        if self.phase == Phase.WAITING:
+            gone = [
+                s
+                for s in self.seats
+                if s.away_since is not None and now_ms - s.away_since >= self.grace_ms
+            ]
+            for seat in gone:
+                self._remove_seat(seat)
+            if gone:
+                outs += self._room_update()
+            return outs
+        m = self.match
+        if self.phase != Phase.PLAYING or m is None:
+            return outs
+        if self.settings.pace == Pace.LOCKSTEP:
+            if now_ms >= m.turn_started + self.settings.card_clock_ms:
+                for seat in self.seats:
+                    if m.boards[seat.player.id].placed < m.turn:
+                        outs += self._auto_place(seat.player.id, now_ms)
+                outs += self._advance(now_ms)
+        elif now_ms >= m.started_at + self.settings.deal_clock_ms:
+            for seat in self.seats:
+                while m.boards[seat.player.id].placed < TURNS:
+                    outs += self._auto_place(seat.player.id, now_ms)
+            outs += self._advance(now_ms)
+        return outs
+
+
+def _record(player: PlayerInfo) -> PlayerRecord:
+    return PlayerRecord(player.id, player.name, player.guest, player.bot)

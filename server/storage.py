@@ -1,0 +1,485 @@
+"""Match history in SQLite: players, rooms, matches, every placement, results, seeds.
+
+The storage layer only persists what rooms decided (server.events) and answers
+read-only history queries; it never decides anything about a game.
+
+One writer: a single task owns the write connection, drains whatever has queued
+up, writes it in one transaction and commits once, then resolves the waiting
+futures in order. The WebSocket handler awaits that future before sending the
+messages a command produced, so a placement is on disk before it is
+acknowledged, yet a burst of placements costs one commit. Reads use a second
+connection (WAL mode lets it read while the writer writes).
+
+Matches still being played when the server stopped are marked ``abandoned`` at
+the next start: rooms live in memory only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from server.events import CardPlaced, Event, MatchBegan, MatchEnded, PlayerRecord, RoomOpened
+
+log = logging.getLogger(__name__)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS players (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    guest       INTEGER NOT NULL DEFAULT 0,
+    bot         INTEGER NOT NULL DEFAULT 0,
+    token_hash  TEXT UNIQUE,
+    created_ms  INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS players_registered_name
+    ON players (name COLLATE NOCASE) WHERE guest = 0 AND bot = 0;
+CREATE TABLE IF NOT EXISTS rooms (
+    id                 TEXT PRIMARY KEY,
+    name               TEXT NOT NULL,
+    visibility         TEXT NOT NULL,
+    pace               TEXT NOT NULL,
+    seats              INTEGER NOT NULL,
+    card_clock_ms      INTEGER NOT NULL,
+    deal_clock_ms      INTEGER NOT NULL,
+    creator_id         TEXT NOT NULL REFERENCES players (id),
+    server_commitment  TEXT NOT NULL,
+    created_ms         INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id                 TEXT PRIMARY KEY,
+    room_id            TEXT NOT NULL REFERENCES rooms (id),
+    pace               TEXT NOT NULL,
+    status             TEXT NOT NULL,  -- playing, finished, abandoned
+    seed_commitment    TEXT NOT NULL,
+    server_commitment  TEXT NOT NULL,
+    card_clock_ms      INTEGER NOT NULL,
+    deal_clock_ms      INTEGER NOT NULL,
+    starter            TEXT,
+    started_ms         INTEGER NOT NULL,
+    finished_ms        INTEGER
+);
+CREATE TABLE IF NOT EXISTS match_players (
+    match_id      TEXT NOT NULL REFERENCES matches (id),
+    seat          INTEGER NOT NULL,
+    player_id     TEXT NOT NULL REFERENCES players (id),
+    contribution  TEXT NOT NULL,
+    PRIMARY KEY (match_id, seat)
+);
+CREATE INDEX IF NOT EXISTS match_players_player ON match_players (player_id);
+CREATE TABLE IF NOT EXISTS placements (
+    match_id    TEXT NOT NULL REFERENCES matches (id),
+    player_id   TEXT NOT NULL REFERENCES players (id),
+    turn        INTEGER NOT NULL,
+    cell        TEXT NOT NULL,
+    card        TEXT NOT NULL,
+    elapsed_ms  INTEGER NOT NULL,
+    auto        INTEGER NOT NULL,
+    placed_ms   INTEGER NOT NULL,
+    PRIMARY KEY (match_id, player_id, turn)
+);
+CREATE TABLE IF NOT EXISTS results (
+    match_id      TEXT NOT NULL REFERENCES matches (id),
+    player_id     TEXT NOT NULL REFERENCES players (id),
+    seat          INTEGER NOT NULL,
+    rank          INTEGER NOT NULL,
+    score         INTEGER NOT NULL,
+    time_used_ms  INTEGER NOT NULL,
+    cells         TEXT NOT NULL,  -- JSON: 16 cards row by row
+    detail        TEXT NOT NULL,  -- JSON: the itemized board score
+    PRIMARY KEY (match_id, player_id)
+);
+CREATE TABLE IF NOT EXISTS seeds (
+    match_id       TEXT PRIMARY KEY REFERENCES matches (id),
+    seed           TEXT NOT NULL,
+    server_secret  TEXT NOT NULL,
+    contributions  TEXT NOT NULL  -- JSON list, seat order
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPlayer:
+    id: str
+    name: str
+    guest: bool
+    bot: bool
+
+
+class NameInUse(Exception):
+    """A registered player already has that name."""
+
+
+@dataclass(frozen=True, slots=True)
+class _NewPlayer:
+    player: StoredPlayer
+    token_hash: str
+
+
+_Item = tuple[Sequence[Event | _NewPlayer], "asyncio.Future[None]"]
+
+
+class Storage:
+    """The database: one writer task, one reader connection."""
+
+    def __init__(self, path: str, writer: aiosqlite.Connection, reader: aiosqlite.Connection):
+        self.path = path
+        self._db = writer
+        self._reader = reader
+        self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(cls, path: str | Path) -> Storage:
+        """Open (creating if needed) the database and start the writer."""
+        path = str(path)
+        writer = await aiosqlite.connect(path)
+        await writer.execute("PRAGMA journal_mode=WAL")
+        await writer.execute("PRAGMA synchronous=NORMAL")
+        await writer.execute("PRAGMA foreign_keys=ON")
+        await writer.executescript(SCHEMA)
+        await writer.execute("UPDATE matches SET status = 'abandoned' WHERE status = 'playing'")
+        await writer.commit()
+        reader = await aiosqlite.connect(path)
+        reader.row_factory = aiosqlite.Row
+        storage = cls(path, writer, reader)
+        storage._task = asyncio.create_task(storage._run(), name="storage-writer")
+        return storage
+
+    async def close(self) -> None:
+        """Write everything queued, then close."""
+        if self._task is not None:
+            await self._queue.put(None)
+            await self._task
+            self._task = None
+        await self._reader.close()
+        await self._db.close()
+
+    # ------------------------------------------------------------------
+    # Writing
+
+    def persist(self, events: Sequence[Event]) -> asyncio.Future[None]:
+        """Queue ``events``; the future resolves once they are committed.
+
+        Resolution is in submission order, also for an empty list, so awaiting
+        it before sending keeps messages in the order the rooms produced them.
+        """
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((events, future))
+        return future
+
+    async def create_player(self, player: StoredPlayer, token_hash: str) -> None:
+        """Register a player; raise :class:`NameInUse` for a taken registered name."""
+        await self.persist([_NewPlayer(player, token_hash)])
+
+    async def _run(self) -> None:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            stop = False
+            while not self._queue.empty():
+                more = self._queue.get_nowait()
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            await self._write(batch)
+            if stop:
+                return
+
+    async def _write(self, batch: list[_Item]) -> None:
+        outcomes: list[BaseException | None] = []
+        wrote = False
+        try:
+            for events, _ in batch:
+                failure: BaseException | None = None
+                for event in events:
+                    wrote = True
+                    try:
+                        await self._apply(event)
+                    except sqlite3.IntegrityError as exc:
+                        if isinstance(event, _NewPlayer):
+                            failure = NameInUse(event.player.name)
+                        else:
+                            log.error("could not store %r: %s", event, exc)
+                outcomes.append(failure)
+            if wrote:
+                await self._db.commit()
+        except Exception:
+            log.exception("storage write failed; the games go on")
+            with contextlib.suppress(Exception):
+                await self._db.rollback()
+            outcomes = [None] * len(batch)
+        for (_, future), failure in zip(batch, outcomes, strict=False):
+            if future.done():
+                continue
+            if failure is not None:
+                future.set_exception(failure)
+            else:
+                future.set_result(None)
+
+    async def _apply(self, event: Event | _NewPlayer) -> None:
+        db = self._db
+        match event:
+            case _NewPlayer(player=p, token_hash=h):
+                await db.execute(
+                    "INSERT INTO players (id, name, guest, bot, token_hash, created_ms)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (p.id, p.name, int(p.guest), int(p.bot), h, _now_ms()),
+                )
+            case RoomOpened():
+                await db.execute(
+                    "INSERT OR IGNORE INTO rooms VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        event.room_id, event.name, event.visibility, event.pace, event.seats,
+                        event.card_clock_ms, event.deal_clock_ms, event.creator_id,
+                        event.server_commitment, event.at_ms,
+                    ),
+                )  # fmt: skip
+            case MatchBegan():
+                for _, player, _ in event.players:
+                    await self._ensure_player(player)
+                await db.execute(
+                    "INSERT INTO matches (id, room_id, pace, status, seed_commitment,"
+                    " server_commitment, card_clock_ms, deal_clock_ms, started_ms)"
+                    " VALUES (?, ?, ?, 'playing', ?, ?, ?, ?, ?)",
+                    (
+                        event.match_id, event.room_id, event.pace, event.seed_commitment,
+                        event.server_commitment, event.card_clock_ms, event.deal_clock_ms,
+                        event.at_ms,
+                    ),
+                )  # fmt: skip
+                await db.executemany(
+                    "INSERT INTO match_players VALUES (?, ?, ?, ?)",
+                    [(event.match_id, seat, p.id, c) for seat, p, c in event.players],
+                )
+                await db.execute(
+                    "INSERT INTO seeds VALUES (?, ?, ?, ?)",
+                    (
+                        event.match_id,
+                        event.seed,
+                        event.server_secret,
+                        json.dumps([c for _, _, c in event.players]),
+                    ),
+                )
+            case CardPlaced():
+                await db.execute(
+                    "INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        event.match_id, event.player_id, event.turn, event.cell, event.card,
+                        event.elapsed_ms, int(event.auto), event.at_ms,
+                    ),
+                )  # fmt: skip
+            case MatchEnded():
+                await db.execute(
+                    "UPDATE matches SET status = 'finished', starter = ?, finished_ms = ?"
+                    " WHERE id = ?",
+                    (event.starter, event.at_ms, event.match_id),
+                )
+                await db.executemany(
+                    "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            event.match_id, o.player_id, o.seat, o.rank, o.score, o.time_used_ms,
+                            json.dumps(list(o.cells)), json.dumps(o.detail),
+                        )
+                        for o in event.outcomes
+                    ],
+                )  # fmt: skip
+
+    async def _ensure_player(self, player: PlayerRecord) -> None:
+        # Bots are created on first use; people were stored when they said hello.
+        await self._db.execute(
+            "INSERT OR IGNORE INTO players (id, name, guest, bot, created_ms)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (player.id, player.name, int(player.guest), int(player.bot), _now_ms()),
+        )
+
+    # ------------------------------------------------------------------
+    # Reading
+
+    async def player_by_token_hash(self, token_hash: str) -> StoredPlayer | None:
+        async with self._reader.execute(
+            "SELECT id, name, guest, bot FROM players WHERE token_hash = ?", (token_hash,)
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return StoredPlayer(row["id"], row["name"], bool(row["guest"]), bool(row["bot"]))
+
+    async def match(self, match_id: str) -> dict[str, Any] | None:
+        return await match_detail(self._reader, match_id)
+
+    async def player_matches(self, who: str, limit: int = 100) -> dict[str, Any] | None:
+        return await player_matches(self._reader, who, limit)
+
+    async def recent_matches(self, limit: int = 20) -> list[dict[str, Any]]:
+        return await recent_matches(self._reader, limit)
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+# ----------------------------------------------------------------------
+# History queries, shared by the HTTP endpoints and `cribsquares history`.
+# A match still being played shows who plays it and nothing hidden: no
+# placements, no boards, no seed.
+
+
+async def _rows(db: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> list[aiosqlite.Row]:
+    db.row_factory = aiosqlite.Row
+    async with db.execute(sql, args) as cur:
+        return list(await cur.fetchall())
+
+
+async def match_detail(db: aiosqlite.Connection, match_id: str) -> dict[str, Any] | None:
+    found = await _rows(
+        db,
+        "SELECT m.*, r.name AS room_name FROM matches m JOIN rooms r ON r.id = m.room_id"
+        " WHERE m.id = ?",
+        (match_id,),
+    )
+    if not found:
+        return None
+    m = found[0]
+    finished = m["status"] == "finished"
+    players = await _rows(
+        db,
+        "SELECT mp.seat, mp.contribution, p.id, p.name, p.guest, p.bot,"
+        " r.rank, r.score, r.time_used_ms, r.cells, r.detail"
+        " FROM match_players mp JOIN players p ON p.id = mp.player_id"
+        " LEFT JOIN results r ON r.match_id = mp.match_id AND r.player_id = mp.player_id"
+        " WHERE mp.match_id = ? ORDER BY mp.seat",
+        (match_id,),
+    )
+    placements: dict[str, list[dict[str, Any]]] = {}
+    seed: dict[str, Any] = {}
+    if finished:
+        for row in await _rows(
+            db,
+            "SELECT player_id, turn, cell, card, elapsed_ms, auto FROM placements"
+            " WHERE match_id = ? ORDER BY player_id, turn",
+            (match_id,),
+        ):
+            placements.setdefault(row["player_id"], []).append(
+                {
+                    "turn": row["turn"],
+                    "cell": row["cell"],
+                    "card": row["card"],
+                    "elapsed_ms": row["elapsed_ms"],
+                    "auto": bool(row["auto"]),
+                }
+            )
+        seeds = await _rows(db, "SELECT * FROM seeds WHERE match_id = ?", (match_id,))
+        if seeds:
+            seed = {"seed": seeds[0]["seed"], "server_secret": seeds[0]["server_secret"]}
+    boards = []
+    for p in players:
+        board: dict[str, Any] = {
+            "seat": p["seat"],
+            "player": {"id": p["id"], "name": p["name"], "guest": bool(p["guest"]),
+                       "bot": bool(p["bot"])},
+            "contribution": p["contribution"],
+        }  # fmt: skip
+        if finished and p["rank"] is not None:
+            board.update(
+                rank=p["rank"],
+                score=p["score"],
+                time_used_ms=p["time_used_ms"],
+                cells=json.loads(p["cells"]),
+                placements=placements.get(p["id"], []),
+                detail=json.loads(p["detail"]),
+            )
+        boards.append(board)
+    if finished:
+        boards.sort(key=lambda b: (b["rank"], b["seat"]))
+    return {
+        "match_id": m["id"],
+        "room": {"id": m["room_id"], "name": m["room_name"]},
+        "pace": m["pace"],
+        "status": m["status"],
+        "card_clock_ms": m["card_clock_ms"],
+        "deal_clock_ms": m["deal_clock_ms"],
+        "started_ms": m["started_ms"],
+        "finished_ms": m["finished_ms"],
+        "seed_commitment": m["seed_commitment"],
+        "server_commitment": m["server_commitment"],
+        "contributions": [b["contribution"] for b in sorted(boards, key=lambda b: b["seat"])],
+        "starter": m["starter"] if finished else None,
+        "seed": seed.get("seed"),
+        "server_secret": seed.get("server_secret"),
+        "boards": boards,
+    }
+
+
+def _summary(row: aiosqlite.Row) -> dict[str, Any]:
+    return {
+        "match_id": row["id"],
+        "room": row["room_name"],
+        "pace": row["pace"],
+        "status": row["status"],
+        "started_ms": row["started_ms"],
+        "finished_ms": row["finished_ms"],
+        "players": row["players"],
+    }
+
+
+_SUMMARY_SQL = (
+    "SELECT m.id, m.pace, m.status, m.started_ms, m.finished_ms, r.name AS room_name,"
+    " (SELECT COUNT(*) FROM match_players x WHERE x.match_id = m.id) AS players"
+)
+
+
+async def player_matches(db: aiosqlite.Connection, who: str, limit: int) -> dict[str, Any] | None:
+    """The matches of a player given by id or name (registered names first)."""
+    found = await _rows(
+        db,
+        "SELECT id, name, guest, bot FROM players WHERE id = ? OR name = ? COLLATE NOCASE"
+        " ORDER BY (id = ?) DESC, guest ASC, created_ms ASC LIMIT 1",
+        (who, who, who),
+    )
+    if not found:
+        return None
+    p = found[0]
+    rows = await _rows(
+        db,
+        _SUMMARY_SQL + ", res.rank, res.score, res.time_used_ms"
+        " FROM match_players mp JOIN matches m ON m.id = mp.match_id"
+        " JOIN rooms r ON r.id = m.room_id"
+        " LEFT JOIN results res ON res.match_id = m.id AND res.player_id = mp.player_id"
+        " WHERE mp.player_id = ? ORDER BY m.started_ms DESC LIMIT ?",
+        (p["id"], limit),
+    )
+    matches = []
+    for row in rows:
+        item = _summary(row)
+        item.update(rank=row["rank"], score=row["score"], time_used_ms=row["time_used_ms"])
+        matches.append(item)
+    return {
+        "player": {"id": p["id"], "name": p["name"], "guest": bool(p["guest"]),
+                   "bot": bool(p["bot"])},
+        "matches": matches,
+    }  # fmt: skip
+
+
+async def recent_matches(db: aiosqlite.Connection, limit: int) -> list[dict[str, Any]]:
+    rows = await _rows(
+        db,
+        _SUMMARY_SQL + " FROM matches m JOIN rooms r ON r.id = m.room_id"
+        " ORDER BY m.started_ms DESC LIMIT ?",
+        (limit,),
+    )
+    return [_summary(row) for row in rows]
