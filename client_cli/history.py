@@ -1,0 +1,218 @@
+"""Past matches from the server's read-only HTTP JSON, and replays of them.
+
+:func:`parse_match` turns the server's match JSON into a :class:`Replay`, a
+pure object that answers "what did every board look like after placement N".
+Both front ends use it; the fetching helpers return readable lines for
+``--plain``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from client_cli.render import board_lines, score_lines
+from protocol.messages import BoardResult
+
+if TYPE_CHECKING:
+    from client_cli.model import ClientModel
+    from client_cli.session import Session
+
+STEPS = 17  # 16 placements, then the starter and the scores
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    match_id: str
+    when: str
+    room: str
+    players: int
+    rank: int | None
+    score: int | None
+    raw: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Replay:
+    match_id: str
+    starter: str
+    boards: tuple[BoardResult, ...]
+    seed: str = ""
+    seed_commitment: str = ""
+
+    def cells_after(self, board: BoardResult, step: int) -> list[str | None]:
+        cells: list[str | None] = [None] * 16
+        for p in board.placements:
+            if p.turn <= step:
+                cells["abcd".index(p.cell[0]) + 4 * (int(p.cell[1]) - 1)] = p.card
+        return cells
+
+    def placement_at(self, board: BoardResult, step: int) -> str:
+        for p in board.placements:
+            if p.turn == step:
+                return f"{p.card} on {p.cell}" + (" (auto)" if p.auto else "")
+        return "-"
+
+
+def _dig(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if isinstance(data, dict) and key in data:
+            return data[key]
+    return None
+
+
+def parse_match(data: Any) -> Replay:
+    """The server's match JSON -> :class:`Replay`; raise ValueError if unusable."""
+    if isinstance(data, dict) and isinstance(data.get("match"), dict) and "boards" not in data:
+        data = {**data["match"], **{k: v for k, v in data.items() if k != "match"}}
+    if not isinstance(data, dict) or not isinstance(data.get("boards"), list):
+        raise ValueError("the server's match has no boards")
+    try:
+        boards = tuple(BoardResult.model_validate(b) for b in data["boards"])
+    except ValidationError as exc:
+        raise ValueError(f"the server's match is not readable: {exc.errors()[0]['msg']}") from None
+    return Replay(
+        match_id=str(_dig(data, "match_id", "id") or ""),
+        starter=str(data.get("starter") or ""),
+        boards=tuple(sorted(boards, key=lambda b: (b.rank, b.seat))),
+        seed=str(data.get("seed") or ""),
+        seed_commitment=str(data.get("seed_commitment") or ""),
+    )
+
+
+def parse_history(data: Any) -> list[MatchSummary]:
+    items = data.get("matches") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ValueError("the server's history is not a list of matches")
+    out = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        mine = item.get("you") if isinstance(item.get("you"), dict) else item
+        out.append(
+            MatchSummary(
+                match_id=str(_dig(item, "match_id", "id") or "?"),
+                when=str(_dig(item, "finished_at", "ended_at", "started_at", "when") or ""),
+                room=str(_dig(item, "room_name", "room") or ""),
+                players=int(_dig(item, "players", "seats") or 0)
+                if not isinstance(item.get("players"), list)
+                else len(item["players"]),
+                rank=_int(_dig(mine, "rank")),
+                score=_int(_dig(mine, "score", "total")),
+                raw=item,
+            )
+        )
+    return out
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+# Endpoint paths: the server's read-only HTTP JSON (see docs/protocol.md).
+def history_path(player_id: str) -> str:
+    return f"/api/players/{player_id}/matches"
+
+
+def match_path(match_id: str) -> str:
+    return f"/api/matches/{match_id}"
+
+
+LEADERBOARD_PATH = "/api/leaderboard"
+
+
+async def fetch_history(session: Session, player_id: str) -> list[MatchSummary]:
+    from client_cli.session import SessionError, path_quote
+
+    data = await session.get_json(history_path(path_quote(player_id)))
+    try:
+        return parse_history(data)
+    except ValueError as exc:
+        raise SessionError(str(exc)) from None
+
+
+async def fetch_replay(session: Session, match_id: str) -> Replay:
+    from client_cli.session import SessionError, path_quote
+
+    data = await session.get_json(match_path(path_quote(match_id)))
+    try:
+        return parse_match(data)
+    except ValueError as exc:
+        raise SessionError(str(exc)) from None
+
+
+async def fetch_leaderboard(session: Session) -> list[dict[str, Any]]:
+    from client_cli.session import SessionError
+
+    data = await session.get_json(LEADERBOARD_PATH)
+    rows = _dig(data, "players", "leaderboard", "rows") if isinstance(data, dict) else data
+    if not isinstance(rows, list):
+        raise SessionError("the server's leaderboard is not a list")
+    return [r for r in rows if isinstance(r, dict)]
+
+
+def format_summary(m: MatchSummary) -> str:
+    bits = [f"match {m.match_id}"]
+    if m.when:
+        bits.append(m.when)
+    if m.room:
+        bits.append(f"room {m.room}")
+    if m.players:
+        bits.append(f"{m.players} players")
+    if m.rank is not None:
+        bits.append(f"rank {m.rank}")
+    if m.score is not None:
+        bits.append(f"{m.score} points")
+    return ", ".join(bits)
+
+
+def leader_line(i: int, row: dict[str, Any]) -> str:
+    name = _dig(row, "name", "player") or "?"
+    if isinstance(name, dict):
+        name = name.get("name", "?")
+    rating = _dig(row, "rating", "elo", "score")
+    games = _dig(row, "matches", "games", "played")
+    extra = []
+    if rating is not None:
+        extra.append(f"rating {round(float(rating))}")
+    if games is not None:
+        extra.append(f"{games} matches")
+    wins = _dig(row, "wins")
+    if wins is not None:
+        extra.append(f"{wins} wins")
+    return f"{i:>3}. {name}" + (f": {', '.join(extra)}" if extra else "")
+
+
+async def history_lines(session: Session, model: ClientModel) -> list[str]:
+    if model.me is None:
+        return ["not signed in"]
+    matches = await fetch_history(session, model.me.id)
+    if not matches:
+        return ["no finished matches yet"]
+    return [format_summary(m) for m in matches]
+
+
+async def leaderboard_lines(session: Session) -> list[str]:
+    rows = await fetch_leaderboard(session)
+    if not rows:
+        return ["the leaderboard is empty"]
+    return [leader_line(i + 1, r) for i, r in enumerate(rows)]
+
+
+async def replay_lines(session: Session, match_id: str) -> list[str]:
+    replay = await fetch_replay(session, match_id)
+    lines = [f"replay of match {replay.match_id}: {len(replay.boards)} boards"]
+    for step in range(1, 17):
+        moves = "; ".join(f"{b.player.name} {replay.placement_at(b, step)}" for b in replay.boards)
+        lines.append(f"placement {step}: {moves}")
+    lines.append(f"starter: {replay.starter}")
+    for b in replay.boards:
+        lines.append(f"board of {b.player.name}: rank {b.rank}, {b.score.total} points")
+        lines += [t.plain for t in board_lines(b.cells, b.score, glyphs=False)]
+        lines += ["  " + t.plain for t in score_lines(b.score, glyphs=False)]
+    return lines

@@ -1,0 +1,427 @@
+"""``cribsquares play --plain``: the whole game as plain lines of text.
+
+Commands come one per line on stdin (a terminal or a pipe), events go to
+stdout as readable sentences; no cursor movement, no colour, nothing a screen
+reader or a script would trip over. Each command finishes before the next is
+read: a placement waits for its card, ``wait`` waits for the match's end, so a
+script can be a plain list of commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import secrets
+import shlex
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import IO, Any
+
+from client_cli import history as hist
+from client_cli.config import TokenStore
+from client_cli.model import ClientModel, Connection
+from client_cli.render import board_lines, clock_text, score_lines
+from client_cli.session import Session, SessionError
+from engine import parse_cell
+from protocol.messages import (
+    AddBot,
+    CreateRoom,
+    ErrorMessage,
+    JoinRoom,
+    LeaveRoom,
+    ListRooms,
+    MatchResult,
+    Pace,
+    Place,
+    Ready,
+    Rooms,
+    RoomStatus,
+    ServerMessage,
+    StartMatch,
+    Visibility,
+)
+
+HELP = """\
+commands:
+  rooms                              list open rooms
+  create NAME [--seats N] [--pace lockstep|race] [--private] [--clock SECONDS]
+                                     create a room (1 seat: a solo game)
+  join ID|CODE                       join a room by its id or invite code
+  leave                              leave the room
+  ready | unready                    say you are (not) ready
+  start                              start the match (the room's creator)
+  bot [STRATEGY]                     fill a seat with a bot (the room's creator)
+  b3 | place b3                      place the current card on cell b3
+  board                              show your board and the legal cells
+  who                                who is in the room and how far along
+  wait                               wait for the match to end (or to start)
+  history                            your past matches
+  replay MATCH_ID                    step through a match, placement by placement
+  leaders                            the leaderboard
+  help                               this list
+  quit                               leave the client
+cells are a1..d4: column letter a-d, then row 1-4"""
+
+ROOM_WAIT_S = 30.0
+
+
+class _Args(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise SessionError(message)
+
+
+def _create_parser() -> argparse.ArgumentParser:
+    p = _Args(prog="create", add_help=False)
+    p.add_argument("name", nargs="+")
+    p.add_argument("--seats", type=int, default=2)
+    p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--private", action="store_true")
+    p.add_argument("--clock", type=int, default=None, help="seconds per card (lockstep)")
+    p.add_argument("--deal-clock", type=int, default=None, help="seconds per deal (race)")
+    return p
+
+
+class PlainClient:
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str | None,
+        guest: bool = False,
+        store: TokenStore | None = None,
+        out: IO[str] | None = None,
+        inp: IO[str] | None = None,
+    ) -> None:
+        self.out = out or sys.stdout
+        self.inp = inp or sys.stdin
+        self.model = ClientModel(url)
+        self.changed = asyncio.Event()
+        self.printed: set[str] = set()
+        self.session = Session(
+            url,
+            name=name,
+            guest=guest,
+            store=store if store is not None else TokenStore(),
+            listener=self._on_message,
+            status=self._on_status,
+            resume_room=lambda: self.model.room.id if self.model.room else None,
+            give_up_after=4,
+        )
+        self.model.server_url = self.session.url
+
+    # -- output --------------------------------------------------------------
+
+    def say(self, line: str) -> None:
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def _on_message(self, msg: ServerMessage) -> None:
+        for line in self.model.apply(msg, time.monotonic()):
+            self.say(line)
+        if isinstance(msg, MatchResult) or (
+            getattr(msg, "result", None) is not None and self.model.match is not None
+        ):
+            self._print_result()
+        self.changed.set()
+
+    def _on_status(self, state: Connection, note: str) -> None:
+        for line in self.model.set_connection(state, note):
+            self.say(line)
+        self.changed.set()
+
+    def _print_result(self) -> None:
+        match = self.model.match
+        if match is None or match.result is None or match.match_id in self.printed:
+            return
+        self.printed.add(match.match_id)
+        for board in match.result.boards:
+            me = " (you)" if self.model.me and board.player.id == self.model.me.id else ""
+            self.say(
+                f"board of {board.player.name}{me}: rank {board.rank}, {board.score.total} points"
+            )
+            for line in board_lines(board.cells, board.score, glyphs=False):
+                self.say(line.plain)
+            for line in score_lines(board.score, glyphs=False):
+                self.say("  " + line.plain)
+
+    # -- waiting -------------------------------------------------------------
+
+    async def until(self, cond: Callable[[], bool], timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while not cond():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+        return True
+
+    async def request(self, msg: Any) -> ServerMessage:
+        reply = await self.session.request(msg)
+        if isinstance(reply, ErrorMessage):
+            raise SessionError(reply.reason)  # already printed as "refused: ..."
+        return reply
+
+    # -- commands ------------------------------------------------------------
+
+    async def handle(self, line: str) -> bool:
+        """Run one command line; return False to quit."""
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            self.say(f"error: {exc}")
+            return True
+        if not words:
+            return True
+        cmd, args = words[0].lower(), words[1:]
+        if cmd in ("quit", "exit", "q"):
+            return False
+        handler = getattr(self, f"cmd_{cmd}", None)
+        if handler is None and len(cmd) == 2 and cmd[0] in "abcd" and cmd[1] in "1234":
+            handler, args = self.cmd_place, [cmd]
+        if handler is None:
+            self.say(f"unknown command {cmd!r}: type help for the list")
+            return True
+        try:
+            await handler(args)
+        except SessionError as exc:
+            if not str(exc).startswith("refused"):
+                self.say(f"error: {exc}")
+        return True
+
+    async def cmd_help(self, args: list[str]) -> None:
+        for line in HELP.splitlines():
+            self.say(line)
+
+    async def cmd_rooms(self, args: list[str]) -> None:
+        reply = await self.request(ListRooms())
+        rooms = reply.rooms if isinstance(reply, Rooms) else self.model.rooms
+        if not rooms:
+            self.say("no open rooms: create one with: create NAME")
+        for r in rooms:
+            clock = (
+                f"{r.card_clock_ms // 1000}s/card"
+                if r.pace == Pace.LOCKSTEP
+                else f"{r.deal_clock_ms // 1000}s/deal"
+            )
+            self.say(
+                f"room {r.id}: {r.name}, {r.taken}/{r.seats} seated, {r.pace.value} "
+                f"{clock}, {r.status.value}, by {r.creator.name}"
+            )
+
+    async def cmd_create(self, args: list[str]) -> None:
+        opts = _create_parser().parse_args(args)
+        fields: dict[str, Any] = {
+            "name": " ".join(opts.name),
+            "seats": opts.seats,
+            "pace": Pace(opts.pace),
+            "visibility": Visibility.PRIVATE if opts.private else Visibility.PUBLIC,
+            "contribution": self._contribution(),
+        }
+        if opts.clock is not None:
+            fields["card_clock_ms"] = opts.clock * 1000
+        if opts.deal_clock is not None:
+            fields["deal_clock_ms"] = opts.deal_clock * 1000
+        try:
+            msg = CreateRoom(**fields)
+        except ValueError as exc:
+            raise SessionError(f"create: {_first_error(exc)}") from None
+        await self.request(msg)
+        await self.until(lambda: self.model.room is not None, 5)
+
+    async def cmd_join(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise SessionError("usage: join ID|CODE")
+        target = args[0]
+        contribution = self._contribution()
+        known = {r.id for r in self.model.rooms}
+        if target in known:
+            await self.request(JoinRoom(room_id=target, contribution=contribution))
+        else:
+            reply = await self.session.request(
+                JoinRoom(invite_code=target, contribution=contribution)
+            )
+            if isinstance(reply, ErrorMessage):
+                await self.request(JoinRoom(room_id=target, contribution=contribution))
+        await self.until(lambda: self.model.room is not None, 5)
+
+    async def cmd_leave(self, args: list[str]) -> None:
+        room = self.model.room
+        if room is None:
+            raise SessionError("you are not in a room")
+        if room.status == RoomStatus.FINISHED:
+            # Over for good: the server may already have forgotten the room.
+            self.model.forget_room()
+            self.say(f"left room {room.name}")
+            with contextlib.suppress(SessionError):
+                await self.session.request(LeaveRoom(room_id=room.id), timeout=2)
+            return
+        await self.request(LeaveRoom(room_id=room.id))
+
+    async def cmd_ready(self, args: list[str]) -> None:
+        await self.request(Ready(room_id=self._room(), ready=True))
+
+    async def cmd_unready(self, args: list[str]) -> None:
+        await self.request(Ready(room_id=self._room(), ready=False))
+
+    async def cmd_start(self, args: list[str]) -> None:
+        await self.request(StartMatch(room_id=self._room()))
+        await self.until(lambda: self.model.match is not None, 5)
+
+    async def cmd_bot(self, args: list[str]) -> None:
+        strategy = args[0] if args else "expert"
+        await self.request(AddBot(room_id=self._room(), strategy=strategy))
+
+    async def cmd_place(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise SessionError("usage: place CELL (like b3)")
+        room = self._room()
+        cell = args[0].strip().lower()
+
+        def card_waiting() -> bool:
+            m = self.model.match
+            return m is not None and (m.card is not None or m.result is not None)
+
+        # A script may send its placement before the card arrives: wait for it.
+        m = self.model.match
+        wait = ROOM_WAIT_S
+        if m is not None:
+            wait = max(m.card_clock_ms, m.deal_clock_ms, 1000) / 1000 + 5
+        if not await self.until(card_waiting, wait):
+            raise SessionError("no card to place: no match is running")
+        reason = self.model.why_not(cell)
+        if reason is not None:
+            self.say(f"refused: {reason}")
+            return
+        match = self.model.match
+        assert match is not None and match.turn is not None
+        await self.request(Place(room_id=room, turn=match.turn, cell=cell))
+
+    async def cmd_board(self, args: list[str]) -> None:
+        match = self.model.match
+        if match is None:
+            raise SessionError("no match yet")
+        marks = [parse_cell(c) for c in match.legal]
+        for line in board_lines(match.cells, None, glyphs=False, marks=marks):
+            self.say(line.plain)
+        if match.card:
+            left = match.clock.left_ms(time.monotonic()) if match.clock else None
+            self.say(
+                f"card {match.turn}/16: {match.card}, {clock_text(left)} left; "
+                f"legal: {' '.join(match.legal)}"
+            )
+
+    async def cmd_who(self, args: list[str]) -> None:
+        room = self.model.room
+        if room is None:
+            raise SessionError("you are not in a room")
+        code = f", invite code {room.invite_code}" if room.invite_code else ""
+        self.say(
+            f"room {room.name} ({room.id}){code}: {room.status.value}, "
+            f"{len(room.players)}/{room.seats} seated"
+        )
+        for row in self.model.progress_rows():
+            you = " (you)" if row.me else ""
+            bot = " [bot]" if row.player.bot else ""
+            self.say(f"  {row.player.name}{bot}{you}: {row.state}, {row.placed}/16 placed")
+
+    async def cmd_wait(self, args: list[str]) -> None:
+        match = self.model.match
+        if match is not None and match.result is None:
+            limit = 16 * max(match.card_clock_ms, 1000) / 1000 + max(match.deal_clock_ms, 0) / 1000
+            ok = await self.until(
+                lambda: self.model.match is None or self.model.match.result is not None, limit + 30
+            )
+        else:
+            current = match.match_id if match else None
+            ok = await self.until(
+                lambda: self.model.match is not None and self.model.match.match_id != current,
+                300,
+            )
+        if not ok:
+            self.say("still waiting: giving up")
+
+    async def cmd_history(self, args: list[str]) -> None:
+        for line in await hist.history_lines(self.session, self.model):
+            self.say(line)
+
+    async def cmd_replay(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise SessionError("usage: replay MATCH_ID")
+        for line in await hist.replay_lines(self.session, args[0]):
+            self.say(line)
+
+    async def cmd_leaders(self, args: list[str]) -> None:
+        for line in await hist.leaderboard_lines(self.session):
+            self.say(line)
+
+    def _room(self) -> str:
+        if self.model.room is None:
+            raise SessionError("you are not in a room: create or join one first")
+        return self.model.room.id
+
+    def _contribution(self) -> str:
+        self.model.contribution = secrets.token_hex(16)
+        return self.model.contribution
+
+    # -- main loop -----------------------------------------------------------
+
+    def _start_reader(
+        self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None]
+    ) -> None:
+        def read() -> None:
+            try:
+                for line in self.inp:
+                    loop.call_soon_threadsafe(queue.put_nowait, line)
+            except (OSError, ValueError):
+                pass
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+
+        threading.Thread(target=read, name="stdin", daemon=True).start()
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        runner = asyncio.create_task(self.session.run())
+        signed = asyncio.create_task(self.session.wait_signed_in())
+        await asyncio.wait({runner, signed}, return_when=asyncio.FIRST_COMPLETED)
+        if runner.done():
+            signed.cancel()
+            exc = runner.exception()
+            self.say(f"error: {exc}" if exc else "error: disconnected")
+            return 1
+        self.say("type help for the commands")
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._start_reader(loop, queue)
+        code = 0
+        try:
+            while True:
+                get = asyncio.create_task(queue.get())
+                await asyncio.wait({get, runner}, return_when=asyncio.FIRST_COMPLETED)
+                if runner.done():
+                    get.cancel()
+                    exc = runner.exception()
+                    self.say(f"error: {exc}" if exc else "disconnected")
+                    code = 1
+                    break
+                line = get.result()
+                if line is None or not await self.handle(line):
+                    break
+        finally:
+            await self.session.close()
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await runner
+        return code
+
+
+def _first_error(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+    return str(exc)

@@ -1,0 +1,339 @@
+"""The client's network session: one WebSocket to the server, kept alive.
+
+:class:`Session` connects, signs in (``hello`` with the saved token, or a name
+to register), hands every parsed server message to a listener, and when the
+connection drops reconnects with exponential backoff and signs in again with
+the token, asking for a fresh ``room_state`` of the room it was in. It also
+fetches the server's read-only HTTP JSON (history, matches, leaderboards).
+
+It knows nothing about screens: front ends pass callbacks. It must never let
+an exception escape to the user as a traceback: failures become
+:class:`SessionError` with a readable message, or a status note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import aiohttp
+from pydantic import BaseModel, ValidationError
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from client_cli.config import SavedSignIn, TokenStore
+from client_cli.model import Connection
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    SERVER_ADAPTER,
+    ErrorMessage,
+    Hello,
+    ServerMessage,
+    Welcome,
+)
+
+DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
+CLIENT_NAME = "cribsquares-cli"
+
+Listener = Callable[[ServerMessage], None]
+StatusListener = Callable[[Connection, str], None]
+
+
+class SessionError(Exception):
+    """A failure to tell the player in one line (bad URL, sign-in refused...)."""
+
+
+class NotConnected(SessionError):
+    def __init__(self) -> None:
+        super().__init__("not connected to the server: reconnecting")
+
+
+def normalize_url(url: str) -> str:
+    """Accept ``host:port``, ``http://host:port`` or a full ``ws://host:port/ws``."""
+    raw = url.strip()
+    if "://" not in raw:
+        raw = "ws://" + raw
+    parts = urlsplit(raw)
+    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
+    if scheme not in ("ws", "wss") or not parts.netloc:
+        raise SessionError(f"not a server address: {url!r} (expected ws://HOST:PORT/ws)")
+    path = parts.path if parts.path not in ("", "/") else "/ws"
+    return urlunsplit((scheme, parts.netloc, path, parts.query, ""))
+
+
+def http_base(ws_url: str) -> str:
+    parts = urlsplit(ws_url)
+    scheme = "https" if parts.scheme == "wss" else "http"
+    return urlunsplit((scheme, parts.netloc, "", "", ""))
+
+
+def describe(exc: BaseException) -> str:
+    """A one-line, human description of a connection failure."""
+    if isinstance(exc, ConnectionClosed):
+        rcvd = exc.rcvd
+        if rcvd is not None and rcvd.reason:
+            return f"the server closed the connection ({rcvd.reason})"
+        return "the connection was closed"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (is the server running?)"
+    if isinstance(exc, TimeoutError):
+        return "the server did not answer in time"
+    if isinstance(exc, InvalidHandshake):
+        return f"the server refused the WebSocket handshake ({exc})"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc) or type(exc).__name__
+    return str(exc) or type(exc).__name__
+
+
+class Session:
+    """A signed-in, self-healing connection to one server."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str | None = None,
+        guest: bool = False,
+        store: TokenStore | None = None,
+        listener: Listener | None = None,
+        status: StatusListener | None = None,
+        resume_room: Callable[[], str | None] | None = None,
+        give_up_after: int | None = None,
+        backoff: tuple[float, float] = (0.5, 10.0),
+    ) -> None:
+        self.url = normalize_url(url)
+        self.name = name
+        self.guest = guest
+        self.store = store
+        self.listener = listener or (lambda msg: None)
+        self.status = status or (lambda state, note: None)
+        self.resume_room = resume_room or (lambda: None)
+        self.give_up_after = give_up_after
+        self.backoff = backoff
+        self.welcome: Welcome | None = None
+        self._ws: ClientConnection | None = None
+        self._closing = False
+        self._pending: dict[str, asyncio.Future[ServerMessage]] = {}
+        self._refs = itertools.count(1)
+        self._signed_in = asyncio.Event()
+
+    # -- lifecycle -----------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self._ws is not None and self.welcome is not None
+
+    async def wait_signed_in(self, timeout: float | None = None) -> Welcome:
+        await asyncio.wait_for(self._signed_in.wait(), timeout)
+        assert self.welcome is not None
+        return self.welcome
+
+    async def close(self) -> None:
+        self._closing = True
+        ws = self._ws
+        if ws is not None:
+            await ws.close()
+
+    async def run(self) -> None:
+        """Stay connected until :meth:`close`; raise :class:`SessionError` if hopeless."""
+        failures = 0
+        ever_connected = False
+        while not self._closing:
+            note = ""
+            self.status(Connection.RECONNECTING if ever_connected else Connection.CONNECTING, "")
+            try:
+                async with connect(
+                    self.url, open_timeout=5, ping_interval=15, ping_timeout=15, max_size=2**22
+                ) as ws:
+                    self._ws = ws
+                    await self._sign_in(ws, reconnect=ever_connected)
+                    ever_connected = True
+                    failures = 0
+                    self.status(Connection.ONLINE, "")
+                    async for frame in ws:
+                        self._dispatch(frame)
+                    note = describe(ConnectionClosed(ws.close_rcvd, ws.close_sent))
+            except SessionError:
+                raise
+            except InvalidURI as exc:
+                raise SessionError(f"not a server address: {exc}") from None
+            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
+                note = describe(exc)
+            finally:
+                self._ws = None
+                self.welcome = None
+                self._signed_in.clear()
+                self._fail_pending()
+            if self._closing:
+                break
+            failures += 1
+            if not ever_connected and self.give_up_after and failures >= self.give_up_after:
+                raise SessionError(f"cannot reach {self.url}: {note}")
+            delay = min(self.backoff[1], self.backoff[0] * 2 ** (failures - 1))
+            delay *= random.uniform(0.8, 1.2)
+            self.status(Connection.RECONNECTING, f"{note}; retrying in {delay:.0f}s")
+            await asyncio.sleep(delay)
+        self.status(Connection.OFFLINE, "")
+
+    async def _sign_in(self, ws: ClientConnection, *, reconnect: bool) -> None:
+        saved = self.store.get(self.url) if self.store else None
+        if saved is not None:
+            welcome = await self._hello(
+                ws, Hello(protocol=PROTOCOL_VERSION, token=saved.token, client=CLIENT_NAME)
+            )
+            if isinstance(welcome, ErrorMessage):
+                if self.store is not None and welcome.code in (
+                    "bad_token",
+                    "unknown_token",
+                    "auth_failed",
+                    "bad_auth",
+                ):
+                    self.store.forget(self.url)
+                if not self.name:
+                    raise SessionError(
+                        f"the saved sign-in was refused ({welcome.reason}); "
+                        "start again with --name NAME"
+                    )
+                # Registration needs a fresh connection: the server may close this one.
+                raise ConnectionClosed(None, None)
+        else:
+            if not self.name:
+                raise SessionError("no saved sign-in for this server: choose a name with --name")
+            welcome = await self._hello(
+                ws,
+                Hello(
+                    protocol=PROTOCOL_VERSION, name=self.name, guest=self.guest, client=CLIENT_NAME
+                ),
+            )
+            if isinstance(welcome, ErrorMessage):
+                raise SessionError(f"sign-in refused: {welcome.reason}")
+        assert isinstance(welcome, Welcome)
+        if welcome.token and self.store is not None and not welcome.player.guest:
+            self.store.put(
+                self.url, SavedSignIn(welcome.token, welcome.player.name, welcome.player.id)
+            )
+        self.welcome = welcome
+        self._signed_in.set()
+        self.listener(welcome)
+        room = self.resume_room() if reconnect else None
+        if room:
+            await self.send_raw({"type": "resync", "room_id": room})
+
+    async def _hello(self, ws: ClientConnection, hello: Hello) -> Welcome | ErrorMessage:
+        await ws.send(hello.model_dump_json(exclude_none=True))
+        while True:
+            frame = await asyncio.wait_for(ws.recv(), 10)
+            msg = self._parse(frame)
+            if isinstance(msg, (Welcome, ErrorMessage)):
+                return msg
+            if msg is not None:
+                self.listener(msg)
+
+    # -- frames --------------------------------------------------------------
+
+    def _parse(self, frame: str | bytes) -> ServerMessage | None:
+        try:
+            return SERVER_ADAPTER.validate_json(frame)
+        except ValidationError:
+            try:
+                kind = json.loads(frame).get("type")
+            except (ValueError, AttributeError):
+                kind = None
+            self.listener(
+                ErrorMessage(
+                    code="client_parse",
+                    reason=f"ignored a server message ({kind!r}) this client does not understand",
+                )
+            )
+            return None
+
+    def _dispatch(self, frame: str | bytes) -> None:
+        msg = self._parse(frame)
+        if msg is None:
+            return
+        ref = getattr(msg, "ref", None)
+        self.listener(msg)
+        if ref and ref in self._pending:
+            fut = self._pending.pop(ref)
+            if not fut.done():
+                fut.set_result(msg)
+
+    def _fail_pending(self) -> None:
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(NotConnected())
+        self._pending.clear()
+
+    # -- sending -------------------------------------------------------------
+
+    def next_ref(self) -> str:
+        return f"c{next(self._refs)}"
+
+    async def send_raw(self, data: dict[str, Any]) -> None:
+        ws = self._ws
+        if ws is None or (self.welcome is None and data.get("type") != "hello"):
+            raise NotConnected()
+        try:
+            await ws.send(json.dumps(data))
+        except ConnectionClosed:
+            raise NotConnected() from None
+
+    async def send(self, msg: BaseModel) -> str:
+        """Send a client message with a fresh ``ref``; return that ref."""
+        ref = self.next_ref()
+        data = msg.model_dump(mode="json", exclude_none=True)
+        data["ref"] = ref
+        await self.send_raw(data)
+        return ref
+
+    async def request(self, msg: BaseModel, timeout: float = 10.0) -> ServerMessage:
+        """Send and wait for the first reply echoing its ref (an error included)."""
+        ref = self.next_ref()
+        data = msg.model_dump(mode="json", exclude_none=True)
+        data["ref"] = ref
+        fut: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
+        self._pending[ref] = fut
+        try:
+            await self.send_raw(data)
+            return await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            raise SessionError("the server did not answer in time") from None
+        finally:
+            self._pending.pop(ref, None)
+
+    # -- read-only HTTP ------------------------------------------------------
+
+    async def get_json(self, path: str, **params: str | int) -> Any:
+        """GET ``path`` on the server's HTTP side; raise :class:`SessionError`."""
+        url = http_base(self.url) + path
+        headers = {}
+        saved = self.store.get(self.url) if self.store else None
+        token = (self.welcome.token if self.welcome else None) or (saved.token if saved else None)
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            timeout = aiohttp.ClientTimeout(total=10)
+            async with (
+                aiohttp.ClientSession(timeout=timeout) as http,
+                http.get(
+                    url, params={k: str(v) for k, v in params.items()}, headers=headers
+                ) as resp,
+            ):
+                if resp.status == 404:
+                    raise SessionError(f"the server does not offer {path}")
+                if resp.status >= 400:
+                    text = (await resp.text())[:200]
+                    raise SessionError(f"{path}: HTTP {resp.status} {text}")
+                return await resp.json(content_type=None)
+        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+            reason = describe(exc) if isinstance(exc, OSError) else str(exc)
+            raise SessionError(f"{path}: {reason}") from None
+
+
+def path_quote(part: str) -> str:
+    return quote(part, safe="")

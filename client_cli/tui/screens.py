@@ -1,0 +1,925 @@
+"""The screens of the terminal client: sign-in, lobby, room, game, results,
+history, replay, leaderboard, help and the small dialogs.
+
+Screens read ``self.app.model`` (the client-side model) in :meth:`show`,
+which the app calls after every change; actions go to the app, which sends
+them to the server from a worker. No screen talks to the network itself.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
+from textual.events import Key
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (
+    Button,
+    Checkbox,
+    DataTable,
+    Footer,
+    Input,
+    Label,
+    RadioButton,
+    RadioSet,
+    RichLog,
+    Static,
+)
+
+from client_cli import history as hist
+from client_cli.model import ClientModel
+from client_cli.render import SUIT_GLYPH, card_text
+from client_cli.session import SessionError
+from client_cli.tui.widgets import (
+    BoardView,
+    CardPanel,
+    ConnectionBar,
+    ProgressPanel,
+    ResultBoard,
+    cell_label,
+)
+from engine import parse_cell
+from protocol.messages import Pace, RoomStatus
+
+if TYPE_CHECKING:
+    from client_cli.tui.app import CribApp
+
+
+class BaseScreen(Screen[None]):
+    """A main screen: the connection bar on top, the keys at the bottom, help on ``?``."""
+
+    TITLE = ""
+    HELP = ""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", key_display="?"),
+    ]
+
+    @property
+    def crib(self) -> CribApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def model(self) -> ClientModel:
+        return self.crib.model
+
+    def compose_bar(self) -> ComposeResult:
+        yield ConnectionBar(id="bar")
+
+    def on_screen_resume(self) -> None:
+        self.show()
+
+    def show(self) -> None:
+        """Redraw from the model; subclasses extend."""
+        for bar in self.query(ConnectionBar):
+            bar.show(self.model, self.TITLE)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(self.TITLE, self.HELP))
+
+
+# ---------------------------------------------------------------------------
+# Sign-in
+
+
+class SignInScreen(BaseScreen):
+    TITLE = "sign in"
+    HELP = """\
+Type the name you want to play under and press Enter.
+The server gives this computer a token, kept in your config directory,
+so next time you are signed in straight away.
+
+Ctrl+Q  quit"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "app.quit", "Quit"),
+        Binding("f1", "help", "Help"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_bar()
+        with Vertical(id="signin"):
+            yield Static(self._banner(), id="banner")
+            yield Label("Your name:")
+            yield Input(placeholder="letters, digits, spaces, . _ -", id="name", max_length=24)
+            yield Static("", id="signin-status")
+        yield Footer()
+
+    def _banner(self) -> Text:
+        t = Text("\n")
+        for s in "SHDC":
+            t.append(
+                f" A{SUIT_GLYPH[s]} ", ("bold red" if s in "HD" else "bold black") + " on white"
+            )
+            t.append(" ")
+        t.append("\n\nCribbage Squares\n", "bold")
+        t.append("16 cards, a 4x4 grid, one starter. 61 wins.", "italic")
+        return t
+
+    def on_mount(self) -> None:
+        name = self.crib.session.name
+        if name:
+            self.query_one("#name", Input).value = name
+
+    def show(self) -> None:
+        super().show()
+        status = self.query_one("#signin-status", Static)
+        note = self.crib.sign_in_error or ""
+        conn = self.model.connection_note
+        if note:
+            status.update(Text(note, "bold red"))
+        elif self.crib.connecting:
+            status.update(Text(f"connecting to {self.model.server_url}… {conn}", "yellow"))
+        else:
+            status.update(Text(f"server: {self.model.server_url}", "dim"))
+
+    @on(Input.Submitted, "#name")
+    def submit(self, event: Input.Submitted) -> None:
+        name = event.value.strip()
+        if not name:
+            self.crib.sign_in_error = "type a name first"
+        else:
+            self.crib.sign_in(name)
+        self.show()
+
+
+# ---------------------------------------------------------------------------
+# Lobby
+
+
+class LobbyScreen(BaseScreen):
+    TITLE = "lobby"
+    HELP = """\
+The lobby lists the open public rooms.
+
+↑ ↓      choose a room
+Enter    join the chosen room
+n        new room (public or private, solo with 1 seat)
+i        join a private room by its invite code
+r        refresh the list
+h        your history of matches (and replays)
+l        leaderboard
+?        this help
+q        quit"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *BaseScreen.BINDINGS,
+        Binding("n", "create", "New room"),
+        Binding("enter", "join", "Join", show=True),
+        Binding("i", "invite", "Invite code"),
+        Binding("r", "refresh", "Refresh"),
+        Binding("h", "history", "History"),
+        Binding("l", "leaders", "Leaders"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_bar()
+        yield Static(Text("Open rooms", "bold"), classes="heading")
+        yield DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="lobby-note", classes="note")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#rooms", DataTable)
+        table.add_columns("room", "seats", "pace", "clock", "status", "created by", "id")
+        self.set_interval(5, self.action_refresh)
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        self.action_refresh()
+
+    def show(self) -> None:
+        super().show()
+        table = self.query_one("#rooms", DataTable)
+        rooms = self.model.rooms
+        keep = table.cursor_row
+        table.clear()
+        for r in rooms:
+            clock = (
+                f"{r.card_clock_ms // 1000}s/card"
+                if r.pace == Pace.LOCKSTEP
+                else f"{r.deal_clock_ms // 1000}s/deal"
+            )
+            seats = Text(f"{r.taken}/{r.seats}", "green" if r.taken < r.seats else "red")
+            status = Text(r.status.value, "green" if r.status == RoomStatus.WAITING else "yellow")
+            table.add_row(
+                r.name, seats, r.pace.value, clock, status, r.creator.name, r.id, key=r.id
+            )
+        if rooms:
+            table.move_cursor(row=min(keep, len(rooms) - 1))
+        note = self.query_one("#lobby-note", Static)
+        if not rooms:
+            note.update(Text("No open rooms. Press n to create one (1 seat plays solo).", "italic"))
+        else:
+            note.update(Text(f"{len(rooms)} open room(s). Enter joins the chosen one.", "dim"))
+
+    def action_refresh(self) -> None:
+        self.crib.list_rooms()
+
+    def action_join(self) -> None:
+        table = self.query_one("#rooms", DataTable)
+        if not self.model.rooms or table.cursor_row < 0:
+            self.crib.tell("no room chosen: press n to create one")
+            return
+        row_key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key
+        if row_key.value:
+            self.crib.join_room(room_id=row_key.value)
+
+    @on(DataTable.RowSelected, "#rooms")
+    def row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value:
+            self.crib.join_room(room_id=event.row_key.value)
+
+    def action_create(self) -> None:
+        def done(result: dict[str, Any] | None) -> None:
+            if result:
+                self.crib.create_room(result)
+
+        self.app.push_screen(CreateRoomDialog(), done)
+
+    def action_invite(self) -> None:
+        def done(code: str | None) -> None:
+            if code:
+                self.crib.join_room(invite_code=code)
+
+        self.app.push_screen(InviteDialog(), done)
+
+    def action_history(self) -> None:
+        self.app.push_screen(HistoryScreen())
+
+    def action_leaders(self) -> None:
+        self.app.push_screen(LeaderboardScreen())
+
+
+class CreateRoomDialog(ModalScreen[dict[str, Any] | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text("New room", "bold"))
+            yield Label("Name")
+            yield Input(value="Squares", id="room-name", max_length=40)
+            yield Label("Seats (1 = solo)")
+            yield Input(value="2", id="room-seats", type="integer", max_length=1)
+            yield Label("Pace")
+            with RadioSet(id="room-pace"):
+                yield RadioButton("lockstep: everyone places each card together", value=True)
+                yield RadioButton("race: place at your own speed against one clock")
+            yield Label("Seconds per card (lockstep) or per deal (race)")
+            yield Input(value="30", id="room-clock", type="integer", max_length=4)
+            yield Checkbox("private (join by invite code only)", id="room-private")
+            yield Static("", id="dialog-error")
+            with Horizontal(classes="buttons"):
+                yield Button("Create", variant="primary", id="create")
+                yield Button("Cancel", id="cancel")
+
+    def _value(self) -> dict[str, Any] | None:
+        name = self.query_one("#room-name", Input).value.strip()
+        seats_text = self.query_one("#room-seats", Input).value.strip() or "2"
+        clock_text = self.query_one("#room-clock", Input).value.strip() or "30"
+        error = self.query_one("#dialog-error", Static)
+        if not name:
+            error.update(Text("the room needs a name", "bold red"))
+            return None
+        seats = int(seats_text)
+        if not 1 <= seats <= 8:
+            error.update(Text("seats: 1 to 8", "bold red"))
+            return None
+        race = self.query_one("#room-pace", RadioSet).pressed_index == 1
+        seconds = int(clock_text)
+        if race and not 10 <= seconds <= 3600:
+            error.update(Text("a race clock is 10 to 3600 seconds", "bold red"))
+            return None
+        if not race and not 1 <= seconds <= 600:
+            error.update(Text("a card clock is 1 to 600 seconds", "bold red"))
+            return None
+        value: dict[str, Any] = {
+            "name": name,
+            "seats": seats,
+            "pace": "race" if race else "lockstep",
+            "visibility": "private"
+            if self.query_one("#room-private", Checkbox).value
+            else "public",
+        }
+        value["deal_clock_ms" if race else "card_clock_ms"] = seconds * 1000
+        return value
+
+    @on(Button.Pressed, "#create")
+    @on(Input.Submitted)
+    def create(self) -> None:
+        value = self._value()
+        if value is not None:
+            self.dismiss(value)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class InviteDialog(ModalScreen[str | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text("Join a private room", "bold"))
+            yield Label("Invite code (or room id)")
+            yield Input(id="invite-code", max_length=32)
+            with Horizontal(classes="buttons"):
+                yield Button("Join", variant="primary", id="join")
+                yield Button("Cancel", id="cancel")
+
+    @on(Button.Pressed, "#join")
+    @on(Input.Submitted)
+    def join(self) -> None:
+        code = self.query_one("#invite-code", Input).value.strip()
+        self.dismiss(code or None)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+# ---------------------------------------------------------------------------
+# Room
+
+
+class RoomScreen(BaseScreen):
+    TITLE = "room"
+    HELP = """\
+The room before the match: who is seated and who is ready.
+The match starts when every seat is taken and everyone is ready,
+or when the room's creator starts it.
+
+Space / r   toggle ready
+s           start the match now (creator only)
+b           fill an empty seat with a bot (creator only)
+Escape      leave the room
+?           this help"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *BaseScreen.BINDINGS,
+        Binding("space", "ready", "Ready"),
+        Binding("r", "ready", "Ready", show=False),
+        Binding("s", "start", "Start"),
+        Binding("b", "bot", "Add bot"),
+        Binding("escape", "leave", "Leave"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_bar()
+        yield Static("", id="room-head", classes="heading")
+        yield DataTable(id="seats", cursor_type="none", zebra_stripes=True)
+        yield Static("", id="room-note", classes="note")
+        yield RichLog(id="room-log", max_lines=200, wrap=True, markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#seats", DataTable).add_columns("seat", "player", "ready", "connection")
+        for line in self.crib.log_lines[-20:]:
+            self.query_one("#room-log", RichLog).write(line)
+
+    def show(self) -> None:
+        super().show()
+        room = self.model.room
+        if room is None:
+            return
+        head = Text()
+        head.append(room.name, "bold")
+        head.append(f"   {room.visibility.value}, {room.pace.value}, ")
+        clock = (
+            f"{room.card_clock_ms // 1000}s per card"
+            if room.pace == Pace.LOCKSTEP
+            else f"{room.deal_clock_ms // 1000}s per deal"
+        )
+        head.append(clock)
+        head.append(f"   id {room.id}", "dim")
+        if room.invite_code:
+            head.append("\ninvite code: ", "bold")
+            head.append(room.invite_code, "bold yellow")
+        self.query_one("#room-head", Static).update(head)
+        table = self.query_one("#seats", DataTable)
+        table.clear()
+        for s in sorted(room.players, key=lambda s: s.seat):
+            me = self.model.me is not None and s.player.id == self.model.me.id
+            name = s.player.name + (" (you)" if me else "") + (" [bot]" if s.player.bot else "")
+            if s.player.id == room.creator.id:
+                name += " ★"
+            table.add_row(
+                str(s.seat),
+                Text(name, "bold" if me else ""),
+                Text("✔ ready", "green") if s.ready else Text("· not ready", "dim"),
+                Text("online", "green") if s.connected else Text("disconnected", "bold red"),
+            )
+        for _ in range(room.seats - len(room.players)):
+            table.add_row("", Text("(empty seat)", "dim"), "", "")
+        note = Text()
+        if self.model.match is not None and self.model.match.result is not None:
+            note.append("The last match is over. ", "italic")
+        if self.model.am_ready():
+            note.append("You are ready. ", "green")
+        else:
+            note.append("Press Space when you are ready. ", "bold")
+        if self.model.is_creator:
+            note.append("You created this room: s starts the match now, b adds a bot.")
+        else:
+            note.append(f"{room.creator.name} can start the match.")
+        self.query_one("#room-note", Static).update(note)
+
+    def log_line(self, line: str) -> None:
+        self.query_one("#room-log", RichLog).write(line)
+
+    def action_ready(self) -> None:
+        self.crib.set_ready(not self.model.am_ready())
+
+    def action_start(self) -> None:
+        if not self.model.is_creator:
+            self.crib.tell("only the room's creator can start the match; press Space to be ready")
+            return
+        self.crib.start_match()
+
+    def action_bot(self) -> None:
+        if not self.model.is_creator:
+            self.crib.tell("only the room's creator can add a bot")
+            return
+        self.crib.add_bot()
+
+    def action_leave(self) -> None:
+        self.crib.leave_room()
+
+
+# ---------------------------------------------------------------------------
+# Game
+
+
+class GameScreen(BaseScreen):
+    TITLE = "match"
+    HELP = """\
+Place each card on your 4x4 grid. After the first, a card must go in an
+empty cell touching a filled one (across, down or diagonally); legal cells
+are outlined in green and show their names.
+
+← ↑ → ↓       move the cursor
+Enter/Space   place the card under the cursor
+a-d then 1-4  place by cell name (b3 = column b, row 3)
+mouse         click a cell to place the card there
+Escape        clear a half-typed cell name
+?             this help
+
+When the clock runs out the server places the card for you.
+Rows and columns score as cribbage hands with the starter."""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *BaseScreen.BINDINGS,
+        Binding("up", "move(-1, 0)", "↑", show=False),
+        Binding("down", "move(1, 0)", "↓", show=False),
+        Binding("left", "move(0, -1)", "←", show=False),
+        Binding("right", "move(0, 1)", "→", show=False),
+        Binding("enter", "place", "Place"),
+        Binding("space", "place", "Place", show=False),
+        Binding("escape", "clear", "Clear typing", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.typed = ""
+        self.match_id: str | None = None
+        self.note = ""
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_bar()
+        with Horizontal(id="game"):
+            with Vertical(id="board-pane"):
+                yield BoardView(id="board")
+                yield Static("", id="game-note", classes="note")
+            with Vertical(id="side"):
+                yield CardPanel(id="card")
+                yield Static(Text("Players", "bold"), classes="heading")
+                yield ProgressPanel(id="progress")
+                yield RichLog(id="game-log", max_lines=200, wrap=True, markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_interval(0.25, self.tick)
+
+    def show(self) -> None:
+        super().show()
+        match = self.model.match
+        board = self.query_one("#board", BoardView)
+        if match is None:
+            return
+        if match.match_id != self.match_id:
+            self.match_id, self.typed, self.note = match.match_id, "", ""
+            board.cursor = 5
+        legal = [parse_cell(c) for c in match.legal]
+        last = None
+        if match.placements:
+            last = parse_cell(max(match.placements, key=lambda p: p.turn).cell)
+        board.set_board(match.cells, legal, last)
+        if legal and board.cursor not in legal and match.placed_count > 0:
+            board.cursor = min(
+                legal, key=lambda i: abs(i // 4 - board.cursor // 4) + abs(i % 4 - board.cursor % 4)
+            )
+        self.query_one("#progress", ProgressPanel).show(self.model.progress_rows())
+        self.tick()
+        self._show_note()
+
+    def tick(self) -> None:
+        match = self.model.match
+        if match is None:
+            return
+        left = match.clock.left_ms(time.monotonic()) if match.clock else None
+        per = "this card" if match.pace == Pace.LOCKSTEP else "left for the whole deal"
+        waiting = ""
+        if match.card is None:
+            waiting = (
+                "Your board is full: waiting for the others…"
+                if match.placed_count >= 16
+                else "Waiting for the next card…"
+            )
+        self.query_one("#card", CardPanel).show(match.turn, match.card, left, per, waiting)
+
+    def _show_note(self) -> None:
+        t = Text()
+        if self.typed:
+            t.append(f"typed: {self.typed}_  ", "bold yellow")
+        if self.note:
+            t.append(self.note, "bold red")
+        elif not self.typed:
+            t.append("arrows + Enter, type a cell (b3) or click a green cell", "dim")
+        self.query_one("#game-note", Static).update(t)
+
+    def log_line(self, line: str) -> None:
+        self.query_one("#game-log", RichLog).write(line)
+
+    def refuse(self, reason: str) -> None:
+        self.note = f"✖ {reason}"
+        self._show_note()
+
+    def action_move(self, drow: int, dcol: int) -> None:
+        self.query_one("#board", BoardView).move(drow, dcol)
+        self.note = ""
+        self._show_note()
+
+    def action_place(self) -> None:
+        self.place(cell_label(self.query_one("#board", BoardView).cursor))
+
+    def action_clear(self) -> None:
+        self.typed, self.note = "", ""
+        self._show_note()
+
+    def place(self, cell: str) -> None:
+        reason = self.model.why_not(cell)
+        if reason is not None:
+            self.refuse(reason)
+            return
+        self.note = ""
+        self._show_note()
+        self.crib.place(cell)
+
+    def on_key(self, event: Key) -> None:
+        char = (event.character or "").lower()
+        if char in ("a", "b", "c", "d"):
+            self.typed = char
+            self.note = ""
+            event.stop()
+        elif char in ("1", "2", "3", "4") and self.typed:
+            cell = self.typed + char
+            self.typed = ""
+            board = self.query_one("#board", BoardView)
+            board.cursor = parse_cell(cell)
+            event.stop()
+            self.place(cell)
+            return
+        elif char.isdigit() or char.isalpha():
+            self.typed = ""
+            if char not in ("q",):
+                self.note = f"cells are a1..d4: column a-d, then row 1-4 (not {char!r})"
+            event.stop()
+        else:
+            return
+        self._show_note()
+
+    @on(BoardView.CellChosen)
+    def clicked(self, event: BoardView.CellChosen) -> None:
+        self.place(cell_label(event.index))
+
+
+# ---------------------------------------------------------------------------
+# Results
+
+
+class ResultsScreen(BaseScreen):
+    TITLE = "results"
+    HELP = """\
+Every board, revealed with the starter: each row and column scored as a
+cribbage hand (fifteens, pairs, runs, flush, nobs), heels when the starter
+is a jack, the total, the ranking and the wins (61 or more).
+
+The ✔ mark says the client checked the deal itself: the revealed seed
+matches the commitment published before the first card, comes from the
+server's secret and every player's contribution, and deals exactly the
+cards you received and the starter.
+
+← →            scroll the boards
+p              replay this match placement by placement
+Enter/Escape   leave the room, back to the lobby
+?              this help"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *BaseScreen.BINDINGS,
+        Binding("p", "replay", "Replay"),
+        Binding("enter", "leave", "Lobby"),
+        Binding("escape", "leave", "Lobby", show=False),
+        Binding("left", "scroll(-1)", "←", show=False),
+        Binding("right", "scroll(1)", "→", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_bar()
+        yield Static("", id="results-head", classes="heading")
+        yield HorizontalScroll(id="boards")
+        yield Footer()
+
+    def show(self) -> None:
+        super().show()
+        match = self.model.match
+        if match is None or match.result is None:
+            return
+        result = match.result
+        head = Text()
+        head.append("Starter ", "bold")
+        head.append_text(card_text(result.starter, width=0))
+        me = self.model.me
+        mine = next((b for b in result.boards if me and b.player.id == me.id), None)
+        if mine is not None:
+            head.append(f"    you: #{mine.rank}, {mine.score.total} points", "bold cyan")
+            if mine.score.win:
+                head.append("  — a WIN (61+)", "bold green")
+        v = match.verification
+        head.append("\n")
+        if v is not None and v.ok:
+            head.append("✔ deal verified", "bold green")
+            head.append(
+                f"  seed {result.seed[:16]}… matches commitment {result.seed_commitment[:16]}…",
+                "dim",
+            )
+        elif v is not None:
+            head.append(f"✖ {v.summary}", "bold red")
+        self.query_one("#results-head", Static).update(head)
+        if self.shown == result.match_id:
+            return
+        self.shown = result.match_id
+        boards = self.query_one("#boards", HorizontalScroll)
+        boards.remove_children()
+        views = []
+        for board in result.boards:
+            view = ResultBoard()
+            views.append((view, board))
+        boards.mount_all([v for v, _ in views])
+        for view, board in views:
+            view.show(board, me is not None and board.player.id == me.id)
+
+    def action_scroll(self, direction: int) -> None:
+        boards = self.query_one("#boards", HorizontalScroll)
+        boards.scroll_relative(x=direction * 48, animate=False)
+
+    def action_leave(self) -> None:
+        self.crib.leave_room()
+
+    def action_replay(self) -> None:
+        match = self.model.match
+        if match is None or match.result is None:
+            return
+        r = match.result
+        replay = hist.Replay(r.match_id, r.starter, tuple(r.boards), r.seed, r.seed_commitment)
+        self.app.push_screen(ReplayScreen(replay=replay))
+
+
+# ---------------------------------------------------------------------------
+# History, replay, leaderboard, help
+
+
+class HistoryScreen(BaseScreen):
+    TITLE = "history"
+    HELP = """\
+Your finished matches, newest first, from the server.
+
+↑ ↓     choose a match
+Enter   replay it, placement by placement
+r       reload
+Escape  back"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *BaseScreen.BINDINGS,
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("r", "reload", "Reload"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_bar()
+        yield Static(Text("Your matches", "bold"), classes="heading")
+        yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
+        yield Static("loading…", id="history-note", classes="note")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#history", DataTable).add_columns(
+            "when", "room", "players", "rank", "points", "match"
+        )
+        self.action_reload()
+
+    @work(exclusive=True, group="history")
+    async def action_reload(self) -> None:
+        note = self.query_one("#history-note", Static)
+        me = self.model.me
+        if me is None:
+            return
+        try:
+            matches = await hist.fetch_history(self.crib.session, me.id)
+        except SessionError as exc:
+            note.update(Text(f"✖ {exc}", "bold red"))
+            return
+        table = self.query_one("#history", DataTable)
+        table.clear()
+        for m in matches:
+            rank = Text(
+                str(m.rank) if m.rank is not None else "-", "bold green" if m.rank == 1 else ""
+            )
+            score = Text(
+                str(m.score) if m.score is not None else "-",
+                "bold green" if (m.score or 0) >= 61 else "",
+            )
+            table.add_row(
+                m.when[:19], m.room, str(m.players or "-"), rank, score, m.match_id, key=m.match_id
+            )
+        note.update(
+            Text(
+                f"{len(matches)} match(es). Enter replays the chosen one."
+                if matches
+                else "No finished matches yet.",
+                "dim",
+            )
+        )
+
+    @on(DataTable.RowSelected, "#history")
+    def selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value:
+            self.open_replay(event.row_key.value)
+
+    @work(exclusive=True, group="replay")
+    async def open_replay(self, match_id: str) -> None:
+        try:
+            replay = await hist.fetch_replay(self.crib.session, match_id)
+        except SessionError as exc:
+            self.query_one("#history-note", Static).update(Text(f"✖ {exc}", "bold red"))
+            return
+        self.app.push_screen(ReplayScreen(replay=replay))
+
+
+class ReplayScreen(BaseScreen):
+    TITLE = "replay"
+    HELP = """\
+A finished match, placement by placement, on every board at once.
+The card just placed is shown reversed.
+
+→ / n     next placement
+← / b     previous placement
+Home/End  the start / the end (starter and scores)
+Space     play / pause
+Escape    back"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *BaseScreen.BINDINGS,
+        Binding("right", "step(1)", "Next"),
+        Binding("n", "step(1)", "Next", show=False),
+        Binding("left", "step(-1)", "Previous"),
+        Binding("b", "step(-1)", "Previous", show=False),
+        Binding("home", "jump(0)", "Start"),
+        Binding("end", "jump(17)", "End"),
+        Binding("space", "play", "Play/pause"),
+        Binding("escape", "app.pop_screen", "Back"),
+    ]
+
+    def __init__(self, replay: hist.Replay) -> None:
+        super().__init__()
+        self.replay = replay
+        self.step = 0
+        self.playing = False
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_bar()
+        yield Static("", id="replay-head", classes="heading")
+        with HorizontalScroll(id="replay-boards"):
+            for _ in self.replay.boards:
+                yield ResultBoard()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_interval(0.7, self._auto)
+        self.draw()
+
+    def draw(self) -> None:
+        replay, step = self.replay, self.step
+        head = Text()
+        head.append(f"Match {replay.match_id}  ", "bold")
+        if step == 0:
+            head.append("before the first card", "italic")
+        elif step <= 16:
+            head.append(f"placement {step} of 16", "bold yellow")
+            card = next((p.card for p in replay.boards[0].placements if p.turn == step), None)
+            if card:
+                head.append("   card ")
+                head.append_text(card_text(card, width=0))
+        else:
+            head.append("the starter ", "bold")
+            head.append_text(card_text(replay.starter, width=0))
+            head.append(" and the scores", "bold")
+        head.append("   (←/→ step, Space play)", "dim")
+        self.query_one("#replay-head", Static).update(head)
+        me = self.model.me
+        for view, board in zip(self.query(ResultBoard), replay.boards, strict=False):
+            view.show(
+                board,
+                me is not None and board.player.id == me.id,
+                upto=min(step, 16),
+                reveal=step > 16,
+            )
+
+    def show(self) -> None:
+        super().show()
+        if self.is_mounted:
+            self.draw()
+
+    def action_step(self, delta: int) -> None:
+        self.playing = False
+        self.step = max(0, min(17, self.step + delta))
+        self.draw()
+
+    def action_jump(self, step: int) -> None:
+        self.playing = False
+        self.step = step
+        self.draw()
+
+    def action_play(self) -> None:
+        if self.step >= 17:
+            self.step = 0
+        self.playing = not self.playing
+
+    def _auto(self) -> None:
+        if self.playing:
+            self.step = min(17, self.step + 1)
+            self.playing = self.step < 17
+            self.draw()
+
+
+class LeaderboardScreen(BaseScreen):
+    TITLE = "leaderboard"
+    HELP = "The server's leaderboard.\n\nr       reload\nEscape  back"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *BaseScreen.BINDINGS,
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("r", "reload", "Reload"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_bar()
+        yield Static(Text("Leaderboard", "bold"), classes="heading")
+        yield VerticalScroll(Static("loading…", id="leaders"))
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_reload()
+
+    @work(exclusive=True, group="leaders")
+    async def action_reload(self) -> None:
+        target = self.query_one("#leaders", Static)
+        try:
+            rows = await hist.fetch_leaderboard(self.crib.session)
+        except SessionError as exc:
+            target.update(Text(f"✖ {exc}", "bold red"))
+            return
+        if not rows:
+            target.update(Text("The leaderboard is empty.", "italic"))
+            return
+        target.update("\n".join(hist.leader_line(i + 1, r) for i, r in enumerate(rows)))
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Close"),
+        Binding("question_mark", "app.pop_screen", "Close", show=False),
+        Binding("q", "app.pop_screen", "Close", show=False),
+    ]
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog help"):
+            yield Static(Text(f"Help: {self.title_text}", "bold"))
+            yield Static(self.text)
+            yield Static(Text("\nCtrl+Q quits from anywhere. Escape closes this help.", "dim"))

@@ -1,0 +1,261 @@
+"""Widgets of the terminal client; each renders a piece of the client-side model.
+
+No widget keeps game state of its own beyond what the view needs (the
+cursor, a scroll position): the board, the card and the clock are always
+drawn from :class:`client_cli.model.ClientModel` or a result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.events import Click
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from client_cli.model import ClientModel, Connection, PlayerProgress
+from client_cli.render import SUIT_GLYPH, board_lines, card_text, clock_text, score_lines
+from protocol.messages import BoardResult
+
+COLUMNS = "abcd"
+CELL_W = 8  # "┌─────┐ "
+CELL_H = 3
+LEFT = 3  # row label
+TOP = 1  # column letters
+
+
+def cell_label(index: int) -> str:
+    return f"{COLUMNS[index % 4]}{index // 4 + 1}"
+
+
+class ConnectionBar(Static):
+    """Top line: who is signed in where, and whether the connection is up."""
+
+    DEFAULT_CSS = """
+    ConnectionBar { dock: top; height: 1; background: $panel; padding: 0 1; }
+    """
+
+    def show(self, model: ClientModel, title: str) -> None:
+        text = Text()
+        text.append("Cribbage Squares", style="bold")
+        text.append(f"  {title}", style="italic")
+        if model.me is not None:
+            text.append(f"   {model.me.name}", style="bold cyan")
+        state = model.connection
+        style = {
+            Connection.ONLINE: "green",
+            Connection.CONNECTING: "yellow",
+            Connection.RECONNECTING: "bold red",
+            Connection.OFFLINE: "red",
+        }[state]
+        label = {
+            Connection.ONLINE: "● online",
+            Connection.CONNECTING: "◌ connecting",
+            Connection.RECONNECTING: "✖ connection lost: reconnecting",
+            Connection.OFFLINE: "✖ offline",
+        }[state]
+        if state == Connection.RECONNECTING and model.connection_note:
+            label = f"✖ connection lost: {model.connection_note}"
+        text.append(f"   {label}", style=style)
+        self.update(text)
+
+
+class BoardView(Widget):
+    """A 4x4 grid of card boxes with legal cells and a cursor; clicks choose a cell."""
+
+    DEFAULT_CSS = """
+    BoardView { width: 36; height: 13; }
+    """
+
+    cursor: reactive[int] = reactive(5)
+
+    class CellChosen(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, *, id: str | None = None, interactive: bool = True) -> None:
+        super().__init__(id=id)
+        self.cells: list[str | None] = [None] * 16
+        self.legal: set[int] = set()
+        self.last: int | None = None  # the most recent placement, marked
+        self.interactive = interactive
+        self.show_cursor = interactive
+
+    def set_board(
+        self, cells: Sequence[str | None], legal: Sequence[int] = (), last: int | None = None
+    ) -> None:
+        self.cells, self.legal, self.last = list(cells), set(legal), last
+        self.refresh()
+
+    def move(self, drow: int, dcol: int) -> None:
+        row, col = divmod(self.cursor, 4)
+        self.cursor = 4 * ((row + drow) % 4) + (col + dcol) % 4
+
+    def render(self) -> RenderableType:
+        lines: list[Text] = [Text(" " * LEFT + "".join(f"   {c}    " for c in COLUMNS), "bold")]
+        for row in range(4):
+            top, mid, bot = Text(" " * LEFT), Text(f" {row + 1} ", "bold"), Text(" " * LEFT)
+            for col in range(4):
+                i = 4 * row + col
+                card = self.cells[i]
+                cursor = self.show_cursor and i == self.cursor
+                legal = i in self.legal
+                if cursor:
+                    border = "bold yellow" if legal or not self.legal else "bold red"
+                elif legal:
+                    border = "green"
+                elif i == self.last:
+                    border = "cyan"
+                else:
+                    border = "grey50" if card else "grey30"
+                fill = ""
+                if cursor:
+                    fill = " on grey23"
+                elif legal:
+                    fill = " on #0a2a0a"
+                if card is not None:
+                    face = card_text(card, width=3)
+                    face.stylize("on white" if not cursor else "on grey85")
+                    inner = Text(" ", "on white" if not cursor else "on grey85")
+                    inner.append_text(face)
+                    inner.append(" ", "on white" if not cursor else "on grey85")
+                elif legal:
+                    inner = Text(f" {cell_label(i)}  ", "green" + fill)
+                elif cursor:
+                    inner = Text("  ·  ", "yellow" + fill)
+                else:
+                    inner = Text("     ")
+                top.append("┌─────┐ " if not cursor else "┏━━━━━┓ ", border)
+                mid.append("│" if not cursor else "┃", border)
+                mid.append_text(inner)
+                mid.append("│ " if not cursor else "┃ ", border)
+                bot.append("└─────┘ " if not cursor else "┗━━━━━┛ ", border)
+            lines += [top, mid, bot]
+        return Group(*lines)
+
+    def cell_at(self, x: int, y: int) -> int | None:
+        col, row = (x - LEFT) // CELL_W, (y - TOP) // CELL_H
+        if x < LEFT or y < TOP or not (0 <= col < 4 and 0 <= row < 4):
+            return None
+        if (x - LEFT) % CELL_W == CELL_W - 1:
+            return None  # the gap between boxes
+        return 4 * row + col
+
+    def on_click(self, event: Click) -> None:
+        if not self.interactive:
+            return
+        index = self.cell_at(event.x, event.y)
+        if index is not None:
+            self.cursor = index
+            self.post_message(self.CellChosen(index))
+
+
+class CardPanel(Static):
+    """The card to place, the turn and the clock."""
+
+    DEFAULT_CSS = """
+    CardPanel { height: 7; border: round $accent; padding: 0 1; }
+    """
+
+    def show(
+        self, turn: int | None, card: str | None, left_ms: int | None, per: str, note: str = ""
+    ) -> None:
+        if card is None:
+            body = Text(note or "waiting for the next card…", style="italic")
+            self.update(body)
+            return
+        rank = "10" if card[0] == "T" else card[0]
+        face = Text(
+            f"  {rank}{SUIT_GLYPH.get(card[-1], card[-1])}  ",
+            style=("bold red" if card[-1] in "DH" else "bold black") + " on white",
+        )
+        t = Text()
+        t.append(f"Card {turn} of 16\n", "bold")
+        t.append_text(face)
+        t.append("  ")
+        t.append_text(card_text(card, glyphs=False, width=0))
+        low = left_ms is not None and left_ms <= 5000
+        t.append(f"\n⏱ {clock_text(left_ms)} ", "bold red" if low else "bold")
+        t.append(per, "dim")
+        if note:
+            t.append(f"\n{note}", "italic")
+        self.update(t)
+
+
+class ProgressPanel(Static):
+    """The other players: placed, thinking, done or disconnected."""
+
+    DEFAULT_CSS = """
+    ProgressPanel { height: auto; border: round $primary; padding: 0 1; }
+    """
+
+    STATE_STYLE: ClassVar[dict[str, tuple[str, str]]] = {
+        "placed": ("✔ placed", "green"),
+        "thinking": ("… thinking", "yellow"),
+        "done": ("■ done", "cyan"),
+        "disconnected": ("✖ disconnected", "bold red"),
+        "ready": ("✔ ready", "green"),
+        "waiting": ("· not ready", "dim"),
+    }
+
+    def show(self, rows: Sequence[PlayerProgress]) -> None:
+        t = Text()
+        for i, row in enumerate(rows):
+            if i:
+                t.append("\n")
+            name = (
+                row.player.name + (" (you)" if row.me else "") + (" 🤖" if row.player.bot else "")
+            )
+            t.append(f"{name[:18]:<18} ", "bold" if row.me else "")
+            t.append(f"{row.placed:>2}/16 ", "cyan")
+            label, style = self.STATE_STYLE.get(row.state, (row.state, ""))
+            t.append(label, style)
+        self.update(t if rows else Text("nobody", "dim"))
+
+
+class ResultBoard(Static):
+    """One revealed board: who, rank, total, the grid with line totals, every item."""
+
+    DEFAULT_CSS = """
+    ResultBoard { width: 46; height: auto; border: round $primary; padding: 0 1; margin: 0 1 0 0; }
+    ResultBoard.-winner { border: double $success; }
+    """
+
+    def show(
+        self, board: BoardResult, me: bool, upto: int | None = None, reveal: bool = True
+    ) -> None:
+        """``upto``: show only the first ``upto`` placements (a replay step)."""
+        cells: list[str | None] = list(board.cells)
+        last = None
+        if upto is not None:
+            cells = [None] * 16
+            for p in sorted(board.placements, key=lambda p: p.turn):
+                if p.turn <= upto:
+                    idx = "abcd".index(p.cell[0]) + 4 * (int(p.cell[1]) - 1)
+                    cells[idx] = p.card
+                    if p.turn == upto:
+                        last = idx
+        head = Text()
+        head.append(f"#{board.rank} " if reveal else "", "bold yellow")
+        head.append(board.player.name + (" (you)" if me else ""), "bold")
+        if board.player.bot:
+            head.append(" [bot]", "dim")
+        if reveal:
+            head.append(f"   {board.score.total} pts", "bold cyan")
+            if board.score.win:
+                head.append("  WIN", "bold green")
+        parts: list[RenderableType] = [head]
+        parts += board_lines(
+            cells, board.score if reveal else None, highlight=[last] if last is not None else []
+        )
+        if reveal:
+            parts.append(Text(""))
+            parts += score_lines(board.score)
+        self.set_class(reveal and board.score.win, "-winner")
+        self.update(Group(*parts))
