@@ -76,6 +76,10 @@ def _load_cases() -> list[Case]:
 CASES = _load_cases()
 
 
+def cards(text: str) -> list[Card]:
+    return parse_cards(text.split())
+
+
 def _ids(case: Case) -> str:
     return f"{' '.join(case.hand)}+{case.starter}"
 
@@ -109,7 +113,7 @@ def test_hand_scores_from_data(case: Case) -> None:
 
 
 def test_the_29_hand_itemized() -> None:
-    score = score_hand(parse_cards("5H 5D 5S JC".split()), Card.parse("5C"))
+    score = score_hand(cards("5H 5D 5S JC"), Card.parse("5C"))
     as_text = {" ".join(str(c) for c in combo) for combo in score.fifteens}
     assert as_text == {
         "5H JC", "5D JC", "5S JC", "JC 5C",
@@ -211,7 +215,7 @@ def test_board_totals_agree(cards: list[Card]) -> None:
 
 
 def test_heels_two_points_for_a_jack_starter() -> None:
-    board = parse_cards("AC 2C 3C 4C 5C 6C 7C 8C 9C TC QC KC AD 2D 3D 4D".split())
+    board = cards("AC 2C 3C 4C 5C 6C 7C 8C 9C TC QC KC AD 2D 3D 4D")
     with_jack = score_board(board, Card.parse("JH"))
     assert with_jack.heels == 2
     assert with_jack.total == sum(h.total for h in with_jack.lines) + 2
@@ -220,11 +224,11 @@ def test_heels_two_points_for_a_jack_starter() -> None:
 
 def test_a_board_scored_by_hand() -> None:
     """Rows and columns worked out from the rules; the starter is 5C."""
-    board = parse_cards(
+    board = cards(
         """5H 5D 5S JC
            TH JD QS KH
            AH 2S 3D 4C
-           9C 8D 7H 6S""".split()
+           9C 8D 7H 6S"""
     )
     score = score_board(board, Card.parse("5C"))
     # Row 1 is the 29 hand. Row 2: 5C with each of four ten-cards (8) and the
@@ -242,11 +246,11 @@ def test_a_board_scored_by_hand() -> None:
 
 
 def test_hand_size_and_duplicates_are_refused() -> None:
-    three = parse_cards("5H 5D 5S".split())
+    three = cards("5H 5D 5S")
     with pytest.raises(HandSizeError):
         score_hand(three, Card.parse("5C"))
     with pytest.raises(DuplicateCardError):
-        score_hand(parse_cards("5H 5D 5S JC".split()), Card.parse("JC"))
+        score_hand(cards("5H 5D 5S JC"), Card.parse("JC"))
     with pytest.raises(HandSizeError):
         score_board(list(DECK[:15]), DECK[20])
     with pytest.raises(DuplicateCardError):
