@@ -148,6 +148,7 @@ class Board:
     grid: Grid = field(default_factory=Grid)
     placements: list[Placement] = field(default_factory=list)
     card_at: int = 0  # when its current card was dealt
+    dealt: int = 0  # the highest turn whose card this player has been sent
 
     @property
     def placed(self) -> int:
@@ -332,7 +333,10 @@ class Room:
                 m.turn,
                 m.turn_started,
                 m.result,
-                {pid: (b.cells(), list(b.placements), b.card_at) for pid, b in m.boards.items()},
+                {
+                    pid: (b.cells(), list(b.placements), b.card_at, b.dealt)
+                    for pid, b in m.boards.items()
+                },
             ]
         return repr(parts)
 
@@ -346,6 +350,8 @@ class Room:
                 raise AssertionError(f"{message.type} may only go to its owner")
             if isinstance(message, CardDealt):
                 self._check_card_due(recipients[0], message)
+            if isinstance(message, Placed):
+                self._check_card_seen(recipients[0], message.turn)
         if isinstance(message, MatchResult) and self.phase != Phase.FINISHED:
             raise AssertionError("the result may only be sent once the match is over")
         return Outbound(recipients, message)
@@ -356,6 +362,11 @@ class Room:
             raise AssertionError("a card for a player not in the match")
         if message.turn != self._waiting_turn(player_id):
             raise AssertionError("a card not yet due to that player")
+
+    def _check_card_seen(self, player_id: str, turn: int) -> None:
+        m = self.match
+        if m is None or player_id not in m.boards or turn > m.boards[player_id].dealt:
+            raise AssertionError("a placement of a card that player was never sent")
 
     def _to_members(
         self, message: BaseModel, *, ref: str | None = None, actor: str = ""
@@ -404,7 +415,11 @@ class Room:
         )
 
     def state_for(self, player_id: str, now_ms: int, ref: str | None = None) -> Outbound:
-        return self._out([player_id], self.view_for(player_id, now_ms, ref))
+        state = self.view_for(player_id, now_ms, ref)
+        if state.you is not None and state.you.turn is not None and self.match is not None:
+            board = self.match.boards[player_id]
+            board.dealt = max(board.dealt, state.you.turn)
+        return self._out([player_id], state)
 
     def _waiting_turn(self, player_id: str) -> int | None:
         """The turn whose card ``player_id`` holds and has not placed, if any."""
@@ -448,6 +463,7 @@ class Room:
         if m is None or seat is None or not seat.receives or turn is None:
             return []
         board = m.boards[player_id]
+        board.dealt = max(board.dealt, turn)
         message = CardDealt(
             room_id=self.id,
             turn=turn,
@@ -618,7 +634,9 @@ class Room:
             CardPlaced(m.id, player_id, turn, cell_name(cell), str(card), elapsed, auto, now_ms)
         )
         seat = self.seat_of(player_id)
-        if seat is None or not seat.receives:
+        if seat is None or not seat.receives or turn > board.dealt:
+            # Not a member, or the deal clock ran out and the server is filling the
+            # board with cards this player never saw: the result will show them.
             return []
         placed = Placed(
             room_id=self.id, turn=turn, cell=cell_name(cell), card=str(card), auto=auto, ref=ref

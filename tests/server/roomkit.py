@@ -1,0 +1,136 @@
+"""Helpers that drive a :class:`server.room.Room` or the lobby directly, no sockets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from protocol.messages import (
+    CardDealt,
+    JoinRoom,
+    MatchResult,
+    Pace,
+    Place,
+    PlayerInfo,
+    Ready,
+    Visibility,
+)
+from server.fallback import fallback_cell
+from server.lobby import IdSource
+from server.room import Outbound, Room, RoomSettings
+
+SECRET = "s" * 64
+
+
+def player(name: str, *, guest: bool = False) -> PlayerInfo:
+    return PlayerInfo(id=f"id-{name}", name=name, guest=guest)
+
+
+ALICE, BOB, CAROL, DAVE = (player(n) for n in ("alice", "bob", "carol", "dave"))
+SPECTATOR = player("sam")
+
+
+class FixedIds(IdSource):
+    def __init__(self) -> None:
+        self.n = 0
+
+    def _next(self, kind: str) -> str:
+        self.n += 1
+        return f"{kind}{self.n}"
+
+    def room_id(self) -> str:
+        return self._next("room")
+
+    def match_id(self) -> str:
+        return self._next("match")
+
+    def invite_code(self) -> str:
+        return self._next("code")
+
+    def server_secret(self) -> str:
+        return self._next("secret") * 8
+
+
+def bots(strategy: str):  # type: ignore[no-untyped-def]
+    if strategy == "fallback":
+        return fallback_cell
+    raise KeyError(strategy)
+
+
+def make_room(
+    seats: int = 2,
+    *,
+    pace: Pace = Pace.LOCKSTEP,
+    card_clock_ms: int = 10_000,
+    deal_clock_ms: int = 60_000,
+    visibility: Visibility = Visibility.PUBLIC,
+    creator: PlayerInfo = ALICE,
+    grace_ms: int = 5_000,
+    now_ms: int = 0,
+) -> Room:
+    settings = RoomSettings(
+        name="test room",
+        visibility=visibility,
+        seats=seats,
+        pace=pace,
+        card_clock_ms=card_clock_ms,
+        deal_clock_ms=deal_clock_ms,
+    )
+    return Room(
+        "room1",
+        settings,
+        creator,
+        now_ms=now_ms,
+        server_secret=SECRET,
+        match_id="match1",
+        invite_code="code1",
+        contribution="alice's share",
+        grace_ms=grace_ms,
+        bots=bots,
+    )
+
+
+@dataclass
+class Mailbox:
+    """Everything each player received, in order."""
+
+    inbox: dict[str, list[BaseModel]] = field(default_factory=dict)
+
+    def add(self, outs: list[Outbound]) -> list[Outbound]:
+        for out in outs:
+            for pid in out.to:
+                self.inbox.setdefault(pid, []).append(out.message)
+        return outs
+
+    def of(self, who: PlayerInfo, kind: type[BaseModel] | None = None) -> list[BaseModel]:
+        got = self.inbox.get(who.id, [])
+        return [m for m in got if kind is None or isinstance(m, kind)]
+
+    def last_card(self, who: PlayerInfo) -> CardDealt:
+        cards = self.of(who, CardDealt)
+        assert cards, f"{who.name} has no card"
+        card = cards[-1]
+        assert isinstance(card, CardDealt)
+        return card
+
+    def result(self, who: PlayerInfo) -> MatchResult:
+        results = self.of(who, MatchResult)
+        assert len(results) == 1
+        result = results[0]
+        assert isinstance(result, MatchResult)
+        return result
+
+
+def seat_and_start(room: Room, box: Mailbox, *others: PlayerInfo, now_ms: int = 0) -> None:
+    for p in others:
+        box.add(room.handle(p, JoinRoom(room_id=room.id, contribution=f"{p.name}'s share"), now_ms))
+    for p in (room.creator, *others):
+        box.add(room.handle(p, Ready(room_id=room.id), now_ms))
+
+
+def place(room: Room, box: Mailbox, who: PlayerInfo, now_ms: int, cell: str | None = None) -> None:
+    card = box.last_card(who)
+    box.add(
+        room.handle(who, Place(room_id=room.id, turn=card.turn, cell=cell or card.legal[0]), now_ms)
+    )

@@ -1,0 +1,432 @@
+"""The room state machine, driven directly with an injected clock: no sockets."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.cards import Card
+from engine.deal import commitment, room_seed, verify
+from engine.grid import Grid, parse_cell
+from engine.scoring import score_board
+from protocol.messages import (
+    AddBot,
+    CardDealt,
+    JoinRoom,
+    LeaveRoom,
+    MatchResult,
+    MatchStarted,
+    Pace,
+    Place,
+    Placed,
+    Progress,
+    Ready,
+    Resync,
+    RoomState,
+    RoomUpdate,
+    StartMatch,
+)
+from server import errors
+from server.events import CardPlaced, MatchBegan, MatchEnded, RoomOpened
+from server.room import TRANSITIONS, Phase, Room
+from tests.server.roomkit import (
+    ALICE,
+    BOB,
+    CAROL,
+    DAVE,
+    SECRET,
+    SPECTATOR,
+    Mailbox,
+    make_room,
+    place,
+    seat_and_start,
+)
+
+
+def play_lockstep(room: Room, box: Mailbox, players, now: int = 0, step: int = 100) -> int:
+    """Everyone places the first legal cell each turn until the result."""
+    while room.phase == Phase.PLAYING:
+        for p in players:
+            now += step
+            place(room, box, p, now)
+    return now
+
+
+def test_lockstep_match_from_ready_to_result() -> None:
+    room, box = make_room(2), Mailbox()
+    seat_and_start(room, box, BOB)
+    assert room.phase == Phase.PLAYING
+    started = box.of(ALICE, MatchStarted)[0]
+    assert isinstance(started, MatchStarted)
+    assert started.contributions == ["alice's share", "bob's share"]
+    play_lockstep(room, box, [ALICE, BOB])
+    assert room.phase == Phase.FINISHED
+    result = box.result(ALICE)
+    assert result == box.result(BOB)
+    assert [b.player.id for b in result.boards] in (["id-alice", "id-bob"], ["id-bob", "id-alice"])
+    cards_a = [Card.parse(m.card) for m in box.of(ALICE, CardDealt)]  # type: ignore[attr-defined]
+    cards_b = [Card.parse(m.card) for m in box.of(BOB, CardDealt)]  # type: ignore[attr-defined]
+    assert cards_a == cards_b and len(cards_a) == 16
+    # Everything a client needs to verify the deal.
+    assert commitment(result.server_secret) == started.server_commitment
+    assert room_seed(result.server_secret, started.contributions) == result.seed
+    assert commitment(result.seed) == started.seed_commitment
+    assert verify(result.seed, started.seed_commitment, [*cards_a, Card.parse(result.starter)])
+    for board in result.boards:
+        grid = Grid.replay((parse_cell(p.cell), Card.parse(p.card)) for p in board.placements)
+        assert board.score.total == score_board(grid.cards(), Card.parse(result.starter)).total
+
+
+def test_lockstep_next_card_waits_for_everyone() -> None:
+    room, box = make_room(2), Mailbox()
+    seat_and_start(room, box, BOB)
+    place(room, box, ALICE, 500)
+    assert len(box.of(ALICE, CardDealt)) == 1
+    progress = box.of(BOB, Progress)[-1]
+    assert isinstance(progress, Progress)
+    assert progress.placed == {"id-alice": 1, "id-bob": 0}
+    place(room, box, BOB, 700)
+    assert [m.turn for m in box.of(ALICE, CardDealt)] == [1, 2]  # type: ignore[attr-defined]
+    assert box.last_card(BOB).deadline_ms == 10_000
+
+
+def test_solo_room_on_the_server() -> None:
+    room, box = make_room(1), Mailbox()
+    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    play_lockstep(room, box, [ALICE])
+    result = box.result(ALICE)
+    assert len(result.boards) == 1 and result.boards[0].rank == 1
+
+
+def test_creator_starts_without_everyone_ready() -> None:
+    room, box = make_room(4), Mailbox()
+    box.add(room.handle(BOB, JoinRoom(room_id=room.id), 0))
+    with pytest.raises(errors.NotCreator):
+        room.handle(BOB, StartMatch(room_id=room.id), 0)
+    box.add(room.handle(ALICE, StartMatch(room_id=room.id, ref="go"), 0))
+    assert room.phase == Phase.PLAYING
+    assert len(room.match.boards) == 2  # type: ignore[union-attr]
+    # Empty contributions are filled with the player id.
+    assert room.match.contributions == ("alice's share", "id-bob")  # type: ignore[union-attr]
+
+
+def test_card_clock_auto_places_for_the_late_player() -> None:
+    room, box = make_room(2, card_clock_ms=5_000), Mailbox()
+    seat_and_start(room, box, BOB)
+    place(room, box, ALICE, 1_000)
+    assert room.tick(4_999) == []
+    box.add(room.tick(5_000))
+    auto = box.of(BOB, Placed)
+    assert len(auto) == 1 and auto[0].auto and auto[0].cell == "a1"  # type: ignore[attr-defined]
+    assert not box.of(ALICE, Placed)[0].auto  # type: ignore[attr-defined]
+    assert box.last_card(ALICE).turn == 2 and box.last_card(BOB).turn == 2
+    placed = [e for e in room.take_events() if isinstance(e, CardPlaced)]
+    assert [(e.player_id, e.auto, e.elapsed_ms) for e in placed] == [
+        ("id-alice", False, 1_000),
+        ("id-bob", True, 5_000),
+    ]
+
+
+def test_an_absent_player_is_auto_placed_until_the_match_ends() -> None:
+    room, box = make_room(2, card_clock_ms=1_000, grace_ms=2_000), Mailbox()
+    seat_and_start(room, box, BOB)
+    box.add(room.set_connected("id-bob", False, 0))
+    now = 0
+    while room.phase == Phase.PLAYING:
+        place(room, box, ALICE, now + 10)
+        now += 1_000
+        box.add(room.tick(now))
+    result = box.result(ALICE)
+    bob = next(b for b in result.boards if b.player.id == "id-bob")
+    assert all(p.auto for p in bob.placements) and len(bob.placements) == 16
+
+
+def test_equal_lockstep_scores_share_a_rank() -> None:
+    room, box = make_room(3), Mailbox()
+    seat_and_start(room, box, BOB, CAROL)
+    play_lockstep(room, box, [ALICE, BOB, CAROL])  # everyone builds the same board
+    ranks = [b.rank for b in box.result(ALICE).boards]
+    assert ranks == [1, 1, 1]
+    assert [b.seat for b in box.result(ALICE).boards] == [0, 1, 2]
+
+
+def test_race_each_player_goes_at_its_own_pace_and_time_breaks_ties() -> None:
+    room, box = make_room(2, pace=Pace.RACE), Mailbox()
+    seat_and_start(room, box, BOB)
+    now = 0
+    for _ in range(16):
+        now += 100
+        place(room, box, ALICE, now)
+    assert room.phase == Phase.PLAYING
+    assert len(box.of(ALICE, CardDealt)) == 16 and len(box.of(BOB, CardDealt)) == 1
+    progress = box.of(BOB, Progress)[-1]
+    assert progress.placed == {"id-alice": 16, "id-bob": 0}  # type: ignore[attr-defined]
+    for _ in range(16):
+        now += 200
+        place(room, box, BOB, now)
+    result = box.result(BOB)
+    assert [(b.player.id, b.rank, b.time_used_ms) for b in result.boards] == [
+        ("id-alice", 1, 1_600),
+        ("id-bob", 2, 4_800),  # its clock ran from the start
+    ]
+
+
+def test_race_deal_clock_auto_places_the_rest() -> None:
+    room, box = make_room(2, pace=Pace.RACE, deal_clock_ms=30_000), Mailbox()
+    seat_and_start(room, box, BOB)
+    for i in range(5):
+        place(room, box, ALICE, 1_000 * (i + 1))
+    box.add(room.tick(29_999))
+    assert room.phase == Phase.PLAYING
+    box.add(room.tick(30_000))
+    assert room.phase == Phase.FINISHED
+    boards = {b.player.id: b for b in box.result(ALICE).boards}
+    assert [p.auto for p in boards["id-alice"].placements] == [False] * 5 + [True] * 11
+    assert all(p.auto for p in boards["id-bob"].placements)
+
+
+def test_reconnect_restores_board_card_and_clock() -> None:
+    room, box = make_room(2, card_clock_ms=10_000), Mailbox()
+    seat_and_start(room, box, BOB)
+    place(room, box, ALICE, 100)
+    place(room, box, BOB, 200)
+    box.add(room.set_connected("id-bob", False, 1_000))
+    assert not room.info().players[1].connected
+    alice_progress = box.of(ALICE, Progress)[-1]
+    assert alice_progress.connected["id-bob"] is False  # type: ignore[attr-defined]
+    outs = box.add(room.set_connected("id-bob", True, 4_200))
+    state = outs[0].message
+    assert outs[0].to == ("id-bob",) and isinstance(state, RoomState)
+    assert state.you is not None
+    assert state.you.turn == 2 and state.you.card == box.last_card(BOB).card
+    assert state.you.deadline_ms == 10_000 - (4_200 - 200)
+    assert [p.turn for p in state.you.placements] == [1]
+    assert state.you.cells.count(None) == 15
+    assert state.progress is not None and state.progress.connected["id-bob"] is True
+
+
+def test_waiting_seat_is_freed_after_the_grace_period() -> None:
+    room, box = make_room(3, grace_ms=5_000), Mailbox()
+    box.add(room.handle(BOB, JoinRoom(room_id=room.id), 0))
+    room.set_connected("id-bob", False, 1_000)
+    assert room.tick(5_999) == []
+    box.add(room.tick(6_000))
+    assert [s.player.id for s in room.seats] == ["id-alice"]
+
+
+def test_spectators_see_progress_and_then_every_board() -> None:
+    room, box = make_room(2), Mailbox()
+    box.add(room.handle(SPECTATOR, JoinRoom(room_id=room.id, spectate=True), 0))
+    seat_and_start(room, box, BOB)
+    with pytest.raises(errors.NotSeated):
+        room.handle(SPECTATOR, Place(room_id=room.id, turn=1, cell="a1"), 0)
+    play_lockstep(room, box, [ALICE, BOB])
+    kinds = {type(m) for m in box.of(SPECTATOR)}
+    assert kinds <= {RoomState, RoomUpdate, MatchStarted, Progress, MatchResult}
+    state = box.of(SPECTATOR, RoomState)[0]
+    assert state.you is None  # type: ignore[attr-defined]
+    assert len(box.result(SPECTATOR).boards) == 2
+
+
+def test_bot_seat_plays_instantly() -> None:
+    room, box = make_room(2), Mailbox()
+    with pytest.raises(errors.UnknownStrategy):
+        room.handle(ALICE, AddBot(room_id=room.id, strategy="nonsense"), 0)
+    box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="fallback"), 0))
+    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    assert room.phase == Phase.PLAYING
+    play_lockstep(room, box, [ALICE])
+    boards = box.result(ALICE).boards
+    assert {b.player.id for b in boards} == {"id-alice", "bot-fallback-1"}
+    assert not any(p.auto for b in boards for p in b.placements)
+
+
+def test_leaving_mid_match_keeps_the_seat_and_rejoining_restores_it() -> None:
+    room, box = make_room(2, card_clock_ms=1_000), Mailbox()
+    seat_and_start(room, box, BOB)
+    box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 10))
+    assert not room.is_member("id-bob")
+    place(room, box, ALICE, 20)
+    box.add(room.tick(1_000))  # bob's card placed for him
+    outs = box.add(room.handle(BOB, JoinRoom(room_id=room.id), 1_100))
+    state = outs[0].message
+    assert isinstance(state, RoomState) and state.you is not None
+    assert state.you.turn == 2 and state.you.placements[0].auto
+
+
+def test_events_tell_storage_what_happened() -> None:
+    room, box = make_room(1), Mailbox()
+    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    play_lockstep(room, box, [ALICE])
+    events = room.take_events()
+    assert isinstance(events[0], RoomOpened) and isinstance(events[1], MatchBegan)
+    assert sum(isinstance(e, CardPlaced) for e in events) == 16
+    assert isinstance(events[-1], MatchEnded)
+    assert events[1].seed == box.result(ALICE).seed  # type: ignore[union-attr]
+    assert room.take_events() == []
+
+
+def test_phase_transitions_only_go_forward() -> None:
+    assert TRANSITIONS[Phase.WAITING] == {Phase.PLAYING}
+    assert TRANSITIONS[Phase.FINISHED] == frozenset()
+    room = make_room(1)
+    with pytest.raises(AssertionError):
+        room._enter(Phase.FINISHED)
+
+
+# ----------------------------------------------------------------------
+# Refused commands change nothing
+
+
+def _waiting() -> tuple[Room, Mailbox]:
+    room, box = make_room(2), Mailbox()
+    return room, box
+
+
+def _full() -> tuple[Room, Mailbox]:
+    room, box = make_room(2), Mailbox()
+    box.add(room.handle(BOB, JoinRoom(room_id=room.id), 0))
+    return room, box
+
+
+def _playing() -> tuple[Room, Mailbox]:
+    room, box = make_room(2), Mailbox()
+    box.add(room.handle(SPECTATOR, JoinRoom(room_id=room.id, spectate=True), 0))
+    seat_and_start(room, box, BOB)
+    place(room, box, ALICE, 100, "b2")
+    place(room, box, BOB, 100)
+    place(room, box, ALICE, 200, "c3")
+    return room, box
+
+
+R = "room1"
+REFUSALS = [
+    (_waiting, ALICE, Place(room_id=R, turn=1, cell="a1"), "not_playing"),
+    (_waiting, CAROL, Ready(room_id=R), "not_in_room"),
+    (_waiting, CAROL, Resync(room_id=R), "not_in_room"),
+    (_waiting, CAROL, LeaveRoom(room_id=R), "not_in_room"),
+    (_waiting, ALICE, AddBot(room_id=R, strategy="nope"), "unknown_strategy"),
+    (_full, BOB, StartMatch(room_id=R), "not_creator"),
+    (_full, BOB, AddBot(room_id=R), "not_creator"),
+    (_full, CAROL, JoinRoom(room_id=R), "room_full"),
+    (_full, ALICE, AddBot(room_id=R, strategy="fallback"), "room_full"),
+    (_playing, CAROL, JoinRoom(room_id=R), "room_started"),
+    (_playing, ALICE, Ready(room_id=R), "room_started"),
+    (_playing, ALICE, StartMatch(room_id=R), "room_started"),
+    (_playing, ALICE, Place(room_id=R, turn=2, cell="d4"), "already_placed"),
+    (_playing, ALICE, Place(room_id=R, turn=1, cell="d4"), "past_turn"),
+    (_playing, BOB, Place(room_id=R, turn=3, cell="b1"), "future_turn"),
+    (_playing, BOB, Place(room_id=R, turn=16, cell="b1"), "future_turn"),
+    (_playing, BOB, Place(room_id=R, turn=2, cell="d4"), "illegal_cell"),
+    (_playing, BOB, Place(room_id=R, turn=2, cell="a1"), "occupied_cell"),
+    (_playing, BOB, Place(room_id=R, turn=2, cell="z9"), "bad_cell"),
+    (_playing, SPECTATOR, Place(room_id=R, turn=2, cell="b1"), "not_seated"),
+    (_playing, SPECTATOR, Ready(room_id=R), "not_seated"),
+]
+
+
+@pytest.mark.parametrize(("setup", "who", "command", "code"), REFUSALS)
+def test_refused_commands_leave_the_room_exactly_as_it_was(setup, who, command, code) -> None:  # type: ignore[no-untyped-def]
+    room, _ = setup()
+    before = room.snapshot()
+    pending = list(room.events)
+    with pytest.raises(errors.RoomError) as caught:
+        room.handle(who, command, 300)
+    assert caught.value.code == code
+    assert isinstance(caught.value, ValueError)
+    assert room.snapshot() == before
+    assert room.events == pending
+
+
+# ----------------------------------------------------------------------
+# Hidden information, over random matches
+
+CARD_TEXT = re.compile(r'"([A2-9TJQK][CDHS])"')
+
+
+def _check_private(box: Mailbox, room: Room) -> None:
+    """What each recipient got before the result: its own board and cards so far, nothing else."""
+    m = room.match
+    assert m is not None
+    for pid, messages in box.inbox.items():
+        seen: set[str] = set()
+        for msg in messages:
+            if isinstance(msg, MatchResult):
+                break
+            if isinstance(msg, CardDealt):
+                assert pid in m.boards
+                assert msg.card == str(m.deal.cards[msg.turn - 1])
+                seen.add(msg.card)
+            if isinstance(msg, Placed):
+                own = m.boards[pid].placements[msg.turn - 1]
+                assert (msg.cell, msg.card) == (own.out().cell, own.out().card)
+            if isinstance(msg, RoomState) and msg.you is not None:
+                own_cells = m.boards[pid].cells()
+                assert all(c is None or c == own_cells[i] for i, c in enumerate(msg.you.cells))
+                if msg.you.card is not None:
+                    seen.add(msg.you.card)
+            assert not isinstance(msg, RoomState) or msg.result is None
+            text = msg.model_dump_json()
+            for card in CARD_TEXT.findall(text):
+                assert card in seen, f"{pid} saw {card} before it was dealt to it: {text}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), seats=st.integers(1, 4), race=st.booleans())
+def test_nobody_sees_a_future_card_or_another_board_before_the_result(
+    seed: int, seats: int, race: bool
+) -> None:
+    rng = random.Random(seed)
+    room = make_room(seats, pace=Pace.RACE if race else Pace.LOCKSTEP, card_clock_ms=3_000)
+    box = Mailbox()
+    box.add(room.handle(SPECTATOR, JoinRoom(room_id=room.id, spectate=True), 0))
+    for p in [BOB, CAROL, DAVE][: rng.randint(0, seats - 1)]:
+        box.add(room.handle(p, JoinRoom(room_id=room.id), 0))
+    if rng.random() < 0.5 and len(room.seats) < seats:
+        box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="fallback"), 0))
+    box.add(room.handle(ALICE, StartMatch(room_id=room.id), 0))
+    humans = [s.player for s in room.seats if s.bot is None]
+    now = 0
+    while room.phase == Phase.PLAYING:
+        now += rng.choice([10, 200, 1_500, 4_000])
+        box.add(room.tick(now))
+        who = rng.choice(humans)
+        roll = rng.random()
+        if roll < 0.1:
+            box.add(room.set_connected(who.id, rng.random() < 0.5, now))
+            continue
+        if roll < 0.15:
+            box.add(room.handle(who, Resync(room_id=room.id), now))
+            continue
+        turn = room._waiting_turn(who.id)
+        if turn is None or not room.is_member(who.id):
+            continue
+        board = room.match.boards[who.id]  # type: ignore[union-attr]
+        cell = rng.choice(board.grid.legal_cells())
+        names = "abcd"
+        box.add(
+            room.handle(
+                who,
+                Place(room_id=room.id, turn=turn, cell=f"{names[cell % 4]}{cell // 4 + 1}"),
+                now,
+            )
+        )
+        _check_private(box, room)
+    _check_private(box, room)
+    assert room.phase == Phase.FINISHED
+    for pid in room.members():
+        assert len([m for m in box.inbox.get(pid, []) if isinstance(m, MatchResult)]) == 1
+
+
+def test_secret_is_never_sent_before_the_result() -> None:
+    room, box = make_room(2), Mailbox()
+    seat_and_start(room, box, BOB)
+    place(room, box, ALICE, 1)
+    for messages in box.inbox.values():
+        for msg in messages:
+            assert SECRET not in msg.model_dump_json()
+            assert room.match.seed not in msg.model_dump_json()  # type: ignore[union-attr]
