@@ -9,12 +9,14 @@ Both front ends use it; the fetching helpers return readable lines for
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from client_cli.model import Verification, verify_result
 from client_cli.render import board_lines, score_lines
-from protocol.messages import BoardResult
+from protocol.messages import BoardResult, MatchResult
 
 if TYPE_CHECKING:
     from client_cli.model import ClientModel
@@ -31,6 +33,7 @@ class MatchSummary:
     players: int
     rank: int | None
     score: int | None
+    status: str
     raw: dict[str, Any]
 
 
@@ -41,6 +44,25 @@ class Replay:
     boards: tuple[BoardResult, ...]
     seed: str = ""
     seed_commitment: str = ""
+    server_secret: str = ""
+    server_commitment: str = ""
+    contributions: tuple[str, ...] = ()
+    room: str = ""
+
+    def verification(self) -> Verification | None:
+        """The deal checked from the stored seed, as at the end of the match."""
+        if not (self.seed and self.server_secret and self.boards):
+            return None
+        result = MatchResult(
+            room_id="",
+            match_id=self.match_id,
+            starter=self.starter,
+            seed=self.seed,
+            server_secret=self.server_secret,
+            seed_commitment=self.seed_commitment,
+            boards=list(self.boards),
+        )
+        return verify_result(result, self.contributions, self.server_commitment, {})
 
     def cells_after(self, board: BoardResult, step: int) -> list[str | None]:
         cells: list[str | None] = [None] * 16
@@ -63,23 +85,43 @@ def _dig(data: Any, *keys: str) -> Any:
     return None
 
 
+def _board(raw: dict[str, Any]) -> BoardResult:
+    """A stored board (``score`` a number, ``detail`` the itemized score) -> BoardResult."""
+    data = dict(raw)
+    if isinstance(data.get("detail"), dict):
+        data["score"] = data.pop("detail")
+    data.pop("contribution", None)
+    return BoardResult.model_validate(data)
+
+
 def parse_match(data: Any) -> Replay:
     """The server's match JSON -> :class:`Replay`; raise ValueError if unusable."""
-    if isinstance(data, dict) and isinstance(data.get("match"), dict) and "boards" not in data:
-        data = {**data["match"], **{k: v for k, v in data.items() if k != "match"}}
     if not isinstance(data, dict) or not isinstance(data.get("boards"), list):
         raise ValueError("the server's match has no boards")
+    if data.get("status") not in (None, "finished") or not data.get("starter"):
+        raise ValueError("that match is not finished yet: nothing to replay")
     try:
-        boards = tuple(BoardResult.model_validate(b) for b in data["boards"])
+        boards = tuple(_board(b) for b in data["boards"] if isinstance(b, dict))
     except ValidationError as exc:
         raise ValueError(f"the server's match is not readable: {exc.errors()[0]['msg']}") from None
+    room = data.get("room")
     return Replay(
         match_id=str(_dig(data, "match_id", "id") or ""),
         starter=str(data.get("starter") or ""),
         boards=tuple(sorted(boards, key=lambda b: (b.rank, b.seat))),
         seed=str(data.get("seed") or ""),
         seed_commitment=str(data.get("seed_commitment") or ""),
+        server_secret=str(data.get("server_secret") or ""),
+        server_commitment=str(data.get("server_commitment") or ""),
+        contributions=tuple(str(c) for c in data.get("contributions") or ()),
+        room=str(room.get("name", "")) if isinstance(room, dict) else str(room or ""),
     )
+
+
+def _when(ms: Any) -> str:
+    if not isinstance(ms, (int, float)):
+        return ""
+    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
 
 
 def parse_history(data: Any) -> list[MatchSummary]:
@@ -90,17 +132,17 @@ def parse_history(data: Any) -> list[MatchSummary]:
     for item in items:
         if not isinstance(item, dict):
             continue
-        mine = item.get("you") if isinstance(item.get("you"), dict) else item
+        room = item.get("room")
+        players = item.get("players")
         out.append(
             MatchSummary(
                 match_id=str(_dig(item, "match_id", "id") or "?"),
-                when=str(_dig(item, "finished_at", "ended_at", "started_at", "when") or ""),
-                room=str(_dig(item, "room_name", "room") or ""),
-                players=int(_dig(item, "players", "seats") or 0)
-                if not isinstance(item.get("players"), list)
-                else len(item["players"]),
-                rank=_int(_dig(mine, "rank")),
-                score=_int(_dig(mine, "score", "total")),
+                when=_when(_dig(item, "finished_ms", "started_ms")),
+                room=str(room.get("name", "")) if isinstance(room, dict) else str(room or ""),
+                players=len(players) if isinstance(players, list) else (_int(players) or 0),
+                rank=_int(item.get("rank")),
+                score=_int(item.get("score")),
+                status=str(item.get("status") or ""),
                 raw=item,
             )
         )
@@ -114,7 +156,7 @@ def _int(value: Any) -> int | None:
         return None
 
 
-# Endpoint paths: the server's read-only HTTP JSON (see docs/protocol.md).
+# Endpoint paths: the server's read-only HTTP JSON. A player is named by id or name.
 def history_path(player_id: str) -> str:
     return f"/api/players/{player_id}/matches"
 
@@ -149,7 +191,12 @@ async def fetch_replay(session: Session, match_id: str) -> Replay:
 async def fetch_leaderboard(session: Session) -> list[dict[str, Any]]:
     from client_cli.session import SessionError
 
-    data = await session.get_json(LEADERBOARD_PATH)
+    try:
+        data = await session.get_json(LEADERBOARD_PATH)
+    except SessionError as exc:
+        if "does not offer" in str(exc):
+            raise SessionError("this server offers no leaderboard") from None
+        raise
     rows = _dig(data, "players", "leaderboard", "rows") if isinstance(data, dict) else data
     if not isinstance(rows, list):
         raise SessionError("the server's leaderboard is not a list")
@@ -158,6 +205,8 @@ async def fetch_leaderboard(session: Session) -> list[dict[str, Any]]:
 
 def format_summary(m: MatchSummary) -> str:
     bits = [f"match {m.match_id}"]
+    if m.status and m.status != "finished":
+        bits.append(m.status)
     if m.when:
         bits.append(m.when)
     if m.room:
@@ -207,6 +256,9 @@ async def leaderboard_lines(session: Session) -> list[str]:
 async def replay_lines(session: Session, match_id: str) -> list[str]:
     replay = await fetch_replay(session, match_id)
     lines = [f"replay of match {replay.match_id}: {len(replay.boards)} boards"]
+    verification = replay.verification()
+    if verification is not None:
+        lines.append(verification.summary)
     for step in range(1, 17):
         moves = "; ".join(f"{b.player.name} {replay.placement_at(b, step)}" for b in replay.boards)
         lines.append(f"placement {step}: {moves}")

@@ -337,12 +337,13 @@ class PlainClient:
             ok = await self.until(
                 lambda: self.model.match is None or self.model.match.result is not None, limit + 30
             )
+        elif match is not None:
+            self.say("the match is over")
+            return
+        elif self.model.room is None:
+            raise SessionError("you are not in a room: nothing to wait for")
         else:
-            current = match.match_id if match else None
-            ok = await self.until(
-                lambda: self.model.match is not None and self.model.match.match_id != current,
-                300,
-            )
+            ok = await self.until(lambda: self.model.match is not None, 600)
         if not ok:
             self.say("still waiting: giving up")
 

@@ -116,6 +116,7 @@ class Session:
         self.give_up_after = give_up_after
         self.backoff = backoff
         self.welcome: Welcome | None = None
+        self.token: str | None = None
         self._ws: ClientConnection | None = None
         self._closing = False
         self._pending: dict[str, asyncio.Future[ServerMessage]] = {}
@@ -157,13 +158,16 @@ class Session:
                     self.status(Connection.ONLINE, "")
                     async for frame in ws:
                         self._dispatch(frame)
-                    note = describe(ConnectionClosed(ws.close_rcvd, ws.close_sent))
+                    reason = ws.close_reason
+                    note = "the server closed the connection" + (f" ({reason})" if reason else "")
             except SessionError:
                 raise
             except InvalidURI as exc:
                 raise SessionError(f"not a server address: {exc}") from None
             except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
                 note = describe(exc)
+            except Exception as exc:  # never let the session die: say so and reconnect
+                note = f"unexpected error: {exc!r}"
             finally:
                 self._ws = None
                 self.welcome = None
@@ -182,11 +186,14 @@ class Session:
 
     async def _sign_in(self, ws: ClientConnection, *, reconnect: bool) -> None:
         saved = self.store.get(self.url) if self.store else None
-        if saved is not None:
+        if self.token is None and saved is not None:
+            self.token = saved.token
+        if self.token is not None:
             welcome = await self._hello(
-                ws, Hello(protocol=PROTOCOL_VERSION, token=saved.token, client=CLIENT_NAME)
+                ws, Hello(protocol=PROTOCOL_VERSION, token=self.token, client=CLIENT_NAME)
             )
             if isinstance(welcome, ErrorMessage):
+                self.token = None
                 if self.store is not None and welcome.code in (
                     "bad_token",
                     "unknown_token",
@@ -213,6 +220,8 @@ class Session:
             if isinstance(welcome, ErrorMessage):
                 raise SessionError(f"sign-in refused: {welcome.reason}")
         assert isinstance(welcome, Welcome)
+        if welcome.token:
+            self.token = welcome.token  # guests too: a reconnect must be the same player
         if welcome.token and self.store is not None and not welcome.player.guest:
             self.store.put(
                 self.url, SavedSignIn(welcome.token, welcome.player.name, welcome.player.id)
@@ -312,8 +321,7 @@ class Session:
         """GET ``path`` on the server's HTTP side; raise :class:`SessionError`."""
         url = http_base(self.url) + path
         headers = {}
-        saved = self.store.get(self.url) if self.store else None
-        token = (self.welcome.token if self.welcome else None) or (saved.token if saved else None)
+        token = self.token
         if token:
             headers["Authorization"] = f"Bearer {token}"
         try:

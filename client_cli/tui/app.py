@@ -122,10 +122,14 @@ class CribApp(App[int]):
             self.quiet_refs.discard(msg.ref)
             return
         lines = self.model.apply(msg, time.monotonic())
-        if isinstance(msg, ErrorMessage):
-            self.refused(msg.reason)
-        self._log(lines)
-        self.refresh_views()
+        try:
+            if isinstance(msg, ErrorMessage):
+                self.refused(msg.reason)
+            self._log(lines)
+            self.refresh_views()
+        except Exception as exc:  # a drawing bug must not cost the connection
+            self.log.error(f"redraw failed on {msg.type}: {exc!r}")
+            self.notify(f"display problem: {exc}", severity="error")
 
     def on_connection(self, state: Connection, note: str) -> None:
         lines = self.model.set_connection(state, note)

@@ -9,7 +9,7 @@ them to the server from a worker. No screen talks to the network itself.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import on, work
@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
 from textual.events import Key
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     Checkbox,
@@ -48,6 +49,14 @@ from protocol.messages import Pace, RoomStatus
 
 if TYPE_CHECKING:
     from client_cli.tui.app import CribApp
+
+W = TypeVar("W", bound=Widget)
+
+
+def _quiet(widget: W) -> W:
+    """A widget that only shows things: it never takes the keys from the screen."""
+    widget.can_focus = False
+    return widget
 
 
 class BaseScreen(Screen[None]):
@@ -370,9 +379,9 @@ Escape      leave the room
     def compose(self) -> ComposeResult:
         yield from self.compose_bar()
         yield Static("", id="room-head", classes="heading")
-        yield DataTable(id="seats", cursor_type="none", zebra_stripes=True)
+        yield _quiet(DataTable(id="seats", cursor_type="none", zebra_stripes=True))
         yield Static("", id="room-note", classes="note")
-        yield RichLog(id="room-log", max_lines=200, wrap=True, markup=False)
+        yield _quiet(RichLog(id="room-log", max_lines=200, wrap=True, markup=False))
         yield Footer()
 
     def on_mount(self) -> None:
@@ -428,7 +437,8 @@ Escape      leave the room
         self.query_one("#room-note", Static).update(note)
 
     def log_line(self, line: str) -> None:
-        self.query_one("#room-log", RichLog).write(line)
+        for log in self.query("#room-log").results(RichLog):
+            log.write(line)
 
     def action_ready(self) -> None:
         self.crib.set_ready(not self.model.am_ready())
@@ -496,11 +506,14 @@ Rows and columns score as cribbage hands with the starter."""
                 yield CardPanel(id="card")
                 yield Static(Text("Players", "bold"), classes="heading")
                 yield ProgressPanel(id="progress")
-                yield RichLog(id="game-log", max_lines=200, wrap=True, markup=False)
+                yield _quiet(RichLog(id="game-log", max_lines=200, wrap=True, markup=False))
         yield Footer()
 
     def on_mount(self) -> None:
         self.set_interval(0.25, self.tick)
+        log = self.query_one("#game-log", RichLog)
+        for line in self.crib.log_lines[-20:]:
+            log.write(line)
 
     def show(self) -> None:
         super().show()
@@ -550,7 +563,8 @@ Rows and columns score as cribbage hands with the starter."""
         self.query_one("#game-note", Static).update(t)
 
     def log_line(self, line: str) -> None:
-        self.query_one("#game-log", RichLog).write(line)
+        for log in self.query("#game-log").results(RichLog):
+            log.write(line)
 
     def refuse(self, reason: str) -> None:
         self.note = f"✖ {reason}"

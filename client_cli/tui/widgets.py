@@ -86,6 +86,7 @@ class BoardView(Widget):
         self.last: int | None = None  # the most recent placement, marked
         self.interactive = interactive
         self.show_cursor = interactive
+        self.can_focus = interactive
 
     def set_board(
         self, cells: Sequence[str | None], legal: Sequence[int] = (), last: int | None = None

@@ -1,0 +1,203 @@
+"""The Textual client against a real server on loopback, driven by Pilot.
+
+Sign in, create a solo room, play a whole match by every input method (typed
+cell names, arrows and Enter, the mouse), refuse an illegal cell, reach the
+results with the deal verified, replay the match, open the history; then lose
+the connection mid-match and resume where it stood.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from rich.text import Text
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from client_cli.config import TokenStore
+from client_cli.model import Connection, View
+from client_cli.tui.app import CribApp
+from client_cli.tui.screens import (
+    CreateRoomDialog,
+    GameScreen,
+    HistoryScreen,
+    LobbyScreen,
+    ReplayScreen,
+    ResultsScreen,
+    RoomScreen,
+)
+from client_cli.tui.widgets import CELL_H, CELL_W, LEFT, TOP, BoardView, ConnectionBar
+from engine import parse_cell
+from server.app import HUB, ServerConfig, create_app
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[tuple[str, web.Application]]:
+    app = create_app(ServerConfig(port=0, db_path=str(tmp_path / "server.db"), tick_ms=50))
+    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        yield f"ws://127.0.0.1:{port}/ws", app
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture(autouse=True)
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path / "config"
+
+
+async def until(
+    pilot: Pilot[int], cond: Callable[[], bool], what: str, timeout: float = 10
+) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.03)
+
+
+def text_of(widget: Static) -> str:
+    content = widget.content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+async def sign_in_and_create_solo(pilot: Pilot[int], app: CribApp) -> None:
+    await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    await pilot.press("n")
+    await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog), "the dialog")
+    await pilot.click("#room-seats")
+    await pilot.press("end", "backspace", "1")
+    await pilot.click("#room-clock")
+    await pilot.press("end", "backspace", "backspace", "6", "0", "enter")
+    await until(pilot, lambda: isinstance(app.screen, RoomScreen), "the room")
+    assert app.model.room is not None and app.model.room.seats == 1
+
+
+async def wait_card(pilot: Pilot[int], app: CribApp, turn: int) -> list[str]:
+    await until(
+        pilot,
+        lambda: app.model.match is not None and app.model.match.turn == turn,
+        f"card {turn}",
+    )
+    assert app.model.match is not None
+    return list(app.model.match.legal)
+
+
+async def test_a_whole_solo_match_then_its_replay_and_history(server) -> None:
+    url, _ = server
+    app = CribApp(url, name="ada")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await sign_in_and_create_solo(pilot, app)
+        room_text = text_of(app.screen.query_one("#room-note", Static))
+        assert "You created this room" in room_text
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
+        game = app.screen
+        board = game.query_one("#board", BoardView)
+
+        # 1: typed cell name
+        await wait_card(pilot, app, 1)
+        await pilot.press("b", "2")
+        # 2: an illegal cell is refused with the reason, and the card stays
+        await wait_card(pilot, app, 2)
+        await pilot.press("d", "4")
+        assert "does not touch a placed card" in text_of(game.query_one("#game-note", Static))
+        assert app.model.match is not None and app.model.match.turn == 2
+        # ...then arrows and Enter: the cursor went to d4; left to c4, up to c3 (legal)
+        assert board.cursor == parse_cell("d4")
+        await pilot.press("left", "up", "enter")
+        await wait_card(pilot, app, 3)
+        assert app.model.match.cells[parse_cell("c3")] is not None
+        # 3: the mouse
+        legal = app.model.match.legal
+        target = parse_cell(legal[0])
+        row, col = divmod(target, 4)
+        await pilot.click(BoardView, offset=(LEFT + col * CELL_W + 3, TOP + row * CELL_H + 1))
+        await wait_card(pilot, app, 4)
+        assert app.model.match.cells[target] is not None
+        # the rest: typed names of legal cells
+        for turn in range(4, 17):
+            legal = await wait_card(pilot, app, turn)
+            await pilot.press(*legal[-1])
+        await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results", 15)
+        head = text_of(app.screen.query_one("#results-head", Static))
+        assert "deal verified" in head and "Starter" in head
+        match = app.model.match
+        assert match is not None and match.result is not None and match.verification.ok
+        assert len(app.screen.query("ResultBoard")) == 1
+
+        # the replay steps through every placement
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        replay = app.screen
+        await pilot.press("right", "right")
+        assert replay.step == 2 and "placement 2 of 16" in text_of(replay.query_one("#replay-head"))
+        await pilot.press("end")
+        assert "the starter" in text_of(replay.query_one("#replay-head"))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "back to results")
+
+        # back to the lobby; the history lists the match and replays it
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
+        table = app.screen.query_one("#history", DataTable)
+        await until(pilot, lambda: table.row_count == 1, "a history row")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "a replay from history")
+        assert app.screen.replay.match_id == match.match_id
+        await pilot.press("question_mark")
+        await until(
+            pilot,
+            lambda: "Help: replay" in str(app.screen.query("Static").first().content),
+            "the help",
+        )
+
+    # the token was kept, owner-only, and the next start signs straight in
+    store = TokenStore()
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    assert store.get(app.session.url) is not None
+    again = CribApp(url)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, LobbyScreen), "signed in by token")
+        assert again.model.me is not None and again.model.me.name == "ada"
+
+
+async def test_a_dropped_connection_is_resumed_where_the_match_stands(server) -> None:
+    url, server_app = server
+    app = CribApp(url, name="bea")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await sign_in_and_create_solo(pilot, app)
+        await pilot.press("s")
+        await wait_card(pilot, app, 1)
+        await pilot.press("a", "1")
+        await wait_card(pilot, app, 2)
+
+        app.session.backoff = (1.0, 1.0)
+        for session in list(server_app[HUB].sessions):
+            await session.ws.close()
+        await until(pilot, lambda: app.model.connection == Connection.RECONNECTING, "the drop")
+        bar = app.screen.query_one(ConnectionBar)
+        assert "connection lost" in text_of(bar)
+        await until(pilot, lambda: app.model.connection == Connection.ONLINE, "the reconnect")
+        assert app.model.view == View.GAME
+        match = app.model.match
+        assert match is not None and match.turn == 2 and match.cells[0] is not None
+        await pilot.press("b", "1")
+        await wait_card(pilot, app, 3)
+        assert "online" in text_of(app.screen.query_one(ConnectionBar))
+        assert isinstance(app.screen, GameScreen)
