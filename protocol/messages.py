@@ -62,7 +62,9 @@ class Hello(_Message):
 
     With ``token``: sign in as the player that token belongs to (reconnect).
     Without: register a new player called ``name`` and receive a token;
-    ``guest`` players may only play casual rooms and are not listed.
+    ``guest`` players may only play casual rooms and are not listed. ``bot``
+    declares a program playing on its own: it is labelled a bot
+    (``PlayerInfo.bot``) wherever it appears. (Added in protocol 1, optional.)
     """
 
     type: Literal["hello"] = "hello"
@@ -70,6 +72,7 @@ class Hello(_Message):
     name: Name | None = None
     token: Annotated[str | None, Field(default=None, max_length=128)] = None
     guest: bool = False
+    bot: bool = False
     client: Annotated[str | None, Field(default=None, max_length=64)] = None
     ref: Ref = None
 

@@ -216,7 +216,7 @@ class Hub:
                 name = hello.name
             issued = secrets.token_urlsafe(32)
             digest = token_hash(issued)
-            stored = StoredPlayer(f"p-{secrets.token_hex(6)}", name, hello.guest, False)
+            stored = StoredPlayer(f"p-{secrets.token_hex(6)}", name, hello.guest, hello.bot)
             try:
                 await self.storage.create_player(stored, digest)
             except NameInUse:
@@ -224,7 +224,7 @@ class Hub:
         self._players[digest] = stored
         if session.player is not None:  # a second hello raced the first one
             raise errors.AlreadyIdentified("this connection has already said hello")
-        player = PlayerInfo(id=stored.id, name=stored.name, guest=stored.guest)
+        player = PlayerInfo(id=stored.id, name=stored.name, guest=stored.guest, bot=stored.bot)
         session.player = player
         self.by_player.setdefault(player.id, set()).add(session)
         session.send_message(
