@@ -24,6 +24,7 @@ COMMANDS = (
     "tally",
     "solo",
     "serve",
+    "history",
     "play",
 )
 

@@ -1,0 +1,123 @@
+"""A real server on loopback and a small client over the ``websockets`` library."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import websockets
+from aiohttp import web
+
+from server.app import ServerConfig, create_app
+
+
+@dataclass
+class Live:
+    url: str  # ws://127.0.0.1:PORT/ws
+    http: str  # http://127.0.0.1:PORT
+    app: web.Application
+
+
+@contextlib.asynccontextmanager
+async def running_server(db: Path, **overrides: Any) -> AsyncIterator[Live]:
+    config = replace(ServerConfig(port=0, db_path=str(db), tick_ms=20), **overrides)
+    app = create_app(config)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        yield Live(f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", app)
+    finally:
+        await runner.cleanup()
+
+
+class Client:
+    """One connection; remembers everything it received."""
+
+    def __init__(self, ws: websockets.ClientConnection) -> None:
+        self.ws = ws
+        self.log: list[dict[str, Any]] = []
+        self.token: str | None = None
+        self.id: str | None = None
+
+    @classmethod
+    async def connect(cls, live: Live) -> Client:
+        return cls(await websockets.connect(live.url))
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+    async def send(self, **message: Any) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def send_raw(self, frame: str | bytes) -> None:
+        await self.ws.send(frame)
+
+    async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
+        message = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.log.append(message)
+        return message
+
+    async def until(self, *types: str, timeout: float = 10.0) -> dict[str, Any]:
+        """Read until a message of one of ``types`` arrives; return it."""
+        while True:
+            message = await self.recv(timeout)
+            if message["type"] in types:
+                return message
+
+    async def hello(self, name: str | None = None, **extra: Any) -> dict[str, Any]:
+        await self.send(type="hello", protocol=1, name=name, **extra)
+        welcome = await self.until("welcome", "error")
+        if welcome["type"] == "welcome":
+            self.id = welcome["player"]["id"]
+            self.token = welcome["token"] or self.token
+        return welcome
+
+    async def error(self, code: str) -> dict[str, Any]:
+        message = await self.until("error")
+        assert message["code"] == code, message
+        return message
+
+    async def still_alive(self) -> None:
+        await self.send(type="ping", ref="alive?")
+        pong = await self.until("pong")
+        assert pong["ref"] == "alive?"
+
+    async def play_to_end(self, room_id: str, pick: int = 0) -> dict[str, Any]:
+        """Place every card dealt on its ``pick``-th legal cell until the result."""
+        while True:
+            message = await self.until("card", "match_result", timeout=20)
+            if message["type"] == "match_result":
+                return message
+            legal = message["legal"]
+            cell = legal[min(pick, len(legal) - 1)]
+            await self.send(type="place", room_id=room_id, turn=message["turn"], cell=cell)
+
+
+async def signed_in(live: Live, name: str, **extra: Any) -> Client:
+    client = await Client.connect(live)
+    welcome = await client.hello(name, **extra)
+    assert welcome["type"] == "welcome", welcome
+    return client
+
+
+async def two_player_room(live: Live, **room: Any) -> tuple[Client, Client, str]:
+    """alice creates a room, bob joins, both ready: the match has started."""
+    alice = await signed_in(live, "alice")
+    bob = await signed_in(live, "bob")
+    await alice.send(type="create_room", name="duel", seats=2, contribution="a-share", **room)
+    room_id = (await alice.until("room_state"))["room"]["id"]
+    await bob.send(type="join_room", room_id=room_id, contribution="b-share")
+    await bob.until("room_state")
+    await alice.send(type="ready", room_id=room_id)
+    await bob.send(type="ready", room_id=room_id)
+    for c in (alice, bob):
+        await c.until("match_started")
+    return alice, bob, room_id
