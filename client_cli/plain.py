@@ -100,6 +100,7 @@ class PlainClient:
         self.model = ClientModel(url)
         self.changed = asyncio.Event()
         self.printed: set[str] = set()
+        self.verbose_bot = True
         self.session = Session(
             url,
             name=name,
@@ -120,6 +121,12 @@ class PlainClient:
             self.out.flush()
 
     def _on_message(self, msg: ServerMessage) -> None:
+        if (
+            isinstance(msg, ErrorMessage)
+            and msg.code == "unknown_strategy"
+            and not self.verbose_bot
+        ):
+            return
         for line in self.model.apply(msg, time.monotonic()):
             self.say(line)
         if isinstance(msg, MatchResult) or (
@@ -274,8 +281,15 @@ class PlainClient:
         await self.until(lambda: self.model.match is not None, 5)
 
     async def cmd_bot(self, args: list[str]) -> None:
-        strategy = args[0] if args else "expert"
-        await self.request(AddBot(room_id=self._room(), strategy=strategy))
+        if args:
+            await self.request(AddBot(room_id=self._room(), strategy=args[0]))
+            return
+        self.verbose_bot = False
+        for strategy in ("expert", "fallback"):  # the strongest the server has
+            reply = await self.session.request(AddBot(room_id=self._room(), strategy=strategy))
+            if not (isinstance(reply, ErrorMessage) and reply.code == "unknown_strategy"):
+                break
+        self.verbose_bot = True
 
     async def cmd_place(self, args: list[str]) -> None:
         if len(args) != 1:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.table import Table
 from rich.text import Text
 
 from protocol.messages import BoardScoreOut, HandScoreOut
@@ -132,3 +133,20 @@ def clock_text(ms: int | None) -> str:
         return "--:--"
     seconds = (ms + 999) // 1000
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def score_table(score: BoardScoreOut, *, glyphs: bool = True) -> Table:
+    """:func:`score_lines` as a grid, so long itemizations wrap under themselves."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(style="cyan", justify="right", no_wrap=True)
+    table.add_column(ratio=1)
+    for label, hands in (("row", score.rows), ("col", score.columns)):
+        for i, hand in enumerate(hands):
+            name = f"row {i + 1}" if label == "row" else f"col {COLUMNS[i]}"
+            table.add_row(name, str(hand.total), hand_items(hand, glyphs=glyphs))
+    if score.heels:
+        table.add_row("heels", str(score.heels), Text("the starter is a jack"))
+    win = Text("WIN (61+)", "bold green") if score.win else Text("")
+    table.add_row(Text("total", "bold"), Text(str(score.total), "bold cyan"), win)
+    return table

@@ -72,6 +72,14 @@ def http_base(ws_url: str) -> str:
     return urlunsplit((scheme, parts.netloc, "", "", ""))
 
 
+def wire(msg: BaseModel) -> dict[str, Any]:
+    """A client message as sent: fields left at their defaults are left out, so a
+    server that predates an optional field still understands the message."""
+    data = msg.model_dump(mode="json", exclude_defaults=True)
+    data["type"] = getattr(msg, "type")  # noqa: B009 - every message has one
+    return data
+
+
 def describe(exc: BaseException) -> str:
     """A one-line, human description of a connection failure."""
     if isinstance(exc, ConnectionClosed):
@@ -234,7 +242,7 @@ class Session:
             await self.send_raw({"type": "resync", "room_id": room})
 
     async def _hello(self, ws: ClientConnection, hello: Hello) -> Welcome | ErrorMessage:
-        await ws.send(hello.model_dump_json(exclude_none=True))
+        await ws.send(json.dumps(wire(hello)))
         while True:
             frame = await asyncio.wait_for(ws.recv(), 10)
             msg = self._parse(frame)
@@ -295,7 +303,7 @@ class Session:
     async def send(self, msg: BaseModel) -> str:
         """Send a client message with a fresh ``ref``; return that ref."""
         ref = self.next_ref()
-        data = msg.model_dump(mode="json", exclude_none=True)
+        data = wire(msg)
         data["ref"] = ref
         await self.send_raw(data)
         return ref
@@ -303,7 +311,7 @@ class Session:
     async def request(self, msg: BaseModel, timeout: float = 10.0) -> ServerMessage:
         """Send and wait for the first reply echoing its ref (an error included)."""
         ref = self.next_ref()
-        data = msg.model_dump(mode="json", exclude_none=True)
+        data = wire(msg)
         data["ref"] = ref
         fut: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
         self._pending[ref] = fut

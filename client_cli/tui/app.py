@@ -43,6 +43,8 @@ from protocol.messages import (
     StartMatch,
 )
 
+BOT_PREFERENCE = ("expert", "fallback")
+
 
 class CribApp(App[int]):
     CSS_PATH = "cribsquares.tcss"
@@ -118,8 +120,10 @@ class CribApp(App[int]):
     # -- model updates -------------------------------------------------------
 
     def on_server_message(self, msg: ServerMessage) -> None:
-        if isinstance(msg, ErrorMessage) and msg.ref in self.quiet_refs:
-            self.quiet_refs.discard(msg.ref)
+        if isinstance(msg, ErrorMessage) and (
+            msg.ref in self.quiet_refs or msg.code == "unknown_strategy"
+        ):
+            self.quiet_refs.discard(msg.ref or "")
             return
         lines = self.model.apply(msg, time.monotonic())
         try:
@@ -236,9 +240,19 @@ class CribApp(App[int]):
         if (room := self._room_id()) is not None:
             self.send(StartMatch(room_id=room))
 
-    def add_bot(self) -> None:
-        if (room := self._room_id()) is not None:
-            self.send(AddBot(room_id=room))
+    @work(group="requests", exit_on_error=False)
+    async def add_bot(self) -> None:
+        room = self._room_id()
+        if room is None:
+            return
+        try:
+            # The strongest bot the server has; every server has "fallback".
+            for strategy in BOT_PREFERENCE:
+                reply = await self.session.request(AddBot(room_id=room, strategy=strategy))
+                if not (isinstance(reply, ErrorMessage) and reply.code == "unknown_strategy"):
+                    return
+        except SessionError as exc:
+            self.refused(str(exc))
 
     def leave_room(self) -> None:
         room = self.model.room

@@ -268,22 +268,48 @@ class CreateRoomDialog(ModalScreen[dict[str, Any] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(Text("New room", "bold"))
-            yield Label("Name")
-            yield Input(value="Squares", id="room-name", max_length=40)
-            yield Label("Seats (1 = solo)")
-            yield Input(value="2", id="room-seats", type="integer", max_length=1)
-            yield Label("Pace")
-            with RadioSet(id="room-pace"):
-                yield RadioButton("lockstep: everyone places each card together", value=True)
-                yield RadioButton("race: place at your own speed against one clock")
-            yield Label("Seconds per card (lockstep) or per deal (race)")
-            yield Input(value="30", id="room-clock", type="integer", max_length=4)
-            yield Checkbox("private (join by invite code only)", id="room-private")
+            yield Static(Text("New room", "bold"), classes="title")
+            with Horizontal(classes="field"):
+                yield Label("Name")
+                yield Input(value="Squares", id="room-name", max_length=40, compact=True)
+            with Horizontal(classes="field"):
+                yield Label("Seats")
+                yield Input(
+                    value="2",
+                    id="room-seats",
+                    type="integer",
+                    max_length=1,
+                    compact=True,
+                    classes="short",
+                )
+                yield Static(Text("1 plays solo, up to 8", "dim"), classes="hint")
+            with Horizontal(classes="field tall"):
+                yield Label("Pace")
+                with RadioSet(id="room-pace", compact=True):
+                    yield RadioButton(
+                        "lockstep: everyone places each card together", value=True, compact=True
+                    )
+                    yield RadioButton("race: your own speed, one clock for the deal", compact=True)
+            with Horizontal(classes="field"):
+                yield Label("Clock")
+                yield Input(
+                    value="30",
+                    id="room-clock",
+                    type="integer",
+                    max_length=4,
+                    compact=True,
+                    classes="short",
+                )
+                yield Static(
+                    Text("seconds per card (lockstep) or per deal (race)", "dim"), classes="hint"
+                )
+            with Horizontal(classes="field"):
+                yield Label("")
+                yield Checkbox("private: join by invite code only", id="room-private", compact=True)
             yield Static("", id="dialog-error")
             with Horizontal(classes="buttons"):
-                yield Button("Create", variant="primary", id="create")
-                yield Button("Cancel", id="cancel")
+                yield Button("Create", variant="primary", id="create", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
 
     def _value(self) -> dict[str, Any] | None:
         name = self.query_one("#room-name", Input).value.strip()
@@ -333,12 +359,18 @@ class InviteDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(Text("Join a private room", "bold"))
-            yield Label("Invite code (or room id)")
-            yield Input(id="invite-code", max_length=32)
+            yield Static(Text("Join a private room", "bold"), classes="title")
+            with Horizontal(classes="field"):
+                yield Label("Code")
+                yield Input(
+                    id="invite-code",
+                    max_length=32,
+                    compact=True,
+                    placeholder="invite code (or a room id)",
+                )
             with Horizontal(classes="buttons"):
-                yield Button("Join", variant="primary", id="join")
-                yield Button("Cancel", id="cancel")
+                yield Button("Join", variant="primary", id="join", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
 
     @on(Button.Pressed, "#join")
     @on(Input.Submitted)
@@ -819,6 +851,7 @@ Escape    back"""
     def __init__(self, replay: hist.Replay) -> None:
         super().__init__()
         self.replay = replay
+        self.verification = replay.verification()
         self.step = 0
         self.playing = False
 
@@ -851,6 +884,12 @@ Escape    back"""
             head.append_text(card_text(replay.starter, width=0))
             head.append(" and the scores", "bold")
         head.append("   (←/→ step, Space play)", "dim")
+        if self.verification is not None:
+            head.append("\n")
+            if self.verification.ok:
+                head.append("✔ deal verified from the stored seed", "green")
+            else:
+                head.append(f"✖ {self.verification.summary}", "bold red")
         self.query_one("#replay-head", Static).update(head)
         me = self.model.me
         for view, board in zip(self.query(ResultBoard), replay.boards, strict=False):

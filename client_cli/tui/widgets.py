@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.events import Click
 from textual.message import Message
@@ -19,7 +20,14 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from client_cli.model import ClientModel, Connection, PlayerProgress
-from client_cli.render import SUIT_GLYPH, board_lines, card_text, clock_text, score_lines
+from client_cli.render import (
+    SUIT_GLYPH,
+    SUIT_NAME,
+    board_lines,
+    card_text,
+    clock_text,
+    score_table,
+)
 from protocol.messages import BoardResult
 
 COLUMNS = "abcd"
@@ -168,25 +176,44 @@ class CardPanel(Static):
         self, turn: int | None, card: str | None, left_ms: int | None, per: str, note: str = ""
     ) -> None:
         if card is None:
-            body = Text(note or "waiting for the next card…", style="italic")
-            self.update(body)
+            self.update(Text(note or "waiting for the next card…", style="italic"))
             return
-        rank = "10" if card[0] == "T" else card[0]
-        face = Text(
-            f"  {rank}{SUIT_GLYPH.get(card[-1], card[-1])}  ",
-            style=("bold red" if card[-1] in "DH" else "bold black") + " on white",
-        )
-        t = Text()
-        t.append(f"Card {turn} of 16\n", "bold")
-        t.append_text(face)
-        t.append("  ")
-        t.append_text(card_text(card, glyphs=False, width=0))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(width=7)
+        grid.add_column()
+        info = Text()
+        info.append(f"Card {turn} of 16\n", "bold")
+        info.append(f"{card_name(card)}\n")
         low = left_ms is not None and left_ms <= 5000
-        t.append(f"\n⏱ {clock_text(left_ms)} ", "bold red" if low else "bold")
-        t.append(per, "dim")
+        info.append(f"⏱ {clock_text(left_ms)} ", "bold red" if low else "bold")
+        info.append(per, "dim")
         if note:
-            t.append(f"\n{note}", "italic")
-        self.update(t)
+            info.append(f"\n{note}", "italic")
+        grid.add_row(big_card(card), info)
+        self.update(grid)
+
+
+RANK_NAMES = {"A": "ace", "T": "ten", "J": "jack", "Q": "queen", "K": "king"}
+
+
+def card_name(card: str) -> str:
+    """``"TH"`` -> ``"ten of hearts"``: for people, and for screen readers."""
+    rank = RANK_NAMES.get(card[0], card[0])
+    return f"{rank} of {SUIT_NAME.get(card[-1], card[-1])}"
+
+
+def big_card(card: str) -> Text:
+    """A five-line card face, red for hearts and diamonds."""
+    rank = "10" if card[0] == "T" else card[0]
+    suit = SUIT_GLYPH.get(card[-1], card[-1])
+    ink = ("red" if card[-1] in "DH" else "black") + " on white"
+    t = Text()
+    t.append("┌─────┐\n", ink)
+    t.append(f"│{rank:<5}│\n", "bold " + ink)
+    t.append(f"│  {suit}  │\n", "bold " + ink)
+    t.append(f"│{rank:>5}│\n", "bold " + ink)
+    t.append("└─────┘", ink)
+    return t
 
 
 class ProgressPanel(Static):
@@ -211,9 +238,11 @@ class ProgressPanel(Static):
             if i:
                 t.append("\n")
             name = (
-                row.player.name + (" (you)" if row.me else "") + (" 🤖" if row.player.bot else "")
+                row.player.name
+                + (" (you)" if row.me else "")
+                + (" [bot]" if row.player.bot else "")
             )
-            t.append(f"{name[:18]:<18} ", "bold" if row.me else "")
+            t.append(f"{name:<23} ", "bold" if row.me else "")
             t.append(f"{row.placed:>2}/16 ", "cyan")
             label, style = self.STATE_STYLE.get(row.state, (row.state, ""))
             t.append(label, style)
@@ -257,6 +286,6 @@ class ResultBoard(Static):
         )
         if reveal:
             parts.append(Text(""))
-            parts += score_lines(board.score)
+            parts.append(score_table(board.score))
         self.set_class(reveal and board.score.win, "-winner")
         self.update(Group(*parts))
