@@ -175,8 +175,8 @@ class Match:
     result: MatchResult | None = None
 
 
-BotFactory = Callable[[str], CellChooser]
-"""Strategy name -> cell chooser; raises KeyError for an unknown strategy."""
+BotFactory = Callable[[str, str], CellChooser]
+"""(strategy name, seed) -> cell chooser; raises KeyError for an unknown strategy."""
 
 
 class Room:
@@ -575,14 +575,14 @@ class Room:
             raise errors.RoomStarted("the match has already started")
         if len(self.seats) >= self.settings.seats:
             raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
+        n = 1 + sum(1 for s in self.seats if s.player.id.startswith(f"bot-{msg.strategy}-"))
+        bot = PlayerInfo(id=f"bot-{msg.strategy}-{n}", name=f"{msg.strategy} bot {n}", bot=True)
         try:
             if self._bots is None:
                 raise KeyError(msg.strategy)
-            chooser = self._bots(msg.strategy)
+            chooser = self._bots(msg.strategy, f"{self.id}/{bot.id}")
         except KeyError:
             raise errors.UnknownStrategy(f"no bot plays strategy {msg.strategy!r}") from None
-        n = 1 + sum(1 for s in self.seats if s.player.id.startswith(f"bot-{msg.strategy}-"))
-        bot = PlayerInfo(id=f"bot-{msg.strategy}-{n}", name=f"{msg.strategy} bot {n}", bot=True)
         self.seats.append(Seat(bot, "", ready=True, bot=chooser))
         return self._room_update(ref=msg.ref, actor=player.id)
 

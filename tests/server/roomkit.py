@@ -16,7 +16,7 @@ from protocol.messages import (
     Ready,
     Visibility,
 )
-from server.fallback import fallback_cell
+from server.fallback import first_legal_cell
 from server.lobby import IdSource
 from server.room import Outbound, Room, RoomSettings
 
@@ -52,9 +52,9 @@ class FixedIds(IdSource):
         return self._next("secret") * 8
 
 
-def bots(strategy: str):  # type: ignore[no-untyped-def]
+def bots(strategy: str, seed: str):  # type: ignore[no-untyped-def]
     if strategy == "fallback":
-        return fallback_cell
+        return first_legal_cell
     raise KeyError(strategy)
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine.cards import Card
 from engine.deal import commitment, room_seed, verify
-from engine.grid import Grid, parse_cell
+from engine.grid import Grid, cell_name, parse_cell
 from engine.scoring import score_board
 from protocol.messages import (
     AddBot,
@@ -32,6 +32,7 @@ from protocol.messages import (
 )
 from server import errors
 from server.events import CardPlaced, MatchBegan, MatchEnded, RoomOpened
+from server.fallback import fallback_cell
 from server.room import TRANSITIONS, Phase, Room
 from tests.server.roomkit import (
     ALICE,
@@ -121,7 +122,9 @@ def test_card_clock_auto_places_for_the_late_player() -> None:
     assert room.tick(4_999) == []
     box.add(room.tick(5_000))
     auto = box.of(BOB, Placed)
-    assert len(auto) == 1 and auto[0].auto and auto[0].cell == "a1"  # type: ignore[attr-defined]
+    first = box.of(BOB, CardDealt)[0]
+    expected = cell_name(fallback_cell(Grid(), Card.parse(first.card)))  # type: ignore[attr-defined]
+    assert len(auto) == 1 and auto[0].auto and auto[0].cell == expected  # type: ignore[attr-defined]
     assert not box.of(ALICE, Placed)[0].auto  # type: ignore[attr-defined]
     assert box.last_card(ALICE).turn == 2 and box.last_card(BOB).turn == 2
     placed = [e for e in room.take_events() if isinstance(e, CardPlaced)]
@@ -430,3 +433,13 @@ def test_secret_is_never_sent_before_the_result() -> None:
         for msg in messages:
             assert SECRET not in msg.model_dump_json()
             assert room.match.seed not in msg.model_dump_json()  # type: ignore[union-attr]
+
+
+def test_server_bot_factory() -> None:
+    from server.bots import bot_factory, strategy_names
+
+    assert "fallback" in strategy_names()
+    grid = Grid()
+    assert grid.why_illegal(bot_factory("fallback", "x")(grid, Card.parse("5H"))) is None
+    with pytest.raises(KeyError):
+        bot_factory("no-such-strategy", "x")
