@@ -664,8 +664,7 @@ class Room:
         return outs
 
     def _begin(self, now_ms: int, *, ref: str | None = None, actor: str = "") -> list[Outbound]:
-        if not self.seats:
-            raise errors.RoomError("nobody is seated", code="room_empty")
+        assert self.seats, "a room always seats its creator"
         contributions = tuple(s.contribution or s.player.id for s in self.seats)
         seed = room_seed(self._server_secret, contributions)
         m = Match(
