@@ -212,7 +212,7 @@ def format_summary(m: MatchSummary) -> str:
     if m.room:
         bits.append(f"room {m.room}")
     if m.players:
-        bits.append(f"{m.players} players")
+        bits.append(f"{m.players} player{'s' if m.players != 1 else ''}")
     if m.rank is not None:
         bits.append(f"rank {m.rank}")
     if m.score is not None:

@@ -189,7 +189,7 @@ class PlainClient:
         if cmd in ("quit", "exit", "q"):
             return False
         handler = getattr(self, f"cmd_{cmd}", None)
-        if handler is None and len(cmd) == 2 and cmd[0] in "abcd" and cmd[1] in "1234":
+        if handler is None and len(cmd) == 2 and cmd[0].isalpha() and cmd[1].isdigit():
             handler, args = self.cmd_place, [cmd]
         if handler is None:
             self.say(f"unknown command {cmd!r}: type help for the list")
