@@ -8,6 +8,7 @@ ticks. It collects the rooms' domain events in :attr:`Lobby.events` for storage.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
 
@@ -23,6 +24,8 @@ from protocol.messages import (
 from server import errors
 from server.events import Event
 from server.room import BotFactory, Outbound, Phase, Room, RoomSettings
+
+log = logging.getLogger(__name__)
 
 
 class IdSource:
@@ -201,6 +204,9 @@ class Lobby:
     def tick(self, now_ms: int) -> list[Outbound]:
         outs: list[Outbound] = []
         for room in list(self.rooms.values()):
-            outs += room.tick(now_ms)
+            try:
+                outs += room.tick(now_ms)
+            except Exception:  # one broken room must not stop every other room's clock
+                log.exception("room %s failed to tick", room.id)
             self._after(room, now_ms)
         return outs

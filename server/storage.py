@@ -174,13 +174,16 @@ class Storage:
         Resolution is in submission order, also for an empty list, so awaiting
         it before sending keeps messages in the order the rooms produced them.
         """
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((events, future))
-        return future
+        return self._submit(events)
 
     async def create_player(self, player: StoredPlayer, token_hash: str) -> None:
         """Register a player; raise :class:`NameInUse` for a taken registered name."""
-        await self.persist([_NewPlayer(player, token_hash)])
+        await self._submit([_NewPlayer(player, token_hash)])
+
+    def _submit(self, items: Sequence[Event | _NewPlayer]) -> asyncio.Future[None]:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((items, future))
+        return future
 
     async def _run(self) -> None:
         while True:
