@@ -106,6 +106,7 @@ def verify_result(
     server_commitment: str | None,
     received: dict[int, str],
     my_contribution: str | None = None,
+    my_seat: int | None = None,
 ) -> Verification:
     """Check a revealed deal; every check is listed, passed or not."""
     checks: list[Check] = []
@@ -130,7 +131,12 @@ def verify_result(
                 )
             )
         if my_contribution is not None and contributions:
-            checks.append(Check("my contribution was used", my_contribution in contributions))
+            used = (
+                my_seat is not None
+                and 0 <= my_seat < len(contributions)
+                and contributions[my_seat] == my_contribution
+            )
+            checks.append(Check("my contribution was used, at my seat", used))
         dealt = deal(result.seed)
         cards = [str(c) for c in dealt.cards]
         if received:
@@ -167,6 +173,7 @@ class MatchView:
     result: MatchResult | None = None
     verification: Verification | None = None
     dismissed: bool = False  # the player has left the results for the room
+    server_commitment: str = ""  # as published before the match
 
     @property
     def placed_count(self) -> int:
@@ -402,6 +409,7 @@ class ClientModel:
             contributions=list(msg.contributions),
             card_clock_ms=msg.card_clock_ms,
             deal_clock_ms=msg.deal_clock_ms,
+            server_commitment=msg.server_commitment,
         )
         if self.room is not None:
             self.room = self.room.model_copy(update={"status": RoomStatus.PLAYING})
@@ -463,9 +471,10 @@ class ClientModel:
         match.verification = verify_result(
             msg,
             match.contributions,
-            self.room.server_commitment if self.room else None,
+            match.server_commitment or (self.room.server_commitment if self.room else None),
             match.received,
-            self.contribution if self.contribution in match.contributions else None,
+            self.contribution,
+            self.my_seat(),
         )
         return result_lines(msg, match.verification, self.me)
 
@@ -482,6 +491,7 @@ class ClientModel:
                 contributions=list(msg.contributions),
                 card_clock_ms=msg.room.card_clock_ms,
                 deal_clock_ms=msg.room.deal_clock_ms,
+                server_commitment=msg.room.server_commitment,
             )
         match = self.match
         if msg.contributions:

@@ -167,10 +167,12 @@ def test_a_tampered_seed_is_not_verified() -> None:
     grid = play_all(model)
     good = result_for(grid)
     bad = good.model_copy(update={"seed": room_seed(SECRET, ["mine", "other"])})
-    v = verify_result(bad, CONTRIBUTIONS, SERVER_COMMITMENT, model.match.received, "mine")
+    v = verify_result(bad, CONTRIBUTIONS, SERVER_COMMITMENT, model.match.received, "mine", 0)
     assert not v.ok and "NOT VERIFIED" in v.summary
-    v = verify_result(good, CONTRIBUTIONS, SERVER_COMMITMENT, model.match.received, "mine")
+    v = verify_result(good, CONTRIBUTIONS, SERVER_COMMITMENT, model.match.received, "mine", 0)
     assert v.ok
+    v = verify_result(good, CONTRIBUTIONS, SERVER_COMMITMENT, model.match.received, "mine", 1)
+    assert not v.ok and "my contribution" in v.summary
     v = verify_result(
         good,
         CONTRIBUTIONS,
