@@ -1,0 +1,61 @@
+"""Storage persists what rooms decided: batched commits, unique names, abandoned matches."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from protocol.messages import Ready
+from server.storage import NameInUse, Storage, StoredPlayer
+from tests.server.roomkit import ALICE, Mailbox, make_room, place
+
+
+async def test_a_match_is_stored_and_read_back(tmp_path: Path) -> None:
+    storage = await Storage.open(tmp_path / "db")
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+    assert await storage.player_by_token_hash("h1") == StoredPlayer(ALICE.id, "alice", False, False)
+    room, box = make_room(1), Mailbox()
+    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    # Half the match: stored, but nothing hidden is readable.
+    for i in range(8):
+        place(room, box, ALICE, 100 * (i + 1))
+    futures = [storage.persist([event]) for event in room.take_events()]
+    await asyncio.gather(*futures)
+    playing = await storage.match("match1")
+    assert playing is not None and playing["status"] == "playing" and playing["seed"] is None
+    assert "placements" not in playing["boards"][0]
+    for i in range(8, 16):
+        place(room, box, ALICE, 100 * (i + 1))
+    await storage.persist(room.take_events())
+    done = await storage.match("match1")
+    assert done is not None and done["status"] == "finished"
+    assert done["seed"] == box.result(ALICE).seed
+    assert len(done["boards"][0]["placements"]) == 16
+    mine = await storage.player_matches("ALICE")
+    assert mine is not None and mine["matches"][0]["rank"] == 1
+    await storage.close()
+
+
+async def test_registered_names_are_unique_but_guests_may_share(tmp_path: Path) -> None:
+    storage = await Storage.open(tmp_path / "db")
+    await storage.create_player(StoredPlayer("p1", "Alice", False, False), "h1")
+    with pytest.raises(NameInUse):
+        await storage.create_player(StoredPlayer("p2", "alice", False, False), "h2")
+    await storage.create_player(StoredPlayer("p3", "alice", True, False), "h3")
+    await storage.create_player(StoredPlayer("p4", "alice", True, False), "h4")
+    await storage.close()
+
+
+async def test_unfinished_matches_are_abandoned_at_restart(tmp_path: Path) -> None:
+    storage = await Storage.open(tmp_path / "db")
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+    room, box = make_room(1), Mailbox()
+    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    await storage.persist(room.take_events())
+    await storage.close()
+    storage = await Storage.open(tmp_path / "db")
+    match = await storage.match("match1")
+    assert match is not None and match["status"] == "abandoned"
+    await storage.close()
