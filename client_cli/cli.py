@@ -27,6 +27,7 @@ COMMANDS = (
     "history",
     "protocol",
     "play",
+    "bot",
 )
 
 
