@@ -1,0 +1,1 @@
+"""Documented speed measurements; see docs/benchmarks.md for how to run each."""

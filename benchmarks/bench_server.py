@@ -1,0 +1,691 @@
+"""Load benchmark of the game server: bot players in 4-seat lockstep rooms over loopback.
+
+    python -m benchmarks.bench_server [--players 2000] [--duration 60] [--mode paced|flat|both]
+
+What it does, all on 127.0.0.1, bounded in time, cleaning up after itself:
+
+1. ``echo``: a bare aiohttp WebSocket echo server (a subprocess of this module)
+   and the same number of connections as players, each sending a place-sized
+   JSON frame and waiting for it to come back, flat out. Its round trips per
+   second are the ceiling of this machine for this client code path.
+2. ``paced``: the real server (``python -m client_cli serve`` on a free port with
+   a temporary database) and ``--players`` bots in 4-seat lockstep rooms, each
+   placing a random legal cell about ``--think`` seconds (±25 %) after its card
+   arrives, match after match, for ``--duration`` seconds.
+3. ``flat``: the same, but every bot places as soon as its card arrives.
+
+The players run in ``--workers`` processes, each an asyncio loop holding many
+``websockets`` connections (the client library the terminal client uses). A
+room's four players live in the same process.
+
+Latencies, in milliseconds, taken on the client with a monotonic clock:
+
+* **ack**: from sending ``place`` to receiving its ``placed`` (every placement);
+* **turn**: for the *last* placer of a turn (the one whose placement completes
+  it; the server tells it apart because its ``placed`` is followed directly by
+  the next ``card`` instead of a ``progress``), from sending ``place`` to
+  receiving the next ``card``: the server's turn-around. Turns 1..15;
+* **result**: the same for turn 16, up to ``match_result`` (scoring, ranking).
+
+Errors are ``error`` frames, cards the server placed itself (``auto``), dropped
+connections, timeouts and refused setups. Server memory is VmRSS from
+/proc/<pid>/status: before anyone connects, once every player is signed in and
+seated (per connected player), and at the end of the timed window.
+
+Only samples whose ``place`` was sent inside the timed window (after
+``--warmup`` seconds) count. ``--repeat`` runs every phase again and prints the
+median of each figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing as mp
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HOST = "127.0.0.1"
+SEATS = 4
+CARD_CLOCK_MS = 30_000
+RECV_TIMEOUT_S = CARD_CLOCK_MS / 1000 + 5
+SETUP_TIMEOUT_S = 120.0  # connecting, signing in and seating everyone
+CONNECT_CONCURRENCY = 64  # per worker: handshakes in flight at once
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ----------------------------------------------------------------------
+# Subprocesses: the real server and the echo server
+
+
+def _die_with_parent() -> None:
+    """Linux: the child gets SIGTERM if this process dies, even by SIGKILL."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class Child:
+    """A server subprocess that announces its port on stdout; killed on exit."""
+
+    def __init__(self, argv: Sequence[str], pattern: str) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+        )
+        deadline = time.monotonic() + 30
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            found = re.search(pattern, line)
+            if found:
+                self.port = int(found.group(1))
+                break
+            if time.monotonic() > deadline:
+                break
+        else:
+            self.stop()
+            raise RuntimeError(f"{argv[2:]} did not start")
+        if not hasattr(self, "port"):
+            self.stop()
+            raise RuntimeError(f"{argv[2:]} did not announce its port")
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def rss_kib(self) -> int:
+        """Resident set size (VmRSS) in KiB, 0 where /proc is not available."""
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+@contextlib.contextmanager
+def game_server(tmp: Path) -> Iterator[Child]:
+    db = tmp / f"bench-{os.getpid()}-{time.monotonic_ns()}.db"
+    argv = [sys.executable, "-m", "client_cli", "serve", "--host", HOST, "--port", "0"]
+    child = Child([*argv, "--db", str(db), "--grace", "5"], r"http://[\d.]+:(\d+)")
+    try:
+        yield child
+    finally:
+        child.stop()
+
+
+@contextlib.contextmanager
+def echo_server() -> Iterator[Child]:
+    child = Child([sys.executable, "-m", "benchmarks.bench_server", "--echo-server"], r"echo (\d+)")
+    try:
+        yield child
+    finally:
+        child.stop()
+
+
+def run_echo_server() -> None:
+    """A bare aiohttp WebSocket echo server: the ceiling the game server is compared with."""
+    from aiohttp import WSMsgType, web
+
+    async def echo(request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        async for frame in ws:
+            if frame.type == WSMsgType.TEXT:
+                await ws.send_str(frame.data)
+        return ws
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/ws", echo)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, HOST, 0)
+        await site.start()
+        print(f"echo {runner.addresses[0][1]}", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await runner.cleanup()
+
+    asyncio.run(main())
+
+
+# ----------------------------------------------------------------------
+# The load generator (runs in worker processes)
+
+
+@dataclass(frozen=True)
+class Job:
+    """What one worker process does: ``players`` connections for one phase."""
+
+    phase: str  # echo | paced | flat
+    url: str
+    worker: int
+    players: int
+    think_s: float  # 0: flat out
+    warmup_s: float
+    duration_s: float
+    compression: bool
+    seed: int
+
+
+@dataclass
+class Stats:
+    ack: list[float] = field(default_factory=list)
+    turn: list[float] = field(default_factory=list)
+    result: list[float] = field(default_factory=list)
+    rtt: list[float] = field(default_factory=list)
+    placements: int = 0  # acknowledged, sent inside the window
+    matches: int = 0  # finished inside the window
+    errors: Counter[str] = field(default_factory=Counter)
+
+
+class Window:
+    def __init__(self, warmup_s: float, duration_s: float) -> None:
+        self.start = time.perf_counter() + warmup_s
+        self.end = self.start + duration_s
+
+    def inside(self, t: float) -> bool:
+        return self.start <= t < self.end
+
+    def over(self) -> bool:
+        return time.perf_counter() >= self.end
+
+
+class Bot:
+    """One connection of the load generator."""
+
+    def __init__(self, ws: Any, name: str) -> None:
+        self.ws = ws
+        self.name = name
+        self.id = ""
+
+    async def send(self, **message: Any) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def recv(self) -> dict[str, Any]:
+        return json.loads(await asyncio.wait_for(self.ws.recv(), RECV_TIMEOUT_S))  # type: ignore[no-any-return]
+
+    async def until(self, *types: str) -> dict[str, Any]:
+        while True:
+            message = await self.recv()
+            if message["type"] in types:
+                return message
+            if message["type"] == "error":
+                raise SetupError(f"{message['code']}: {message['reason']}")
+
+
+class SetupError(Exception):
+    pass
+
+
+async def connect(job: Job, name: str, gate: asyncio.Semaphore) -> Bot:
+    from websockets.asyncio.client import connect as ws_connect
+
+    async with gate:
+        ws = await ws_connect(
+            job.url,
+            open_timeout=30,
+            max_size=2**22,
+            compression="deflate" if job.compression else None,
+        )
+        bot = Bot(ws, name)
+        if job.phase != "echo":
+            await bot.send(type="hello", protocol=1, name=name, bot=True, client="bench")
+            welcome = await bot.until("welcome")
+            bot.id = welcome["player"]["id"]
+        return bot
+
+
+async def seat(bots: Sequence[Bot]) -> str:
+    """The first bot opens a 4-seat lockstep room, the others join: nobody is ready yet."""
+    creator = bots[0]
+    await creator.send(
+        type="create_room", name="bench", seats=len(bots), card_clock_ms=CARD_CLOCK_MS
+    )
+    room_id: str = (await creator.until("room_state"))["room"]["id"]
+    for bot in bots[1:]:
+        await bot.send(type="join_room", room_id=room_id)
+        await bot.until("room_state")
+    return room_id
+
+
+async def play_match(bot: Bot, room_id: str, job: Job, window: Window, stats: Stats) -> None:
+    """Play one match to its result, timing this bot's placements."""
+    rng = random.Random(f"{job.seed}-{bot.name}")
+    sent_at = 0.0
+    sent_turn = 0
+    after_ack = False  # the next frame tells whether our placement completed the turn
+    while True:
+        message = await bot.recv()
+        now = time.perf_counter()
+        kind = message["type"]
+        if after_ack:
+            after_ack = False
+            last = kind == "card" or (
+                kind == "progress"
+                and sent_turn == 16
+                and all(n == 16 for n in message["placed"].values())
+            )
+            if last and kind == "progress":
+                await bot.until("match_result")
+                if window.inside(sent_at):
+                    stats.result.append((time.perf_counter() - sent_at) * 1000)
+                    stats.matches += 1
+                return
+            if last and window.inside(sent_at):
+                stats.turn.append((now - sent_at) * 1000)
+        if kind == "card":
+            if window.over():
+                return
+            if job.think_s:
+                await asyncio.sleep(job.think_s * rng.uniform(0.75, 1.25))
+            sent_turn = message["turn"]
+            cell = rng.choice(message["legal"])
+            sent_at = time.perf_counter()
+            await bot.send(type="place", room_id=room_id, turn=sent_turn, cell=cell)
+        elif kind == "placed":
+            if message.get("auto"):
+                stats.errors["auto placement (too late)"] += 1
+            elif message["turn"] == sent_turn:
+                if window.inside(sent_at):
+                    stats.placements += 1
+                    stats.ack.append((now - sent_at) * 1000)
+                after_ack = True
+        elif kind == "match_result":
+            if window.inside(sent_at):
+                stats.matches += 1
+            return
+        elif kind == "error":
+            stats.errors[f"error {message['code']}"] += 1
+
+
+async def room_loop(bots: list[Bot], room_id: str, job: Job, window: Window, stats: Stats) -> None:
+    """Matches back to back: ready, play, leave, open the next room (creator rotates)."""
+    rng = random.Random(f"{job.seed}-{room_id}")
+    if job.think_s:  # spread the first deals over a think time
+        await asyncio.sleep(rng.uniform(0, job.think_s))
+    while not window.over():
+        for bot in bots:
+            await bot.send(type="ready", room_id=room_id)
+        await asyncio.gather(*(play_match(b, room_id, job, window, stats) for b in bots))
+        if window.over():
+            return
+        for bot in bots:
+            await bot.send(type="leave_room", room_id=room_id)
+            await bot.until("left")
+        bots = bots[1:] + bots[:1]
+        room_id = await seat(bots)
+
+
+async def echo_loop(bot: Bot, job: Job, window: Window, stats: Stats) -> None:
+    """Send a place-sized frame, wait for it to come back, again, flat out."""
+    n = 0
+    while not window.over():
+        n += 1
+        frame = {"type": "place", "room_id": "bench-room-id", "turn": n % 16 + 1, "cell": "b3"}
+        sent_at = time.perf_counter()
+        await bot.send(**frame)
+        await bot.recv()
+        now = time.perf_counter()
+        if window.inside(sent_at):
+            stats.placements += 1
+            stats.rtt.append((now - sent_at) * 1000)
+
+
+async def run_job(job: Job, ready: Any, start: Any) -> dict[str, Any]:
+    stats = Stats()
+    gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
+    names = [f"b{job.seed % 1000}-{job.worker}-{i}" for i in range(job.players)]
+    try:
+        got = await asyncio.wait_for(
+            asyncio.gather(*(connect(job, n, gate) for n in names), return_exceptions=True),
+            SETUP_TIMEOUT_S,
+        )
+        bots = [b for b in got if isinstance(b, Bot)]
+        for failure in got:
+            if not isinstance(failure, Bot):
+                stats.errors[f"connect {type(failure).__name__}"] += 1
+        rooms: list[tuple[list[Bot], str]] = []
+        if job.phase != "echo":
+            groups = [bots[i : i + SEATS] for i in range(0, len(bots) - SEATS + 1, SEATS)]
+            ids = await asyncio.wait_for(
+                asyncio.gather(*(seat(g) for g in groups), return_exceptions=True),
+                SETUP_TIMEOUT_S,
+            )
+            for group, room_id in zip(groups, ids, strict=True):
+                if isinstance(room_id, str):
+                    rooms.append((group, room_id))
+                else:
+                    stats.errors[f"seat {type(room_id).__name__}"] += 1
+    except TimeoutError:
+        stats.errors["setup timeout"] += 1
+        bots, rooms = [], []
+    ready.put((job.worker, len(bots)))
+    while not start.is_set():
+        await asyncio.sleep(0.02)
+    window = Window(job.warmup_s, job.duration_s)
+    if job.phase == "echo":
+        tasks = [asyncio.ensure_future(echo_loop(b, job, window, stats)) for b in bots]
+    else:
+        tasks = [asyncio.ensure_future(room_loop(g, r, job, window, stats)) for g, r in rooms]
+    if tasks:
+        done, pending = await asyncio.wait(tasks, timeout=window.end - time.perf_counter() + 2)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        for task in done:
+            exc = task.exception()
+            if exc is not None:
+                stats.errors[f"dropped {type(exc).__name__}"] += 1
+    report = {
+        "connected": len(bots),
+        "placements": stats.placements,
+        "matches": stats.matches,
+        "ack": stats.ack,
+        "turn": stats.turn,
+        "result": stats.result,
+        "rtt": stats.rtt,
+        "errors": dict(stats.errors),
+        "seconds": job.duration_s,
+    }
+    await asyncio.gather(*(asyncio.wait_for(b.ws.close(), 5) for b in bots), return_exceptions=True)
+    return report
+
+
+class _Signal:
+    """The worker's ready signal: sent exactly once, even if the job fails midway."""
+
+    def __init__(self, queue: Any) -> None:
+        self.queue = queue
+        self.sent = False
+
+    def put(self, item: Any) -> None:
+        if not self.sent:
+            self.sent = True
+            self.queue.put(item)
+
+
+def worker_main(job: Job, ready: Any, start: Any, results: Any) -> None:
+    signal_ = _Signal(ready)
+    with contextlib.suppress(KeyboardInterrupt):
+        try:
+            results.put(asyncio.run(run_job(job, signal_, start)))
+        except Exception as exc:
+            signal_.put((job.worker, 0))
+            results.put({"connected": 0, "errors": {f"worker {exc!r}": 1}})
+
+
+# ----------------------------------------------------------------------
+# The conductor
+
+
+@dataclass
+class Figures:
+    phase: str
+    players: int
+    connected: int = 0
+    per_second: float = 0.0  # placements (or echo round trips) per second
+    matches: int = 0
+    ack_p50: float = 0.0
+    ack_p99: float = 0.0
+    turn_p50: float = 0.0
+    turn_p99: float = 0.0
+    result_p50: float = 0.0
+    result_p99: float = 0.0
+    errors: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+    rss_idle_mib: float = 0.0
+    rss_seated_mib: float = 0.0
+    rss_end_mib: float = 0.0
+    kib_per_player: float = 0.0
+
+
+def percentile(samples: list[float], q: float) -> float:
+    if not samples:
+        return 0.0
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
+
+
+def split(total: int, parts: int, unit: int) -> list[int]:
+    """``total`` players over ``parts`` workers, in whole rooms of ``unit``."""
+    rooms = total // unit
+    return [unit * (rooms // parts + (1 if i < rooms % parts else 0)) for i in range(parts)]
+
+
+def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Figures:
+    figures = Figures(phase, args.players)
+    server_cm = echo_server() if phase == "echo" else game_server(tmp)
+    ctx = mp.get_context("spawn")
+    with server_cm as server:
+        time.sleep(0.5)
+        figures.rss_idle_mib = server.rss_kib() / 1024
+        ready, results, start = ctx.Queue(), ctx.Queue(), ctx.Event()
+        unit = 1 if phase == "echo" else SEATS
+        counts = [n for n in split(args.players, args.workers, unit) if n]
+        think = args.think if phase == "paced" else 0.0
+        procs = []
+        try:
+            for worker, n in enumerate(counts):
+                job = Job(
+                    phase=phase,
+                    url=f"ws://{HOST}:{server.port}/ws",
+                    worker=worker,
+                    players=n,
+                    think_s=think,
+                    warmup_s=args.warmup,
+                    duration_s=args.duration if phase == "paced" else args.flat_duration,
+                    compression=args.compression,
+                    seed=seed,
+                )
+                proc = ctx.Process(target=worker_main, args=(job, ready, start, results))
+                proc.daemon = True
+                proc.start()
+                procs.append(proc)
+            for _ in procs:
+                ready.get(timeout=SETUP_TIMEOUT_S + 30)
+            time.sleep(0.5)
+            figures.rss_seated_mib = server.rss_kib() / 1024
+            start.set()
+            window = args.duration if phase == "paced" else args.flat_duration
+            time.sleep(args.warmup + window - 0.5)
+            figures.rss_end_mib = server.rss_kib() / 1024
+            reports = [results.get(timeout=60) for _ in procs]
+        finally:
+            for proc in procs:
+                proc.join(timeout=10)
+                if proc.is_alive():
+                    proc.terminate()
+                    proc.join(timeout=5)
+    merged: dict[str, list[float]] = {k: [] for k in ("ack", "turn", "result", "rtt")}
+    kinds: Counter[str] = Counter()
+    placements = 0
+    for report in reports:
+        figures.connected += report["connected"]
+        placements += report.get("placements", 0)
+        figures.matches += report.get("matches", 0)
+        for key in merged:
+            merged[key] += report.get(key, [])
+        kinds.update(report.get("errors", {}))
+    seconds = args.duration if phase == "paced" else args.flat_duration
+    figures.per_second = placements / seconds
+    lat = merged["rtt"] if phase == "echo" else merged["ack"]
+    figures.ack_p50, figures.ack_p99 = percentile(lat, 50), percentile(lat, 99)
+    figures.turn_p50, figures.turn_p99 = (
+        percentile(merged["turn"], 50),
+        percentile(merged["turn"], 99),
+    )
+    figures.result_p50 = percentile(merged["result"], 50)
+    figures.result_p99 = percentile(merged["result"], 99)
+    missing = args.players - figures.connected
+    if phase != "echo":
+        missing = (args.players // SEATS) * SEATS - figures.connected
+    if missing > 0:
+        kinds["players not connected"] += missing
+    figures.error_kinds = dict(kinds)
+    figures.errors = sum(kinds.values())
+    if figures.connected:
+        figures.kib_per_player = (
+            (figures.rss_seated_mib - figures.rss_idle_mib) * 1024 / figures.connected
+        )
+    return figures
+
+
+def median_figures(runs: list[Figures]) -> Figures:
+    if len(runs) == 1:
+        return runs[0]
+    out = Figures(runs[0].phase, runs[0].players)
+    for name in Figures.__dataclass_fields__:
+        if name in ("phase", "players", "error_kinds"):
+            continue
+        setattr(out, name, statistics.median(getattr(r, name) for r in runs))
+    kinds: Counter[str] = Counter()
+    for r in runs:
+        kinds.update(r.error_kinds)
+    out.error_kinds = dict(kinds)
+    return out
+
+
+def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
+    def ms(x: float) -> str:
+        return f"{x:.1f}" if x else "-"
+
+    lines = [
+        f"players {args.players}, workers {args.workers}, think {args.think:g} s (paced), "
+        f"window {args.duration:g} s paced / {args.flat_duration:g} s flat+echo after "
+        f"{args.warmup:g} s warm-up, compression {'deflate' if args.compression else 'off'}, "
+        f"{os.cpu_count()} CPUs" + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
+        "",
+        f"{'phase':<7} {'conn':>5} {'per s':>8} {'matches':>7} {'ack p50':>8} {'ack p99':>8} "
+        f"{'turn p50':>8} {'turn p99':>8} {'res p50':>8} {'res p99':>8} {'errors':>6}",
+    ]
+    for phase, f in results.items():
+        lines.append(
+            f"{phase:<7} {f.connected:>5.0f} {f.per_second:>8.0f} {f.matches:>7.0f} "
+            f"{ms(f.ack_p50):>8} {ms(f.ack_p99):>8} {ms(f.turn_p50):>8} {ms(f.turn_p99):>8} "
+            f"{ms(f.result_p50):>8} {ms(f.result_p99):>8} {f.errors:>6.0f}"
+        )
+    lines.append("")
+    lines.append("per s: placements acknowledged per second (echo: round trips per second);")
+    lines.append("echo latencies are in the ack columns (round trip).")
+    for phase, f in results.items():
+        if phase != "echo":
+            lines.append(
+                f"{phase} server RSS: {f.rss_idle_mib:.1f} MiB idle, {f.rss_seated_mib:.1f} MiB "
+                f"with {f.connected:.0f} players seated ({f.kib_per_player:.1f} KiB per player), "
+                f"{f.rss_end_mib:.1f} MiB at the end"
+            )
+        for kind, n in sorted(f.error_kinds.items()):
+            lines.append(f"{phase} errors: {n} x {kind}")
+    if "echo" in results and "flat" in results and results["echo"].per_second:
+        ratio = results["flat"].per_second / results["echo"].per_second
+        lines.append(
+            f"flat placements per second / echo round trips per second: {ratio:.0%} "
+            "(target at least 40%)"
+        )
+    if "paced" in results:
+        p = results["paced"]
+        ok = p.turn_p99 < 100 and p.ack_p99 < 100 and p.errors == 0
+        lines.append(
+            f"paced target (p99 under 100 ms, no errors, {args.players} players): "
+            + ("met" if ok else "missed")
+        )
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.bench_server",
+        description="Load benchmark of the game server over loopback (see the module docstring).",
+    )
+    p.add_argument("--players", type=int, default=2000, help="concurrent players (default 2000)")
+    p.add_argument("--duration", type=float, default=60.0, help="paced window, seconds (60)")
+    p.add_argument(
+        "--flat-duration", type=float, default=20.0, help="flat and echo windows, seconds (20)"
+    )
+    p.add_argument("--warmup", type=float, default=5.0, help="seconds before timing (5)")
+    p.add_argument(
+        "--mode",
+        choices=("paced", "flat", "both"),
+        default="both",
+        help="paced, flat (with the echo ceiling) or both (default)",
+    )
+    p.add_argument("--think", type=float, default=1.0, help="paced think time, seconds (1.0)")
+    p.add_argument("--workers", type=int, default=2, help="load-generator processes (2)")
+    p.add_argument("--repeat", type=int, default=1, help="runs per phase; medians are printed")
+    p.add_argument(
+        "--no-compression",
+        dest="compression",
+        action="store_false",
+        help="do not offer permessage-deflate (the terminal client offers it)",
+    )
+    p.add_argument("--seed", type=int, default=None, help="seed of the bots' choices")
+    p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.players < SEATS:
+        p.error(f"--players must be at least {SEATS}")
+    if not (1 <= args.workers <= 64) or not (1 <= args.repeat <= 20):
+        p.error("--workers must be 1..64 and --repeat 1..20")
+    if not (0 < args.duration <= 3600 and 0 < args.flat_duration <= 3600):
+        p.error("durations must be 0..3600 seconds")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.echo_server:
+        run_echo_server()
+        return 0
+    phases = {"paced": ["paced"], "flat": ["echo", "flat"], "both": ["echo", "paced", "flat"]}
+    seed = args.seed if args.seed is not None else random.randrange(1_000_000)
+    results: dict[str, Figures] = {}
+    with tempfile.TemporaryDirectory(prefix="cribsquares-bench-") as tmp:
+        for phase in phases[args.mode]:
+            runs = []
+            for i in range(args.repeat):
+                print(f"{phase} run {i + 1}/{args.repeat} ...", file=sys.stderr, flush=True)
+                runs.append(run_phase(phase, args, Path(tmp), seed + i))
+            results[phase] = median_figures(runs)
+    print(table(results, args))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        raise SystemExit(main())
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        raise SystemExit(130) from None
