@@ -306,6 +306,9 @@ class ClientModel:
 
     def set_connection(self, state: Connection, note: str = "") -> list[str]:
         changed = state != self.connection or note != self.connection_note
+        was = self.connection
+        if state == was == Connection.RECONNECTING and not note:
+            return []  # a new attempt: keep saying why and when
         self.connection, self.connection_note = state, note
         if not changed:
             return []

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
 from textual.events import Key
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
@@ -28,7 +28,6 @@ from textual.widgets import (
     Label,
     RadioButton,
     RadioSet,
-    RichLog,
     Static,
 )
 
@@ -40,6 +39,7 @@ from client_cli.tui.widgets import (
     BoardView,
     CardPanel,
     ConnectionBar,
+    EventLog,
     ProgressPanel,
     ResultBoard,
     cell_label,
@@ -89,6 +89,21 @@ class BaseScreen(Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.TITLE, self.HELP))
+
+    def action_scroll_boards(self, dx: int, dy: int) -> None:
+        """Scroll the side-by-side boards (results, replay) by columns and lines."""
+        for boards in self.query(".boards").results(ScrollableContainer):
+            boards.scroll_relative(x=dx, y=dy, animate=False)
+
+
+BOARD_SCROLL: list[BindingType] = [
+    Binding("up", "scroll_boards(0, -1)", "↑", show=False),
+    Binding("down", "scroll_boards(0, 1)", "↓", show=False),
+    Binding("pageup", "scroll_boards(0, -10)", "PgUp", show=False),
+    Binding("pagedown", "scroll_boards(0, 10)", "PgDn", show=False),
+    Binding("left_square_bracket", "scroll_boards(-48, 0)", "[", show=False),
+    Binding("right_square_bracket", "scroll_boards(48, 0)", "]", show=False),
+]
 
 
 # ---------------------------------------------------------------------------
@@ -413,13 +428,12 @@ Escape      leave the room
         yield Static("", id="room-head", classes="heading")
         yield _quiet(DataTable(id="seats", cursor_type="none", zebra_stripes=True))
         yield Static("", id="room-note", classes="note")
-        yield _quiet(RichLog(id="room-log", max_lines=200, wrap=True, markup=False))
+        yield EventLog(id="room-log")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#seats", DataTable).add_columns("seat", "player", "ready", "connection")
-        for line in self.crib.log_lines[-20:]:
-            self.query_one("#room-log", RichLog).write(line)
+        self.query_one("#room-log", EventLog).show(self.crib.log_lines)
 
     def show(self) -> None:
         super().show()
@@ -469,8 +483,8 @@ Escape      leave the room
         self.query_one("#room-note", Static).update(note)
 
     def log_line(self, line: str) -> None:
-        for log in self.query("#room-log").results(RichLog):
-            log.write(line)
+        for log in self.query("#room-log").results(EventLog):
+            log.show(self.crib.log_lines)
 
     def action_ready(self) -> None:
         self.crib.set_ready(not self.model.am_ready())
@@ -538,14 +552,12 @@ Rows and columns score as cribbage hands with the starter."""
                 yield CardPanel(id="card")
                 yield Static(Text("Players", "bold"), classes="heading")
                 yield ProgressPanel(id="progress")
-                yield _quiet(RichLog(id="game-log", max_lines=200, wrap=True, markup=False))
+                yield EventLog(id="game-log")
         yield Footer()
 
     def on_mount(self) -> None:
         self.set_interval(0.25, self.tick)
-        log = self.query_one("#game-log", RichLog)
-        for line in self.crib.log_lines[-20:]:
-            log.write(line)
+        self.query_one("#game-log", EventLog).show(self.crib.log_lines)
 
     def show(self) -> None:
         super().show()
@@ -577,11 +589,19 @@ Rows and columns score as cribbage hands with the starter."""
         per = "this card" if match.pace == Pace.LOCKSTEP else "left for the whole deal"
         waiting = ""
         if match.card is None:
-            waiting = (
-                "Your board is full: waiting for the others…"
-                if match.placed_count >= 16
-                else "Waiting for the next card…"
-            )
+            others = [
+                r.player.name
+                for r in self.model.progress_rows()
+                if not r.me and r.state == "thinking"
+            ]
+            who = f"waiting for {', '.join(others)}…" if others else "waiting for the next card…"
+            if match.placed_count >= 16:
+                waiting = f"Your board is full: {who}"
+            elif match.placements:
+                last = max(match.placements, key=lambda p: p.turn)
+                waiting = f"Placed {last.card} on {last.cell}: {who}"
+            else:
+                waiting = who[0].upper() + who[1:]
         self.query_one("#card", CardPanel).show(match.turn, match.card, left, per, waiting)
 
     def _show_note(self) -> None:
@@ -595,8 +615,8 @@ Rows and columns score as cribbage hands with the starter."""
         self.query_one("#game-note", Static).update(t)
 
     def log_line(self, line: str) -> None:
-        for log in self.query("#game-log").results(RichLog):
-            log.write(line)
+        for log in self.query("#game-log").results(EventLog):
+            log.show(self.crib.log_lines)
 
     def refuse(self, reason: str) -> None:
         self.note = f"✖ {reason}"
@@ -667,7 +687,7 @@ matches the commitment published before the first card, comes from the
 server's secret and every player's contribution, and deals exactly the
 cards you received and the starter.
 
-← →            scroll the boards
+← → [ ] ↑ ↓ PgUp PgDn   scroll the boards
 p              replay this match placement by placement
 Enter/Escape   leave the room, back to the lobby
 ?              this help"""
@@ -676,8 +696,9 @@ Enter/Escape   leave the room, back to the lobby
         Binding("p", "replay", "Replay"),
         Binding("enter", "leave", "Lobby"),
         Binding("escape", "leave", "Lobby", show=False),
-        Binding("left", "scroll(-1)", "←", show=False),
-        Binding("right", "scroll(1)", "→", show=False),
+        Binding("left", "scroll_boards(-48, 0)", "←", show=False),
+        Binding("right", "scroll_boards(48, 0)", "→", show=False),
+        *BOARD_SCROLL,
     ]
 
     def __init__(self) -> None:
@@ -687,7 +708,7 @@ Enter/Escape   leave the room, back to the lobby
     def compose(self) -> ComposeResult:
         yield from self.compose_bar()
         yield Static("", id="results-head", classes="heading")
-        yield HorizontalScroll(id="boards")
+        yield ScrollableContainer(id="boards", classes="boards", can_focus=False)
         yield Footer()
 
     def show(self) -> None:
@@ -719,7 +740,7 @@ Enter/Escape   leave the room, back to the lobby
         if self.shown == result.match_id:
             return
         self.shown = result.match_id
-        boards = self.query_one("#boards", HorizontalScroll)
+        boards = self.query_one("#boards", ScrollableContainer)
         boards.remove_children()
         views = []
         for board in result.boards:
@@ -728,10 +749,6 @@ Enter/Escape   leave the room, back to the lobby
         boards.mount_all([v for v, _ in views])
         for view, board in views:
             view.show(board, me is not None and board.player.id == me.id)
-
-    def action_scroll(self, direction: int) -> None:
-        boards = self.query_one("#boards", HorizontalScroll)
-        boards.scroll_relative(x=direction * 48, animate=False)
 
     def action_leave(self) -> None:
         self.crib.leave_room()
@@ -834,6 +851,7 @@ The card just placed is shown reversed.
 → / n     next placement
 ← / b     previous placement
 Home/End  the start / the end (starter and scores)
+↑ ↓ PgUp PgDn [ ]   scroll the boards
 Space     play / pause
 Escape    back"""
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -846,6 +864,7 @@ Escape    back"""
         Binding("end", "jump(17)", "End"),
         Binding("space", "play", "Play/pause"),
         Binding("escape", "app.pop_screen", "Back"),
+        *BOARD_SCROLL,
     ]
 
     def __init__(self, replay: hist.Replay) -> None:
@@ -858,7 +877,7 @@ Escape    back"""
     def compose(self) -> ComposeResult:
         yield from self.compose_bar()
         yield Static("", id="replay-head", classes="heading")
-        with HorizontalScroll(id="replay-boards"):
+        with ScrollableContainer(id="replay-boards", classes="boards", can_focus=False):
             for _ in self.replay.boards:
                 yield ResultBoard()
         yield Footer()

@@ -13,6 +13,8 @@ from typing import ClassVar
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.events import Click
 from textual.message import Message
 from textual.reactive import reactive
@@ -68,7 +70,8 @@ class ConnectionBar(Static):
             Connection.OFFLINE: "✖ offline",
         }[state]
         if state == Connection.RECONNECTING and model.connection_note:
-            label = f"✖ connection lost: {model.connection_note}"
+            # The reason goes to the log; the bar keeps to what happens next.
+            label = f"✖ connection lost: {model.connection_note.split('; ')[-1]}"
         text.append(f"   {label}", style=style)
         self.update(text)
 
@@ -233,20 +236,40 @@ class ProgressPanel(Static):
     }
 
     def show(self, rows: Sequence[PlayerProgress]) -> None:
-        t = Text()
-        for i, row in enumerate(rows):
-            if i:
-                t.append("\n")
-            name = (
-                row.player.name
-                + (" (you)" if row.me else "")
-                + (" [bot]" if row.player.bot else "")
-            )
-            t.append(f"{name:<23} ", "bold" if row.me else "")
-            t.append(f"{row.placed:>2}/16 ", "cyan")
+        if not rows:
+            self.update(Text("nobody", "dim"))
+            return
+        table = Table.grid(padding=(0, 1), expand=True)
+        table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        table.add_column(justify="right", no_wrap=True, style="cyan")
+        table.add_column(no_wrap=True, width=14)
+        for row in rows:
+            name = Text(row.player.name, "bold" if row.me else "")
+            if row.me:
+                name.append(" (you)")
+            if row.player.bot:
+                name.append(" [bot]", "dim")
             label, style = self.STATE_STYLE.get(row.state, (row.state, ""))
-            t.append(label, style)
-        self.update(t if rows else Text("nobody", "dim"))
+            table.add_row(name, f"{row.placed}/16", Text(label, style))
+        self.update(table)
+
+
+class EventLog(VerticalScroll):
+    """The latest events as readable lines, newest at the bottom, wrapped to the width."""
+
+    DEFAULT_CSS = """
+    EventLog { height: 1fr; border: round $panel; padding: 0 1; }
+    EventLog > Static { width: 1fr; height: auto; }
+    """
+
+    can_focus = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("")
+
+    def show(self, lines: Sequence[str]) -> None:
+        self.query_one(Static).update(Text("\n".join(lines[-100:])))
+        self.scroll_end(animate=False)
 
 
 class ResultBoard(Static):
