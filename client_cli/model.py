@@ -96,7 +96,7 @@ class Verification:
 class PlayerProgress:
     player: PlayerInfo
     placed: int
-    state: str  # "placed", "thinking", "done", "disconnected", "waiting"
+    state: str  # "placed", "thinking", "done", "disconnected", "ready", "not ready"
     me: bool
 
 
@@ -256,7 +256,7 @@ class ClientModel:
             if not connected:
                 state = "disconnected"
             elif match is None:
-                state = "ready" if seat.ready else "waiting"
+                state = "ready" if seat.ready else "not ready"
             elif placed >= 16:
                 state = "done"
             elif match.pace == Pace.LOCKSTEP and progress is not None and placed >= progress.turn:

@@ -232,7 +232,7 @@ class ProgressPanel(Static):
         "done": ("■ done", "cyan"),
         "disconnected": ("✖ disconnected", "bold red"),
         "ready": ("✔ ready", "green"),
-        "waiting": ("· not ready", "dim"),
+        "not ready": ("· not ready", "dim"),
     }
 
     def show(self, rows: Sequence[PlayerProgress]) -> None:
