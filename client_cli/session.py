@@ -217,7 +217,7 @@ class Session:
                 # Registration needs a fresh connection: the server may close this one.
                 raise ConnectionClosed(None, None)
         else:
-            if not self.name:
+            if not self.name and not self.guest:
                 raise SessionError("no saved sign-in for this server: choose a name with --name")
             welcome = await self._hello(
                 ws,

@@ -92,7 +92,7 @@ class CribApp(App[int]):
 
     def on_mount(self) -> None:
         self.switch_mode(View.SIGN_IN.value)
-        if self.session.name or self.store.get(self.session.url) is not None:
+        if self.session.name or self.session.guest or self.store.get(self.session.url):
             self.sign_in(self.session.name)
 
     def sign_in(self, name: str | None) -> None:
