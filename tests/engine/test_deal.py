@@ -99,6 +99,9 @@ def test_vectors_cover_the_edges() -> None:
     assert min(lengths) == 1 and max(lengths) == MAX_SEED_BYTES
     assert any(n > 64 for n in lengths), "a key longer than the HMAC block"
     assert any(not s.isascii() for s in seeds)
+    assert any(spec_deck(s, reject=False) != spec_deck(s) for s in seeds), (
+        "a seed whose deal needs a rejected stream value"
+    )
 
 
 @pytest.mark.parametrize("vector", DEALS, ids=lambda v: v["note"][:40])
