@@ -145,6 +145,16 @@ def test_the_worked_examples_in_the_doc_match_the_vectors() -> None:
     assert " ".join(room["cards"][:16]) in doc
 
 
+def test_the_python_in_the_doc_deals_the_vectors() -> None:
+    doc = (ROOT / "docs" / "fairness.md").read_text("utf-8")
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, object] = {}
+    exec(code, namespace)
+    deal_v1 = namespace["deal_v1"]
+    for vector in DEALS:
+        assert deal_v1(vector["seed"]) == vector["cards"]  # type: ignore[operator]
+
+
 # --------------------------------------------------------------------------
 # Commitment, verification, seeds
 
