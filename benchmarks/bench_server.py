@@ -47,6 +47,7 @@ import multiprocessing as mp
 import os
 import random
 import re
+import shlex
 import signal
 import statistics
 import subprocess
@@ -120,6 +121,14 @@ class Child:
                     return int(line.split()[1])
         return 0
 
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time used so far (/proc/<pid>/stat), 0 without /proc."""
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            stat = Path(f"/proc/{self.pid}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return 0.0
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
@@ -133,9 +142,10 @@ class Child:
 
 
 @contextlib.contextmanager
-def game_server(tmp: Path) -> Iterator[Child]:
+def game_server(tmp: Path, command: str | None = None) -> Iterator[Child]:
     db = tmp / f"bench-{os.getpid()}-{time.monotonic_ns()}.db"
-    argv = [sys.executable, "-m", "client_cli", "serve", "--host", HOST, "--port", "0"]
+    base = shlex.split(command) if command else [sys.executable, "-m", "client_cli", "serve"]
+    argv = [*base, "--host", HOST, "--port", "0"]
     child = Child([*argv, "--db", str(db), "--grace", "5"], r"http://[\d.]+:(\d+)")
     try:
         yield child
@@ -397,6 +407,7 @@ async def run_job(job: Job, ready: Any, start: Any) -> dict[str, Any]:
     while not start.is_set():
         await asyncio.sleep(0.02)
     window = Window(job.warmup_s, job.duration_s)
+    cpu_at_start = time.process_time()
     if job.phase == "echo":
         tasks = [asyncio.ensure_future(echo_loop(b, job, window, stats)) for b in bots]
     else:
@@ -411,6 +422,7 @@ async def run_job(job: Job, ready: Any, start: Any) -> dict[str, Any]:
             if exc is not None:
                 stats.errors[f"dropped {type(exc).__name__}"] += 1
     report = {
+        "cpu_s": time.process_time() - cpu_at_start,
         "connected": len(bots),
         "placements": stats.placements,
         "matches": stats.matches,
@@ -471,6 +483,10 @@ class Figures:
     rss_seated_mib: float = 0.0
     rss_end_mib: float = 0.0
     kib_per_player: float = 0.0
+    server_cpu: float = 0.0  # share of one core the server used in the window
+    us_per_op: float = 0.0  # server CPU microseconds per placement (echo: per round trip)
+    load_cpu: float = 0.0  # cores the load generator used, warm-up included
+    loadavg: float = 0.0  # 1-minute load average at the end of the window
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -488,7 +504,7 @@ def split(total: int, parts: int, unit: int) -> list[int]:
 
 def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Figures:
     figures = Figures(phase, args.players)
-    server_cm = echo_server() if phase == "echo" else game_server(tmp)
+    server_cm = echo_server() if phase == "echo" else game_server(tmp, args.server_command)
     ctx = mp.get_context("spawn")
     with server_cm as server:
         time.sleep(0.5)
@@ -521,8 +537,12 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
             figures.rss_seated_mib = server.rss_kib() / 1024
             start.set()
             window = args.duration if phase == "paced" else args.flat_duration
-            time.sleep(args.warmup + window - 0.5)
+            time.sleep(args.warmup)
+            cpu_before = server.cpu_seconds()
+            time.sleep(window - 0.5)
+            figures.server_cpu = (server.cpu_seconds() - cpu_before) / (window - 0.5)
             figures.rss_end_mib = server.rss_kib() / 1024
+            figures.loadavg = os.getloadavg()[0]
             reports = [results.get(timeout=60) for _ in procs]
         finally:
             for proc in procs:
@@ -530,18 +550,21 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
                 if proc.is_alive():
                     proc.terminate()
                     proc.join(timeout=5)
+    seconds = args.duration if phase == "paced" else args.flat_duration
     merged: dict[str, list[float]] = {k: [] for k in ("ack", "turn", "result", "rtt")}
     kinds: Counter[str] = Counter()
     placements = 0
     for report in reports:
+        figures.load_cpu += report.get("cpu_s", 0.0) / (args.warmup + seconds)
         figures.connected += report["connected"]
         placements += report.get("placements", 0)
         figures.matches += report.get("matches", 0)
         for key in merged:
             merged[key] += report.get(key, [])
         kinds.update(report.get("errors", {}))
-    seconds = args.duration if phase == "paced" else args.flat_duration
     figures.per_second = placements / seconds
+    if figures.per_second:
+        figures.us_per_op = figures.server_cpu / figures.per_second * 1e6
     lat = merged["rtt"] if phase == "echo" else merged["ack"]
     figures.ack_p50, figures.ack_p99 = percentile(lat, 50), percentile(lat, 99)
     figures.turn_p50, figures.turn_p99 = (
@@ -601,6 +624,22 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
     lines.append("")
     lines.append("per s: placements acknowledged per second (echo: round trips per second);")
     lines.append("echo latencies are in the ack columns (round trip).")
+    lines.append("")
+    lines.append(
+        f"{'phase':<7} {'server CPU':>10} {'µs/op':>7} {'ops/s at 1 core':>15} "
+        f"{'load-gen CPU':>12} {'load avg':>8}"
+    )
+    for phase, f in results.items():
+        ceiling = 1e6 / f.us_per_op if f.us_per_op else 0
+        lines.append(
+            f"{phase:<7} {f.server_cpu:>10.0%} {f.us_per_op:>7.0f} {ceiling:>15.0f} "
+            f"{f.load_cpu:>12.2f} {f.loadavg:>8.2f}"
+        )
+    lines.append(
+        "server CPU: share of one core the server process used in the window; µs/op: its CPU "
+        "per placement (echo: per round trip); load-gen CPU: cores used by the load generator."
+    )
+    lines.append("")
     for phase, f in results.items():
         if phase != "echo":
             lines.append(
@@ -616,6 +655,9 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
             f"flat placements per second / echo round trips per second: {ratio:.0%} "
             "(target at least 40%)"
         )
+        if results["flat"].us_per_op:
+            cpu_ratio = results["echo"].us_per_op / results["flat"].us_per_op
+            lines.append(f"the same ratio in server CPU per operation: {cpu_ratio:.0%}")
     if "paced" in results:
         p = results["paced"]
         ok = p.turn_p99 < 100 and p.ack_p99 < 100 and p.errors == 0
@@ -643,7 +685,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="both",
         help="paced, flat (with the echo ceiling) or both (default)",
     )
-    p.add_argument("--think", type=float, default=1.0, help="paced think time, seconds (1.0)")
+    p.add_argument(
+        "--think",
+        type=float,
+        default=0.85,
+        help="paced think time, seconds (0.85: with ±25%% jitter and four players to wait "
+        "for, a turn comes round about once a second)",
+    )
     p.add_argument("--workers", type=int, default=2, help="load-generator processes (2)")
     p.add_argument("--repeat", type=int, default=1, help="runs per phase; medians are printed")
     p.add_argument(
@@ -653,6 +701,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="do not offer permessage-deflate (the terminal client offers it)",
     )
     p.add_argument("--seed", type=int, default=None, help="seed of the bots' choices")
+    p.add_argument(
+        "--server-command",
+        metavar="CMD",
+        help="run CMD instead of 'python -m client_cli serve', to measure a variant of the "
+        "server: it gets --host, --port 0, --db and --grace and must announce its address "
+        "as serve does",
+    )
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.players < SEATS:
