@@ -64,6 +64,10 @@ class ServerConfig:
     max_waiting_rooms_per_player: int = 5
     heartbeat_s: float = 30.0
     max_queued_messages: int = 1_000  # a client this far behind is disconnected
+    # permessage-deflate keeps two zlib streams per connection (about 300 KiB once
+    # used) and costs CPU on every frame; our frames are a few hundred bytes.
+    # docs/benchmarks.md has the measurement.
+    compress: bool = False
 
 
 CONFIG = web.AppKey("config", ServerConfig)
@@ -264,7 +268,9 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     hub = request.app[HUB]
     config = hub.config
     ws = web.WebSocketResponse(
-        max_msg_size=config.hard_max_frame_bytes, heartbeat=config.heartbeat_s
+        max_msg_size=config.hard_max_frame_bytes,
+        heartbeat=config.heartbeat_s,
+        compress=config.compress,
     )
     await ws.prepare(request)
     session = Session(
@@ -382,7 +388,12 @@ async def serve(config: ServerConfig, *, announce: Callable[[str], None] = print
     runner = web.AppRunner(create_app(config), handle_signals=False, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, config.host, config.port)
-    await site.start()
+    try:
+        await site.start()
+    except BaseException:
+        # The database and clock were started by setup(): stop them before failing.
+        await runner.cleanup()
+        raise
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import sqlite3
+
+from client_cli.cli import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,5 +41,19 @@ def run(args: argparse.Namespace) -> int:
     config = ServerConfig(
         host=args.host, port=args.port, db_path=args.db, grace_ms=int(args.grace * 1000)
     )
-    asyncio.run(serve(config, announce=lambda line: print(line, flush=True)))
+    _check_database(args.db)
+    try:
+        asyncio.run(serve(config, announce=lambda line: print(line, flush=True)))
+    except OSError as exc:
+        # Port taken or address not local: one line, not a traceback.
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {reason}") from None
     return 0
+
+
+def _check_database(path: str) -> None:
+    """Open (and so create) the SQLite file once before the server starts."""
+    try:
+        sqlite3.connect(path).close()
+    except sqlite3.Error as exc:
+        raise UsageError(f"cannot open the database {path!r}: {exc}") from None
