@@ -210,6 +210,7 @@ class BotSession(Session):
 class _Match:
     room_id: str
     cells: list[Card | None] = field(default_factory=lambda: [None] * CELLS)
+    order: list[tuple[int, Card]] = field(default_factory=list)  # placements, in turn order
     started: bool = False
     fallbacks: int = 0
 
@@ -376,7 +377,9 @@ class BotClient:
                 match.started = True
                 await self._place(match, message.turn, Card.parse(message.card), message.legal)
             elif isinstance(message, Placed):
-                match.cells[parse_cell(message.cell)] = Card.parse(message.card)
+                cell, card = parse_cell(message.cell), Card.parse(message.card)
+                match.cells[cell] = card
+                match.order.append((cell, card))
                 if self.verbose:
                     auto = " (placed by the server: too late)" if message.auto else ""
                     self.say(f"turn {message.turn}: {message.card} on {message.cell}{auto}")
@@ -400,6 +403,7 @@ class BotClient:
     def _resync(self, match: _Match, state: RoomState) -> None:
         if state.you is not None:
             match.cells = [Card.parse(c) if c else None for c in state.you.cells]
+            match.order = [(parse_cell(p.cell), Card.parse(p.card)) for p in state.you.placements]
             match.started = True
 
     async def _place(self, match: _Match, turn: int, card: Card, legal: list[str]) -> None:
@@ -407,7 +411,7 @@ class BotClient:
         cell = await asyncio.to_thread(self._decide, view, legal)
         if cell is None:
             match.fallbacks += 1
-            grid = Grid.replay((i, c) for i, c in enumerate(match.cells) if c is not None)
+            grid = Grid.replay(match.order)
             cell = cell_name(fallback_cell(grid, card))
         try:
             reply = await self.session.request(Place(room_id=match.room_id, turn=turn, cell=cell))
