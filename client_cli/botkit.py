@@ -46,7 +46,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection
 
-from client_cli.session import DEFAULT_SERVER, Session, SessionError, normalize_url
+from client_cli.session import Session, SessionError, normalize_url
 from engine.bots import STRATEGIES, BotView, Budget, fallback_cell, make_strategy
 from engine.cards import Card
 from engine.errors import EngineError
@@ -78,7 +78,6 @@ Choose = Callable[[BotView], "int | str"]
 """A bot: the visible state in, a cell index or name out."""
 
 BOT_CLIENT = "cribsquares-bot/0.1"
-SERVER_ENV = "CRIBSQUARES_SERVER"
 # The engine's strongest strategy may think this long per card, at most, and
 # never more than half of the card's clock.
 MAX_THINK_S = 5.0
@@ -455,47 +454,6 @@ class BotClient:
 # The command line, shared by ``cribsquares bot`` and bot scripts
 
 
-def add_arguments(p: argparse.ArgumentParser, *, strategy: bool = True) -> None:
-    p.add_argument(
-        "--server",
-        metavar="URL",
-        default=os.environ.get(SERVER_ENV, DEFAULT_SERVER),
-        help=f"server address (default ${SERVER_ENV} or {DEFAULT_SERVER})",
-    )
-    if strategy:
-        p.add_argument(
-            "--strategy",
-            metavar="NAME",
-            required=True,
-            help=f"an engine strategy ({', '.join(sorted(STRATEGIES))}), or your own bot: "
-            "FILE.py[:FUNC] or MODULE:FUNC, a function taking an engine.bots.BotView and "
-            "returning a cell (default FUNC: choose)",
-        )
-    where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument(
-        "--room", metavar="CODE", help="join this room: its id, or a private room's invite code"
-    )
-    where.add_argument(
-        "--quickplay",
-        action="store_true",
-        help="the server has no quick-play queue yet, so: join the first open public lockstep "
-        "room, else open a public room of --seats seats and start it after --wait seconds "
-        "with whoever has joined (alone if nobody has)",
-    )
-    p.add_argument("--name", metavar="NAME", help="the bot's name (default: from the strategy)")
-    p.add_argument(
-        "--games", type=int, default=1, metavar="N", help="matches to play (--quickplay; default 1)"
-    )
-    p.add_argument(
-        "--seats", type=int, default=2, metavar="N", help="seats of a room it opens (default 2)"
-    )
-    p.add_argument(
-        "--wait", type=float, default=30.0, metavar="SECONDS", help="quick play wait (default 30)"
-    )
-    p.add_argument("--seed", default="0", help="seed of the engine strategies (default 0)")
-    p.add_argument("--verbose", "-v", action="store_true", help="print every placement")
-
-
 NAME_PATTERN = re.compile(r"[^\w .\-]")
 
 
@@ -544,6 +502,8 @@ def main(
 ) -> int:
     """Run ``choose`` as a bot from a script: ``python my_bot.py --server URL --quickplay``."""
     prog = prog or Path(sys.argv[0]).name
+    from client_cli.commands.bot import add_arguments
+
     parser = argparse.ArgumentParser(prog=prog, description="Play Cribbage Squares as a bot.")
     add_arguments(parser, strategy=False)
     args = parser.parse_args(argv)

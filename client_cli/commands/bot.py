@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
+
+# Imported when the parser is built: keep it light (the bot machinery loads in run).
+SERVER_ENV = "CRIBSQUARES_SERVER"
+DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from client_cli.botkit import add_arguments
-
     p = subparsers.add_parser(
         "bot",
         help="let a bot play online: an engine strategy or your own Python function",
@@ -15,11 +18,52 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Connect to a cribsquares server as a bot (labelled a bot to everyone), join a "
             "room or quick-play, place every card with the chosen strategy and print each "
             "match's result. Your own bot is a function from an engine.bots.BotView to a "
-            "cell: see docs/bots.md, 'Writing your own bot'."
+            "cell: see docs/bot_api.md."
         ),
     )
     add_arguments(p)
     p.set_defaults(func=run)
+
+
+def add_arguments(p: argparse.ArgumentParser, *, strategy: bool = True) -> None:
+    p.add_argument(
+        "--server",
+        metavar="URL",
+        default=os.environ.get(SERVER_ENV, DEFAULT_SERVER),
+        help=f"server address (default ${SERVER_ENV} or {DEFAULT_SERVER})",
+    )
+    if strategy:
+        p.add_argument(
+            "--strategy",
+            metavar="NAME",
+            required=True,
+            help="an engine strategy (random, greedy, expert), or your own bot: "
+            "FILE.py[:FUNC] or MODULE:FUNC, a function taking an engine.bots.BotView and "
+            "returning a cell (default FUNC: choose)",
+        )
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--room", metavar="CODE", help="join this room: its id, or a private room's invite code"
+    )
+    where.add_argument(
+        "--quickplay",
+        action="store_true",
+        help="the server has no quick-play queue yet, so: join the first open public lockstep "
+        "room, else open a public room of --seats seats and start it after --wait seconds "
+        "with whoever has joined (alone if nobody has)",
+    )
+    p.add_argument("--name", metavar="NAME", help="the bot's name (default: from the strategy)")
+    p.add_argument(
+        "--games", type=int, default=1, metavar="N", help="matches to play (--quickplay; default 1)"
+    )
+    p.add_argument(
+        "--seats", type=int, default=2, metavar="N", help="seats of a room it opens (default 2)"
+    )
+    p.add_argument(
+        "--wait", type=float, default=30.0, metavar="SECONDS", help="quick play wait (default 30)"
+    )
+    p.add_argument("--seed", default="0", help="seed of the engine strategies (default 0)")
+    p.add_argument("--verbose", "-v", action="store_true", help="print every placement")
 
 
 def run(args: argparse.Namespace) -> int:
