@@ -14,6 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FILE_NAME = "tokens.json"
+DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
+SERVER_ENV = "CRIBSQUARES_SERVER"
+
+
+def default_server() -> str:
+    """The server to use when none is given: ``$CRIBSQUARES_SERVER`` or loopback."""
+    return os.environ.get(SERVER_ENV, DEFAULT_SERVER)
 
 
 def config_dir() -> Path:

@@ -37,7 +37,6 @@ from protocol.messages import (
     Welcome,
 )
 
-DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
 CLIENT_NAME = "cribsquares-cli"
 
 Listener = Callable[[ServerMessage], None]

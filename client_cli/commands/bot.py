@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
+
+from client_cli.config import DEFAULT_SERVER, SERVER_ENV, default_server
 
 # Imported when the parser is built: keep it light (the bot machinery loads in run).
-SERVER_ENV = "CRIBSQUARES_SERVER"
-DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser, *, strategy: bool = True) -> None:
     p.add_argument(
         "--server",
         metavar="URL",
-        default=os.environ.get(SERVER_ENV, DEFAULT_SERVER),
+        default=default_server(),
         help=f"server address (default ${SERVER_ENV} or {DEFAULT_SERVER})",
     )
     if strategy:

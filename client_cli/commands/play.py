@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 
-from client_cli.session import DEFAULT_SERVER, SessionError, normalize_url
-
-SERVER_ENV = "CRIBSQUARES_SERVER"
+from client_cli.config import DEFAULT_SERVER, SERVER_ENV, default_server
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--server",
         metavar="URL",
-        default=os.environ.get(SERVER_ENV, DEFAULT_SERVER),
+        default=default_server(),
         help=f"server address (default ${SERVER_ENV} or {DEFAULT_SERVER})",
     )
     p.add_argument("--name", metavar="NAME", help="your name, to sign up on a new server")
@@ -41,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from client_cli.cli import UsageError
+    from client_cli.session import SessionError, normalize_url
 
     try:
         url = normalize_url(args.server)
