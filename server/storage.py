@@ -3,11 +3,13 @@
 The storage layer only persists what rooms decided (server.events) and answers
 read-only history queries; it never decides anything about a game.
 
-One writer: a single task owns the write connection, drains whatever has queued
-up, writes it in one transaction and commits once, then resolves the waiting
-futures in order. The WebSocket handler awaits that future before sending the
-messages a command produced, so a placement is on disk before it is
-acknowledged, yet a burst of placements costs one commit. Reads use a second
+One writer: a single task drains whatever has queued up and hands it, in one
+call, to the thread that owns the write connection (plain ``sqlite3``), which
+writes it in one transaction (placements with ``executemany``) and commits
+once; then the task resolves the waiting futures in order. The WebSocket
+handler awaits that future before sending the messages a command produced,
+so a placement is on disk before it is acknowledged, yet a burst of
+placements costs one commit and one trip to the thread. Reads use a second
 connection (WAL mode lets it read while the writer writes).
 
 Matches still being played when the server stopped are marked ``abandoned`` at
@@ -23,13 +25,14 @@ import logging
 import sqlite3
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
-from server.events import CardPlaced, Event, MatchBegan, MatchEnded, PlayerRecord, RoomOpened
+from server.events import CardPlaced, Event, MatchBegan, MatchEnded, RoomOpened
 
 log = logging.getLogger(__name__)
 
@@ -130,26 +133,22 @@ _Item = tuple[Sequence[Event | _NewPlayer], "asyncio.Future[None]"]
 
 
 class Storage:
-    """The database: one writer task, one reader connection."""
+    """The database: one writer thread, one reader connection."""
 
-    def __init__(self, path: str, writer: aiosqlite.Connection, reader: aiosqlite.Connection):
+    def __init__(self, path: str, writer: sqlite3.Connection, reader: aiosqlite.Connection):
         self.path = path
         self._db = writer
         self._reader = reader
         self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        # The write connection is used by this one thread only, one batch at a time.
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="storage-writer")
 
     @classmethod
     async def open(cls, path: str | Path) -> Storage:
         """Open (creating if needed) the database and start the writer."""
         path = str(path)
-        writer = await aiosqlite.connect(path)
-        await writer.execute("PRAGMA journal_mode=WAL")
-        await writer.execute("PRAGMA synchronous=NORMAL")
-        await writer.execute("PRAGMA foreign_keys=ON")
-        await writer.executescript(SCHEMA)
-        await writer.execute("UPDATE matches SET status = 'abandoned' WHERE status = 'playing'")
-        await writer.commit()
+        writer = await asyncio.to_thread(_open_writer, path)
         reader = await aiosqlite.connect(path)
         reader.row_factory = aiosqlite.Row
         storage = cls(path, writer, reader)
@@ -163,7 +162,8 @@ class Storage:
             await self._task
             self._task = None
         await self._reader.close()
-        await self._db.close()
+        await asyncio.get_running_loop().run_in_executor(self._thread, self._db.close)
+        self._thread.shutdown()
 
     # ------------------------------------------------------------------
     # Writing
@@ -186,6 +186,7 @@ class Storage:
         return future
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             item = await self._queue.get()
             if item is None:
@@ -198,117 +199,22 @@ class Storage:
                     stop = True
                     break
                 batch.append(more)
-            await self._write(batch)
+            # One trip to the writer thread per batch: every statement and the commit.
+            if any(events for events, _ in batch):
+                outcomes = await loop.run_in_executor(
+                    self._thread, _write_batch, self._db, [events for events, _ in batch]
+                )
+            else:
+                outcomes = [None] * len(batch)
+            for (_, future), failure in zip(batch, outcomes, strict=True):
+                if future.done():
+                    continue
+                if failure is not None:
+                    future.set_exception(failure)
+                else:
+                    future.set_result(None)
             if stop:
                 return
-
-    async def _write(self, batch: list[_Item]) -> None:
-        outcomes: list[BaseException | None] = []
-        wrote = False
-        try:
-            for events, _ in batch:
-                failure: BaseException | None = None
-                for event in events:
-                    wrote = True
-                    try:
-                        await self._apply(event)
-                    except sqlite3.IntegrityError as exc:
-                        if isinstance(event, _NewPlayer):
-                            failure = NameInUse(event.player.name)
-                        else:
-                            log.error("could not store %r: %s", event, exc)
-                outcomes.append(failure)
-            if wrote:
-                await self._db.commit()
-        except Exception:
-            log.exception("storage write failed; the games go on")
-            with contextlib.suppress(Exception):
-                await self._db.rollback()
-            outcomes = [None] * len(batch)
-        for (_, future), failure in zip(batch, outcomes, strict=False):
-            if future.done():
-                continue
-            if failure is not None:
-                future.set_exception(failure)
-            else:
-                future.set_result(None)
-
-    async def _apply(self, event: Event | _NewPlayer) -> None:
-        db = self._db
-        match event:
-            case _NewPlayer(player=p, token_hash=h):
-                await db.execute(
-                    "INSERT INTO players (id, name, guest, bot, token_hash, created_ms)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (p.id, p.name, int(p.guest), int(p.bot), h, _now_ms()),
-                )
-            case RoomOpened():
-                await db.execute(
-                    "INSERT OR IGNORE INTO rooms VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        event.room_id, event.name, event.visibility, event.pace, event.seats,
-                        event.card_clock_ms, event.deal_clock_ms, event.creator_id,
-                        event.server_commitment, event.at_ms,
-                    ),
-                )  # fmt: skip
-            case MatchBegan():
-                for _, player, _ in event.players:
-                    await self._ensure_player(player)
-                await db.execute(
-                    "INSERT INTO matches (id, room_id, pace, status, seed_commitment,"
-                    " server_commitment, card_clock_ms, deal_clock_ms, started_ms)"
-                    " VALUES (?, ?, ?, 'playing', ?, ?, ?, ?, ?)",
-                    (
-                        event.match_id, event.room_id, event.pace, event.seed_commitment,
-                        event.server_commitment, event.card_clock_ms, event.deal_clock_ms,
-                        event.at_ms,
-                    ),
-                )  # fmt: skip
-                await db.executemany(
-                    "INSERT INTO match_players VALUES (?, ?, ?, ?)",
-                    [(event.match_id, seat, p.id, c) for seat, p, c in event.players],
-                )
-                await db.execute(
-                    "INSERT INTO seeds VALUES (?, ?, ?, ?)",
-                    (
-                        event.match_id,
-                        event.seed,
-                        event.server_secret,
-                        json.dumps([c for _, _, c in event.players]),
-                    ),
-                )
-            case CardPlaced():
-                await db.execute(
-                    "INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        event.match_id, event.player_id, event.turn, event.cell, event.card,
-                        event.elapsed_ms, int(event.auto), event.at_ms,
-                    ),
-                )  # fmt: skip
-            case MatchEnded():
-                await db.execute(
-                    "UPDATE matches SET status = 'finished', starter = ?, finished_ms = ?"
-                    " WHERE id = ?",
-                    (event.starter, event.at_ms, event.match_id),
-                )
-                await db.executemany(
-                    "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            event.match_id, o.player_id, o.seat, o.rank, o.score, o.time_used_ms,
-                            json.dumps(list(o.cells)), json.dumps(o.detail),
-                        )
-                        for o in event.outcomes
-                    ],
-                )  # fmt: skip
-
-    async def _ensure_player(self, player: PlayerRecord) -> None:
-        # Bots are created on first use; people were stored when they said hello.
-        await self._db.execute(
-            "INSERT OR IGNORE INTO players (id, name, guest, bot, created_ms)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (player.id, player.name, int(player.guest), int(player.bot), _now_ms()),
-        )
 
     # ------------------------------------------------------------------
     # Reading
@@ -334,6 +240,149 @@ class Storage:
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+# ----------------------------------------------------------------------
+# The writer thread's side: plain sqlite3, called only from Storage._thread.
+
+
+def _open_writer(path: str) -> sqlite3.Connection:
+    db = sqlite3.connect(path, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA foreign_keys=ON")
+    db.executescript(SCHEMA)
+    db.execute("UPDATE matches SET status = 'abandoned' WHERE status = 'playing'")
+    db.commit()
+    return db
+
+
+def _write_batch(
+    db: sqlite3.Connection, batch: list[Sequence[Event | _NewPlayer]]
+) -> list[BaseException | None]:
+    """Write every submission of ``batch`` in one transaction; one outcome per submission.
+
+    Placements, the bulk of the traffic, go in with one ``executemany`` per run
+    of consecutive placements, in submission order with everything else.
+    """
+    outcomes: list[BaseException | None] = []
+    try:
+        placements: list[tuple[object, ...]] = []
+        for events in batch:
+            failure: BaseException | None = None
+            for event in events:
+                if isinstance(event, CardPlaced):
+                    placements.append(_placement_row(event))
+                    continue
+                if placements:
+                    _insert_placements(db, placements)
+                    placements = []
+                try:
+                    _apply(db, event)
+                except sqlite3.IntegrityError as exc:
+                    if isinstance(event, _NewPlayer):
+                        failure = NameInUse(event.player.name)
+                    else:
+                        log.error("could not store %r: %s", event, exc)
+            outcomes.append(failure)
+        if placements:
+            _insert_placements(db, placements)
+        db.commit()
+    except Exception:
+        log.exception("storage write failed; the games go on")
+        with contextlib.suppress(Exception):
+            db.rollback()
+        outcomes = [None] * len(batch)
+    return outcomes
+
+
+def _placement_row(event: CardPlaced) -> tuple[object, ...]:
+    return (
+        event.match_id, event.player_id, event.turn, event.cell, event.card,
+        event.elapsed_ms, int(event.auto), event.at_ms,
+    )  # fmt: skip
+
+
+def _insert_placements(db: sqlite3.Connection, rows: list[tuple[object, ...]]) -> None:
+    try:
+        db.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    except sqlite3.IntegrityError:
+        # executemany stops at the first bad row: store the others one by one.
+        for row in rows:
+            try:
+                db.execute("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
+            except sqlite3.IntegrityError as exc:
+                log.error("could not store placement %r: %s", row, exc)
+
+
+def _apply(db: sqlite3.Connection, event: Event | _NewPlayer) -> None:
+    match event:
+        case _NewPlayer(player=p, token_hash=h):
+            db.execute(
+                "INSERT INTO players (id, name, guest, bot, token_hash, created_ms)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (p.id, p.name, int(p.guest), int(p.bot), h, _now_ms()),
+            )
+        case RoomOpened():
+            db.execute(
+                "INSERT OR IGNORE INTO rooms VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    event.room_id, event.name, event.visibility, event.pace, event.seats,
+                    event.card_clock_ms, event.deal_clock_ms, event.creator_id,
+                    event.server_commitment, event.at_ms,
+                ),
+            )  # fmt: skip
+        case MatchBegan():
+            # Bots are created on first use; people were stored when they said hello.
+            db.executemany(
+                "INSERT OR IGNORE INTO players (id, name, guest, bot, created_ms)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [
+                    (p.id, p.name, int(p.guest), int(p.bot), _now_ms())
+                    for _, p, _ in event.players
+                ],
+            )
+            db.execute(
+                "INSERT INTO matches (id, room_id, pace, status, seed_commitment,"
+                " server_commitment, card_clock_ms, deal_clock_ms, started_ms)"
+                " VALUES (?, ?, ?, 'playing', ?, ?, ?, ?, ?)",
+                (
+                    event.match_id, event.room_id, event.pace, event.seed_commitment,
+                    event.server_commitment, event.card_clock_ms, event.deal_clock_ms,
+                    event.at_ms,
+                ),
+            )  # fmt: skip
+            db.executemany(
+                "INSERT INTO match_players VALUES (?, ?, ?, ?)",
+                [(event.match_id, seat, p.id, c) for seat, p, c in event.players],
+            )
+            db.execute(
+                "INSERT INTO seeds VALUES (?, ?, ?, ?)",
+                (
+                    event.match_id,
+                    event.seed,
+                    event.server_secret,
+                    json.dumps([c for _, _, c in event.players]),
+                ),
+            )
+        case CardPlaced():
+            _insert_placements(db, [_placement_row(event)])
+        case MatchEnded():
+            db.execute(
+                "UPDATE matches SET status = 'finished', starter = ?, finished_ms = ?"
+                " WHERE id = ?",
+                (event.starter, event.at_ms, event.match_id),
+            )
+            db.executemany(
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        event.match_id, o.player_id, o.seat, o.rank, o.score, o.time_used_ms,
+                        json.dumps(list(o.cells)), json.dumps(o.detail),
+                    )
+                    for o in event.outcomes
+                ],
+            )  # fmt: skip
 
 
 # ----------------------------------------------------------------------
