@@ -8,6 +8,7 @@ ticks. It collects the rooms' domain events in :attr:`Lobby.events` for storage.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import secrets
 from dataclasses import dataclass
@@ -67,6 +68,10 @@ class Lobby:
         self._invites: dict[str, str] = {}
         self._members: dict[str, frozenset[str]] = {}  # room id -> member ids
         self._member_of: dict[str, set[str]] = {}  # player id -> room ids
+        # The clock: when each room next has something to do, and a heap of those
+        # times (entries that no longer match _wake_at are skipped as they come up).
+        self._wake_at: dict[str, int] = {}  # room id -> time
+        self._alarms: list[tuple[int, str]] = []
 
     def take_events(self) -> list[Event]:
         events, self.events = self.events, []
@@ -180,8 +185,22 @@ class Lobby:
         if closing:
             del self.rooms[room.id]
             del self._members[room.id]
+            self._wake_at.pop(room.id, None)
             if room.invite_code is not None:
                 self._invites.pop(room.invite_code, None)
+            return
+        wake = self._next_wake(room)
+        if wake is None:
+            self._wake_at.pop(room.id, None)
+        elif self._wake_at.get(room.id) != wake:
+            self._wake_at[room.id] = wake
+            heapq.heappush(self._alarms, (wake, room.id))
+
+    def _next_wake(self, room: Room) -> int | None:
+        """When the clock must next look at ``room``: a deadline, or its time to be forgotten."""
+        if room.phase == Phase.FINISHED and room.finished_at is not None:
+            return room.finished_at + self.config.finished_ttl_ms
+        return room.next_deadline()
 
     # ------------------------------------------------------------------
 
@@ -202,8 +221,15 @@ class Lobby:
         return outs
 
     def tick(self, now_ms: int) -> list[Outbound]:
+        """Let time pass for the rooms that have something due; the others are not visited."""
+        due: list[Room] = []
+        while self._alarms and self._alarms[0][0] <= now_ms:
+            wake, room_id = heapq.heappop(self._alarms)
+            if self._wake_at.get(room_id) == wake:
+                del self._wake_at[room_id]
+                due.append(self.rooms[room_id])
         outs: list[Outbound] = []
-        for room in list(self.rooms.values()):
+        for room in due:
             try:
                 outs += room.tick(now_ms)
             except Exception:  # one broken room must not stop every other room's clock

@@ -102,3 +102,24 @@ def test_token_bucket() -> None:
     assert bucket.should_warn(0) and not bucket.should_warn(500) and bucket.should_warn(1_000)
     assert bucket.take(100) and not bucket.take(100)
     assert [bucket.take(10_000) for _ in range(4)] == [True, True, True, False]
+
+
+def test_the_clock_visits_only_rooms_with_something_due(monkeypatch: pytest.MonkeyPatch) -> None:
+    lobby = make_lobby(grace_ms=5_000)
+    idle = create(lobby)
+    playing = create(lobby, who=BOB, seats=1, card_clock_ms=10_000)
+    lobby.handle(BOB, Ready(room_id=playing), 0)
+    ticked: list[str] = []
+    for room in lobby.rooms.values():
+        real = room.tick
+        monkeypatch.setattr(room, "tick", lambda now, r=room, t=real: ticked.append(r.id) or t(now))
+    lobby.tick(9_999)
+    assert ticked == []
+    outs = lobby.tick(10_000)  # bob's card clock runs out: his card is placed for him
+    assert ticked == [playing] and any(o.message.type == "placed" for o in outs)
+    assert lobby.rooms[playing].match.boards[BOB.id].placed == 1  # type: ignore[union-attr]
+    lobby.disconnect(ALICE.id, 10_000)  # alice's seat in the idle room: grace until 15,000
+    lobby.tick(14_999)
+    assert idle in lobby.rooms and ticked == [playing]
+    lobby.tick(15_000)
+    assert idle not in lobby.rooms
