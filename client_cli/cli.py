@@ -25,6 +25,7 @@ COMMANDS = (
     "solo",
     "serve",
     "history",
+    "analyze",
     "protocol",
     "play",
     "bot",
