@@ -164,6 +164,14 @@ def pick_boards(boards: Sequence[BoardResult], player: str | None) -> list[Board
     return found[:1]
 
 
+def board_of(boards: Sequence[BoardResult], player_id: str | None) -> BoardResult | None:
+    """The board of ``player_id`` if it played, else the best-ranked one."""
+    mine = [b for b in boards if player_id is not None and b.player.id == player_id]
+    ranked = sorted(boards, key=lambda b: (b.rank, b.seat))
+    found = mine or ranked
+    return found[0] if found else None
+
+
 # --------------------------------------------------------------------------
 # Text
 

@@ -20,14 +20,15 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from client_cli import analysis as ana
 from client_cli import history as hist
 from client_cli.config import TokenStore
 from client_cli.model import ClientModel, Connection
 from client_cli.render import board_lines, clock_text, score_lines
-from client_cli.session import Session, SessionError
+from client_cli.session import Session, SessionError, add_bot, start_vs_bot
 from engine import parse_cell
+from engine.errors import EngineError
 from protocol.messages import (
-    AddBot,
     CreateRoom,
     ErrorMessage,
     JoinRoom,
@@ -54,12 +55,15 @@ commands:
   ready | unready                    say you are (not) ready
   start                              start the match (the room's creator)
   bot [STRATEGY]                     fill a seat with a bot (the room's creator)
+  vsbot [STRATEGY]                   a new 2-seat game against a bot, started at once
   b3 | place b3                      place the current card on cell b3
   board                              show your board and the legal cells
   who                                who is in the room and how far along
   wait                               wait for the match to end (or to start)
   history                            your past matches
   replay MATCH_ID                    step through a match, placement by placement
+  analyze [MATCH_ID]                 the best board in hindsight and each move's loss
+                                     (default: the match just played)
   leaders                            the leaderboard
   help                               this list
   quit                               leave the client
@@ -94,7 +98,9 @@ class PlainClient:
         store: TokenStore | None = None,
         out: IO[str] | None = None,
         inp: IO[str] | None = None,
+        vs_bot: str | None = None,
     ) -> None:
+        self.vs_bot = vs_bot  # "": the strongest bot; None: no game against a bot
         self.out = out or sys.stdout
         self.inp = inp or sys.stdin
         self.model = ClientModel(url)
@@ -281,15 +287,26 @@ class PlainClient:
         await self.until(lambda: self.model.match is not None, 5)
 
     async def cmd_bot(self, args: list[str]) -> None:
-        if args:
-            await self.request(AddBot(room_id=self._room(), strategy=args[0]))
-            return
-        self.verbose_bot = False
-        for strategy in ("expert", "fallback"):  # the strongest the server has
-            reply = await self.session.request(AddBot(room_id=self._room(), strategy=strategy))
-            if not (isinstance(reply, ErrorMessage) and reply.code == "unknown_strategy"):
-                break
-        self.verbose_bot = True
+        self.verbose_bot = bool(args)  # quiet while trying the strongest bot first
+        try:
+            await add_bot(self.session, self._room(), args[0] if args else None)
+        finally:
+            self.verbose_bot = True
+
+    async def cmd_vsbot(self, args: list[str]) -> None:
+        if len(args) > 1:
+            raise SessionError("usage: vsbot [STRATEGY]")
+        if self.model.room is not None and self.model.room.status != RoomStatus.FINISHED:
+            raise SessionError("leave this room first (leave)")
+        if self.model.room is not None:
+            self.model.forget_room()
+        me = self.model.me.name if self.model.me else "you"
+        self.verbose_bot = bool(args)
+        try:
+            await start_vs_bot(self.session, me, self._contribution(), args[0] if args else None)
+        finally:
+            self.verbose_bot = True
+        await self.until(lambda: self.model.match is not None, 5)
 
     async def cmd_place(self, args: list[str]) -> None:
         if len(args) != 1:
@@ -371,6 +388,31 @@ class PlainClient:
         for line in await hist.replay_lines(self.session, args[0]):
             self.say(line)
 
+    async def cmd_analyze(self, args: list[str]) -> None:
+        if len(args) > 1:
+            raise SessionError("usage: analyze [MATCH_ID]")
+        if args:
+            replay = await hist.fetch_replay(self.session, args[0])
+            match_id, starter, boards = replay.match_id, replay.starter, replay.boards
+        else:
+            match = self.model.match
+            if match is None or match.result is None:
+                raise SessionError("no finished match here: analyze MATCH_ID (see history)")
+            result = match.result
+            match_id, starter, boards = result.match_id, result.starter, tuple(result.boards)
+        me = self.model.me.id if self.model.me else None
+        board = ana.board_of(boards, me)
+        if board is None:
+            raise SessionError(f"match {match_id} has no board to analyse")
+        self.say(f"analysing the board of {board.player.name} in match {match_id}...")
+        try:
+            # CPU-bound for a second or two: off the loop, so the connection stays alive.
+            found = await asyncio.to_thread(ana.analyse, ana.board_from_result(board, starter))
+        except EngineError as exc:
+            raise SessionError(str(exc)) from None
+        for line in ana.analysis_lines(found, glyphs=False):
+            self.say(line.plain.rstrip())
+
     async def cmd_leaders(self, args: list[str]) -> None:
         for line in await hist.leaderboard_lines(self.session):
             self.say(line)
@@ -410,6 +452,8 @@ class PlainClient:
             self.say(f"error: {exc}" if exc else "error: disconnected")
             return 1
         self.say("type help for the commands")
+        if self.vs_bot is not None:
+            await self.handle(f"vsbot {self.vs_bot}".strip())
         queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._start_reader(loop, queue)
         code = 0

@@ -352,3 +352,54 @@ class Session:
 
 def path_quote(part: str) -> str:
     return quote(part, safe="")
+
+
+# The strongest bot first; every server has "fallback".
+BOT_PREFERENCE = ("expert", "fallback")
+
+
+async def add_bot(session: Session, room_id: str, strategy: str | None = None) -> ServerMessage:
+    """Seat a bot playing ``strategy``, or the strongest one the server has."""
+    from protocol.messages import AddBot
+
+    reply: ServerMessage | None = None
+    for name in (strategy,) if strategy else BOT_PREFERENCE:
+        reply = await session.request(AddBot(room_id=room_id, strategy=name))
+        if not (isinstance(reply, ErrorMessage) and reply.code == "unknown_strategy"):
+            break
+    assert reply is not None
+    return reply
+
+
+async def start_vs_bot(
+    session: Session, my_name: str, contribution: str, strategy: str | None = None
+) -> str:
+    """One step to a game against a bot: a private 2-seat room, a bot, start.
+
+    Three ordinary requests (``create_room``, ``add_bot``, ``start``); the
+    listener sees their replies like any others. Returns the room id; raises
+    :class:`SessionError` with the server's reason if a step is refused (the
+    room is then left, so a failed attempt leaves no half-made room behind).
+    """
+    from protocol.messages import CreateRoom, LeaveRoom, RoomState, StartMatch, Visibility
+
+    room = await session.request(
+        CreateRoom(
+            name=f"{my_name} vs bot"[:40],
+            seats=2,
+            visibility=Visibility.PRIVATE,
+            contribution=contribution,
+        )
+    )
+    if isinstance(room, ErrorMessage):
+        raise SessionError(f"refused: {room.reason}")
+    if not isinstance(room, RoomState):
+        raise SessionError(f"unexpected reply to create_room: {room.type}")
+    room_id = room.room.id
+    reply = await add_bot(session, room_id, strategy)
+    if not isinstance(reply, ErrorMessage):
+        reply = await session.request(StartMatch(room_id=room_id))
+    if isinstance(reply, ErrorMessage):
+        await session.request(LeaveRoom(room_id=room_id))
+        raise SessionError(f"refused: {reply.reason}")
+    return room_id

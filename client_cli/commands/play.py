@@ -33,6 +33,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="plain line-by-line text: commands on stdin, events on stdout "
         "(for scripts and screen readers)",
     )
+    p.add_argument(
+        "--vs-bot",
+        nargs="?",
+        const="",
+        metavar="STRATEGY",
+        help="go straight into a new game against a bot (default: the strongest the "
+        "server has; or random, greedy, expert)",
+    )
     p.set_defaults(func=run)
 
 
@@ -47,12 +55,12 @@ def run(args: argparse.Namespace) -> int:
     if args.plain:
         from client_cli.plain import PlainClient
 
-        client = PlainClient(url, name=args.name, guest=args.guest)
+        client = PlainClient(url, name=args.name, guest=args.guest, vs_bot=args.vs_bot)
         return asyncio.run(client.run())
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         raise UsageError("the full-screen client needs a terminal: use --plain for pipes")
     from client_cli.tui.app import CribApp
 
-    app = CribApp(url, name=args.name, guest=args.guest)
+    app = CribApp(url, name=args.name, guest=args.guest, vs_bot=args.vs_bot)
     code = app.run()
     return int(code or 0)

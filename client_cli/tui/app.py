@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
@@ -18,9 +19,10 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from client_cli import analysis as ana
 from client_cli.config import TokenStore
 from client_cli.model import ClientModel, Connection, View
-from client_cli.session import Session, SessionError
+from client_cli.session import Session, SessionError, add_bot, start_vs_bot
 from client_cli.tui.screens import (
     BaseScreen,
     GameScreen,
@@ -29,8 +31,9 @@ from client_cli.tui.screens import (
     RoomScreen,
     SignInScreen,
 )
+from engine.errors import EngineError
 from protocol.messages import (
-    AddBot,
+    BoardResult,
     CreateRoom,
     ErrorMessage,
     JoinRoom,
@@ -42,8 +45,6 @@ from protocol.messages import (
     ServerMessage,
     StartMatch,
 )
-
-BOT_PREFERENCE = ("expert", "fallback")
 
 
 class CribApp(App[int]):
@@ -69,8 +70,13 @@ class CribApp(App[int]):
         name: str | None = None,
         guest: bool = False,
         store: TokenStore | None = None,
+        vs_bot: str | None = None,
     ) -> None:
         super().__init__()
+        # A game against a bot to start once signed in ("": the strongest bot).
+        self.pending_vs_bot = vs_bot
+        # Analyses already made, by (match id, player id): they take seconds.
+        self.analyses: dict[tuple[str, str], ana.BoardAnalysis] = {}
         self.model = ClientModel(url)
         self.store = store if store is not None else TokenStore()
         self.session = Session(
@@ -154,6 +160,9 @@ class CribApp(App[int]):
     def refresh_views(self) -> None:
         """Show the screen the model calls for, and redraw it."""
         view = self.model.view
+        if view == View.LOBBY and self.pending_vs_bot is not None:
+            strategy, self.pending_vs_bot = self.pending_vs_bot, None
+            self.vs_bot(strategy or None)
         if view.value != self.current_mode:
             # Dialogs and overlays belong to the view being left.
             while len(self.screen_stack) > 1:
@@ -246,13 +255,66 @@ class CribApp(App[int]):
         if room is None:
             return
         try:
-            # The strongest bot the server has; every server has "fallback".
-            for strategy in BOT_PREFERENCE:
-                reply = await self.session.request(AddBot(room_id=room, strategy=strategy))
-                if not (isinstance(reply, ErrorMessage) and reply.code == "unknown_strategy"):
-                    return
+            await add_bot(self.session, room)
         except SessionError as exc:
             self.refused(str(exc))
+
+    @work(exclusive=True, group="vs-bot", exit_on_error=False)
+    async def vs_bot(self, strategy: str | None = None) -> None:
+        """A new 2-seat room with a bot in it, started: the game screen follows."""
+        if self.model.room is not None:
+            self.tell("leave this room first")
+            return
+        me = self.model.me.name if self.model.me else "you"
+        try:
+            await start_vs_bot(self.session, me, self._contribution(), strategy)
+        except SessionError as exc:
+            text = str(exc)
+            # The server's refusals are shown as they arrive, except an unknown strategy.
+            if not text.startswith("refused: ") or strategy is not None:
+                self.refused(text.removeprefix("refused: "))
+
+    # -- analysis ------------------------------------------------------------
+
+    def analyse(
+        self,
+        match_id: str,
+        starter: str,
+        board: BoardResult,
+        done: Callable[[ana.BoardAnalysis | None], None],
+    ) -> None:
+        """Analyse ``board`` (once per match and player) and hand the result to ``done``."""
+        key = (match_id, board.player.id)
+        if key in self.analyses:
+            done(self.analyses[key])
+            return
+        self._analyse(key, starter, board, done)
+
+    @work(thread=True, group="analysis", exit_on_error=False)
+    def _analyse(
+        self,
+        key: tuple[str, str],
+        starter: str,
+        board: BoardResult,
+        done: Callable[[ana.BoardAnalysis | None], None],
+    ) -> None:
+        # CPU-bound for a second or two: a thread, so the screens and the session live on.
+        try:
+            found = ana.analyse(ana.board_from_result(board, starter))
+        except EngineError as exc:
+            self.call_from_thread(self.refused, f"cannot analyse: {exc}")
+            self.call_from_thread(done, None)
+            return
+        self.call_from_thread(self._analysed, key, found, done)
+
+    def _analysed(
+        self,
+        key: tuple[str, str],
+        found: ana.BoardAnalysis,
+        done: Callable[[ana.BoardAnalysis | None], None],
+    ) -> None:
+        self.analyses[key] = found
+        done(found)
 
     def leave_room(self) -> None:
         room = self.model.room

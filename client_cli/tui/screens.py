@@ -31,6 +31,7 @@ from textual.widgets import (
     Static,
 )
 
+from client_cli import analysis as ana
 from client_cli import history as hist
 from client_cli.model import ClientModel
 from client_cli.render import SUIT_GLYPH, card_text
@@ -45,7 +46,7 @@ from client_cli.tui.widgets import (
     cell_label,
 )
 from engine import parse_cell
-from protocol.messages import Pace, RoomStatus
+from protocol.messages import BoardResult, Pace, RoomStatus
 
 if TYPE_CHECKING:
     from client_cli.tui.app import CribApp
@@ -182,6 +183,7 @@ The lobby lists the open public rooms.
 ↑ ↓      choose a room
 Enter    join the chosen room
 n        new room (public or private, solo with 1 seat)
+v        play against the server's strongest bot, at once
 i        join a private room by its invite code
 r        refresh the list
 h        your history of matches (and replays)
@@ -191,6 +193,7 @@ q        quit"""
     BINDINGS: ClassVar[list[BindingType]] = [
         *BaseScreen.BINDINGS,
         Binding("n", "create", "New room"),
+        Binding("v", "vs_bot", "Vs bot"),
         Binding("enter", "join", "Join", show=True),
         Binding("i", "invite", "Invite code"),
         Binding("r", "refresh", "Refresh"),
@@ -263,6 +266,10 @@ q        quit"""
                 self.crib.create_room(result)
 
         self.app.push_screen(CreateRoomDialog(), done)
+
+    def action_vs_bot(self) -> None:
+        self.crib.tell("starting a game against a bot…")
+        self.crib.vs_bot()
 
     def action_invite(self) -> None:
         def done(code: str | None) -> None:
@@ -689,11 +696,14 @@ cards you received and the starter.
 
 ← → [ ] ↑ ↓ PgUp PgDn   scroll the boards
 p              replay this match placement by placement
+a              analyse your board: the best board in hindsight and
+               what each move cost against the expert bot
 Enter/Escape   leave the room, back to the lobby
 ?              this help"""
     BINDINGS: ClassVar[list[BindingType]] = [
         *BaseScreen.BINDINGS,
         Binding("p", "replay", "Replay"),
+        Binding("a", "analyse", "Analyse"),
         Binding("enter", "leave", "Lobby"),
         Binding("escape", "leave", "Lobby", show=False),
         Binding("left", "scroll_boards(-48, 0)", "←", show=False),
@@ -760,6 +770,15 @@ Enter/Escape   leave the room, back to the lobby
         r = match.result
         replay = hist.Replay(r.match_id, r.starter, tuple(r.boards), r.seed, r.seed_commitment)
         self.app.push_screen(ReplayScreen(replay=replay))
+
+    def action_analyse(self) -> None:
+        match = self.model.match
+        if match is None or match.result is None:
+            return
+        r = match.result
+        board = ana.board_of(r.boards, self.model.me.id if self.model.me else None)
+        if board is not None:
+            self.app.push_screen(AnalysisScreen(r.match_id, r.starter, board))
 
 
 # ---------------------------------------------------------------------------
@@ -853,6 +872,8 @@ The card just placed is shown reversed.
 Home/End  the start / the end (starter and scores)
 ↑ ↓ PgUp PgDn [ ]   scroll the boards
 Space     play / pause
+a         analyse your board: at each placement, the expert bot's cell
+          and the expected points the move lost; the full analysis after
 Escape    back"""
     BINDINGS: ClassVar[list[BindingType]] = [
         *BaseScreen.BINDINGS,
@@ -863,6 +884,7 @@ Escape    back"""
         Binding("home", "jump(0)", "Start"),
         Binding("end", "jump(17)", "End"),
         Binding("space", "play", "Play/pause"),
+        Binding("a", "analyse", "Analyse"),
         Binding("escape", "app.pop_screen", "Back"),
         *BOARD_SCROLL,
     ]
@@ -870,6 +892,8 @@ Escape    back"""
     def __init__(self, replay: hist.Replay) -> None:
         super().__init__()
         self.replay = replay
+        self.analysis: ana.BoardAnalysis | None = None
+        self.analysing = False
         self.verification = replay.verification()
         self.step = 0
         self.playing = False
@@ -902,7 +926,8 @@ Escape    back"""
             head.append("the starter ", "bold")
             head.append_text(card_text(replay.starter, width=0))
             head.append(" and the scores", "bold")
-        head.append("   (←/→ step, Space play)", "dim")
+        head.append("   (←/→ step, Space play, a analyse)", "dim")
+        head.append_text(self._analysis_text(step))
         if self.verification is not None:
             head.append("\n")
             if self.verification.ok:
@@ -934,6 +959,36 @@ Escape    back"""
         self.step = step
         self.draw()
 
+    def _analysis_text(self, step: int) -> Text:
+        a = self.analysis
+        if a is None:
+            return Text("\nanalysing… (a few seconds)", "italic") if self.analysing else Text()
+        out = Text(f"\nanalysis of {a.board.player}'s board: ", "bold")
+        out.append(f"hindsight best {a.hindsight.score}", "green")
+        out.append(f" ({'proved optimal' if a.hindsight.optimal else 'best found'})", "dim")
+        out.append(f", expected loss {a.total_loss:.1f} in all", "")
+        if 1 <= step <= 16:
+            out.append("\nthis move: ")
+            out.append_text(ana.step_text(a, step))
+        return out
+
+    def action_analyse(self) -> None:
+        board = ana.board_of(self.replay.boards, self.model.me.id if self.model.me else None)
+        if board is None or self.analysing:
+            return
+        if self.analysis is not None:
+            self.app.push_screen(AnalysisScreen(self.replay.match_id, self.replay.starter, board))
+            return
+        self.analysing = True
+        self.draw()
+        self.crib.analyse(self.replay.match_id, self.replay.starter, board, self._analysed)
+
+    def _analysed(self, found: ana.BoardAnalysis | None) -> None:
+        self.analysing = False
+        self.analysis = found
+        if self.is_mounted:
+            self.draw()
+
     def action_play(self) -> None:
         if self.step >= 17:
             self.step = 0
@@ -944,6 +999,63 @@ Escape    back"""
             self.step = min(17, self.step + 1)
             self.playing = self.step < 17
             self.draw()
+
+
+class AnalysisScreen(BaseScreen):
+    TITLE = "analysis"
+    DEFAULT_CSS = "#analysis-body { padding: 0 1; }"
+    HELP = """\
+One board of a finished match, analysed after the fact.
+
+Left, the board as played and its score; right, the hindsight best board:
+the highest-scoring board reachable under the touch rule, in the order the
+cards came, knowing all 17 cards. "proved optimal" when the search could
+prove it, else the best found within the search's budget.
+
+Below, every move: the card, the cell played, the cell the expert bot would
+have chosen, and the expected points the move lost by the expert's
+estimates (from what you knew then, not from the future). The costliest
+moves are marked.
+
+↑ ↓ PgUp PgDn   scroll
+Escape          back"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *BaseScreen.BINDINGS,
+        Binding("escape", "app.pop_screen", "Back"),
+    ]
+
+    def __init__(self, match_id: str, starter: str, board: BoardResult) -> None:
+        super().__init__()
+        self.match_id = match_id
+        self.starter = starter
+        self.board = board
+        self.analysis: ana.BoardAnalysis | None = None
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_bar()
+        yield Static("", id="analysis-head", classes="heading")
+        yield VerticalScroll(Static("", id="analysis-body"), id="analysis-scroll")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        head = Text(f"Match {self.match_id}: analysis of the board of {self.board.player.name}")
+        head.stylize("bold")
+        self.query_one("#analysis-head", Static).update(head)
+        self.query_one("#analysis-body", Static).update(
+            Text("analysing… (a few seconds: the expert weighs every move)", "italic")
+        )
+        self.query_one("#analysis-scroll").focus()
+        self.crib.analyse(self.match_id, self.starter, self.board, self._analysed)
+
+    def _analysed(self, found: ana.BoardAnalysis | None) -> None:
+        self.analysis = found
+        if not self.is_mounted:
+            return
+        body = self.query_one("#analysis-body", Static)
+        if found is None:
+            body.update(Text("✖ this board cannot be analysed", "bold red"))
+            return
+        body.update(Text("\n").join(ana.analysis_lines(found)))
 
 
 class LeaderboardScreen(BaseScreen):
