@@ -219,7 +219,7 @@ def method_text(h: HindsightBoard) -> str:
 def summary_lines(a: BoardAnalysis, *, glyphs: bool = True) -> list[Text]:
     """The two boards side by side and how the best one was found."""
     b = a.board
-    played = Text("your board: ", "bold")
+    played = Text("as played: ", "bold")
     if a.score is None:
         played.append(f"{len(b.placements)} of 16 placed", "yellow")
         best_head = Text("best completion: ", "bold")

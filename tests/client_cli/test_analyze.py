@@ -38,7 +38,7 @@ def test_a_seed_and_sixteen_moves(run: Callable[..., Result]) -> None:
     result = run("--seed", "friday night", "--moves", *ROW_BY_ROW, *FAST)
     assert result.code == 0, result.err
     out = result.out
-    assert "your board: 39 points" in out and "hindsight best:" in out
+    assert "as played: 39 points" in out and "hindsight best:" in out
     assert "best found within a budget" in out or "proved optimal" in out
     table = out[out.index("turn  card  played  expert  loss") :].splitlines()
     assert len(table) == 17 and table[1].split()[:3] == ["1", "6S", "a1"]
@@ -122,7 +122,7 @@ async def test_a_match_played_on_a_real_server(tmp_path: Path, run: Callable[...
     assert json.loads(from_db.out)["boards"] == doc["boards"]
     text = await asyncio.to_thread(run, match_id, "--db", str(db), "--player", "ADA", *FAST)
     assert f"match {match_id}: 1 board(s)" in text.out and "board of ada (rank 1)" in text.out
-    assert f"your board: {score} points" in text.out
+    assert f"as played: {score} points" in text.out
     assert_one_line_error(
         await asyncio.to_thread(run, match_id, "--db", str(db), "--player", "bob"),
         "no board of bob",

@@ -96,7 +96,7 @@ async def test_plain_vsbot_and_analyze(plain_server: str, tmp_path: Path) -> Non
     assert "refused: no bot plays strategy 'nosuchbot'" in out
     assert "greedy bot 1 sits down" in out
     assert "analysing the board of cy in match" in out
-    assert "your board:" in out and "hindsight best:" in out
+    assert "as played:" in out and "hindsight best:" in out
     table = out[out.index("turn  card  played  expert  loss") :].splitlines()
     assert [line.split()[2] for line in table[1:17]] == ROW_BY_ROW
     match_id = re.search(r"in match (\S+)\.\.\.", out).group(1)  # type: ignore[union-attr]
