@@ -38,10 +38,10 @@ from protocol.messages import (
     parse_client,
 )
 from server import errors
-from server.bots import bot_factory
+from server.bots import BotPool, bot_factory
 from server.limits import TokenBucket
 from server.lobby import Lobby, LobbyConfig
-from server.room import Outbound
+from server.room import BotTurn, Outbound
 from server.storage import NameInUse, Storage, StoredPlayer
 
 log = logging.getLogger(__name__)
@@ -191,10 +191,14 @@ _BACKGROUND: set[asyncio.Task[Any]] = set()
 class Hub:
     """Connections by player, and the one path from a command to the wire."""
 
-    def __init__(self, config: ServerConfig, storage: Storage, lobby: Lobby) -> None:
+    def __init__(
+        self, config: ServerConfig, storage: Storage, lobby: Lobby, bots: BotPool | None = None
+    ) -> None:
         self.config = config
         self.storage = storage
         self.lobby = lobby
+        self.bots = bots or BotPool()
+        self._thinking: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
         self.by_player: dict[str, set[Session]] = {}
         self._players: dict[str, StoredPlayer] = {}  # token hash -> player (cache)
@@ -218,8 +222,31 @@ class Hub:
         """Run one synchronous lobby step, persist its events, then send its messages."""
         outs = produce()
         events = self.lobby.take_events()
+        turns = self.lobby.take_bot_turns()
         await self.storage.persist(events)
         self.deliver(outs)
+        for turn in turns:
+            task = asyncio.create_task(self._think(turn))
+            self._thinking.add(task)
+            task.add_done_callback(self._thinking.discard)
+
+    async def _think(self, turn: BotTurn) -> None:
+        """A bot seat's move, computed off the loop, goes back in as its placement."""
+        cell = await self.bots.move(turn)
+        try:
+            await self.apply(
+                lambda: self.lobby.bot_move(turn.room_id, turn.player_id, turn.turn, cell, now_ms())
+            )
+        except errors.RoomError as exc:  # the clock placed it first, or the room is gone
+            log.info("bot move for %s turn %d dropped: %s", turn.player_id, turn.turn, exc)
+        except Exception:
+            log.exception("bot move for %s turn %d failed", turn.player_id, turn.turn)
+
+    async def stop_thinking(self) -> None:
+        for task in list(self._thinking):
+            task.cancel()
+        await asyncio.gather(*self._thinking, return_exceptions=True)
+        await self.bots.close()
 
     def deliver(self, outs: list[Outbound]) -> None:
         for out in outs:
@@ -441,10 +468,13 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
             max_waiting_rooms_per_player=config.max_waiting_rooms_per_player,
         ),
         bots=bot_factory,
+        think_elsewhere=True,
     )
     app[STORAGE] = storage
-    app[HUB] = Hub(config, storage, lobby)
+    hub = Hub(config, storage, lobby, BotPool())
+    app[HUB] = hub
     yield
+    await hub.stop_thinking()
     await storage.close()
 
 

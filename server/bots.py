@@ -1,25 +1,36 @@
-"""Server-side bot seats: a strategy name becomes a cell chooser for the room.
+"""Server-side bot seats: a strategy name becomes a cell chooser, and the pool that runs it.
 
 The strategies are the engine's (``engine.bots.STRATEGIES``: name -> factory
 taking a seed; each answers ``choose(view, budget) -> cell``); ``fallback`` —
-the server's auto-placement rule — is always available. A room is synchronous,
-so a bot's move is computed on the spot: its budget is capped at
-:data:`BOT_SIMULATIONS` rollouts to keep every room responsive, and a bot that
-fails places by the fallback rule rather than stall the match.
+the server's auto-placement rule — is always available. A bot's budget is
+capped at :data:`BOT_SIMULATIONS` rollouts, and a bot that fails places by the
+fallback rule rather than stall the match.
+
+The running server never thinks on its event loop: its rooms ask for a bot's
+move (:class:`server.room.BotTurn`), :class:`BotPool` computes it with
+:func:`think` in a small pool of worker processes, and the answer goes back to
+the room as the bot seat's placement. A bot too slow for the card clock is
+placed for by the clock, like a person. Rooms driven directly (tests) may still
+call :func:`bot_factory`'s choosers in place.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import multiprocessing
+from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
 from engine.cards import Card
 from engine.grid import Grid
 from server.fallback import CellChooser, fallback_cell
+from server.room import BotTurn
 
 log = logging.getLogger(__name__)
 
 BOT_SIMULATIONS = 400
+BOT_WORKERS = 2  # processes thinking for every bot seat of the server
 
 
 def _engine_strategies() -> dict[str, Any]:
@@ -52,3 +63,50 @@ def bot_factory(strategy: str, seed: str) -> CellChooser:
             return fallback_cell(grid, card)
 
     return choose
+
+
+def grid_of(turn: BotTurn) -> Grid:
+    return Grid.replay((cell, Card.parse(card)) for cell, card in turn.placements)
+
+
+def think(turn: BotTurn) -> int:
+    """The cell ``turn.strategy`` chooses (in a worker process): seeded per seat and turn."""
+    return bot_factory(turn.strategy, turn.seed)(grid_of(turn), Card.parse(turn.card))
+
+
+class BotPool:
+    """Bot moves computed off the event loop, in at most ``workers`` processes.
+
+    The processes start on the first move asked for. At most two moves per
+    worker are handed to the pool at once; the others wait their turn here.
+    """
+
+    def __init__(self, workers: int = BOT_WORKERS, executor: Executor | None = None) -> None:
+        self.workers = workers
+        self._executor = executor
+        self._slots = asyncio.Semaphore(2 * workers)
+
+    def _pool(self) -> Executor:
+        if self._executor is None:
+            # spawn: the server has threads (the database's), which fork would copy badly.
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self._executor
+
+    async def move(self, turn: BotTurn) -> int:
+        """The cell for ``turn``; the fallback rule if the pool fails."""
+        async with self._slots:
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(self._pool(), think, turn)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("bot %s could not think; placing by the fallback rule", turn.strategy)
+                return fallback_cell(grid_of(turn), Card.parse(turn.card))
+
+    async def close(self) -> None:
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)

@@ -24,7 +24,7 @@ from protocol.messages import (
 )
 from server import errors
 from server.events import Event
-from server.room import BotFactory, Outbound, Phase, Room, RoomSettings
+from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +59,17 @@ class Lobby:
         *,
         ids: IdSource | None = None,
         bots: BotFactory | None = None,
+        think_elsewhere: bool = False,
     ) -> None:
         self.config = config or LobbyConfig()
         self.ids = ids or IdSource()
         self.bots = bots
+        # True: rooms do not run their bots' strategies but ask (bot_turns) and are
+        # answered through bot_move; the server thinks in other processes.
+        self.think_elsewhere = think_elsewhere
         self.rooms: dict[str, Room] = {}
         self.events: list[Event] = []
+        self.bot_turns: list[BotTurn] = []
         self._invites: dict[str, str] = {}
         self._members: dict[str, frozenset[str]] = {}  # room id -> member ids
         self._member_of: dict[str, set[str]] = {}  # player id -> room ids
@@ -76,6 +81,10 @@ class Lobby:
     def take_events(self) -> list[Event]:
         events, self.events = self.events, []
         return events
+
+    def take_bot_turns(self) -> list[BotTurn]:
+        turns, self.bot_turns = self.bot_turns, []
+        return turns
 
     def rooms_of(self, player_id: str) -> list[Room]:
         return [self.rooms[r] for r in sorted(self._member_of.get(player_id, ()))]
@@ -160,6 +169,7 @@ class Lobby:
             contribution=msg.contribution,
             grace_ms=self.config.grace_ms,
             bots=self.bots,
+            think_elsewhere=self.think_elsewhere,
         )
         self.rooms[room_id] = room
         if invite is not None:
@@ -170,6 +180,7 @@ class Lobby:
     def _after(self, room: Room, now_ms: int) -> None:
         """Collect the room's events, re-index its members, forget it if it is done."""
         self.events.extend(room.take_events())
+        self.bot_turns.extend(room.take_bot_turns())
         closing = room.closable(now_ms, self.config.finished_ttl_ms)
         members = frozenset() if closing else frozenset(room.members())
         before = self._members.get(room.id, frozenset())
@@ -203,6 +214,17 @@ class Lobby:
         return room.next_deadline()
 
     # ------------------------------------------------------------------
+
+    def bot_move(
+        self, room_id: str, player_id: str, turn: int, cell: int, now_ms: int
+    ) -> list[Outbound]:
+        """A bot seat's chosen move (see :meth:`Room.bot_move`); RoomError if it came too late."""
+        room = self.rooms.get(room_id)
+        if room is None:
+            raise errors.NotInRoom(f"room {room_id} is gone")
+        outs = room.bot_move(player_id, turn, cell, now_ms)
+        self._after(room, now_ms)
+        return outs
 
     def connect(self, player_id: str, now_ms: int) -> list[Outbound]:
         """A connection of ``player_id`` signed in: snapshots of every room it is in."""

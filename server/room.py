@@ -119,6 +119,9 @@ class Seat:
     away_since: int | None = None
     present: bool = True  # False after leaving during a match: the seat is kept
     bot: CellChooser | None = None
+    strategy: str = ""  # a bot seat's strategy and seed, for bots that think elsewhere
+    bot_seed: str = ""
+    asked: int = 0  # the last turn this bot seat was asked to think about
 
     @property
     def receives(self) -> bool:
@@ -179,6 +182,24 @@ BotFactory = Callable[[str, str], CellChooser]
 """(strategy name, seed) -> cell chooser; raises KeyError for an unknown strategy."""
 
 
+@dataclass(frozen=True, slots=True)
+class BotTurn:
+    """A bot seat holds a card: what its strategy needs to choose a cell, and nothing more.
+
+    A room built with ``think_elsewhere`` asks for its bots' moves this way
+    (:attr:`Room.bot_turns`) instead of calling their choosers; the answer comes
+    back through :meth:`Room.bot_move`.
+    """
+
+    room_id: str
+    player_id: str
+    strategy: str
+    seed: str  # the seat's seed and the turn: the same move whoever computes it
+    turn: int
+    placements: tuple[tuple[int, str], ...]  # the bot's own grid: (cell, card) in order
+    card: str
+
+
 class Room:
     """A room: seats, spectators and at most one match, driven by commands and time."""
 
@@ -195,6 +216,7 @@ class Room:
         contribution: str = "",
         grace_ms: int = 60_000,
         bots: BotFactory | None = None,
+        think_elsewhere: bool = False,
     ) -> None:
         self.id = room_id
         self.settings = settings
@@ -210,6 +232,8 @@ class Room:
         self._server_secret = server_secret
         self._match_id = match_id
         self._bots = bots
+        self._think_elsewhere = think_elsewhere
+        self.bot_turns: list[BotTurn] = []
         self.server_commitment = commitment(server_secret)
         self.events: list[Event] = [
             RoomOpened(
@@ -232,6 +256,10 @@ class Room:
     def take_events(self) -> list[Event]:
         events, self.events = self.events, []
         return events
+
+    def take_bot_turns(self) -> list[BotTurn]:
+        turns, self.bot_turns = self.bot_turns, []
+        return turns
 
     def seat_of(self, player_id: str) -> Seat | None:
         for seat in self.seats:
@@ -580,10 +608,13 @@ class Room:
         try:
             if self._bots is None:
                 raise KeyError(msg.strategy)
-            chooser = self._bots(msg.strategy, f"{self.id}/{bot.id}")
+            chooser = self._bots(msg.strategy, f"{self.id}/{bot.id}")  # KeyError: unknown
         except KeyError:
             raise errors.UnknownStrategy(f"no bot plays strategy {msg.strategy!r}") from None
-        self.seats.append(Seat(bot, "", ready=True, bot=chooser))
+        seed = f"{self.id}/{bot.id}"
+        self.seats.append(
+            Seat(bot, "", ready=True, bot=chooser, strategy=msg.strategy, bot_seed=seed)
+        )
         return self._room_update(ref=msg.ref, actor=player.id)
 
     def _playing_seat(self, player: PlayerInfo) -> Seat:
@@ -649,19 +680,63 @@ class Room:
         board = m.boards[player_id]
         card = m.deal.cards[board.placed]
         seat = self.seat_of(player_id)
-        chooser = seat.bot if seat is not None and seat.bot is not None else fallback_cell
+        chooser = fallback_cell
+        if seat is not None and seat.bot is not None and not self._think_elsewhere:
+            chooser = seat.bot
         cell = chooser(board.grid.copy(), card)
         if board.grid.why_illegal(cell) is not None:
             cell = fallback_cell(board.grid.copy(), card)
-        return self._put(player_id, cell, now_ms, auto=seat is None or seat.bot is None)
+        # A bot thinking elsewhere that the clock overtook is placed for, like a person.
+        auto = seat is None or seat.bot is None or self._think_elsewhere
+        return self._put(player_id, cell, now_ms, auto=auto)
 
     def _bots_play(self, now_ms: int) -> list[Outbound]:
+        """Bot seats holding a card: place it now, or ask for the move (think_elsewhere)."""
         outs: list[Outbound] = []
+        m = self.match
         for seat in self.seats:
-            if seat.bot is not None:
+            if seat.bot is None or m is None:
+                continue
+            if not self._think_elsewhere:
                 while self._waiting_turn(seat.player.id) is not None:
                     outs += self._auto_place(seat.player.id, now_ms)
+                continue
+            turn = self._waiting_turn(seat.player.id)
+            if turn is not None and seat.asked < turn:
+                seat.asked = turn
+                board = m.boards[seat.player.id]
+                self.bot_turns.append(
+                    BotTurn(
+                        room_id=self.id,
+                        player_id=seat.player.id,
+                        strategy=seat.strategy,
+                        seed=f"{seat.bot_seed}/{turn}",
+                        turn=turn,
+                        placements=tuple((p.cell, str(p.card)) for p in board.placements),
+                        card=str(m.deal.cards[turn - 1]),
+                    )
+                )
         return outs
+
+    def bot_move(self, player_id: str, turn: int, cell: int, now_ms: int) -> list[Outbound]:
+        """The move a bot seat's strategy chose for ``turn`` (trusted: from the server itself).
+
+        Refused, changing nothing, when the turn is no longer waiting (the clock
+        placed the card first, or the match is over) or the cell is not legal.
+        """
+        seat = self.seat_of(player_id)
+        if seat is None or seat.bot is None:
+            raise errors.NotSeated(f"{player_id} is not a bot seat of room {self.id}")
+        m = self.match
+        if m is None or self.phase != Phase.PLAYING:
+            raise errors.NotPlaying("no match is being played in this room")
+        if self._waiting_turn(player_id) != turn:
+            raise errors.PastTurn(f"turn {turn} is not waiting for {player_id}")
+        problem = m.boards[player_id].grid.why_illegal(cell)
+        if problem is not None:
+            raise errors.RuleError.from_engine(problem)
+        outs = self._put(player_id, cell, now_ms, auto=False)
+        return outs + self._advance(now_ms, placed_by=player_id)
 
     def _begin(self, now_ms: int, *, ref: str | None = None, actor: str = "") -> list[Outbound]:
         assert self.seats, "a room always seats its creator"
@@ -738,6 +813,7 @@ class Room:
                 return outs + self._finish(now_ms)
             if placed_by is not None:
                 outs += self._card_for(placed_by, now_ms)
+            outs += self._bots_play(now_ms)
         return outs + self._to_members(self._progress(now_ms))
 
     def _finish(self, now_ms: int) -> list[Outbound]:

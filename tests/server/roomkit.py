@@ -18,7 +18,7 @@ from protocol.messages import (
 )
 from server.fallback import first_legal_cell
 from server.lobby import IdSource
-from server.room import Outbound, Room, RoomSettings
+from server.room import BotFactory, Outbound, Room, RoomSettings
 
 SECRET = "s" * 64
 
@@ -68,6 +68,8 @@ def make_room(
     creator: PlayerInfo = ALICE,
     grace_ms: int = 5_000,
     now_ms: int = 0,
+    think_elsewhere: bool = False,
+    strategies: BotFactory | None = None,
 ) -> Room:
     settings = RoomSettings(
         name="test room",
@@ -87,7 +89,8 @@ def make_room(
         invite_code="code1",
         contribution="alice's share",
         grace_ms=grace_ms,
-        bots=bots,
+        bots=strategies or bots,
+        think_elsewhere=think_elsewhere,
     )
 
 
@@ -134,3 +137,15 @@ def place(room: Room, box: Mailbox, who: PlayerInfo, now_ms: int, cell: str | No
     box.add(
         room.handle(who, Place(room_id=room.id, turn=card.turn, cell=cell or card.legal[0]), now_ms)
     )
+
+
+def answer_bots(room: Room, box: Mailbox, now_ms: int) -> int:
+    """The synchronous stand-in for the server's bot pool: answer every bot turn asked for."""
+    from server.bots import think
+
+    answered = 0
+    while turns := room.take_bot_turns():
+        for turn in turns:
+            box.add(room.bot_move(turn.player_id, turn.turn, think(turn), now_ms))
+            answered += 1
+    return answered

@@ -31,6 +31,7 @@ from protocol.messages import (
     StartMatch,
 )
 from server import errors
+from server.bots import bot_factory, think
 from server.events import CardPlaced, MatchBegan, MatchEnded, RoomOpened
 from server.fallback import fallback_cell
 from server.room import TRANSITIONS, Phase, Room
@@ -42,6 +43,7 @@ from tests.server.roomkit import (
     SECRET,
     SPECTATOR,
     Mailbox,
+    answer_bots,
     make_room,
     place,
     seat_and_start,
@@ -443,3 +445,60 @@ def test_server_bot_factory() -> None:
     assert grid.why_illegal(bot_factory("fallback", "x")(grid, Card.parse("5H"))) is None
     with pytest.raises(KeyError):
         bot_factory("no-such-strategy", "x")
+
+
+def test_a_bot_thinking_elsewhere_is_asked_and_its_answer_is_its_placement() -> None:
+    room, box = make_room(2, think_elsewhere=True, strategies=bot_factory), Mailbox()
+    box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="expert"), 0))
+    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    bot = "bot-expert-1"
+    for turn in range(1, 17):
+        asked = room.take_bot_turns()
+        assert [(t.player_id, t.turn, t.strategy) for t in asked] == [(bot, turn, "expert")]
+        board = room.match.boards[bot]  # type: ignore[union-attr]
+        assert asked[0].placements == tuple((p.cell, str(p.card)) for p in board.placements)
+        assert asked[0].card == str(room.match.deal.cards[turn - 1])  # type: ignore[union-attr]
+        place(room, box, ALICE, turn * 10)
+        assert room.take_bot_turns() == []  # asked once per turn
+        cell = think(asked[0])
+        assert think(asked[0]) == cell  # seeded per seat and turn: the same move again
+        box.add(room.bot_move(bot, turn, cell, turn * 10 + 5))
+    boards = box.result(ALICE).boards
+    assert not any(p.auto for b in boards for p in b.placements)
+    ours = next(b for b in boards if b.player.id == bot)
+    assert [p.elapsed_ms for p in ours.placements] == [15] + [10] * 15
+
+
+def test_a_late_bot_answer_is_refused_and_the_clock_covers_a_slow_bot() -> None:
+    room, box = make_room(2, think_elsewhere=True, card_clock_ms=1_000), Mailbox()
+    box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="fallback"), 0))
+    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    (turn,) = room.take_bot_turns()
+    place(room, box, ALICE, 100)
+    box.add(room.tick(1_000))  # the bot has not answered: the clock places for it
+    board = room.match.boards[turn.player_id]  # type: ignore[union-attr]
+    assert board.placed == 1 and board.placements[0].auto
+    before = room.snapshot()
+    with pytest.raises(errors.PastTurn):
+        room.bot_move(turn.player_id, 1, fallback_cell(Grid(), Card.parse(turn.card)), 1_001)
+    with pytest.raises(errors.NotSeated):
+        room.bot_move(ALICE.id, 2, 0, 1_001)
+    (second,) = room.take_bot_turns()
+    assert second.turn == 2
+    taken = board.placements[0].cell
+    with pytest.raises(errors.RuleError):
+        room.bot_move(second.player_id, 2, taken, 1_001)
+    assert room.snapshot() == before
+    box.add(room.bot_move(second.player_id, 2, think(second), 1_002))
+    assert board.placed == 2 and not board.placements[1].auto
+
+
+def test_race_bots_thinking_elsewhere_are_asked_card_by_card() -> None:
+    room = make_room(2, pace=Pace.RACE, think_elsewhere=True, strategies=bot_factory)
+    box = Mailbox()
+    box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="greedy"), 0))
+    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    assert answer_bots(room, box, 50) == 16
+    for t in range(16):
+        place(room, box, ALICE, 100 + t)
+    assert room.phase == Phase.FINISHED

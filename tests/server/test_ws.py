@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import statistics
 from pathlib import Path
 
 import aiohttp
@@ -287,3 +288,50 @@ async def test_frame_above_the_hard_cap_closes_only_that_connection(midmatch) ->
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
     await alice.still_alive()
     await finish_and_check(alice, bob, room_id, carol, other)
+
+
+async def test_expert_bots_think_off_the_event_loop(live: Live) -> None:
+    alice = await signed_in(live, "alice")
+    carol = await signed_in(live, "carol")  # in no room: only pings
+    await alice.send(type="create_room", name="bots", seats=8)
+    room_id = (await alice.until("room_state"))["room"]["id"]
+    for _ in range(7):
+        await alice.send(type="add_bot", room_id=room_id, strategy="expert")
+        await alice.until("room")
+
+    # The test's client shares the server's event loop, so a bot thinking on
+    # it would stall everything here: the longest stall is measured directly,
+    # and carol pings throughout (under the flood limit of 20 frames a second).
+    loop = asyncio.get_running_loop()
+    stalls: list[float] = []
+    round_trips: list[float] = []
+    done = asyncio.Event()
+
+    async def watch_the_loop() -> None:
+        while not done.is_set():
+            before = loop.time()
+            await asyncio.sleep(0.005)
+            stalls.append(loop.time() - before - 0.005)
+
+    async def ping() -> None:
+        while not done.is_set():
+            sent = loop.time()
+            await carol.send(type="ping")
+            await carol.until("pong")
+            round_trips.append(loop.time() - sent)
+            await asyncio.sleep(0.06)
+
+    watchers = [asyncio.create_task(watch_the_loop()), asyncio.create_task(ping())]
+    started = loop.time()
+    await alice.send(type="start", room_id=room_id)  # the bots' first, dearest moves
+    result = await alice.play_to_end(room_id)
+    seconds = loop.time() - started
+    done.set()
+    await asyncio.gather(*watchers)
+    bots = [b for b in result["boards"] if b["player"]["bot"]]
+    assert len(bots) == 7 and all(len(b["placements"]) == 16 for b in bots)
+    assert not any(p["auto"] for b in bots for p in b["placements"])  # the bots played
+    # Thinking on the event loop, each turn's seven moves stalled it for 0.2 to 1 s,
+    # and carol got about 4 pongs a second instead of 15.
+    assert max(stalls) < 0.3, max(stalls)
+    assert len(round_trips) >= 8 * seconds and statistics.median(round_trips) < 0.05
