@@ -19,7 +19,7 @@ import signal
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import BaseModel
@@ -151,7 +151,7 @@ class Session:
             if self._queue.qsize() * 256 > self.limit:
                 self._too_slow()
             return
-        assert isinstance(transport, asyncio.WriteTransport)
+        transport = cast(asyncio.WriteTransport, transport)
         if transport.is_closing():
             return
         if transport.get_write_buffer_size() > self.limit:
@@ -167,7 +167,7 @@ class Session:
             self.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too slow")
         )
         _BACKGROUND.add(task)
-        task.add_done_callback(_BACKGROUND.discard)
+        task.add_done_callback(_closed_slow_client)
 
     async def _write_through_aiohttp(self) -> None:
         assert self._queue is not None
@@ -186,6 +186,12 @@ class Session:
 
 
 _BACKGROUND: set[asyncio.Task[Any]] = set()
+
+
+def _closed_slow_client(task: asyncio.Task[Any]) -> None:
+    _BACKGROUND.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        log.info("closing a slow connection failed: %s", task.exception())
 
 
 class Hub:

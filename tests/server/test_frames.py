@@ -29,3 +29,44 @@ async def test_text_frame_matches_aiohttp(size: int) -> None:
     writer = WebSocketWriter(Mock(), transport, use_mask=False)  # type: ignore[arg-type]
     await writer.send_frame(text.encode("utf-8"), WSMsgType.TEXT)
     assert text_frame(text) == transport.data
+
+
+class Transport(Recorder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.unsent = 0
+        self.writes = 0
+
+    def write(self, data: bytes) -> None:
+        super().write(data)
+        self.writes += 1
+
+    def get_write_buffer_size(self) -> int:
+        return self.unsent
+
+
+async def test_a_session_writes_its_pending_frames_at_once_and_drops_a_client_too_slow() -> None:
+    import asyncio
+    from unittest.mock import AsyncMock
+
+    from server.app import Session
+    from server.limits import TokenBucket
+
+    ws = Mock(closed=False, close=AsyncMock())
+    transport = Transport()
+    flushes: list[Session] = []
+    session = Session(ws, TokenBucket(1, 1), 1_000, transport=transport, on_pending=flushes.append)  # type: ignore[arg-type]
+    session.send('{"type":"placed"}')
+    session.send('{"type":"progress"}')
+    assert flushes == [session]  # one flush asked for, however many messages
+    session.flush()
+    assert transport.writes == 1
+    assert transport.data == text_frame('{"type":"placed"}') + text_frame('{"type":"progress"}')
+    transport.unsent = 1_001  # the client stopped reading
+    session.send("{}")
+    session.flush()
+    await asyncio.sleep(0)
+    assert transport.writes == 1 and session.closing
+    ws.close.assert_awaited_once()
+    session.send("{}")
+    assert session.pending == []

@@ -335,3 +335,12 @@ async def test_expert_bots_think_off_the_event_loop(live: Live) -> None:
     # and carol got about 4 pongs a second instead of 15.
     assert max(stalls) < 0.3, max(stalls)
     assert len(round_trips) >= 8 * seconds and statistics.median(round_trips) < 0.05
+
+
+async def test_with_compression_negotiated_aiohttp_writes_the_frames(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "deflate.db", compress=True) as server:
+        alice, bob, room_id = await two_player_room(server)
+        assert alice.ws.protocol.extensions  # permessage-deflate is in use
+        results = await asyncio.gather(alice.play_to_end(room_id), bob.play_to_end(room_id, 1))
+        assert results[0] == results[1] and len(results[0]["boards"]) == 2
+        await alice.still_alive()
