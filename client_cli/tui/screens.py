@@ -469,7 +469,7 @@ Escape      leave the room
             if s.player.id == room.creator.id:
                 name += " ★"
             table.add_row(
-                str(s.seat),
+                str(s.seat + 1),  # seats are 0-based on the wire, 1-based for people
                 Text(name, "bold" if me else ""),
                 Text("✔ ready", "green") if s.ready else Text("· not ready", "dim"),
                 Text("online", "green") if s.connected else Text("disconnected", "bold red"),
