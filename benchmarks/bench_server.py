@@ -22,9 +22,9 @@ Latencies, in milliseconds, taken on the client with a monotonic clock:
 
 * **ack**: from sending ``place`` to receiving its ``placed`` (every placement);
 * **turn**: for the *last* placer of a turn (the one whose placement completes
-  it; the server tells it apart because its ``placed`` is followed directly by
-  the next ``card`` instead of a ``progress``), from sending ``place`` to
-  receiving the next ``card``: the server's turn-around. Turns 1..15;
+  it: the room's four bots share one process, which notes who sent each
+  turn's last ``place``), from sending ``place`` to receiving the next
+  ``card``: the server's turn-around. Turns 1..15;
 * **result**: the same for turn 16, up to ``match_result`` (scoring, ranking).
 
 Errors are ``error`` frames, cards the server placed itself (``auto``), dropped
@@ -292,32 +292,41 @@ async def seat(bots: Sequence[Bot]) -> str:
     return room_id
 
 
-async def play_match(bot: Bot, room_id: str, job: Job, window: Window, stats: Stats) -> None:
+class LastPlacer:
+    """Who in a room sent the last ``place`` of each turn, and when.
+
+    A room's four bots share one of these (they live in the same process and
+    send in time order), so the player whose placement completed a turn is
+    known without asking the server how it announces progress.
+    """
+
+    def __init__(self) -> None:
+        self.sent: dict[int, tuple[float, str]] = {}  # turn -> (sent at, bot name)
+
+    def note(self, turn: int, at: float, name: str) -> None:
+        self.sent[turn] = (at, name)
+
+    def was(self, turn: int, name: str) -> float | None:
+        """When ``name`` sent the last placement of ``turn``; None if someone else did."""
+        found = self.sent.get(turn)
+        return found[0] if found is not None and found[1] == name else None
+
+
+async def play_match(
+    bot: Bot, room_id: str, job: Job, window: Window, stats: Stats, last: LastPlacer
+) -> None:
     """Play one match to its result, timing this bot's placements."""
     rng = random.Random(f"{job.seed}-{bot.name}")
     sent_at = 0.0
     sent_turn = 0
-    after_ack = False  # the next frame tells whether our placement completed the turn
     while True:
         message = await bot.recv()
         now = time.perf_counter()
         kind = message["type"]
-        if after_ack:
-            after_ack = False
-            last = kind == "card" or (
-                kind == "progress"
-                and sent_turn == 16
-                and all(n == 16 for n in message["placed"].values())
-            )
-            if last and kind == "progress":
-                await bot.until("match_result")
-                if window.inside(sent_at):
-                    stats.result.append((time.perf_counter() - sent_at) * 1000)
-                    stats.matches += 1
-                return
-            if last and window.inside(sent_at):
-                stats.turn.append((now - sent_at) * 1000)
         if kind == "card":
+            completed = last.was(message["turn"] - 1, bot.name)
+            if completed is not None and window.inside(completed):
+                stats.turn.append((now - completed) * 1000)
             if window.over():
                 return
             if job.think_s:
@@ -325,17 +334,18 @@ async def play_match(bot: Bot, room_id: str, job: Job, window: Window, stats: St
             sent_turn = message["turn"]
             cell = rng.choice(message["legal"])
             sent_at = time.perf_counter()
+            last.note(sent_turn, sent_at, bot.name)
             await bot.send(type="place", room_id=room_id, turn=sent_turn, cell=cell)
         elif kind == "placed":
             if message.get("auto"):
                 stats.errors["auto placement (too late)"] += 1
-            elif message["turn"] == sent_turn:
-                if window.inside(sent_at):
-                    stats.placements += 1
-                    stats.ack.append((now - sent_at) * 1000)
-                after_ack = True
+            elif message["turn"] == sent_turn and window.inside(sent_at):
+                stats.placements += 1
+                stats.ack.append((now - sent_at) * 1000)
         elif kind == "match_result":
-            if window.inside(sent_at):
+            completed = last.was(16, bot.name)
+            if completed is not None and window.inside(completed):
+                stats.result.append((now - completed) * 1000)
                 stats.matches += 1
             return
         elif kind == "error":
@@ -350,7 +360,8 @@ async def room_loop(bots: list[Bot], room_id: str, job: Job, window: Window, sta
     while not window.over():
         for bot in bots:
             await bot.send(type="ready", room_id=room_id)
-        await asyncio.gather(*(play_match(b, room_id, job, window, stats) for b in bots))
+        last = LastPlacer()
+        await asyncio.gather(*(play_match(b, room_id, job, window, stats, last) for b in bots))
         if window.over():
             return
         for bot in bots:

@@ -55,7 +55,7 @@ class ServerConfig:
     port: int = 8765
     db_path: str = "cribsquares.db"
     grace_ms: int = 60_000  # a dropped player keeps its seat this long
-    tick_ms: int = 100  # how often clocks are checked
+    tick_ms: int = 50  # how often clocks (and delayed progress) are checked
     max_frame_bytes: int = 4_096  # larger frames get a frame_too_large error
     hard_max_frame_bytes: int = 65_536  # larger frames close the connection (1009)
     rate_per_second: float = 20.0

@@ -73,6 +73,10 @@ from server.events import (
 from server.fallback import CellChooser, fallback_cell
 
 TURNS = 16
+# A placement that leaves the turn open is announced in a ``progress`` this long
+# after it, together with every other placement made meanwhile; a placement that
+# completes a turn or the match is announced at once (docs/protocol.md, progress).
+PROGRESS_DELAY_MS = 100
 
 
 class Phase(StrEnum):
@@ -234,6 +238,8 @@ class Room:
         self._bots = bots
         self._think_elsewhere = think_elsewhere
         self.bot_turns: list[BotTurn] = []
+        # When the members are next due a progress (None: they are up to date).
+        self.progress_due: int | None = None
         self.server_commitment = commitment(server_secret)
         self.events: list[Event] = [
             RoomOpened(
@@ -342,6 +348,8 @@ class Room:
                 times.append(m.turn_started + self.settings.card_clock_ms)
             else:
                 times.append(m.started_at + self.settings.deal_clock_ms)
+            if self.progress_due is not None:
+                times.append(self.progress_due)
         return min(times) if times else None
 
     def snapshot(self) -> str:
@@ -354,6 +362,7 @@ class Room:
              for s in self.seats],
             sorted(self.spectators),
             self.finished_at,
+            self.progress_due,
         ]  # fmt: skip
         if m is not None:
             parts += [
@@ -467,6 +476,11 @@ class Room:
         else:
             end = m.started_at + self.settings.deal_clock_ms
         return max(0, end - now_ms)
+
+    def _progress_now(self, now_ms: int) -> list[Outbound]:
+        """A ``progress`` to every member now; any delayed one is no longer due."""
+        self.progress_due = None
+        return self._to_members(self._progress(now_ms))
 
     def _progress(self, now_ms: int) -> Progress:
         m = self.match
@@ -793,14 +807,20 @@ class Room:
 
         Lockstep deals the next card to everyone once everyone has placed; race
         deals it to ``placed_by`` alone, who has just placed the previous one.
+        Progress goes out at once when a turn was completed (or the match began,
+        or the clock placed cards); a single player's placement that leaves the
+        turn open only makes one due :data:`PROGRESS_DELAY_MS` later, which
+        :meth:`tick` sends, so a turn's placements share their announcements.
         """
         m = self.match
         assert m is not None
         outs: list[Outbound] = []
+        completed = False
         if self.settings.pace == Pace.LOCKSTEP:
             while all(b.placed >= m.turn for b in m.boards.values()):
                 if m.turn == TURNS:
                     return outs + self._finish(now_ms)
+                completed = True
                 m.turn += 1
                 m.turn_started = now_ms
                 for board in m.boards.values():
@@ -814,7 +834,11 @@ class Room:
             if placed_by is not None:
                 outs += self._card_for(placed_by, now_ms)
             outs += self._bots_play(now_ms)
-        return outs + self._to_members(self._progress(now_ms))
+        if placed_by is not None and not completed:
+            if self.progress_due is None:
+                self.progress_due = now_ms + PROGRESS_DELAY_MS
+            return outs
+        return outs + self._progress_now(now_ms)
 
     def _finish(self, now_ms: int) -> list[Outbound]:
         m = self.match
@@ -872,17 +896,13 @@ class Room:
             boards=results,
         )
         self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms))
-        return (
-            self._to_members(self._progress(now_ms))
-            + self._to_members(m.result)
-            + (self._room_update())
-        )
+        return self._progress_now(now_ms) + self._to_members(m.result) + self._room_update()
 
     def _changed(self, now_ms: int) -> list[Outbound]:
         """Seats changed (connection, presence): tell the members."""
         outs = self._room_update()
         if self.match is not None and self.phase == Phase.PLAYING:
-            outs += self._to_members(self._progress(now_ms))
+            outs += self._progress_now(now_ms)
         return outs
 
     # ------------------------------------------------------------------
@@ -936,6 +956,9 @@ class Room:
                 while m.boards[seat.player.id].placed < TURNS:
                     outs += self._auto_place(seat.player.id, now_ms)
             outs += self._advance(now_ms)
+        due = self.progress_due
+        if self.phase == Phase.PLAYING and due is not None and now_ms >= due:
+            outs += self._progress_now(now_ms)
         return outs
 
 

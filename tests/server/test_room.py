@@ -34,7 +34,7 @@ from server import errors
 from server.bots import bot_factory, think
 from server.events import CardPlaced, MatchBegan, MatchEnded, RoomOpened
 from server.fallback import fallback_cell
-from server.room import TRANSITIONS, Phase, Room
+from server.room import PROGRESS_DELAY_MS, TRANSITIONS, Phase, Room
 from tests.server.roomkit import (
     ALICE,
     BOB,
@@ -89,12 +89,44 @@ def test_lockstep_next_card_waits_for_everyone() -> None:
     seat_and_start(room, box, BOB)
     place(room, box, ALICE, 500)
     assert len(box.of(ALICE, CardDealt)) == 1
+    box.add(room.tick(500 + PROGRESS_DELAY_MS))
     progress = box.of(BOB, Progress)[-1]
     assert isinstance(progress, Progress)
     assert progress.placed == {"id-alice": 1, "id-bob": 0}
     place(room, box, BOB, 700)
     assert [m.turn for m in box.of(ALICE, CardDealt)] == [1, 2]  # type: ignore[attr-defined]
     assert box.last_card(BOB).deadline_ms == 10_000
+
+
+def test_progress_of_an_open_turn_is_delayed_and_shared() -> None:
+    room, box = make_room(4), Mailbox()
+    seat_and_start(room, box, BOB, CAROL, DAVE)
+    before = len(box.of(DAVE, Progress))
+    place(room, box, ALICE, 1_000)
+    place(room, box, BOB, 1_040)
+    # Nothing yet: one progress is due a delay after the first of them.
+    assert len(box.of(DAVE, Progress)) == before
+    assert room.next_deadline() == 1_000 + PROGRESS_DELAY_MS
+    assert room.tick(1_000 + PROGRESS_DELAY_MS - 1) == []
+    outs = box.add(room.tick(1_000 + PROGRESS_DELAY_MS))
+    assert [type(o.message) for o in outs] == [Progress]
+    assert set(outs[0].to) == {"id-alice", "id-bob", "id-carol", "id-dave"}
+    sent = outs[0].message
+    assert isinstance(sent, Progress)
+    assert sent.placed == {"id-alice": 1, "id-bob": 1, "id-carol": 0, "id-dave": 0}
+    assert "cell" not in sent.model_dump_json() and room.progress_due is None
+    assert room.tick(5_000) == []  # sent once
+    # The placement that completes the turn is announced at once, with the next
+    # cards, and takes the delayed progress with it.
+    place(room, box, CAROL, 5_100)
+    assert room.progress_due == 5_100 + PROGRESS_DELAY_MS
+    outs = box.add(room.handle(DAVE, Place(room_id=room.id, turn=1, cell="b1"), 5_150))
+    kinds = [type(o.message) for o in outs]
+    assert kinds == [Placed] + [CardDealt] * 4 + [Progress]
+    last = outs[-1].message
+    assert isinstance(last, Progress) and last.turn == 2
+    assert set(last.placed.values()) == {1}
+    assert room.progress_due is None and room.tick(5_100 + PROGRESS_DELAY_MS) == []
 
 
 def test_solo_room_on_the_server() -> None:
@@ -121,6 +153,7 @@ def test_card_clock_auto_places_for_the_late_player() -> None:
     room, box = make_room(2, card_clock_ms=5_000), Mailbox()
     seat_and_start(room, box, BOB)
     place(room, box, ALICE, 1_000)
+    box.add(room.tick(1_000 + PROGRESS_DELAY_MS))  # Alice's progress
     assert room.tick(4_999) == []
     box.add(room.tick(5_000))
     auto = box.of(BOB, Placed)
@@ -168,6 +201,7 @@ def test_race_each_player_goes_at_its_own_pace_and_time_breaks_ties() -> None:
         place(room, box, ALICE, now)
     assert room.phase == Phase.PLAYING
     assert len(box.of(ALICE, CardDealt)) == 16 and len(box.of(BOB, CardDealt)) == 1
+    box.add(room.tick(now + PROGRESS_DELAY_MS))
     progress = box.of(BOB, Progress)[-1]
     assert progress.placed == {"id-alice": 16, "id-bob": 0}  # type: ignore[attr-defined]
     for _ in range(16):
