@@ -163,8 +163,14 @@ def echo_server() -> Iterator[Child]:
 
 
 def run_echo_server() -> None:
-    """A bare aiohttp WebSocket echo server: the ceiling the game server is compared with."""
+    """A bare aiohttp WebSocket echo server: the ceiling the game server is compared with.
+
+    It runs on the same event loop as the game server (uvloop where installed),
+    so the comparison is between the programs, not the loops.
+    """
     from aiohttp import WSMsgType, web
+
+    from server.app import event_loop_factory
 
     async def echo(request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
@@ -189,7 +195,8 @@ def run_echo_server() -> None:
         await stop.wait()
         await runner.cleanup()
 
-    asyncio.run(main())
+    with asyncio.Runner(loop_factory=event_loop_factory()) as loop_runner:
+        loop_runner.run(main())
 
 
 # ----------------------------------------------------------------------
@@ -613,6 +620,12 @@ def median_figures(runs: list[Figures]) -> Figures:
     return out
 
 
+def loop_name() -> str:
+    from server.app import event_loop_factory
+
+    return "asyncio" if event_loop_factory() is None else "uvloop"
+
+
 def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
     def ms(x: float) -> str:
         return f"{x:.1f}" if x else "-"
@@ -621,7 +634,8 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
         f"players {args.players}, workers {args.workers}, think {args.think:g} s (paced), "
         f"window {args.duration:g} s paced / {args.flat_duration:g} s flat+echo after "
         f"{args.warmup:g} s warm-up, compression {'deflate' if args.compression else 'off'}, "
-        f"{os.cpu_count()} CPUs" + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
+        f"{os.cpu_count()} CPUs, echo server on {loop_name()}"
+        + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
         "",
         f"{'phase':<7} {'conn':>5} {'per s':>8} {'matches':>7} {'ack p50':>8} {'ack p99':>8} "
         f"{'turn p50':>8} {'turn p99':>8} {'res p50':>8} {'res p99':>8} {'errors':>6}",

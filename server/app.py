@@ -497,6 +497,24 @@ async def _close_sockets(app: web.Application) -> None:
         await session.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
 
 
+def event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop where it is installed (a dependency except on Windows), else None.
+
+    None means asyncio's own loop. docs/benchmarks.md has the measurement.
+    """
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
+def run(config: ServerConfig, *, announce: Callable[[str], None] = print) -> None:
+    """Run :func:`serve` on the fastest event loop available, until SIGINT or SIGTERM."""
+    with asyncio.Runner(loop_factory=event_loop_factory()) as runner:
+        runner.run(serve(config, announce=announce))
+
+
 async def serve(config: ServerConfig, *, announce: Callable[[str], None] = print) -> None:
     """Run the server until SIGINT or SIGTERM."""
     runner = web.AppRunner(create_app(config), handle_signals=False, access_log=None)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sqlite3
 
@@ -32,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from server.app import ServerConfig, serve
+    from server.app import ServerConfig
+    from server.app import run as run_server
 
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     )
     _check_database(args.db)
     try:
-        asyncio.run(serve(config, announce=lambda line: print(line, flush=True)))
+        run_server(config, announce=lambda line: print(line, flush=True))
     except OSError as exc:
         # Port taken or address not local: one line, not a traceback.
         reason = exc.strerror or str(exc)
