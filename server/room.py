@@ -844,23 +844,21 @@ class Room:
         m = self.match
         assert m is not None
         starter = m.deal.starter
-        rows = []
+        race = self.settings.pace == Pace.RACE
+        # (rank key, seat, seat's board, score). The key: lockstep, total score
+        # only, equal totals share a rank; race, total score then less time used,
+        # equal on both share a rank. Computed once: a score's total is not cheap.
+        rows: list[tuple[tuple[int, int], int, Seat, Board, BoardScore]] = []
         for i, seat in enumerate(self.seats):
             board = m.boards[seat.player.id]
-            rows.append((i, seat, board, score_board(board.grid.cards(), starter)))
-        race = self.settings.pace == Pace.RACE
-
-        def key(board: Board, score: BoardScore) -> tuple[int, int]:
-            # Lockstep: total score only, equal totals share a rank.
-            # Race: total score, then less time used; equal on both share a rank.
-            return (-score.total, board.time_used_ms if race else 0)
-
-        keys = [key(board, score) for _, _, board, score in rows]
-        ranked = sorted(rows, key=lambda r: (key(r[2], r[3]), r[0]))
+            score = score_board(board.grid.cards(), starter)
+            key = (-score.total, board.time_used_ms if race else 0)
+            rows.append((key, i, seat, board, score))
+        keys = [row[0] for row in rows]
         results: list[BoardResult] = []
         outcomes: list[BoardOutcome] = []
-        for i, seat, board, score in ranked:
-            rank = 1 + sum(1 for k in keys if k < key(board, score))
+        for key, i, seat, board, score in sorted(rows, key=lambda r: (r[0], r[1])):
+            rank = 1 + sum(1 for k in keys if k < key)
             detail = score.to_dict()
             results.append(
                 BoardResult(
@@ -878,7 +876,7 @@ class Room:
                     player_id=seat.player.id,
                     seat=i,
                     rank=rank,
-                    score=score.total,
+                    score=-key[0],
                     time_used_ms=board.time_used_ms,
                     cells=tuple(c or "" for c in board.cells()),
                     detail=detail,
