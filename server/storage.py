@@ -6,7 +6,9 @@ read-only history queries; it never decides anything about a game.
 One writer: a single task drains whatever has queued up and hands it, in one
 call, to the thread that owns the write connection (plain ``sqlite3``), which
 writes it in one transaction (placements with ``executemany``) and commits
-once; then the task resolves the waiting futures in order. The WebSocket
+once; then the task resolves the waiting futures in order. It gathers for
+``batch_wait_s`` (2 ms) after the first submission of a batch: under load that
+turns a trip to the thread per placement into one per several. The WebSocket
 handler awaits that future before sending the messages a command produced,
 so a placement is on disk before it is acknowledged, yet a burst of
 placements costs one commit and one trip to the thread. Reads use a second
@@ -135,8 +137,15 @@ _Item = tuple[Sequence[Event | _NewPlayer], "asyncio.Future[None]"]
 class Storage:
     """The database: one writer thread, one reader connection."""
 
-    def __init__(self, path: str, writer: sqlite3.Connection, reader: aiosqlite.Connection):
+    def __init__(
+        self,
+        path: str,
+        writer: sqlite3.Connection,
+        reader: aiosqlite.Connection,
+        batch_wait_s: float = 0.002,
+    ):
         self.path = path
+        self._batch_wait_s = batch_wait_s
         self._db = writer
         self._reader = reader
         self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
@@ -145,13 +154,17 @@ class Storage:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="storage-writer")
 
     @classmethod
-    async def open(cls, path: str | Path) -> Storage:
-        """Open (creating if needed) the database and start the writer."""
+    async def open(cls, path: str | Path, *, batch_wait_s: float = 0.002) -> Storage:
+        """Open (creating if needed) the database and start the writer.
+
+        ``batch_wait_s``: how long the writer waits after a submission for more
+        to write with it (every submitter waits that much longer for its commit).
+        """
         path = str(path)
         writer = await asyncio.to_thread(_open_writer, path)
         reader = await aiosqlite.connect(path)
         reader.row_factory = aiosqlite.Row
-        storage = cls(path, writer, reader)
+        storage = cls(path, writer, reader, batch_wait_s)
         storage._task = asyncio.create_task(storage._run(), name="storage-writer")
         return storage
 
@@ -191,6 +204,8 @@ class Storage:
             item = await self._queue.get()
             if item is None:
                 return
+            if self._batch_wait_s > 0:
+                await asyncio.sleep(self._batch_wait_s)
             batch = [item]
             stop = False
             while not self._queue.empty():
