@@ -11,7 +11,10 @@ What it does, all on 127.0.0.1, bounded in time, cleaning up after itself:
 2. ``paced``: the real server (``python -m client_cli serve`` on a free port with
    a temporary database) and ``--players`` bots in 4-seat lockstep rooms, each
    placing a random legal cell about ``--think`` seconds (±25 %) after its card
-   arrives, match after match, for ``--duration`` seconds.
+   arrives, match after match, for ``--duration`` seconds. The rooms' first
+   deals are spread over ``--stagger`` seconds (17, about one match), as players
+   arriving over time would be; ``--stagger 0`` starts every room within one
+   think time, so all matches end in the same second (a worst-case burst).
 3. ``flat``: the same, but every bot places as soon as its card arrives.
 
 The players run in ``--workers`` processes, each an asyncio loop holding many
@@ -33,7 +36,7 @@ connections, timeouts and refused setups. Server memory is VmRSS from
 seated (per connected player), and at the end of the timed window.
 
 Only samples whose ``place`` was sent inside the timed window (after
-``--warmup`` seconds) count. ``--repeat`` runs every phase again and prints the
+``--warmup`` seconds, and in the paced phase after the stagger) count. ``--repeat`` runs every phase again and prints the
 median of each figure.
 """
 
@@ -212,6 +215,7 @@ class Job:
     worker: int
     players: int
     think_s: float  # 0: flat out
+    stagger_s: float  # paced: first deals spread over this long
     warmup_s: float
     duration_s: float
     compression: bool
@@ -362,8 +366,8 @@ async def play_match(
 async def room_loop(bots: list[Bot], room_id: str, job: Job, window: Window, stats: Stats) -> None:
     """Matches back to back: ready, play, leave, open the next room (creator rotates)."""
     rng = random.Random(f"{job.seed}-{room_id}")
-    if job.think_s:  # spread the first deals over a think time
-        await asyncio.sleep(rng.uniform(0, job.think_s))
+    if job.think_s:  # spread the first deals, as players arriving over time would
+        await asyncio.sleep(rng.uniform(0, max(job.think_s, job.stagger_s)))
     while not window.over():
         for bot in bots:
             await bot.send(type="ready", room_id=room_id)
@@ -531,6 +535,8 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
         unit = 1 if phase == "echo" else SEATS
         counts = [n for n in split(args.players, args.workers, unit) if n]
         think = args.think if phase == "paced" else 0.0
+        # Timing starts once every room has begun: after the stagger, if longer.
+        warmup = max(args.warmup, args.stagger) if phase == "paced" else args.warmup
         procs = []
         try:
             for worker, n in enumerate(counts):
@@ -540,7 +546,8 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
                     worker=worker,
                     players=n,
                     think_s=think,
-                    warmup_s=args.warmup,
+                    stagger_s=args.stagger,
+                    warmup_s=warmup,
                     duration_s=args.duration if phase == "paced" else args.flat_duration,
                     compression=args.compression,
                     seed=seed,
@@ -555,7 +562,7 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
             figures.rss_seated_mib = server.rss_kib() / 1024
             start.set()
             window = args.duration if phase == "paced" else args.flat_duration
-            time.sleep(args.warmup)
+            time.sleep(warmup)
             cpu_before = server.cpu_seconds()
             time.sleep(window - 0.5)
             figures.server_cpu = (server.cpu_seconds() - cpu_before) / (window - 0.5)
@@ -633,7 +640,9 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
     lines = [
         f"players {args.players}, workers {args.workers}, think {args.think:g} s (paced), "
         f"window {args.duration:g} s paced / {args.flat_duration:g} s flat+echo after "
-        f"{args.warmup:g} s warm-up, compression {'deflate' if args.compression else 'off'}, "
+        f"{args.warmup:g} s warm-up (paced: first deals spread over {args.stagger:g} s, timing "
+        f"after {max(args.warmup, args.stagger):g} s), "
+        f"compression {'deflate' if args.compression else 'off'}, "
         f"{os.cpu_count()} CPUs, echo server on {loop_name()}"
         + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
         "",
@@ -716,6 +725,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=0.85,
         help="paced think time, seconds (0.85: with ±25%% jitter and four players to wait "
         "for, a turn comes round about once a second)",
+    )
+    p.add_argument(
+        "--stagger",
+        type=float,
+        default=17.0,
+        help="paced: spread the rooms' first deals over this many seconds, as players "
+        "arriving over time would (default 17, about one match; 0: every room starts "
+        "within one think time, so matches end together); timing starts after it",
     )
     p.add_argument("--workers", type=int, default=2, help="load-generator processes (2)")
     p.add_argument("--repeat", type=int, default=1, help="runs per phase; medians are printed")
