@@ -36,8 +36,8 @@ connections, timeouts and refused setups. Server memory is VmRSS from
 seated (per connected player), and at the end of the timed window.
 
 Only samples whose ``place`` was sent inside the timed window (after
-``--warmup`` seconds, and in the paced phase after the stagger) count. ``--repeat`` runs every phase again and prints the
-median of each figure.
+``--warmup`` seconds, and in the paced phase after the stagger) count.
+``--repeat`` runs every phase again and prints the median of each figure.
 """
 
 from __future__ import annotations
