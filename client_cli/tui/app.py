@@ -142,9 +142,13 @@ class CribApp(App[int]):
             self.notify(f"display problem: {exc}", severity="error")
 
     def on_connection(self, state: Connection, note: str) -> None:
+        was = self.model.connection
         lines = self.model.set_connection(state, note)
-        if state == Connection.RECONNECTING:
+        # One toast when the line drops; the top bar and the log follow the retries.
+        if state == Connection.RECONNECTING and was == Connection.ONLINE:
             self.notify(f"Connection lost: {note or 'reconnecting'}", severity="warning", timeout=3)
+        elif state == Connection.ONLINE and was == Connection.RECONNECTING:
+            self.notify("Reconnected", timeout=3)
         self._log(lines)
         self.refresh_views()
 
