@@ -111,6 +111,18 @@ BOARD_SCROLL: list[BindingType] = [
 # Sign-in
 
 
+class NameInput(Input):
+    """The name field: "?" cannot be part of a name, so there it opens the help."""
+
+    async def _on_key(self, event: Key) -> None:
+        if event.character == "?":
+            event.stop()
+            event.prevent_default()
+            await self.screen.run_action("help")
+            return
+        await super()._on_key(event)
+
+
 class SignInScreen(BaseScreen):
     TITLE = "sign in"
     HELP = """\
@@ -118,10 +130,12 @@ Type the name you want to play under and press Enter.
 The server gives this computer a token, kept in your config directory,
 so next time you are signed in straight away.
 
-Ctrl+Q  quit"""
+? or F1  this help
+Ctrl+Q   quit"""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "app.quit", "Quit"),
-        Binding("f1", "help", "Help"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("f1", "help", "Help", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -129,7 +143,7 @@ Ctrl+Q  quit"""
         with Vertical(id="signin"):
             yield Static(self._banner(), id="banner")
             yield Label("Your name:")
-            yield Input(placeholder="letters, digits, spaces, . _ -", id="name", max_length=24)
+            yield NameInput(placeholder="letters, digits, spaces, . _ -", id="name", max_length=24)
             yield Static("", id="signin-status")
         yield Footer()
 
