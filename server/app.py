@@ -18,9 +18,11 @@ import logging
 import secrets
 import signal
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import BaseModel
@@ -48,6 +50,7 @@ from server.storage import NameInUse, Storage, StoredPlayer
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "cribsquares/0.1"
+MAX_REF = 64  # protocol.messages.Ref
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,11 @@ class ServerConfig:
     rate_burst: int = 40
     finished_ttl_ms: int = 600_000  # a finished room is forgotten after this long
     max_waiting_rooms_per_player: int = 5
+    max_open_rooms_per_player: int = 10  # created and not finished: waiting or playing
+    max_connections_per_address: int = 32  # concurrent WebSockets from one remote address
+    # Browser pages from these origins (e.g. "https://play.example.org") may open
+    # the WebSocket besides pages served from the server's own host.
+    allowed_origins: tuple[str, ...] = ()
     heartbeat_s: float = 30.0
     max_unsent_bytes: int = 1_048_576  # a client this far behind is disconnected
     # permessage-deflate keeps two zlib streams per connection (about 300 KiB once
@@ -133,7 +141,8 @@ class Session:
                 code=code,
                 reason=reason,
                 room_id=room_id if isinstance(room_id, str) else None,
-                ref=ref if isinstance(ref, str) else None,
+                # A refused frame's ref may be anything: echo it only if it is one.
+                ref=ref if isinstance(ref, str) and len(ref) <= MAX_REF else None,
             )
         )
 
@@ -208,6 +217,7 @@ class Hub:
         self._thinking: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
         self.by_player: dict[str, set[Session]] = {}
+        self.by_address: Counter[str] = Counter()  # open WebSockets per remote address
         self._players: dict[str, StoredPlayer] = {}  # token hash -> player (cache)
         self._unflushed: list[Session] = []
 
@@ -285,6 +295,9 @@ class Hub:
             message = parse_client(data)
         except ProtocolError as exc:
             session.send_error(exc.code, exc.reason, ref=exc.ref)
+            return
+        except RecursionError:  # "[[[[…": json gives up on deep nesting this way
+            session.send_error("bad_json", "frame is not valid JSON: nested too deeply")
             return
         try:
             await self._dispatch(session, message)
@@ -376,33 +389,67 @@ HUB = web.AppKey("hub", Hub)
 # HTTP handlers
 
 
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """May a page from ``origin`` open the WebSocket of the server reached as ``host``?
+
+    Browsers send ``Origin`` with every WebSocket upgrade; other clients send
+    none and are welcome. A page served from the server's own host (same host
+    and port) is allowed, and so is any origin in ``allowed``; every other page
+    is refused, so that a foreign site cannot act as its visitor's player.
+    """
+    if origin is None:
+        return True
+    if origin in allowed:
+        return True
+    parts = urlsplit(origin)
+    return (
+        parts.scheme in ("http", "https")
+        and host is not None
+        and parts.netloc.lower() == host.lower()
+    )
+
+
 async def websocket(request: web.Request) -> web.WebSocketResponse:
     hub = request.app[HUB]
     config = hub.config
-    ws = web.WebSocketResponse(
-        max_msg_size=config.hard_max_frame_bytes,
-        heartbeat=config.heartbeat_s,
-        compress=config.compress,
-    )
-    await ws.prepare(request)
-    session = Session(
-        ws,
-        TokenBucket(config.rate_per_second, config.rate_burst, now_ms()),
-        config.max_unsent_bytes,
-        # With permessage-deflate aiohttp must write the frames: it keeps the stream.
-        transport=None if ws.compress else request.transport,
-        on_pending=hub.schedule_flush,
-    )
-    hub.sessions.add(session)
+    origin = request.headers.get("Origin")
+    if not origin_allowed(origin, request.host, config.allowed_origins):
+        raise web.HTTPForbidden(text=f"WebSocket connections from {origin} are not allowed\n")
+    address = request.remote or "?"
+    if hub.by_address[address] >= config.max_connections_per_address:
+        raise web.HTTPTooManyRequests(
+            text=f"at most {config.max_connections_per_address} connections per address\n"
+        )
+    hub.by_address[address] += 1  # counted before the first await: no race past the limit
     try:
-        async for frame in ws:
-            if frame.type in (WSMsgType.TEXT, WSMsgType.BINARY):
-                await hub.receive(session, frame.data)
-            elif frame.type == WSMsgType.ERROR:
-                break
+        ws = web.WebSocketResponse(
+            max_msg_size=config.hard_max_frame_bytes,
+            heartbeat=config.heartbeat_s,
+            compress=config.compress,
+        )
+        await ws.prepare(request)
+        session = Session(
+            ws,
+            TokenBucket(config.rate_per_second, config.rate_burst, now_ms()),
+            config.max_unsent_bytes,
+            # With permessage-deflate aiohttp must write the frames: it keeps the stream.
+            transport=None if ws.compress else request.transport,
+            on_pending=hub.schedule_flush,
+        )
+        hub.sessions.add(session)
+        try:
+            async for frame in ws:
+                if frame.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                    await hub.receive(session, frame.data)
+                elif frame.type == WSMsgType.ERROR:
+                    break
+        finally:
+            await hub.closed(session)
+            await session.stop()
     finally:
-        await hub.closed(session)
-        await session.stop()
+        hub.by_address[address] -= 1
+        if hub.by_address[address] <= 0:
+            del hub.by_address[address]
     return ws
 
 
@@ -473,6 +520,7 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
             grace_ms=config.grace_ms,
             finished_ttl_ms=config.finished_ttl_ms,
             max_waiting_rooms_per_player=config.max_waiting_rooms_per_player,
+            max_open_rooms_per_player=config.max_open_rooms_per_player,
         ),
         bots=bot_factory,
         think_elsewhere=True,

@@ -50,6 +50,7 @@ class LobbyConfig:
     grace_ms: int = 60_000
     finished_ttl_ms: int = 600_000
     max_waiting_rooms_per_player: int = 5
+    max_open_rooms_per_player: int = 10  # waiting or playing
 
 
 class Lobby:
@@ -139,12 +140,17 @@ class Lobby:
         return room
 
     def _create(self, player: PlayerInfo, msg: CreateRoom, now_ms: int) -> list[Outbound]:
-        waiting = sum(
-            1 for r in self.rooms.values() if r.creator.id == player.id and r.phase == Phase.WAITING
-        )
+        mine = [r.phase for r in self.rooms.values() if r.creator.id == player.id]
+        waiting = mine.count(Phase.WAITING)
         if waiting >= self.config.max_waiting_rooms_per_player:
             raise errors.LimitReached(
                 f"you already have {waiting} rooms waiting; start or leave one first"
+            )
+        # Solo rooms start at once: without this a player could keep any number playing.
+        open_ = waiting + mine.count(Phase.PLAYING)
+        if open_ >= self.config.max_open_rooms_per_player:
+            raise errors.LimitReached(
+                f"you already have {open_} rooms waiting or playing; finish one first"
             )
         room_id = self.ids.room_id()
         while room_id in self.rooms:

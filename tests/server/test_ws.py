@@ -190,8 +190,10 @@ async def finish_and_check(alice: Client, bob: Client, room_id: str, carol: Clie
 BAD_FRAMES = [
     ("alice", "{not json", "bad_json"),
     ("alice", "[1, 2, 3]", "bad_json"),
+    ("alice", "[" * 3_000, "bad_json"),  # json gives up with RecursionError
     ("alice", b"\xff\xfe binary garbage", "bad_json"),
     ("alice", '{"type": "fly"}', "unknown_type"),
+    ("alice", json.dumps({"type": "place", "ref": "r" * 65}), "bad_message"),  # too long to echo
     ("alice", '{"no": "type"}', "unknown_type"),
     ("alice", '{"type": "place", "room_id": "R", "turn": "two", "cell": "d4"}', "bad_message"),
     ("alice", '{"type": "place", "room_id": "R", "turn": 2, "cell": "d4", "x": 1}', "bad_message"),

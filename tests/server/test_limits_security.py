@@ -1,0 +1,216 @@
+"""Limits and security over real sockets: origins, connections per address, rooms per
+player, slow readers, host-only commands, stored tokens and hidden information."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from websockets.exceptions import InvalidStatus
+
+from server.app import HUB, origin_allowed
+from tests.server.live import Client, Live, running_server, signed_in, two_player_room
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+async def live(tmp_path: Path):  # type: ignore[no-untyped-def]
+    async with running_server(tmp_path / "test.db") as server:
+        yield server
+
+
+# ----------------------------------------------------------------------
+# Origins
+
+
+def test_origin_rule() -> None:
+    assert origin_allowed(None, "example.org", ())  # not a browser
+    assert origin_allowed("https://example.org", "example.org", ())
+    assert origin_allowed("http://Example.org:8765", "example.org:8765", ())
+    assert not origin_allowed("http://example.org:9999", "example.org:8765", ())
+    assert not origin_allowed("https://evil.example", "example.org", ())
+    assert not origin_allowed("null", "example.org", ())
+    assert not origin_allowed("https://example.org", None, ())
+    assert origin_allowed("https://play.example", "example.org", ("https://play.example",))
+
+
+async def test_browser_pages_from_foreign_origins_are_refused(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "o.db", allowed_origins=("https://play.example",)) as live:
+        with pytest.raises(InvalidStatus) as refused:
+            await websockets.connect(live.url, origin="https://evil.example")  # type: ignore[arg-type]
+        assert refused.value.response.status_code == 403
+        assert b"not allowed" in refused.value.response.body
+        for origin in (None, live.http, "https://play.example"):  # no Origin: not a browser
+            client = Client(await websockets.connect(live.url, origin=origin))  # type: ignore[arg-type]
+            assert (await client.hello(guest=True))["type"] == "welcome"
+            await client.close()
+
+
+# ----------------------------------------------------------------------
+# Connections per address, rooms per player
+
+
+async def test_connections_per_address_are_limited(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "c.db", max_connections_per_address=3) as live:
+        clients = [await signed_in(live, f"g{n}", guest=True) for n in range(3)]
+        with pytest.raises(InvalidStatus) as refused:
+            await websockets.connect(live.url)
+        assert refused.value.response.status_code == 429
+        assert b"at most 3 connections" in refused.value.response.body
+        await clients[0].still_alive()
+        await clients.pop().close()
+        for _ in range(100):  # the server notices the close a moment later
+            if sum(live.app[HUB].by_address.values()) == 2:
+                break
+            await asyncio.sleep(0.01)
+        again = await signed_in(live, "g4", guest=True)
+        await again.still_alive()
+        for c in [*clients, again]:
+            await c.close()
+
+
+async def test_rooms_open_per_player_are_limited(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "r.db", max_open_rooms_per_player=2) as live:
+        solo = await signed_in(live, "solo")
+        for n in range(2):  # solo rooms start at once: playing, not waiting
+            await solo.send(type="create_room", name=f"solo {n}", seats=1)
+            room_id = (await solo.until("room_state"))["room"]["id"]
+            await solo.send(type="ready", room_id=room_id)
+            card = await solo.until("card")
+        await solo.send(type="create_room", name="one too many", seats=1, ref="c3")
+        error = await solo.error("limit_reached")
+        assert error["ref"] == "c3" and "2 rooms" in error["reason"]
+        await solo.send(type="place", room_id=room_id, turn=1, cell=card["legal"][0])
+        await solo.play_to_end(room_id)  # a finished room no longer counts
+        await solo.send(type="create_room", name="again", seats=1)
+        assert (await solo.until("room_state", "error"))["type"] == "room_state"
+
+
+# ----------------------------------------------------------------------
+# A client that does not read
+
+
+async def test_a_client_that_stops_reading_stalls_neither_its_room_nor_the_server(
+    live: Live,
+) -> None:
+    # What happens once its unread bytes pass the limit (1008, "too slow") is
+    # tested on a Session in test_frames.py: over loopback the kernel's buffers
+    # take megabytes before the server's own buffer grows.
+    alice, bob, room_id = await two_player_room(live, pace="race")
+    # bob places his whole deal blind (reading order is always legal) and never
+    # reads another frame.
+    for turn, cell in enumerate((f"{c}{r}" for r in "1234" for c in "abcd"), start=1):
+        await bob.send(type="place", room_id=room_id, turn=turn, cell=cell)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    result = await alice.play_to_end(room_id)
+    assert loop.time() - started < 5
+    boards = {b["player"]["name"]: b for b in result["boards"]}
+    assert [p["cell"] for p in boards["bob"]["placements"]][:4] == ["a1", "b1", "c1", "d1"]
+    assert not any(p["auto"] for p in boards["bob"]["placements"])
+    newcomer = await signed_in(live, "carol")
+    await newcomer.still_alive()
+
+
+# ----------------------------------------------------------------------
+# Tokens, host-only commands
+
+
+async def test_tokens_are_random_and_only_their_hashes_are_stored(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    async with running_server(db) as live:
+        players = [await signed_in(live, name) for name in ("alice", "bob")]
+        guest = await Client.connect(live)
+        await guest.hello(guest=True)
+        players.append(guest)
+        tokens = [p.token for p in players]
+        assert all(t is not None and len(t) >= 43 for t in tokens)  # 32 random bytes
+        assert len(set(tokens)) == 3
+    with sqlite3.connect(db) as conn:
+        hashes = {h for (h,) in conn.execute("SELECT token_hash FROM players")}
+        dump = "\n".join(conn.iterdump())
+    assert hashes == {hashlib.sha256(t.encode()).hexdigest() for t in tokens if t}
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("t.db"))
+    for token in tokens:
+        assert token and token not in dump and token.encode() not in raw
+
+
+async def test_only_the_creator_may_start_or_add_bots(live: Live) -> None:
+    alice = await signed_in(live, "alice")
+    bob = await signed_in(live, "bob")
+    await alice.send(type="create_room", name="hosted", seats=3)
+    room_id = (await alice.until("room_state"))["room"]["id"]
+    await bob.send(type="join_room", room_id=room_id)
+    await bob.until("room_state")
+    await bob.send(type="start", room_id=room_id, ref="s")
+    assert (await bob.error("not_creator"))["room_id"] == room_id
+    await bob.send(type="add_bot", room_id=room_id, strategy="greedy", ref="b")
+    assert (await bob.error("not_creator"))["ref"] == "b"
+    await alice.send(type="add_bot", room_id=room_id, strategy="greedy")
+    room = (await alice.until("room"))["room"]
+    while len(room["players"]) < 3:  # bob's joining came first
+        room = (await alice.until("room"))["room"]
+    assert room["players"][2]["player"]["bot"] and room["status"] == "waiting"
+
+
+# ----------------------------------------------------------------------
+# Hidden information, as the wire carries it
+
+CARD = re.compile(r"^[A2-9TJQK][SHDC]$")
+
+
+def strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return []
+
+
+async def test_before_the_starter_nobody_sees_another_board_or_a_future_card(
+    live: Live,
+) -> None:
+    alice = await signed_in(live, "alice")
+    bob = await signed_in(live, "bob")
+    watcher = await signed_in(live, "wendy")
+    await alice.send(type="create_room", name="watched", seats=2)
+    room_id = (await alice.until("room_state"))["room"]["id"]
+    await bob.send(type="join_room", room_id=room_id)
+    await watcher.send(type="join_room", room_id=room_id, spectate=True)
+    await watcher.until("room_state")
+    await bob.until("room_state")
+    for c in (alice, bob):
+        await c.send(type="ready", room_id=room_id)
+    results = await asyncio.gather(
+        alice.play_to_end(room_id, 0), bob.play_to_end(room_id, 2), watcher.until("match_result")
+    )
+    assert results[0] == results[1] == results[2]
+    boards = {b["player"]["name"]: b for b in results[0]["boards"]}
+
+    for client, name in ((alice, "alice"), (bob, "bob"), (watcher, None)):
+        own = {p["turn"]: p for p in boards[name]["placements"]} if name else {}
+        dealt: set[str] = set()
+        end = next(i for i, m in enumerate(client.log) if m["type"] == "match_result")
+        for message in client.log[:end]:
+            assert "seed" not in message and "server_secret" not in message, message
+            if message["type"] == "card":
+                assert message["card"] == own[message["turn"]]["card"]
+                dealt.add(message["card"])
+            if message["type"] == "placed":
+                mine = own[message["turn"]]
+                assert (message["cell"], message["card"]) == (mine["cell"], mine["card"])
+            cards = {s for s in strings(message) if CARD.match(s)}
+            assert cards <= dealt, (name, message)  # none of another's, none ahead
+        assert name or not dealt  # the spectator saw no card at all
+        assert len(dealt) == (16 if name else 0)
+    assert json.dumps(watcher.log[:-1]).count('"cell"') == 0
