@@ -7,6 +7,7 @@ import asyncio
 import hashlib
 import json
 import re
+import socket
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from server.app import HUB, origin_allowed
+from server.app import HUB, Session, origin_allowed
 from tests.server.live import Client, Live, running_server, signed_in, two_player_room
 
 pytestmark = pytest.mark.timeout(60)
@@ -101,9 +102,8 @@ async def test_rooms_open_per_player_are_limited(tmp_path: Path) -> None:
 async def test_a_client_that_stops_reading_stalls_neither_its_room_nor_the_server(
     live: Live,
 ) -> None:
-    # What happens once its unread bytes pass the limit (1008, "too slow") is
-    # tested on a Session in test_frames.py: over loopback the kernel's buffers
-    # take megabytes before the server's own buffer grows.
+    # Over loopback the kernel's buffers take this match's few kilobytes: the
+    # next test makes a client pass the unread limit.
     alice, bob, room_id = await two_player_room(live, pace="race")
     # bob places his whole deal blind (reading order is always legal) and never
     # reads another frame.
@@ -118,6 +118,53 @@ async def test_a_client_that_stops_reading_stalls_neither_its_room_nor_the_serve
     assert not any(p["auto"] for p in boards["bob"]["placements"])
     newcomer = await signed_in(live, "carol")
     await newcomer.still_alive()
+
+
+async def test_a_client_too_far_behind_is_disconnected_and_its_room_plays_on(
+    tmp_path: Path,
+) -> None:
+    config = {"max_unsent_bytes": 65_536, "rate_per_second": 1e6, "rate_burst": 1_000_000}
+    async with running_server(tmp_path / "s.db", **config) as live:
+        alice = await signed_in(live, "alice")
+        # A small receive buffer, so that the server's own buffer grows soon.
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4_096)
+        sock.setblocking(False)
+        host, port = live.url.split("/")[2].split(":")
+        await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
+        bob = Client(await websockets.connect(live.url, sock=sock, max_queue=1))
+        await bob.hello("bob")
+        await alice.send(type="create_room", name="duel", seats=2, pace="race")
+        room_id = (await alice.until("room_state"))["room"]["id"]
+        await bob.send(type="join_room", room_id=room_id)
+        await bob.until("room_state")
+        for c in (alice, bob):
+            await c.send(type="ready", room_id=room_id)
+        await alice.until("match_started")
+        for turn, cell in enumerate((f"{c}{r}" for r in "1234" for c in "abcd"), start=1):
+            await bob.send(type="place", room_id=room_id, turn=turn, cell=cell)
+        session: Session = next(
+            s for s in live.app[HUB].sessions if s.player and s.player.id == bob.id
+        )
+        for _ in range(20_000):  # snapshot after snapshot, never read
+            if session.closing:
+                break
+            await asyncio.wait_for(bob.send(type="resync", room_id=room_id), 5)
+        for _ in range(500):  # the server answers them one by one
+            if session.closing:
+                break
+            await asyncio.sleep(0.02)
+        assert session.closing
+
+        result = await asyncio.wait_for(alice.play_to_end(room_id), 5)
+        bobs = next(b for b in result["boards"] if b["player"]["name"] == "bob")
+        assert [p["cell"][1] for p in bobs["placements"]] == list("1111222233334444")
+        await alice.still_alive()
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:
+                await bob.ws.recv()
+        if closed.value.rcvd is not None:  # the close frame may be stuck behind the backlog
+            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, "too slow")
 
 
 # ----------------------------------------------------------------------
