@@ -430,6 +430,8 @@ def parse_client(frame: str | bytes) -> ClientMessage:
         data: Any = json.loads(frame)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError("bad_json", f"frame is not valid JSON: {exc}") from None
+    except RecursionError:  # "[[[[…": the json module gives up on deep nesting this way
+        raise ProtocolError("bad_json", "frame is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a frame must be a JSON object")
     ref = data.get("ref") if isinstance(data.get("ref"), str) else None

@@ -296,9 +296,6 @@ class Hub:
         except ProtocolError as exc:
             session.send_error(exc.code, exc.reason, ref=exc.ref)
             return
-        except RecursionError:  # "[[[[…": json gives up on deep nesting this way
-            session.send_error("bad_json", "frame is not valid JSON: nested too deeply")
-            return
         try:
             await self._dispatch(session, message)
         except errors.ServerError as exc:

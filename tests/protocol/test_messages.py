@@ -100,3 +100,13 @@ def test_schema_command_prints_both_directions() -> None:
     assert schema["version"] == 1
     assert "Place" in schema["client_to_server"]["$defs"]
     assert "MatchResult" in schema["server_to_client"]["$defs"]
+
+
+def test_deeply_nested_json_is_bad_json_not_a_crash() -> None:
+    import pytest
+
+    from protocol.messages import ProtocolError, parse_client
+
+    with pytest.raises(ProtocolError) as info:
+        parse_client("[" * 100_000)
+    assert info.value.code == "bad_json"
