@@ -9,7 +9,6 @@ drive it with plain data.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -19,7 +18,10 @@ from engine.errors import EngineError
 from protocol.messages import (
     BoardResult,
     CardDealt,
+    ChallengeInfo,
+    ChallengeUpdate,
     ErrorMessage,
+    Leaderboard,
     Left,
     MatchResult,
     MatchStarted,
@@ -29,12 +31,17 @@ from protocol.messages import (
     PlayerInfo,
     Pong,
     Progress,
+    QueueStatus,
+    RatingChange,
+    RatingsChanged,
     RoomInfo,
     Rooms,
     RoomState,
     RoomStatus,
     RoomSummary,
     RoomUpdate,
+    SeriesInfo,
+    SeriesStanding,
     ServerMessage,
     Welcome,
 )
@@ -100,6 +107,14 @@ class PlayerProgress:
     me: bool
 
 
+def chain_back(secret: str, steps: int) -> str:
+    """``secret`` hashed ``steps`` times: deal k's secret, hashed k times, is the
+    series' published commitment (each deal's commitment is the previous deal's secret)."""
+    for _ in range(steps):
+        secret = commitment(secret)
+    return secret
+
+
 def verify_result(
     result: MatchResult,
     contributions: Sequence[str],
@@ -107,8 +122,20 @@ def verify_result(
     received: dict[int, str],
     my_contribution: str | None = None,
     my_seat: int | None = None,
+    *,
+    deal_number: int = 1,
+    series_commitment: str | None = None,
+    previous_secret: str | None = None,
 ) -> Verification:
-    """Check a revealed deal; every check is listed, passed or not."""
+    """Check a revealed deal; every check is listed, passed or not.
+
+    ``server_commitment`` is the one the match was announced with. Deal k of a
+    series also has to link to what was published before: deal 1's commitment
+    is the room's (``series_commitment``), deal k's is the secret revealed by
+    deal k-1 (``previous_secret``), and in any case deal k's secret hashed k
+    times gives the room's commitment, so a client that missed a deal still
+    checks the chain.
+    """
     checks: list[Check] = []
     try:
         checks.append(
@@ -120,7 +147,29 @@ def verify_result(
             checks.append(
                 Check(
                     "the server's secret matches its commitment",
-                    hashlib.sha256(result.server_secret.encode()).hexdigest() == server_commitment,
+                    commitment(result.server_secret) == server_commitment,
+                )
+            )
+        if deal_number == 1 and series_commitment and server_commitment:
+            checks.append(
+                Check(
+                    "the deal's commitment is the one the room published",
+                    server_commitment == series_commitment,
+                )
+            )
+        if deal_number > 1 and previous_secret is not None and server_commitment:
+            checks.append(
+                Check(
+                    f"deal {deal_number}'s commitment is the secret revealed by deal "
+                    f"{deal_number - 1}",
+                    server_commitment == previous_secret,
+                )
+            )
+        if deal_number > 1 and series_commitment:
+            checks.append(
+                Check(
+                    f"the secret hashed {deal_number} times is the room's commitment",
+                    chain_back(result.server_secret, deal_number) == series_commitment,
                 )
             )
         if contributions:
@@ -174,6 +223,9 @@ class MatchView:
     verification: Verification | None = None
     dismissed: bool = False  # the player has left the results for the room
     server_commitment: str = ""  # as published before the match
+    deal: int = 1  # which deal of the series
+    best_of: int = 1
+    series_commitment: str = ""  # the room's commitment when the series began
 
     @property
     def placed_count(self) -> int:
@@ -187,6 +239,39 @@ class MatchView:
 
 def _turn(p: PlacementOut) -> int:
     return p.turn
+
+
+@dataclass(frozen=True)
+class ChallengeView:
+    """An open challenge, to or from this player, with its answer clock."""
+
+    info: ChallengeInfo
+    clock: Clock
+    incoming: bool  # True: this player is challenged and may accept or decline
+
+    @property
+    def other(self) -> PlayerInfo:
+        return self.info.challenger if self.incoming else self.info.opponent
+
+    def terms(self) -> str:
+        return match_terms(
+            self.info.pace, self.info.deals, self.info.rated, self.info.card_clock_ms,
+            self.info.deal_clock_ms,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Queued:
+    """Waiting in the quick-play queue since monotonic time ``since``."""
+
+    pace: Pace
+    deals: int
+    rating: int | None
+    since: float
+    bot_after_ms: int | None = None
+
+    def waited_s(self, now: float) -> int:
+        return max(0, int(now - self.since))
 
 
 class ClientModel:
@@ -203,6 +288,14 @@ class ClientModel:
         self.match: MatchView | None = None
         self.contribution: str | None = None  # what this client sent for the seed
         self.last_error: ErrorMessage | None = None
+        self.series: SeriesInfo | None = None  # the room's series, as last told
+        self.next_deal: Clock | None = None  # until the next deal of the series starts
+        self.secrets: dict[int, str] = {}  # deal number -> server secret revealed, this series
+        self.queue: Queued | None = None  # waiting for a quick-play opponent
+        self.bot_after_ms: int | None = None  # what the last quick-play request asked for
+        self.challenges: dict[str, ChallengeView] = {}  # open challenges by id
+        self.ratings: RatingsChanged | None = None  # the last rating change seen
+        self.leaderboard: Leaderboard | None = None
         self.revision = 0  # bumped on every change, so views can skip redundant work
 
     # -- derived -------------------------------------------------------------
@@ -266,6 +359,38 @@ class ClientModel:
             rows.append(PlayerProgress(seat.player, placed, state, me))
         return rows
 
+    def series_over(self) -> bool:
+        """True when no further deal of the room's series will start by itself."""
+        series = self.series
+        return series is None or series.finished
+
+    def rematch_state(self) -> tuple[bool, list[PlayerInfo]]:
+        """(whether I asked for a rematch, the other seated players who want one)."""
+        room = self.room
+        if room is None:
+            return False, []
+        me = self.me.id if self.me else None
+        wanted = set(room.rematch)
+        others = [
+            s.player
+            for s in sorted(room.players, key=lambda s: s.seat)
+            if s.player.id != me and s.player.id in wanted
+        ]
+        return me in wanted, others
+
+    def my_rating_change(self) -> RatingChange | None:
+        """My change in the last rated series of the current room, if it is over."""
+        ratings, me = self.ratings, self.me
+        if ratings is None or me is None or self.room is None or ratings.room_id != self.room.id:
+            return None
+        return next((c for c in ratings.changes if c.player.id == me.id), None)
+
+    def incoming(self) -> list[ChallengeView]:
+        return [c for c in self.challenges.values() if c.incoming]
+
+    def outgoing(self) -> list[ChallengeView]:
+        return [c for c in self.challenges.values() if not c.incoming]
+
     def why_not(self, cell_text: str) -> str | None:
         """The reason placing on ``cell_text`` now would be refused, or ``None``."""
         match = self.match
@@ -301,8 +426,12 @@ class ClientModel:
 
     def forget_room(self) -> None:
         """Back to the lobby without waiting for the server (a finished room)."""
-        self.room, self.match = None, None
+        self._leave_room()
         self.revision += 1
+
+    def _leave_room(self) -> None:
+        self.room, self.match = None, None
+        self.series, self.next_deal, self.secrets = None, None, {}
 
     def set_connection(self, state: Connection, note: str = "") -> list[str]:
         changed = state != self.connection or note != self.connection_note
@@ -314,7 +443,15 @@ class ClientModel:
             return []
         self.revision += 1
         if state == Connection.RECONNECTING:
-            return [f"connection lost: {note}" if note else "connection lost: reconnecting"]
+            lines = [f"connection lost: {note}" if note else "connection lost: reconnecting"]
+            if self.queue is not None:
+                # The server takes a dropped player out of the queue.
+                self.queue = None
+                lines.append("quick play cancelled: the connection dropped")
+            if self.challenges:
+                self.challenges.clear()
+                lines.append("open challenges dropped with the connection")
+            return lines
         if state == Connection.ONLINE:
             return ["connected"]
         if state == Connection.OFFLINE and note:
@@ -346,7 +483,7 @@ class ClientModel:
         ):
             # The room is gone (closed while we were away): back to the lobby.
             lines.append(f"room {self.room.name} is closed")
-            self.room, self.match = None, None
+            self._leave_room()
         return lines
 
     def _other_room(self, room_id: str) -> bool:
@@ -365,17 +502,24 @@ class ClientModel:
             return []
         return self._set_room(msg.room)
 
-    def _set_room(self, room: RoomInfo) -> list[str]:
+    def _set_room(self, room: RoomInfo, now: float = 0.0) -> list[str]:
         old = self.room
         self.room = room
         lines: list[str] = []
         if old is None or old.id != room.id:
             self.match = None
+            self.series, self.next_deal, self.secrets = None, None, {}
+            self._set_series(room.series, now)
             where = f"joined room {room.name} ({room.id})"
             if room.invite_code:
                 where += f", invite code {room.invite_code}"
+            if room.deals > 1 or room.rated:
+                where += f": {match_terms(room.pace, room.deals, room.rated)}"
             lines.append(where)
             return lines
+        if room.series is not None:
+            self._set_series(room.series, now)
+        lines += self._rematch_lines(old, room)
         before = {s.player.id: s for s in old.players}
         after = {s.player.id: s for s in room.players}
         for pid, seat in after.items():
@@ -392,11 +536,35 @@ class ClientModel:
                 lines.append(f"{seat.player.name} left")
         return lines
 
+    def _set_series(self, series: SeriesInfo | None, now: float) -> None:
+        if series is None:
+            return
+        self.series = series
+        if series.next_deal_ms is not None and not series.finished:
+            self.next_deal = Clock(series.next_deal_ms, now)
+        else:
+            self.next_deal = None
+
+    def _rematch_lines(self, old: RoomInfo, room: RoomInfo) -> list[str]:
+        names = {s.player.id: s.player.name for s in room.players}
+        me = self.me.id if self.me else None
+        lines = []
+        for pid in room.rematch:
+            if pid not in old.rematch:
+                who = "you" if pid == me else names.get(pid, "someone")
+                lines.append(f"{who} {'want' if pid == me else 'wants'} a rematch")
+        for pid in old.rematch:
+            if pid not in room.rematch and room.status == RoomStatus.FINISHED:
+                who = "you" if pid == me else names.get(pid, "someone")
+                lines.append(f"{who} no longer {'want' if pid == me else 'wants'} a rematch")
+        if room.server_commitment != old.server_commitment and room.rematch:
+            lines.append(f"rematch: the next series commits to {room.server_commitment[:16]}...")
+        return lines
+
     def _on_Left(self, msg: Left, now: float) -> list[str]:
         if self.room is not None and self.room.id == msg.room_id:
             name = self.room.name
-            self.room = None
-            self.match = None
+            self._leave_room()
             return [f"left room {name}"]
         return []
 
@@ -405,6 +573,10 @@ class ClientModel:
             return []
         if self.match is not None and self.match.match_id == msg.match_id:
             return []
+        if msg.deal == 1:
+            # A new series (the first, or a rematch): a new chain of secrets.
+            self.secrets, self.ratings = {}, None
+        self.next_deal = None
         self.match = MatchView(
             match_id=msg.match_id,
             pace=msg.pace,
@@ -413,13 +585,17 @@ class ClientModel:
             card_clock_ms=msg.card_clock_ms,
             deal_clock_ms=msg.deal_clock_ms,
             server_commitment=msg.server_commitment,
+            deal=msg.deal,
+            best_of=msg.best_of,
+            series_commitment=self.room.server_commitment if self.room else "",
         )
         if self.room is not None:
-            self.room = self.room.model_copy(update={"status": RoomStatus.PLAYING})
+            self.room = self.room.model_copy(update={"status": RoomStatus.PLAYING, "rematch": []})
         clock = msg.card_clock_ms if msg.pace == Pace.LOCKSTEP else msg.deal_clock_ms
         per = "per card" if msg.pace == Pace.LOCKSTEP else "for the whole deal"
+        which = f"deal {msg.deal} of {msg.best_of}: " if msg.best_of > 1 else ""
         return [
-            f"match {msg.match_id} started ({msg.pace.value}, {clock // 1000}s {per}); "
+            f"{which}match {msg.match_id} started ({msg.pace.value}, {clock // 1000}s {per}); "
             f"deal commitment {msg.seed_commitment[:16]}..."
         ]
 
@@ -470,19 +646,86 @@ class ClientModel:
             )
             self.match = match
         match.result = msg
+        match.deal = msg.deal
+        if msg.series is not None:
+            match.best_of = msg.series.best_of
         match.turn, match.card, match.legal, match.clock = None, None, [], None
+        series_commitment = match.series_commitment or (
+            self.room.server_commitment if self.room else ""
+        )
         match.verification = verify_result(
             msg,
             match.contributions,
-            match.server_commitment or (self.room.server_commitment if self.room else None),
+            match.server_commitment or (series_commitment if msg.deal == 1 else None),
             match.received,
             self.contribution,
             self.my_seat(),
+            deal_number=msg.deal,
+            series_commitment=series_commitment or None,
+            previous_secret=self.secrets.get(msg.deal - 1),
         )
-        return result_lines(msg, match.verification, self.me)
+        self.secrets[msg.deal] = msg.server_secret
+        self._set_series(msg.series, now)
+        lines = result_lines(msg, match.verification, self.me)
+        if self.series is not None and msg.series is not None:
+            lines.append(series_text(self.series, self.me, self.next_in_ms(now)))
+        return lines
+
+    def next_in_ms(self, now: float) -> int | None:
+        return self.next_deal.left_ms(now) if self.next_deal is not None else None
+
+    def _on_QueueStatus(self, msg: QueueStatus, now: float) -> list[str]:
+        terms = match_terms(msg.pace, msg.deals, True)
+        if msg.state == "waiting":
+            self.queue = Queued(msg.pace, msg.deals, msg.rating, now, self.bot_after_ms)
+            rating = f", your rating {msg.rating}" if msg.rating is not None else ""
+            return [f"quick play: waiting for an opponent ({terms}{rating})"]
+        self.queue = None
+        if msg.state == "matched":
+            return [f"quick play: matched, room {msg.room_id}"]
+        return ["quick play cancelled"]
+
+    def _on_ChallengeUpdate(self, msg: ChallengeUpdate, now: float) -> list[str]:
+        info = self.me
+        challenge = msg.challenge
+        incoming = info is not None and challenge.opponent.id == info.id
+        view = ChallengeView(challenge, Clock(challenge.expires_ms, now), incoming)
+        other = view.other.name
+        if msg.state == "offered":
+            self.challenges[challenge.id] = view
+            secs = challenge.expires_ms // 1000
+            if incoming:
+                return [f"{other} challenges you: {view.terms()} (answer within {secs}s)"]
+            return [f"you challenge {other}: {view.terms()} (waiting {secs}s for an answer)"]
+        self.challenges.pop(challenge.id, None)
+        if msg.state == "accepted":
+            who = "you accept" if incoming else f"{other} accepts"
+            return [f"{who} the challenge: room {msg.room_id}"]
+        if msg.state == "declined":
+            return [f"you decline {other}'s challenge" if incoming else f"{other} declines"]
+        if msg.state == "cancelled":
+            if incoming:
+                return [f"{other} withdrew the challenge"]
+            return [f"you withdrew your challenge to {other}"]
+        if incoming:
+            return [f"the challenge from {other} expired"]
+        return [f"{other} did not answer: the challenge expired"]
+
+    def _on_RatingsChanged(self, msg: RatingsChanged, now: float) -> list[str]:
+        self.ratings = msg
+        me = self.me.id if self.me else None
+        lines = []
+        for change in msg.changes:
+            who = "your" if change.player.id == me else f"{change.player.name}'s"
+            lines.append(f"{who} {msg.pace.value} {rating_text(change)}")
+        return lines
+
+    def _on_Leaderboard(self, msg: Leaderboard, now: float) -> list[str]:
+        self.leaderboard = msg
+        return []
 
     def _on_RoomState(self, msg: RoomState, now: float) -> list[str]:
-        lines = self._set_room(msg.room)
+        lines = self._set_room(msg.room, now)
         if msg.match_id is None:
             self.match = None
             return lines
@@ -494,8 +737,16 @@ class ClientModel:
                 contributions=list(msg.contributions),
                 card_clock_ms=msg.room.card_clock_ms,
                 deal_clock_ms=msg.room.deal_clock_ms,
-                server_commitment=msg.room.server_commitment,
+                deal=series.deal if (series := msg.room.series) else 1,
+                best_of=msg.room.deals,
             )
+            # Once a series is over the room may already commit to the next one
+            # (a rematch on offer): only a series under way vouches for its commitment.
+            if series is None or not series.finished or msg.result is None:
+                self.match.series_commitment = msg.room.server_commitment
+                if self.match.deal == 1:
+                    # Deal 1's commitment is the room's; a later one was announced before it.
+                    self.match.server_commitment = msg.room.server_commitment
         match = self.match
         if msg.contributions:
             match.contributions = list(msg.contributions)
@@ -538,3 +789,81 @@ def _board_line(board: BoardResult, me: PlayerInfo | None) -> str:
     who = board.player.name + (" (you)" if me is not None and board.player.id == me.id else "")
     win = " WIN" if board.score.total >= WIN_SCORE else ""
     return f"#{board.rank} {who}: {board.score.total} points{win}"
+
+
+# ---------------------------------------------------------------------------
+# Text for the series, ratings and challenges, shared by every front end
+
+
+def match_terms(
+    pace: Pace,
+    deals: int,
+    rated: bool,
+    card_clock_ms: int | None = None,
+    deal_clock_ms: int | None = None,
+) -> str:
+    """``"lockstep, best of 3, rated, 30s per card"``."""
+    bits = [pace.value, f"best of {deals}" if deals > 1 else "one deal"]
+    bits.append("rated" if rated else "casual")
+    if pace == Pace.LOCKSTEP and card_clock_ms:
+        bits.append(f"{card_clock_ms // 1000}s per card")
+    elif pace == Pace.RACE and deal_clock_ms:
+        bits.append(f"{deal_clock_ms // 1000}s per deal")
+    return ", ".join(bits)
+
+
+def _score(a: SeriesStanding, b: SeriesStanding) -> str:
+    return f"{a.deals_won}\u2013{b.deals_won}"
+
+
+def series_text(series: SeriesInfo, me: PlayerInfo | None, next_in_ms: int | None = None) -> str:
+    """Where a series stands, for people: "deal 2 of 3 — you lead 1–0, next deal in 5s"."""
+    standings = list(series.standings)  # ordered by the server: the leader first
+    mine = next((s for s in standings if me is not None and s.player.id == me.id), None)
+    others = [s for s in standings if s is not mine]
+    forfeits = [s.player.name for s in standings if s.forfeited]
+    if series.finished:
+        head = f"best of {series.best_of}, {series.deal} deal{'s' if series.deal != 1 else ''}"
+        winner = series.winner
+        if mine is not None and others:
+            rival = others[0]
+            if winner is not None and winner.id == mine.player.id:
+                score = f"you won the series {_score(mine, rival)}"
+            elif winner is None:
+                score = f"the series is drawn {_score(mine, rival)}"
+            else:
+                score = f"{winner.name} won the series {_score(rival, mine)}"
+        elif winner is not None:
+            score = f"{winner.name} won the series"
+        else:
+            score = "the series is drawn"
+        if forfeits:
+            score += f" ({', '.join(forfeits)} forfeited)"
+        return f"{head} \u2014 {score}"
+    head = f"deal {series.deal} of {series.best_of}"
+    if mine is not None and others:
+        rival = others[0]
+        if mine.deals_won > rival.deals_won:
+            score = f"you lead {_score(mine, rival)}"
+        elif mine.deals_won < rival.deals_won:
+            score = f"{rival.player.name} leads {_score(rival, mine)}"
+        else:
+            score = f"level {_score(mine, rival)}"
+    elif len(standings) >= 2:
+        a, b = standings[0], standings[1]
+        score = f"{a.player.name} {a.deals_won}, {b.player.name} {b.deals_won}"
+    else:
+        score = ", ".join(f"{s.player.name} {s.deals_won}" for s in standings) or "no deals yet"
+    text = f"{head} \u2014 {score}"
+    if next_in_ms is not None:
+        text += f", next deal in {max(0, (next_in_ms + 999) // 1000)}s"
+    return text
+
+
+def rating_text(change: RatingChange) -> str:
+    """``"rating 1500 → 1662 (+162), provisional"``."""
+    delta = change.after - change.before
+    text = f"rating {change.before} \u2192 {change.after} ({delta:+d})"
+    if change.provisional:
+        text += ", provisional"
+    return text
