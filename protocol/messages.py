@@ -82,15 +82,26 @@ class ListRooms(_Message):
     ref: Ref = None
 
 
+CardClock = Annotated[int, Field(ge=1_000, le=600_000)]
+DealClock = Annotated[int, Field(ge=10_000, le=3_600_000)]
+Contribution = Annotated[str, Field(max_length=MAX_CONTRIBUTION)]
+BestOf = Literal[1, 3, 5]
+
+
 class CreateRoom(_Message):
+    """Open a room. ``deals`` > 1 makes it a best-of-N series on as many deals;
+    ``rated`` (two seats, no guests, no bots) moves the players' ratings."""
+
     type: Literal["create_room"] = "create_room"
     name: Annotated[str, Field(min_length=1, max_length=40)]
     visibility: Visibility = Visibility.PUBLIC
     seats: Annotated[int, Field(ge=1, le=8)] = 2
     pace: Pace = Pace.LOCKSTEP
-    card_clock_ms: Annotated[int, Field(ge=1_000, le=600_000)] = 30_000
-    deal_clock_ms: Annotated[int, Field(ge=10_000, le=3_600_000)] = 300_000
-    contribution: Annotated[str, Field(max_length=MAX_CONTRIBUTION)] = ""
+    card_clock_ms: CardClock = 30_000
+    deal_clock_ms: DealClock = 300_000
+    contribution: Contribution = ""
+    deals: BestOf = 1
+    rated: bool = False
     ref: Ref = None
 
 
@@ -162,9 +173,74 @@ class Ping(_Message):
     ref: Ref = None
 
 
+class Rematch(_Message):
+    """After a series: offer a rematch, or accept the one on offer (``want``
+    false withdraws). When every seated player wants it, a new series starts in
+    the same room on a fresh deal; ``contribution`` is this player's share of it."""
+
+    type: Literal["rematch"] = "rematch"
+    room_id: RoomId
+    want: bool = True
+    contribution: Contribution = ""
+    ref: Ref = None
+
+
+class QuickPlay(_Message):
+    """Wait to be paired with a player of close rating for a rated head-to-head
+    match; ``bot_after_ms``: take a (casual) bot opponent after that long."""
+
+    type: Literal["quickplay"] = "quickplay"
+    pace: Pace = Pace.LOCKSTEP
+    deals: BestOf = 1
+    bot_after_ms: Annotated[int | None, Field(default=None, ge=0, le=600_000)] = None
+    contribution: Contribution = ""
+    ref: Ref = None
+
+
+class CancelQuickPlay(_Message):
+    type: Literal["cancel_quickplay"] = "cancel_quickplay"
+    ref: Ref = None
+
+
+class Challenge(_Message):
+    """Challenge a named online player to a head-to-head match."""
+
+    type: Literal["challenge"] = "challenge"
+    opponent: Name
+    pace: Pace = Pace.LOCKSTEP
+    deals: BestOf = 1
+    card_clock_ms: CardClock = 30_000
+    deal_clock_ms: DealClock = 300_000
+    rated: bool = True
+    contribution: Contribution = ""
+    ref: Ref = None
+
+
+class AnswerChallenge(_Message):
+    """The challenged player accepts or declines; the challenger may cancel."""
+
+    type: Literal["answer_challenge"] = "answer_challenge"
+    challenge_id: Annotated[str, Field(min_length=1, max_length=32)]
+    accept: bool
+    contribution: Contribution = ""
+    ref: Ref = None
+
+
+class GetLeaderboard(_Message):
+    """The top ``top`` rated players of a pace, and the ones around ``around``
+    (a player's name; default: oneself)."""
+
+    type: Literal["leaderboard"] = "leaderboard"
+    pace: Pace = Pace.LOCKSTEP
+    top: Annotated[int, Field(ge=1, le=100)] = 20
+    around: Name | None = None
+    ref: Ref = None
+
+
 ClientMessage = Annotated[
     Hello | ListRooms | CreateRoom | JoinRoom | LeaveRoom | Ready | StartMatch | AddBot | Place
-    | Resync | Ping,
+    | Resync | Ping | Rematch | QuickPlay | CancelQuickPlay | Challenge | AnswerChallenge
+    | GetLeaderboard,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -202,6 +278,27 @@ class RoomSummary(_Message):
     creator: PlayerInfo
 
 
+class SeriesStanding(_Message):
+    player: PlayerInfo
+    deals_won: int  # deals ranked first (shared firsts count for each)
+    points: int  # total over the deals played
+    time_used_ms: int
+    forfeited: bool = False  # left the match: it counts as lost
+
+
+class SeriesInfo(_Message):
+    """Where a best-of-N series stands. Ordered: most deals won, then points,
+    then (race pace) least time used; ``winner`` is None while it goes on and
+    for a draw."""
+
+    best_of: int
+    deal: int  # the deal being played, or the last one played
+    standings: list[SeriesStanding]
+    finished: bool = False
+    winner: PlayerInfo | None = None
+    next_deal_ms: int | None = None  # time until the next deal starts
+
+
 class RoomInfo(_Message):
     """A room as its members see it."""
 
@@ -218,6 +315,11 @@ class RoomInfo(_Message):
     players: list[SeatInfo]
     spectators: int = 0
     server_commitment: str  # SHA-256 of the server's secret share of the seed
+    deals: int = 1  # best of
+    rated: bool = False
+    series: SeriesInfo | None = None  # once the first deal has started
+    rematch: list[str] = []  # ids of the players who want a rematch
+    origin: str = "room"  # "room", "quickplay" or "challenge"
 
 
 class HandScoreOut(_Message):
@@ -316,6 +418,8 @@ class MatchStarted(_Message):
     contributions: list[str]  # every seat's contribution, in seat order
     card_clock_ms: int
     deal_clock_ms: int
+    deal: int = 1  # which deal of the series
+    best_of: int = 1
 
 
 class CardDealt(_Message):
@@ -365,6 +469,8 @@ class MatchResult(_Message):
     server_secret: str
     seed_commitment: str
     boards: list[BoardResult]  # ordered by rank
+    deal: int = 1
+    series: SeriesInfo | None = None  # the series after this deal
 
 
 class YourBoard(_Message):
@@ -398,9 +504,84 @@ class Pong(_Message):
     ref: Ref = None
 
 
+class QueueStatus(_Message):
+    """Quick play: ``waiting`` (queued), ``matched`` (the room is ``room_id``; its
+    ``room_state`` follows), ``cancelled``."""
+
+    type: Literal["queue"] = "queue"
+    state: Literal["waiting", "matched", "cancelled"]
+    pace: Pace
+    deals: int
+    rating: int | None = None  # one's rating for the pace, the queue's yardstick
+    room_id: str | None = None
+    ref: Ref = None
+
+
+class ChallengeInfo(_Message):
+    id: str
+    challenger: PlayerInfo
+    opponent: PlayerInfo
+    pace: Pace
+    deals: int
+    card_clock_ms: int
+    deal_clock_ms: int
+    rated: bool
+    expires_ms: int  # time left to answer when this was sent
+
+
+class ChallengeUpdate(_Message):
+    """Sent to both players of a challenge whenever its state changes."""
+
+    type: Literal["challenge"] = "challenge"
+    challenge: ChallengeInfo
+    state: Literal["offered", "accepted", "declined", "cancelled", "expired"]
+    room_id: str | None = None  # when accepted
+    ref: Ref = None
+
+
+class RatingChange(_Message):
+    player: PlayerInfo
+    before: int
+    after: int
+    deviation_before: int
+    deviation_after: int
+    provisional: bool  # after this match
+
+
+class RatingsChanged(_Message):
+    """A rated match ended: each player's new rating for the pace."""
+
+    type: Literal["ratings"] = "ratings"
+    room_id: str
+    pace: Pace
+    changes: list[RatingChange]
+
+
+class LeaderboardEntry(_Message):
+    rank: int
+    player: PlayerInfo
+    rating: int
+    deviation: int
+    games: int
+    provisional: bool
+
+
+class Leaderboard(_Message):
+    """Rated players of a pace by rating (provisional ones are listed but not
+    ranked: their ``rank`` is 0)."""
+
+    type: Literal["leaderboard"] = "leaderboard"
+    pace: Pace
+    top: list[LeaderboardEntry]
+    around: list[LeaderboardEntry]  # the player asked about and its neighbours
+    players: int  # ranked players in all
+    ref: Ref = None
+
+
 ServerMessage = Annotated[
     Welcome | ErrorMessage | Rooms | RoomUpdate | Left | MatchStarted | CardDealt | Placed
-    | Progress | MatchResult | RoomState | Pong,
+    | Progress | MatchResult | RoomState | Pong | QueueStatus | ChallengeUpdate
+    | RatingsChanged | Leaderboard,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -455,7 +636,8 @@ def dump_server(message: BaseModel) -> str:
 
 CLIENT_TYPES: tuple[str, ...] = (
     "hello", "list_rooms", "create_room", "join_room", "leave_room", "ready", "start",
-    "add_bot", "place", "resync", "ping",
+    "add_bot", "place", "resync", "ping", "rematch", "quickplay", "cancel_quickplay",
+    "challenge", "answer_challenge", "leaderboard",
 )  # fmt: skip
 
 

@@ -29,6 +29,12 @@ The tree (docs/protocol.md lists every code with its meaning)::
         ├── AlreadyPlaced            already_placed        this turn's card is already placed
         ├── UnknownStrategy          unknown_strategy      no bot plays that strategy
         ├── LimitReached             limit_reached         too many rooms open for one player
+        ├── PlayerNotFound           player_not_found      no such player (or not online to challenge)
+        ├── AlreadyQueued            already_queued        quick play: already waiting
+        ├── NotQueued                not_queued            quick play: not waiting
+        ├── ChallengeNotFound        challenge_not_found   no such open challenge for this player
+        ├── NotRateable              not_rateable          rated play needs two registered humans
+        ├── SeriesNotOver            series_not_over       a rematch before the series has ended
         └── RuleError                the engine's code:    bad_cell, illegal_cell,
                                                            occupied_cell, grid_full
 
@@ -145,6 +151,30 @@ class LimitReached(RoomError):
     code = "limit_reached"
 
 
+class PlayerNotFound(RoomError):
+    code = "player_not_found"
+
+
+class AlreadyQueued(RoomError):
+    code = "already_queued"
+
+
+class NotQueued(RoomError):
+    code = "not_queued"
+
+
+class ChallengeNotFound(RoomError):
+    code = "challenge_not_found"
+
+
+class NotRateable(RoomError):
+    code = "not_rateable"
+
+
+class SeriesNotOver(RoomError):
+    code = "series_not_over"
+
+
 class RuleError(RoomError):
     """An engine rule refused a placement; the engine's own code goes on the wire."""
 
@@ -162,7 +192,8 @@ ALL_CODES: tuple[str, ...] = (
     NameRequired.code, NameTaken.code, FrameTooLarge.code, RateLimited.code,
     RoomNotFound.code, NotInRoom.code, RoomFull.code, RoomStarted.code, NotCreator.code,
     NotSeated.code, NotPlaying.code, PastTurn.code, FutureTurn.code, AlreadyPlaced.code,
-    UnknownStrategy.code, LimitReached.code,
+    UnknownStrategy.code, LimitReached.code, PlayerNotFound.code, AlreadyQueued.code,
+    NotQueued.code, ChallengeNotFound.code, NotRateable.code, SeriesNotOver.code,
     "bad_cell", "illegal_cell", "occupied_cell", "grid_full",
     INTERNAL_ERROR,
 )  # fmt: skip

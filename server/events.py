@@ -45,6 +45,8 @@ class MatchBegan:
     card_clock_ms: int
     deal_clock_ms: int
     at_ms: int
+    series_id: str = ""
+    deal: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,4 +80,59 @@ class MatchEnded:
     at_ms: int
 
 
-Event = RoomOpened | MatchBegan | CardPlaced | MatchEnded
+@dataclass(frozen=True, slots=True)
+class SeriesBegan:
+    series_id: str  # the id of its first deal's match
+    room_id: str
+    best_of: int
+    rated: bool
+    pace: str
+    origin: str
+    players: tuple[PlayerRecord, ...]  # seat order
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesEnded:
+    series_id: str
+    room_id: str
+    rated: bool
+    pace: str
+    # (player id, deals won, points, time used, forfeited), best first
+    standings: tuple[tuple[str, int, int, int, bool], ...]
+    winner_id: str | None  # None: a draw
+    deals: int
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Abandoned:
+    """A player left a series being played (``left``: a forfeit) or stayed away
+    beyond the grace period (``timeout``: the server played on for it)."""
+
+    player_id: str
+    room_id: str
+    series_id: str
+    match_id: str
+    kind: str  # left, timeout
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChanged:
+    player_id: str
+    pace: str
+    series_id: str
+    room_id: str
+    opponent_id: str
+    score: float  # 1 win, 0.5 draw, 0 loss
+    before: tuple[float, float, float]  # rating, deviation, volatility
+    after: tuple[float, float, float]
+    games: int  # rated matches played at this pace, this one included
+    at_ms: int
+
+
+Event = (
+    RoomOpened | MatchBegan | CardPlaced | MatchEnded | SeriesBegan | SeriesEnded | Abandoned
+    | RatingChanged
+)  # fmt: skip

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
 from pydantic import BaseModel
 
@@ -49,6 +50,7 @@ from protocol.messages import (
     PlayerInfo,
     Progress,
     Ready,
+    Rematch,
     Resync,
     RoomInfo,
     RoomState,
@@ -56,12 +58,15 @@ from protocol.messages import (
     RoomSummary,
     RoomUpdate,
     SeatInfo,
+    SeriesInfo,
+    SeriesStanding,
     StartMatch,
     Visibility,
     YourBoard,
 )
 from server import errors
 from server.events import (
+    Abandoned,
     BoardOutcome,
     CardPlaced,
     Event,
@@ -69,8 +74,11 @@ from server.events import (
     MatchEnded,
     PlayerRecord,
     RoomOpened,
+    SeriesBegan,
+    SeriesEnded,
 )
 from server.fallback import CellChooser, fallback_cell
+from server.series import DealOutcome, Series, secret_chain
 
 TURNS = 16
 # A placement that leaves the turn open is announced in a ``progress`` this long
@@ -82,15 +90,20 @@ PROGRESS_DELAY_MS = 100
 class Phase(StrEnum):
     WAITING = "waiting"
     PLAYING = "playing"
+    BETWEEN = "between"  # between two deals of a series (the wire says "playing")
     FINISHED = "finished"
 
 
 # Every phase change goes through Room._enter, which checks this table.
 TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     Phase.WAITING: frozenset({Phase.PLAYING}),
-    Phase.PLAYING: frozenset({Phase.FINISHED}),
-    Phase.FINISHED: frozenset(),
+    Phase.PLAYING: frozenset({Phase.BETWEEN, Phase.FINISHED}),
+    Phase.BETWEEN: frozenset({Phase.PLAYING, Phase.FINISHED}),
+    Phase.FINISHED: frozenset({Phase.PLAYING}),  # a rematch
 }
+
+# How long the results of one deal of a series stay up before the next deal.
+BETWEEN_DEALS_MS = 8_000
 
 # Messages that carry one player's hidden state: they may go to that player only.
 PRIVATE_MESSAGES = (CardDealt, Placed, RoomState)
@@ -112,6 +125,17 @@ class RoomSettings:
     pace: Pace = Pace.LOCKSTEP
     card_clock_ms: int = 30_000
     deal_clock_ms: int = 300_000
+    deals: int = 1  # best of
+    rated: bool = False
+    origin: str = "room"  # room, quickplay, challenge
+
+
+class Ids(Protocol):
+    """Fresh ids and secrets (server.lobby.IdSource)."""
+
+    def match_id(self) -> str: ...
+
+    def server_secret(self) -> str: ...
 
 
 @dataclass(slots=True)
@@ -126,10 +150,17 @@ class Seat:
     strategy: str = ""  # a bot seat's strategy and seed, for bots that think elsewhere
     bot_seed: str = ""
     asked: int = 0  # the last turn this bot seat was asked to think about
+    timed_out: bool = False  # away beyond the grace period: the server plays for it
+    rematch: bool = False  # wants a rematch
 
     @property
     def receives(self) -> bool:
         return self.present and self.bot is None
+
+    @property
+    def autopilot(self) -> bool:
+        """A person's seat the server plays: left the match, or away too long."""
+        return self.bot is None and (self.timed_out or not self.present)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +252,8 @@ class Room:
         grace_ms: int = 60_000,
         bots: BotFactory | None = None,
         think_elsewhere: bool = False,
+        ids: Ids | None = None,
+        between_deals_ms: int = BETWEEN_DEALS_MS,
     ) -> None:
         self.id = room_id
         self.settings = settings
@@ -233,14 +266,18 @@ class Room:
         self.match: Match | None = None
         self.finished_at: int | None = None
         self.created_at = now_ms
-        self._server_secret = server_secret
-        self._match_id = match_id
+        self._now = now_ms  # the time of the latest command or tick
+        self._ids = ids
         self._bots = bots
         self._think_elsewhere = think_elsewhere
+        self.between_deals_ms = between_deals_ms
         self.bot_turns: list[BotTurn] = []
         # When the members are next due a progress (None: they are up to date).
         self.progress_due: int | None = None
-        self.server_commitment = commitment(server_secret)
+        self.series = self._new_series(match_id, server_secret)
+        self.server_commitment = self.series.commitment
+        # Series over: what the server has committed to for a rematch.
+        self._next_series: Series | None = None
         self.events: list[Event] = [
             RoomOpened(
                 room_id=room_id,
@@ -258,6 +295,16 @@ class Room:
 
     # ------------------------------------------------------------------
     # Queries
+
+    def _new_series(self, series_id: str, root_secret: str) -> Series:
+        deals = self.settings.deals
+        return Series(
+            id=series_id,
+            best_of=deals,
+            players=(),
+            secrets=secret_chain(root_secret, deals),
+            race=self.settings.pace == Pace.RACE,
+        )
 
     def take_events(self) -> list[Event]:
         events, self.events = self.events, []
@@ -282,7 +329,38 @@ class Room:
         return (seat is not None and seat.receives) or player_id in self.spectators
 
     def status(self) -> RoomStatus:
+        if self.phase == Phase.BETWEEN:
+            return RoomStatus.PLAYING
         return RoomStatus(self.phase.value)
+
+    def series_info(self, now_ms: int | None = None) -> SeriesInfo | None:
+        """The series as members see it; None before its first deal."""
+        series = self.series
+        if not series.started:
+            return None
+        names = {s.player.id: s.player for s in self.seats}
+        winner = series.winner()
+        next_ms = None
+        if series.next_at is not None and now_ms is not None:
+            next_ms = max(0, series.next_at - now_ms)
+        return SeriesInfo(
+            best_of=series.best_of,
+            deal=series.started,
+            standings=[
+                SeriesStanding(
+                    player=names[st.player_id],
+                    deals_won=st.deals_won,
+                    points=st.points,
+                    time_used_ms=st.time_used_ms,
+                    forfeited=st.forfeited,
+                )
+                for st in series.standings()
+                if st.player_id in names
+            ],
+            finished=series.finished,
+            winner=names.get(winner) if winner is not None else None,
+            next_deal_ms=next_ms,
+        )
 
     def info(self) -> RoomInfo:
         s = self.settings
@@ -308,6 +386,11 @@ class Room:
             ],
             spectators=len(self.spectators),
             server_commitment=self.server_commitment,
+            deals=s.deals,
+            rated=s.rated,
+            series=self.series_info(self._now),
+            rematch=[seat.player.id for seat in self.seats if seat.rematch],
+            origin=s.origin,
         )
 
     def summary(self) -> RoomSummary:
@@ -340,8 +423,13 @@ class Room:
         times: list[int] = [
             s.away_since + self.grace_ms
             for s in self.seats
-            if s.away_since is not None and self.phase == Phase.WAITING
+            if s.away_since is not None
+            and not s.timed_out
+            and s.present
+            and self.phase in (Phase.WAITING, Phase.PLAYING)
         ]
+        if self.phase == Phase.BETWEEN and self.series.next_at is not None:
+            times.append(self.series.next_at)
         m = self.match
         if m is not None and self.phase == Phase.PLAYING:
             if self.settings.pace == Pace.LOCKSTEP:
@@ -358,11 +446,15 @@ class Room:
         parts: list[object] = [
             self.phase,
             self.creator,
-            [(s.player, s.contribution, s.ready, s.connected, s.away_since, s.present)
+            [(s.player, s.contribution, s.ready, s.connected, s.away_since, s.present,
+              s.timed_out, s.rematch)
              for s in self.seats],
             sorted(self.spectators),
             self.finished_at,
             self.progress_due,
+            self.series,
+            self._next_series,
+            self.server_commitment,
         ]  # fmt: skip
         if m is not None:
             parts += [
@@ -389,8 +481,10 @@ class Room:
                 self._check_card_due(recipients[0], message)
             if isinstance(message, Placed):
                 self._check_card_seen(recipients[0], message.turn)
-        if isinstance(message, MatchResult) and self.phase != Phase.FINISHED:
-            raise AssertionError("the result may only be sent once the match is over")
+        if isinstance(message, MatchResult) and (
+            self.match is None or self.match.result is None or self.phase == Phase.PLAYING
+        ):
+            raise AssertionError("the result may only be sent once the deal is over")
         return Outbound(recipients, message)
 
     def _check_card_due(self, player_id: str, message: CardDealt) -> None:
@@ -528,6 +622,7 @@ class Room:
 
     def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
         """Apply one command from ``player``; raise RoomError and change nothing if refused."""
+        self._now = now_ms
         match message:
             case JoinRoom():
                 return self._join(player, message, now_ms)
@@ -541,6 +636,8 @@ class Room:
                 return self._add_bot(player, message, now_ms)
             case Place():
                 return self._place(player, message, now_ms)
+            case Rematch():
+                return self._rematch(player, message, now_ms)
             case Resync():
                 self._require_member(player)
                 return [self.state_for(player.id, now_ms, message.ref)]
@@ -564,6 +661,8 @@ class Room:
             raise errors.RoomStarted("the match has started: join as a spectator")
         if len(self.seats) >= self.settings.seats:
             raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
+        if self.settings.rated and (player.guest or player.bot):
+            raise errors.NotRateable("a rated room is for registered players; guests play casual")
         self.seats.append(Seat(player, msg.contribution))
         return [self.state_for(player.id, now_ms, msg.ref), *self._room_update()]
 
@@ -579,10 +678,25 @@ class Room:
             self._remove_seat(seat)
             return [left, *self._room_update()]
         seat.present = False
+        seat.rematch = False
+        if self.phase == Phase.FINISHED:
+            return [left, *self._room_update()]
+        # Leaving a series being played forfeits it; the server plays out the deal.
+        seat.connected, seat.away_since = False, now_ms
+        series = self.series
+        series.forfeited.add(player.id)
+        self.events.append(
+            Abandoned(player.id, self.id, series.id, self.match.id if self.match else "", "left",
+                      now_ms)
+        )  # fmt: skip
+        outs = [left]
         if self.phase == Phase.PLAYING:
-            seat.connected, seat.away_since = False, now_ms
-            return [left, *self._changed(now_ms)]
-        return [left]
+            outs += self._bots_play(now_ms) + self._advance(now_ms)
+        elif series.decided():
+            outs += self._end_series(now_ms)
+        if self.phase == Phase.PLAYING:
+            outs += self._changed(now_ms)
+        return outs
 
     def _remove_seat(self, seat: Seat) -> None:
         self.seats.remove(seat)
@@ -617,6 +731,8 @@ class Room:
             raise errors.RoomStarted("the match has already started")
         if len(self.seats) >= self.settings.seats:
             raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
+        if self.settings.rated:
+            raise errors.NotRateable("bots do not play rated rooms")
         n = 1 + sum(1 for s in self.seats if s.player.id.startswith(f"bot-{msg.strategy}-"))
         bot = PlayerInfo(id=f"bot-{msg.strategy}-{n}", name=f"{msg.strategy} bot {n}", bot=True)
         try:
@@ -630,6 +746,25 @@ class Room:
             Seat(bot, "", ready=True, bot=chooser, strategy=msg.strategy, bot_seed=seed)
         )
         return self._room_update(ref=msg.ref, actor=player.id)
+
+    def _rematch(self, player: PlayerInfo, msg: Rematch, now_ms: int) -> list[Outbound]:
+        seat = self._playing_seat(player)
+        if self.phase != Phase.FINISHED or self._next_series is None:
+            raise errors.SeriesNotOver("a rematch can be offered once the match is over")
+        gone = [s.player.name for s in self.seats if s.bot is None and not s.present]
+        if gone and msg.want:
+            raise errors.PlayerNotFound(f"{', '.join(gone)} left the room: no rematch")
+        seat.rematch = msg.want
+        if msg.want and msg.contribution:
+            seat.contribution = msg.contribution
+        if not all(s.rematch or s.bot is not None for s in self.seats):
+            return self._room_update(ref=msg.ref, actor=player.id)
+        # Everyone wants it: the series committed to when the last one ended begins.
+        self.series, self._next_series = self._next_series, None
+        for s in self.seats:
+            s.rematch = False
+        self.finished_at = None
+        return self._begin(now_ms, ref=msg.ref, actor=player.id)
 
     def _playing_seat(self, player: PlayerInfo) -> Seat:
         self._require_member(player)
@@ -708,7 +843,20 @@ class Room:
         """Bot seats holding a card: place it now, or ask for the move (think_elsewhere)."""
         outs: list[Outbound] = []
         m = self.match
+        # Lockstep plays an absent seat's card as it is dealt to everyone. A race
+        # fills an absent seat's board only once everyone else has finished: its
+        # later cards would show cards nobody else has reached yet.
+        race = self.settings.pace == Pace.RACE
+        others_done = m is not None and all(
+            m.boards[s.player.id].placed == TURNS for s in self.seats if not s.autopilot
+        )
         for seat in self.seats:
+            if seat.autopilot and m is not None:
+                if race and not others_done:
+                    continue
+                while self._waiting_turn(seat.player.id) is not None:
+                    outs += self._auto_place(seat.player.id, now_ms)
+                continue
             if seat.bot is None or m is None:
                 continue
             if not self._think_elsewhere:
@@ -738,6 +886,7 @@ class Room:
         Refused, changing nothing, when the turn is no longer waiting (the clock
         placed the card first, or the match is over) or the cell is not legal.
         """
+        self._now = now_ms
         seat = self.seat_of(player_id)
         if seat is None or seat.bot is None:
             raise errors.NotSeated(f"{player_id} is not a bot seat of room {self.id}")
@@ -753,11 +902,22 @@ class Room:
         return outs + self._advance(now_ms, placed_by=player_id)
 
     def _begin(self, now_ms: int, *, ref: str | None = None, actor: str = "") -> list[Outbound]:
+        """Deal the series' next deal to every seat."""
         assert self.seats, "a room always seats its creator"
+        series = self.series
+        series.next_at = None
+        series.started += 1
+        number = series.started
+        if number == 1:
+            series.players = tuple(s.player.id for s in self.seats)
+            match_id = series.id
+        else:
+            match_id = self._ids.match_id() if self._ids else f"{series.id}.{number}"
+        secret = series.secret(number)
         contributions = tuple(s.contribution or s.player.id for s in self.seats)
-        seed = room_seed(self._server_secret, contributions)
+        seed = room_seed(secret, contributions)
         m = Match(
-            id=self._match_id,
+            id=match_id,
             seed=seed,
             deal=deal(seed),
             contributions=contributions,
@@ -769,6 +929,19 @@ class Room:
         self.match = m
         self._enter(Phase.PLAYING)
         s = self.settings
+        if number == 1:
+            self.events.append(
+                SeriesBegan(
+                    series_id=series.id,
+                    room_id=self.id,
+                    best_of=series.best_of,
+                    rated=s.rated,
+                    pace=s.pace.value,
+                    origin=s.origin,
+                    players=tuple(_record(seat.player) for seat in self.seats),
+                    at_ms=now_ms,
+                )
+            )
         self.events.append(
             MatchBegan(
                 match_id=m.id,
@@ -778,12 +951,14 @@ class Room:
                     (i, _record(seat.player), contributions[i]) for i, seat in enumerate(self.seats)
                 ),
                 seed=seed,
-                server_secret=self._server_secret,
+                server_secret=secret,
                 seed_commitment=commitment(seed),
-                server_commitment=self.server_commitment,
+                server_commitment=commitment(secret),
                 card_clock_ms=s.card_clock_ms,
                 deal_clock_ms=s.deal_clock_ms,
                 at_ms=now_ms,
+                series_id=series.id,
+                deal=number,
             )
         )
         started = MatchStarted(
@@ -791,10 +966,12 @@ class Room:
             match_id=m.id,
             pace=s.pace,
             seed_commitment=commitment(seed),
-            server_commitment=self.server_commitment,
+            server_commitment=commitment(secret),
             contributions=list(contributions),
             card_clock_ms=s.card_clock_ms,
             deal_clock_ms=s.deal_clock_ms,
+            deal=number,
+            best_of=series.best_of,
         )
         outs = self._room_update(ref=ref, actor=actor) + self._to_members(started)
         for seat in self.seats:
@@ -829,11 +1006,11 @@ class Room:
                     outs += self._card_for(seat.player.id, now_ms)
                 outs += self._bots_play(now_ms)
         else:
-            if all(b.placed == TURNS for b in m.boards.values()):
-                return outs + self._finish(now_ms)
             if placed_by is not None:
                 outs += self._card_for(placed_by, now_ms)
             outs += self._bots_play(now_ms)
+            if all(b.placed == TURNS for b in m.boards.values()):
+                return outs + self._finish(now_ms)
         if placed_by is not None and not completed:
             if self.progress_due is None:
                 self.progress_due = now_ms + PROGRESS_DELAY_MS
@@ -882,19 +1059,66 @@ class Room:
                     detail=detail,
                 )
             )
-        self._enter(Phase.FINISHED)
-        self.finished_at = now_ms
+        series = self.series
+        series.deals.append(
+            DealOutcome(
+                match_id=m.id,
+                ranks={o.player_id: o.rank for o in outcomes},
+                scores={o.player_id: o.score for o in outcomes},
+                times={o.player_id: o.time_used_ms for o in outcomes},
+            )
+        )
+        self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms))
+        outs = self._progress_now(now_ms)
+        if series.decided():
+            self._enter(Phase.FINISHED)
+            self._close_series(now_ms)
+        else:
+            self._enter(Phase.BETWEEN)
+            series.next_at = now_ms + self.between_deals_ms
         m.result = MatchResult(
             room_id=self.id,
             match_id=m.id,
             starter=str(starter),
             seed=m.seed,
-            server_secret=self._server_secret,
+            server_secret=series.secret(series.started),
             seed_commitment=commitment(m.seed),
             boards=results,
+            deal=series.started,
+            series=self.series_info(now_ms),
         )
-        self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms))
-        return self._progress_now(now_ms) + self._to_members(m.result) + self._room_update()
+        return outs + self._to_members(m.result) + self._room_update()
+
+    def _close_series(self, now_ms: int) -> None:
+        """The series is over: record it, and commit to the secret of a rematch."""
+        series = self.series
+        series.finished = True
+        series.next_at = None
+        self.finished_at = now_ms
+        self.events.append(
+            SeriesEnded(
+                series_id=series.id,
+                room_id=self.id,
+                rated=self.settings.rated,
+                pace=self.settings.pace.value,
+                standings=tuple(
+                    (st.player_id, st.deals_won, st.points, st.time_used_ms, st.forfeited)
+                    for st in series.standings()
+                ),
+                winner_id=series.winner(),
+                deals=len(series.deals),
+                at_ms=now_ms,
+            )
+        )
+        if self._ids is not None:
+            self._next_series = self._new_series(self._ids.match_id(), self._ids.server_secret())
+            self.server_commitment = self._next_series.commitment
+
+    def _end_series(self, now_ms: int) -> list[Outbound]:
+        """Between deals, the series was decided without the next deal (a forfeit)."""
+        self._enter(Phase.FINISHED)
+        self._close_series(now_ms)
+        return self._room_update()
 
     def _changed(self, now_ms: int) -> list[Outbound]:
         """Seats changed (connection, presence): tell the members."""
@@ -916,9 +1140,10 @@ class Room:
         seat = self.seat_of(player_id)
         if seat is None or not seat.receives:
             return []
+        self._now = now_ms
         if connected:
             was = seat.connected
-            seat.connected, seat.away_since = True, None
+            seat.connected, seat.away_since, seat.timed_out = True, None, False
             outs = [self.state_for(player_id, now_ms)]
             return outs + (self._changed(now_ms) if not was else [])
         if not seat.connected:
@@ -928,7 +1153,13 @@ class Room:
 
     def tick(self, now_ms: int) -> list[Outbound]:
         """Let time pass: grace periods end, clocks run out and cards are auto-placed."""
+        self._now = now_ms
         outs: list[Outbound] = []
+        if self.phase == Phase.BETWEEN:
+            due_at = self.series.next_at
+            if due_at is not None and now_ms >= due_at:
+                return self._begin(now_ms)
+            return outs
         if self.phase == Phase.WAITING:
             gone = [
                 s
@@ -943,6 +1174,23 @@ class Room:
         m = self.match
         if self.phase != Phase.PLAYING or m is None:
             return outs
+        lost = [
+            s
+            for s in self.seats
+            if s.away_since is not None
+            and s.present
+            and not s.timed_out
+            and now_ms - s.away_since >= self.grace_ms
+        ]
+        for seat in lost:  # away too long: the server plays the rest of the deal for it
+            seat.timed_out = True
+            self.events.append(
+                Abandoned(seat.player.id, self.id, self.series.id, m.id, "timeout", now_ms)
+            )
+        if lost:
+            outs += self._bots_play(now_ms) + self._advance(now_ms)
+            if self.phase != Phase.PLAYING:
+                return outs
         if self.settings.pace == Pace.LOCKSTEP:
             if now_ms >= m.turn_started + self.settings.card_clock_ms:
                 for seat in self.seats:

@@ -32,7 +32,14 @@ from protocol.messages import (
 )
 from server import errors
 from server.bots import bot_factory, think
-from server.events import CardPlaced, MatchBegan, MatchEnded, RoomOpened
+from server.events import (
+    CardPlaced,
+    MatchBegan,
+    MatchEnded,
+    RoomOpened,
+    SeriesBegan,
+    SeriesEnded,
+)
 from server.fallback import fallback_cell
 from server.room import PROGRESS_DELAY_MS, TRANSITIONS, Phase, Room
 from tests.server.roomkit import (
@@ -284,17 +291,21 @@ def test_bot_seat_plays_instantly() -> None:
     assert not any(p.auto for b in boards for p in b.placements)
 
 
-def test_leaving_mid_match_keeps_the_seat_and_rejoining_restores_it() -> None:
+def test_leaving_mid_match_forfeits_and_the_server_plays_on_until_the_seat_returns() -> None:
     room, box = make_room(2, card_clock_ms=1_000), Mailbox()
     seat_and_start(room, box, BOB)
     box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 10))
     assert not room.is_member("id-bob")
-    place(room, box, ALICE, 20)
-    box.add(room.tick(1_000))  # bob's card placed for him
-    outs = box.add(room.handle(BOB, JoinRoom(room_id=room.id), 1_100))
+    assert room.match is not None and room.match.boards["id-bob"].placed == 1  # at once
+    place(room, box, ALICE, 20)  # turn 2 is dealt; bob's card goes down at once again
+    assert room.match.boards["id-bob"].placed == 2
+    outs = box.add(room.handle(BOB, JoinRoom(room_id=room.id), 100))
     state = outs[0].message
     assert isinstance(state, RoomState) and state.you is not None
-    assert state.you.turn == 2 and state.you.placements[0].auto
+    assert state.you.turn is None and all(p.auto for p in state.you.placements)
+    place(room, box, ALICE, 120)  # back in his seat, bob plays turn 3 himself
+    assert box.last_card(BOB).turn == 3
+    assert room.series.forfeited == {"id-bob"}  # the forfeit stands
 
 
 def test_events_tell_storage_what_happened() -> None:
@@ -302,16 +313,18 @@ def test_events_tell_storage_what_happened() -> None:
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
     play_lockstep(room, box, [ALICE])
     events = room.take_events()
-    assert isinstance(events[0], RoomOpened) and isinstance(events[1], MatchBegan)
+    assert isinstance(events[0], RoomOpened) and isinstance(events[1], SeriesBegan)
+    assert isinstance(events[2], MatchBegan)
     assert sum(isinstance(e, CardPlaced) for e in events) == 16
-    assert isinstance(events[-1], MatchEnded)
-    assert events[1].seed == box.result(ALICE).seed  # type: ignore[union-attr]
+    assert isinstance(events[-2], MatchEnded) and isinstance(events[-1], SeriesEnded)
+    assert events[2].seed == box.result(ALICE).seed
     assert room.take_events() == []
 
 
-def test_phase_transitions_only_go_forward() -> None:
+def test_phase_transitions_follow_the_table() -> None:
     assert TRANSITIONS[Phase.WAITING] == {Phase.PLAYING}
-    assert TRANSITIONS[Phase.FINISHED] == frozenset()
+    assert TRANSITIONS[Phase.PLAYING] == {Phase.BETWEEN, Phase.FINISHED}
+    assert TRANSITIONS[Phase.FINISHED] == {Phase.PLAYING}  # only a rematch reopens play
     room = make_room(1)
     with pytest.raises(AssertionError):
         room._enter(Phase.FINISHED)

@@ -1,0 +1,115 @@
+"""A best-of-N series: the deals a room plays in a row and who is winning. Pure.
+
+Every deal of a series is played by the same seats. After each deal the
+standings are, in order: most deals won (ranked first in the deal; shared
+firsts count for each), then most points over the deals, then, at race pace,
+least time used. A player who forfeits (leaves during the series) is last. The
+series ends when the deals are all played, when the leader can no longer be
+caught on deals won, or when at most one player has not forfeited.
+
+Each deal has its own server secret, and the secrets form a hash chain fixed
+before anyone contributes to the seed: ``secret[k-1] = commitment(secret[k])``,
+the room publishes ``commitment(secret[0])``, and revealing one deal's secret
+reveals nothing of the next one's (docs/fairness.md, "Series").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.deal import commitment
+
+
+def secret_chain(root: str, length: int) -> list[str]:
+    """The secrets of ``length`` deals, first deal first; ``root`` is the last one."""
+    chain = [root]
+    while len(chain) < length:
+        chain.append(commitment(chain[-1]))
+    chain.reverse()
+    return chain
+
+
+@dataclass(frozen=True, slots=True)
+class DealOutcome:
+    """One finished deal: each player's rank, score and time used."""
+
+    match_id: str
+    ranks: dict[str, int]
+    scores: dict[str, int]
+    times: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    player_id: str
+    deals_won: int
+    points: int
+    time_used_ms: int
+    forfeited: bool
+
+
+@dataclass(slots=True)
+class Series:
+    id: str
+    best_of: int
+    players: tuple[str, ...]  # seat order
+    secrets: list[str]
+    race: bool = False
+    deals: list[DealOutcome] = field(default_factory=list)
+    forfeited: set[str] = field(default_factory=set)
+    started: int = 0  # deals begun
+    finished: bool = False
+    next_at: int | None = None  # when the next deal begins (between deals)
+
+    @property
+    def commitment(self) -> str:
+        return commitment(self.secrets[0])
+
+    def secret(self, deal: int) -> str:
+        """The server secret of deal ``deal`` (1-based)."""
+        return self.secrets[deal - 1]
+
+    def standings(self) -> list[Standing]:
+        rows = [
+            Standing(
+                player_id=pid,
+                deals_won=sum(1 for d in self.deals if d.ranks.get(pid) == 1),
+                points=sum(d.scores.get(pid, 0) for d in self.deals),
+                time_used_ms=sum(d.times.get(pid, 0) for d in self.deals),
+                forfeited=pid in self.forfeited,
+            )
+            for pid in self.players
+        ]
+        return sorted(rows, key=self._key)
+
+    def _key(self, s: Standing) -> tuple[bool, int, int, int]:
+        return (s.forfeited, -s.deals_won, -s.points, s.time_used_ms if self.race else 0)
+
+    def winner(self) -> str | None:
+        """The series winner once it is over; None while it goes on, and for a draw."""
+        if not self.finished:
+            return None
+        rows = self.standings()
+        if len(rows) > 1 and self._key(rows[0]) == self._key(rows[1]):
+            return None
+        return rows[0].player_id
+
+    def decided(self) -> bool:
+        """No deal left can change the winner (or every deal is played)."""
+        if len(self.deals) >= self.best_of:
+            return True
+        live = [s for s in self.standings() if not s.forfeited]
+        if not live or (len(self.players) > 1 and len(live) == 1):
+            return True
+        if len(live) < 2:
+            return False  # a solo series plays all its deals
+        left = self.best_of - len(self.deals)
+        leader = live[0]
+        return all(s.deals_won + left < leader.deals_won for s in live[1:])
+
+    def score_for(self, player_id: str) -> float:
+        """A two-player series as one game for ratings: 1 win, 0.5 draw, 0 loss."""
+        winner = self.winner()
+        if winner is None:
+            return 0.5
+        return 1.0 if winner == player_id else 0.0
