@@ -29,7 +29,7 @@ The tree (docs/protocol.md lists every code with its meaning)::
         ├── AlreadyPlaced            already_placed        this turn's card is already placed
         ├── UnknownStrategy          unknown_strategy      no bot plays that strategy
         ├── LimitReached             limit_reached         too many rooms open for one player
-        ├── PlayerNotFound           player_not_found      no such player (or not online to challenge)
+        ├── PlayerNotFound           player_not_found      no such player, or not online
         ├── AlreadyQueued            already_queued        quick play: already waiting
         ├── NotQueued                not_queued            quick play: not waiting
         ├── ChallengeNotFound        challenge_not_found   no such open challenge for this player
