@@ -31,7 +31,9 @@ from protocol.messages import (
     PROTOCOL_VERSION,
     ClientMessage,
     ErrorMessage,
+    GetLeaderboard,
     Hello,
+    Pace,
     Ping,
     PlayerInfo,
     Pong,
@@ -67,6 +69,8 @@ class ServerConfig:
     finished_ttl_ms: int = 600_000  # a finished room is forgotten after this long
     max_waiting_rooms_per_player: int = 5
     max_open_rooms_per_player: int = 10  # created and not finished: waiting or playing
+    between_deals_ms: int = 8_000  # a series' results stay up this long before the next deal
+    challenge_ttl_ms: int = 60_000  # an unanswered challenge expires
     max_connections_per_address: int = 32  # concurrent WebSockets from one remote address
     # Browser pages from these origins (e.g. "https://play.example.org") may open
     # the WebSocket besides pages served from the server's own host.
@@ -356,7 +360,7 @@ class Hub:
         session.send_message(
             Welcome(server=SERVER_NAME, player=player, token=issued, ref=hello.ref)
         )
-        await self.apply(lambda: self.lobby.connect(player.id, now_ms()))
+        await self.apply(lambda: self.lobby.connect(player, now_ms()))
 
     async def closed(self, session: Session) -> None:
         self.sessions.discard(session)
@@ -480,6 +484,40 @@ async def player_history(request: web.Request) -> web.Response:
     return web.json_response(found)
 
 
+async def leaderboard(request: web.Request) -> web.Response:
+    """``/api/leaderboard/{pace}?top=N&around=NAME``: the ``leaderboard`` message's content."""
+    try:
+        asked = GetLeaderboard(
+            pace=Pace(request.match_info["pace"]),
+            top=int(request.query.get("top", "20")),
+            around=request.query.get("around"),
+        )
+    except ValueError as exc:
+        return web.json_response(
+            {"error": {"code": "bad_request", "reason": str(exc).splitlines()[0]}}, status=400
+        )
+    nobody = PlayerInfo(id="", name="")
+    try:
+        board = request.app[HUB].lobby.leaderboard(nobody, asked)
+    except errors.PlayerNotFound as exc:
+        return _not_found(exc.code, exc.reason)
+    return web.json_response(board.model_dump(mode="json", exclude={"type", "ref"}))
+
+
+async def series_history(request: web.Request) -> web.Response:
+    found = await request.app[STORAGE].series(request.match_info["series_id"])
+    if found is None:
+        return _not_found("series_not_found", "no such series")
+    return web.json_response(found)
+
+
+async def player_ratings(request: web.Request) -> web.Response:
+    found = await request.app[STORAGE].player_ratings(request.match_info["name"])
+    if found is None:
+        return _not_found("player_not_found", "no such player")
+    return web.json_response(found)
+
+
 async def public_rooms(request: web.Request) -> web.Response:
     lobby = request.app[HUB].lobby
     rooms = [
@@ -503,6 +541,9 @@ def create_app(config: ServerConfig | None = None) -> web.Application:
     app.router.add_get("/api/rooms", public_rooms)
     app.router.add_get("/api/matches/{match_id}", match_history)
     app.router.add_get("/api/players/{name}/matches", player_history)
+    app.router.add_get("/api/players/{name}/ratings", player_ratings)
+    app.router.add_get("/api/series/{series_id}", series_history)
+    app.router.add_get("/api/leaderboard/{pace}", leaderboard)
     app.cleanup_ctx.append(_storage_and_lobby)
     app.cleanup_ctx.append(_clock)
     app.on_shutdown.append(_close_sockets)
@@ -518,10 +559,13 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
             finished_ttl_ms=config.finished_ttl_ms,
             max_waiting_rooms_per_player=config.max_waiting_rooms_per_player,
             max_open_rooms_per_player=config.max_open_rooms_per_player,
+            between_deals_ms=config.between_deals_ms,
+            challenge_ttl_ms=config.challenge_ttl_ms,
         ),
         bots=bot_factory,
         think_elsewhere=True,
     )
+    lobby.ratings.load(await storage.ratings())
     app[STORAGE] = storage
     hub = Hub(config, storage, lobby, BotPool())
     app[HUB] = hub

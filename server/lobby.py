@@ -4,6 +4,10 @@ Like a room, the lobby is synchronous and does no I/O: it creates rooms, lists
 the public ones, finds a room by id or invite code, routes room commands to
 their room after checking membership, and forwards connection changes and clock
 ticks. It collects the rooms' domain events in :attr:`Lobby.events` for storage.
+
+It also pairs players: the quick-play queue (:mod:`server.matchmaking`) and
+challenges open head-to-head rooms with both players seated, and when a rated
+series ends it moves the two players' ratings (:class:`server.ratings.RatingBook`).
 """
 
 from __future__ import annotations
@@ -11,20 +15,38 @@ from __future__ import annotations
 import heapq
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from pydantic import BaseModel
+
 from protocol.messages import (
+    AnswerChallenge,
+    CancelQuickPlay,
+    Challenge,
+    ChallengeInfo,
+    ChallengeUpdate,
     ClientMessage,
     CreateRoom,
+    GetLeaderboard,
     JoinRoom,
+    Leaderboard,
+    LeaderboardEntry,
     ListRooms,
+    Pace,
     PlayerInfo,
+    QueueStatus,
+    QuickPlay,
+    RatingChange,
+    RatingsChanged,
     Rooms,
     Visibility,
 )
 from server import errors
-from server.events import Event
-from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
+from server.events import Event, RatingChanged, SeriesEnded
+from server.matchmaking import Queue, Ticket
+from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
+from server.room import BETWEEN_DEALS_MS, BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +73,19 @@ class LobbyConfig:
     finished_ttl_ms: int = 600_000
     max_waiting_rooms_per_player: int = 5
     max_open_rooms_per_player: int = 10  # waiting or playing
+    between_deals_ms: int = BETWEEN_DEALS_MS
+    challenge_ttl_ms: int = 60_000
+    max_challenges_per_player: int = 5  # open challenges one has sent
+    quickplay_card_clock_ms: int = 30_000
+    quickplay_deal_clock_ms: int = 300_000
+    quickplay_bot: str = "expert"
+
+
+@dataclass(slots=True)
+class OpenChallenge:
+    info: ChallengeInfo
+    contribution: str
+    expires_at: int
 
 
 class Lobby:
@@ -78,6 +113,11 @@ class Lobby:
         # times (entries that no longer match _wake_at are skipped as they come up).
         self._wake_at: dict[str, int] = {}  # room id -> time
         self._alarms: list[tuple[int, str]] = []
+        self.online: dict[str, PlayerInfo] = {}  # signed-in players by id
+        self.ratings = RatingBook()
+        self.queue = Queue()
+        self._queued: dict[str, tuple[PlayerInfo, QuickPlay]] = {}
+        self.challenges: dict[str, OpenChallenge] = {}
 
     def take_events(self) -> list[Event]:
         events, self.events = self.events, []
@@ -105,6 +145,16 @@ class Lobby:
                 return [Outbound((player.id,), Rooms(rooms=listed, ref=message.ref))]
             case CreateRoom():
                 return self._create(player, message, now_ms)
+            case QuickPlay():
+                return self._quickplay(player, message, now_ms)
+            case CancelQuickPlay():
+                return self._cancel_quickplay(player, message)
+            case Challenge():
+                return self._challenge(player, message, now_ms)
+            case AnswerChallenge():
+                return self._answer(player, message, now_ms)
+            case GetLeaderboard():
+                return [Outbound((player.id,), self.leaderboard(player, message))]
             case JoinRoom():
                 room = self._find(player, message)
             case _:
@@ -118,8 +168,7 @@ class Lobby:
                     raise errors.NotInRoom(f"you are not in room {room_id}")
                 room = found
         outs = room.handle(player, message, now_ms)
-        self._after(room, now_ms)
-        return outs
+        return outs + self._after(room, now_ms)
 
     def _find(self, player: PlayerInfo, message: JoinRoom) -> Room:
         if message.invite_code is not None:
@@ -140,6 +189,8 @@ class Lobby:
         return room
 
     def _create(self, player: PlayerInfo, msg: CreateRoom, now_ms: int) -> list[Outbound]:
+        if msg.rated and (msg.seats != 2 or player.guest or player.bot):
+            raise errors.NotRateable("a rated room has two seats, for registered players")
         mine = [r.phase for r in self.rooms.values() if r.creator.id == player.id]
         waiting = mine.count(Phase.WAITING)
         if waiting >= self.config.max_waiting_rooms_per_player:
@@ -152,10 +203,6 @@ class Lobby:
             raise errors.LimitReached(
                 f"you already have {open_} rooms waiting or playing; finish one first"
             )
-        room_id = self.ids.room_id()
-        while room_id in self.rooms:
-            room_id = self.ids.room_id()
-        invite = self.ids.invite_code() if msg.visibility == Visibility.PRIVATE else None
         settings = RoomSettings(
             name=msg.name,
             visibility=msg.visibility,
@@ -163,29 +210,316 @@ class Lobby:
             pace=msg.pace,
             card_clock_ms=msg.card_clock_ms,
             deal_clock_ms=msg.deal_clock_ms,
+            deals=msg.deals,
+            rated=msg.rated,
         )
+        room = self._open(settings, player, msg.contribution, now_ms)
+        return [room.state_for(player.id, now_ms, msg.ref), *self._after(room, now_ms)]
+
+    def _open(
+        self, settings: RoomSettings, creator: PlayerInfo, contribution: str, now_ms: int
+    ) -> Room:
+        room_id = self.ids.room_id()
+        while room_id in self.rooms:
+            room_id = self.ids.room_id()
+        invite = self.ids.invite_code() if settings.visibility == Visibility.PRIVATE else None
         room = Room(
             room_id,
             settings,
-            player,
+            creator,
             now_ms=now_ms,
             server_secret=self.ids.server_secret(),
             match_id=self.ids.match_id(),
             invite_code=invite,
-            contribution=msg.contribution,
+            contribution=contribution,
             grace_ms=self.config.grace_ms,
             bots=self.bots,
             think_elsewhere=self.think_elsewhere,
+            ids=self.ids,
+            between_deals_ms=self.config.between_deals_ms,
         )
         self.rooms[room_id] = room
         if invite is not None:
             self._invites[invite] = room_id
-        self._after(room, now_ms)
-        return [room.state_for(player.id, now_ms, msg.ref)]
+        return room
 
-    def _after(self, room: Room, now_ms: int) -> None:
-        """Collect the room's events, re-index its members, forget it if it is done."""
-        self.events.extend(room.take_events())
+    def _pair(
+        self,
+        settings: RoomSettings,
+        a: tuple[PlayerInfo, str],
+        b: tuple[PlayerInfo, str] | str,
+        now_ms: int,
+        notice: Callable[[str, Room], BaseModel],
+    ) -> list[Outbound]:
+        """Open a head-to-head room for ``a`` and ``b`` (a person, or a bot strategy)
+        and start it; each person first gets ``notice`` and the room's snapshot."""
+        room = self._open(settings, a[0], a[1], now_ms)
+        if isinstance(b, str):
+            room.seat_bot(b)
+        else:
+            room.seat_player(b[0], b[1])
+        outs: list[Outbound] = []
+        for seat in room.seats:
+            if seat.bot is None:
+                pid = seat.player.id
+                outs.append(Outbound((pid,), notice(pid, room)))
+                outs.append(room.state_for(pid, now_ms))
+        outs += room.start(now_ms)
+        return outs + self._after(room, now_ms)
+
+    # ------------------------------------------------------------------
+    # Quick play
+
+    def _quickplay(self, player: PlayerInfo, msg: QuickPlay, now_ms: int) -> list[Outbound]:
+        if player.guest or player.bot:
+            raise errors.NotRateable("quick play is rated: register a name to play it")
+        if player.id in self._queued:
+            raise errors.AlreadyQueued("you are already waiting for an opponent")
+        rating = self.ratings.get(player.id, msg.pace.value)
+        self.queue.join(
+            Ticket(
+                player=player.id,
+                rating=rating.rating,
+                since_ms=now_ms,
+                pace=msg.pace.value,
+                bot_after_ms=msg.bot_after_ms,
+                pool=str(msg.deals),
+            )
+        )
+        self._queued[player.id] = (player, msg)
+        status = QueueStatus(
+            state="waiting",
+            pace=msg.pace,
+            deals=msg.deals,
+            rating=round(rating.rating),
+            ref=msg.ref,
+        )
+        return [Outbound((player.id,), status), *self._match_queue(now_ms)]
+
+    def _cancel_quickplay(self, player: PlayerInfo, msg: CancelQuickPlay) -> list[Outbound]:
+        if self.queue.leave(player.id) is None:
+            raise errors.NotQueued("you are not waiting for an opponent")
+        _, asked = self._queued.pop(player.id)
+        status = QueueStatus(state="cancelled", pace=asked.pace, deals=asked.deals, ref=msg.ref)
+        return [Outbound((player.id,), status)]
+
+    def _quick_settings(self, asked: QuickPlay, *, rated: bool) -> RoomSettings:
+        return RoomSettings(
+            name=f"quick play, best of {asked.deals}" if asked.deals > 1 else "quick play",
+            visibility=Visibility.PRIVATE,
+            seats=2,
+            pace=asked.pace,
+            card_clock_ms=self.config.quickplay_card_clock_ms,
+            deal_clock_ms=self.config.quickplay_deal_clock_ms,
+            deals=asked.deals,
+            rated=rated,
+            origin="quickplay",
+        )
+
+    def _match_queue(self, now_ms: int) -> list[Outbound]:
+        outs: list[Outbound] = []
+        for first, second in self.queue.match(now_ms):
+            a, asked = self._queued.pop(first.player)
+            b, b_asked = self._queued.pop(second.player)
+            outs += self._pair(
+                self._quick_settings(asked, rated=True),
+                (a, asked.contribution),
+                (b, b_asked.contribution),
+                now_ms,
+                self._matched_notice(asked),
+            )
+        if self.bots is not None:
+            for ticket in self.queue.due_for_bot(now_ms):
+                a, asked = self._queued.pop(ticket.player)
+                outs += self._pair(
+                    self._quick_settings(asked, rated=False),
+                    (a, asked.contribution),
+                    self.config.quickplay_bot,
+                    now_ms,
+                    self._matched_notice(asked),
+                )
+        return outs
+
+    @staticmethod
+    def _matched_notice(asked: QuickPlay) -> Callable[[str, Room], BaseModel]:
+        def notice(pid: str, room: Room) -> BaseModel:
+            return QueueStatus(state="matched", pace=asked.pace, deals=asked.deals, room_id=room.id)
+
+        return notice
+
+    # ------------------------------------------------------------------
+    # Challenges
+
+    def _find_online(self, name: str) -> PlayerInfo | None:
+        wanted = name.casefold()
+        for p in self.online.values():
+            if p.name.casefold() == wanted and not p.guest:
+                return p
+        return None
+
+    def _challenge(self, player: PlayerInfo, msg: Challenge, now_ms: int) -> list[Outbound]:
+        opponent = self._find_online(msg.opponent)
+        if opponent is None:
+            raise errors.PlayerNotFound(f"no registered player called {msg.opponent} is online")
+        if opponent.id == player.id:
+            raise errors.RoomError("you cannot challenge yourself", code="bad_message")
+        if msg.rated and (player.guest or player.bot or opponent.bot):
+            raise errors.NotRateable("rated play is for registered people; send rated=false")
+        mine = sum(1 for c in self.challenges.values() if c.info.challenger.id == player.id)
+        if mine >= self.config.max_challenges_per_player:
+            raise errors.LimitReached(f"you already have {mine} challenges waiting for an answer")
+        challenge_id = self.ids.invite_code()
+        while challenge_id in self.challenges:
+            challenge_id = self.ids.invite_code()
+        info = ChallengeInfo(
+            id=challenge_id,
+            challenger=player,
+            opponent=opponent,
+            pace=msg.pace,
+            deals=msg.deals,
+            card_clock_ms=msg.card_clock_ms,
+            deal_clock_ms=msg.deal_clock_ms,
+            rated=msg.rated,
+            expires_ms=self.config.challenge_ttl_ms,
+        )
+        self.challenges[challenge_id] = OpenChallenge(
+            info, msg.contribution, now_ms + self.config.challenge_ttl_ms
+        )
+        return self._challenge_update(info, "offered", ref=msg.ref, actor=player.id)
+
+    def _challenge_update(
+        self,
+        info: ChallengeInfo,
+        state: str,
+        *,
+        room_id: str | None = None,
+        ref: str | None = None,
+        actor: str = "",
+    ) -> list[Outbound]:
+        update = ChallengeUpdate(challenge=info, state=state, room_id=room_id)  # type: ignore[arg-type]
+        return [
+            Outbound((pid,), update.model_copy(update={"ref": ref}) if pid == actor else update)
+            for pid in (info.challenger.id, info.opponent.id)
+        ]
+
+    def _answer(self, player: PlayerInfo, msg: AnswerChallenge, now_ms: int) -> list[Outbound]:
+        open_ = self.challenges.get(msg.challenge_id)
+        if open_ is None or player.id not in (open_.info.challenger.id, open_.info.opponent.id):
+            raise errors.ChallengeNotFound(f"no open challenge {msg.challenge_id}")
+        info = open_.info
+        if player.id == info.challenger.id:
+            if msg.accept:
+                raise errors.RoomError(
+                    "only the challenged player accepts; send accept=false to withdraw",
+                    code="bad_message",
+                )
+            del self.challenges[info.id]
+            return self._challenge_update(info, "cancelled", ref=msg.ref, actor=player.id)
+        del self.challenges[info.id]
+        if not msg.accept:
+            return self._challenge_update(info, "declined", ref=msg.ref, actor=player.id)
+        settings = RoomSettings(
+            name=f"{info.challenger.name} v {info.opponent.name}",
+            visibility=Visibility.PRIVATE,
+            seats=2,
+            pace=info.pace,
+            card_clock_ms=info.card_clock_ms,
+            deal_clock_ms=info.deal_clock_ms,
+            deals=info.deals,
+            rated=info.rated,
+            origin="challenge",
+        )
+
+        def notice(pid: str, room: Room) -> BaseModel:
+            update = ChallengeUpdate(challenge=info, state="accepted", room_id=room.id)
+            return update.model_copy(update={"ref": msg.ref}) if pid == player.id else update
+
+        return self._pair(
+            settings,
+            (info.challenger, open_.contribution),
+            (player, msg.contribution),
+            now_ms,
+            notice,
+        )
+
+    def _expire_challenges(self, now_ms: int) -> list[Outbound]:
+        outs: list[Outbound] = []
+        for cid in [c for c, o in self.challenges.items() if o.expires_at <= now_ms]:
+            info = self.challenges.pop(cid).info
+            outs += self._challenge_update(info, "expired")
+        return outs
+
+    # ------------------------------------------------------------------
+    # Ratings
+
+    def leaderboard(self, player: PlayerInfo, msg: GetLeaderboard) -> Leaderboard:
+        pace = msg.pace.value
+        board = self.ratings.board(pace)
+        entries = [_entry(i + 1, e) for i, e in enumerate(board)]
+        around: list[LeaderboardEntry] = []
+        wanted = msg.around.casefold() if msg.around is not None else None
+        for i, e in enumerate(board):
+            if (e.name.casefold() == wanted) if wanted is not None else e.player_id == player.id:
+                around = entries[max(0, i - 5) : i + 6]
+                break
+        else:
+            if msg.around is not None:
+                raise errors.PlayerNotFound(f"{msg.around} has no {pace} rating")
+        return Leaderboard(
+            pace=msg.pace,
+            top=entries[: msg.top],
+            around=around,
+            players=len(board),
+            ref=msg.ref,
+        )
+
+    def _rate(self, room: Room, ended: SeriesEnded) -> list[Outbound]:
+        """A rated series ended: move both players' ratings, tell the room."""
+        if not ended.rated or len(room.seats) != 2:
+            return []
+        a, b = (s.player for s in room.seats)
+        score_a = 0.5 if ended.winner_id is None else float(ended.winner_id == a.id)
+        changes = self.ratings.rate(ended.pace, (a.id, a.name), (b.id, b.name), score_a)
+        out: list[RatingChange] = []
+        for change, who in zip(changes, (a, b), strict=True):
+            self.events.append(
+                RatingChanged(
+                    player_id=change.player_id,
+                    pace=ended.pace,
+                    series_id=ended.series_id,
+                    room_id=room.id,
+                    opponent_id=change.opponent_id,
+                    score=change.score,
+                    before=_triple(change.before),
+                    after=_triple(change.after),
+                    games=change.games,
+                    at_ms=ended.at_ms,
+                )
+            )
+            out.append(
+                RatingChange(
+                    player=who,
+                    before=round(change.before.rating),
+                    after=round(change.after.rating),
+                    deviation_before=round(change.before.deviation),
+                    deviation_after=round(change.after.deviation),
+                    provisional=change.after.provisional,
+                )
+            )
+        message = RatingsChanged(room_id=room.id, pace=Pace(ended.pace), changes=out)
+        members = room.members()
+        return [Outbound(tuple(members), message)] if members else []
+
+    def _after(self, room: Room, now_ms: int) -> list[Outbound]:
+        """Collect the room's events, re-index its members, forget it if it is done.
+
+        Returns what the lobby itself has to say about it (rating changes).
+        """
+        outs: list[Outbound] = []
+        for event in room.take_events():
+            self.events.append(event)
+            if isinstance(event, SeriesEnded):
+                outs += self._rate(room, event)
         self.bot_turns.extend(room.take_bot_turns())
         closing = room.closable(now_ms, self.config.finished_ttl_ms)
         members = frozenset() if closing else frozenset(room.members())
@@ -205,13 +539,14 @@ class Lobby:
             self._wake_at.pop(room.id, None)
             if room.invite_code is not None:
                 self._invites.pop(room.invite_code, None)
-            return
+            return outs
         wake = self._next_wake(room)
         if wake is None:
             self._wake_at.pop(room.id, None)
         elif self._wake_at.get(room.id) != wake:
             self._wake_at[room.id] = wake
             heapq.heappush(self._alarms, (wake, room.id))
+        return outs
 
     def _next_wake(self, room: Room) -> int | None:
         """When the clock must next look at ``room``: a deadline, or its time to be forgotten."""
@@ -229,23 +564,32 @@ class Lobby:
         if room is None:
             raise errors.NotInRoom(f"room {room_id} is gone")
         outs = room.bot_move(player_id, turn, cell, now_ms)
-        self._after(room, now_ms)
-        return outs
+        return outs + self._after(room, now_ms)
 
-    def connect(self, player_id: str, now_ms: int) -> list[Outbound]:
-        """A connection of ``player_id`` signed in: snapshots of every room it is in."""
+    def connect(self, player: PlayerInfo, now_ms: int) -> list[Outbound]:
+        """A connection of ``player`` signed in: snapshots of every room it is in."""
+        self.online[player.id] = player
         outs: list[Outbound] = []
-        for room in self.rooms_of(player_id):
-            outs += room.set_connected(player_id, True, now_ms)
-            self._after(room, now_ms)
+        for room in self.rooms_of(player.id):
+            outs += room.set_connected(player.id, True, now_ms)
+            outs += self._after(room, now_ms)
         return outs
 
     def disconnect(self, player_id: str, now_ms: int) -> list[Outbound]:
-        """The last connection of ``player_id`` closed: its seats start their grace period."""
+        """The last connection of ``player_id`` closed: its seats start their grace
+        period, it leaves the quick-play queue, its challenges are withdrawn."""
+        self.online.pop(player_id, None)
+        if self.queue.leave(player_id) is not None:
+            del self._queued[player_id]
         outs: list[Outbound] = []
+        for cid, open_ in list(self.challenges.items()):
+            info = open_.info
+            if player_id in (info.challenger.id, info.opponent.id):
+                del self.challenges[cid]
+                outs += self._challenge_update(info, "cancelled")
         for room in self.rooms_of(player_id):
             outs += room.set_connected(player_id, False, now_ms)
-            self._after(room, now_ms)
+            outs += self._after(room, now_ms)
         return outs
 
     def tick(self, now_ms: int) -> list[Outbound]:
@@ -262,5 +606,24 @@ class Lobby:
                 outs += room.tick(now_ms)
             except Exception:  # one broken room must not stop every other room's clock
                 log.exception("room %s failed to tick", room.id)
-            self._after(room, now_ms)
+            outs += self._after(room, now_ms)
+        if self.queue.tickets:
+            outs += self._match_queue(now_ms)
+        if self.challenges:
+            outs += self._expire_challenges(now_ms)
         return outs
+
+
+def _triple(rating: Rating) -> tuple[float, float, float]:
+    return (rating.rating, rating.deviation, rating.volatility)
+
+
+def _entry(rank: int, e: Entry) -> LeaderboardEntry:
+    return LeaderboardEntry(
+        rank=rank,
+        player=PlayerInfo(id=e.player_id, name=e.name),
+        rating=round(e.rating.rating),
+        deviation=round(e.rating.deviation),
+        games=e.games,
+        provisional=e.rating.deviation > PROVISIONAL_DEVIATION,
+    )

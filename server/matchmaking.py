@@ -25,6 +25,7 @@ class Ticket:
     since_ms: int
     pace: str = "lockstep"
     bot_after_ms: int | None = None  # ask for a bot after this long a wait
+    pool: str = ""  # only tickets of the same pace and pool are paired (e.g. best of 3)
 
     def window(self, now_ms: int) -> float:
         waited = max(0, now_ms - self.since_ms) / 1000.0
@@ -53,7 +54,9 @@ class Queue:
                 continue
             best: Ticket | None = None
             for o in waiting:
-                if o.player == t.player or o.player in taken or o.pace != t.pace:
+                if o.player == t.player or o.player in taken:
+                    continue
+                if (o.pace, o.pool) != (t.pace, t.pool):
                     continue
                 gap = abs(o.rating - t.rating)
                 if gap <= t.window(now_ms) and gap <= o.window(now_ms) and (

@@ -124,3 +124,69 @@ def rate_match(a: Rating, b: Rating, score_a: float) -> tuple[Rating, Rating]:
         update(a, [Result(b, score_a)]),
         update(b, [Result(a, 1.0 - score_a)]),
     )
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One player's standing at one pace."""
+
+    player_id: str
+    name: str
+    rating: Rating
+    games: int = 0
+
+
+@dataclass(frozen=True)
+class Change:
+    player_id: str
+    opponent_id: str
+    score: float
+    before: Rating
+    after: Rating
+    games: int
+
+
+class RatingBook:
+    """Every rated player's rating per pace, in memory (the database keeps a copy).
+
+    Pure bookkeeping: :meth:`rate` applies one head-to-head match, :meth:`board`
+    ranks a pace. A player with no rated match yet has the default rating.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str], Entry] = {}
+
+    def load(self, entries: Sequence[tuple[str, Entry]]) -> None:
+        """(pace, entry) pairs, as the database stored them."""
+        for pace, entry in entries:
+            self._entries[(entry.player_id, pace)] = entry
+
+    def get(self, player_id: str, pace: str) -> Rating:
+        entry = self._entries.get((player_id, pace))
+        return entry.rating if entry is not None else Rating()
+
+    def entry(self, player_id: str, pace: str) -> Entry | None:
+        return self._entries.get((player_id, pace))
+
+    def rate(
+        self, pace: str, a: tuple[str, str], b: tuple[str, str], score_a: float
+    ) -> tuple[Change, Change]:
+        """Rate one match between players ``a`` and ``b`` ((id, name) each)."""
+        before_a, before_b = self.get(a[0], pace), self.get(b[0], pace)
+        after_a, after_b = rate_match(before_a, before_b, score_a)
+        changes = []
+        for (pid, name), before, after, score, other in (
+            (a, before_a, after_a, score_a, b[0]),
+            (b, before_b, after_b, 1.0 - score_a, a[0]),
+        ):
+            old = self._entries.get((pid, pace))
+            games = (old.games if old is not None else 0) + 1
+            self._entries[(pid, pace)] = Entry(pid, name, after, games)
+            changes.append(Change(pid, other, score, before, after, games))
+        return changes[0], changes[1]
+
+    def board(self, pace: str) -> list[Entry]:
+        """The players rated at ``pace``, best first (ties: more games, then name)."""
+        rows = [e for (_, p), e in self._entries.items() if p == pace]
+        rows.sort(key=lambda e: (-e.rating.rating, -e.games, e.name.lower()))
+        return rows

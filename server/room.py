@@ -733,18 +733,7 @@ class Room:
             raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
         if self.settings.rated:
             raise errors.NotRateable("bots do not play rated rooms")
-        n = 1 + sum(1 for s in self.seats if s.player.id.startswith(f"bot-{msg.strategy}-"))
-        bot = PlayerInfo(id=f"bot-{msg.strategy}-{n}", name=f"{msg.strategy} bot {n}", bot=True)
-        try:
-            if self._bots is None:
-                raise KeyError(msg.strategy)
-            chooser = self._bots(msg.strategy, f"{self.id}/{bot.id}")  # KeyError: unknown
-        except KeyError:
-            raise errors.UnknownStrategy(f"no bot plays strategy {msg.strategy!r}") from None
-        seed = f"{self.id}/{bot.id}"
-        self.seats.append(
-            Seat(bot, "", ready=True, bot=chooser, strategy=msg.strategy, bot_seed=seed)
-        )
+        self.seat_bot(msg.strategy)
         return self._room_update(ref=msg.ref, actor=player.id)
 
     def _rematch(self, player: PlayerInfo, msg: Rematch, now_ms: int) -> list[Outbound]:
@@ -765,6 +754,30 @@ class Room:
             s.rematch = False
         self.finished_at = None
         return self._begin(now_ms, ref=msg.ref, actor=player.id)
+
+    def seat_bot(self, strategy: str) -> PlayerInfo:
+        """Fill the next seat with a server-side bot; UnknownStrategy changes nothing."""
+        n = 1 + sum(1 for s in self.seats if s.player.id.startswith(f"bot-{strategy}-"))
+        bot = PlayerInfo(id=f"bot-{strategy}-{n}", name=f"{strategy} bot {n}", bot=True)
+        seed = f"{self.id}/{bot.id}"
+        try:
+            if self._bots is None:
+                raise KeyError(strategy)
+            chooser = self._bots(strategy, seed)  # KeyError: unknown
+        except KeyError:
+            raise errors.UnknownStrategy(f"no bot plays strategy {strategy!r}") from None
+        self.seats.append(Seat(bot, "", ready=True, bot=chooser, strategy=strategy, bot_seed=seed))
+        return bot
+
+    def seat_player(self, player: PlayerInfo, contribution: str) -> None:
+        """Seat a player the lobby paired into this room (quick play, challenges)."""
+        assert self.phase == Phase.WAITING and len(self.seats) < self.settings.seats
+        self.seats.append(Seat(player, contribution, ready=True))
+
+    def start(self, now_ms: int) -> list[Outbound]:
+        """Begin the match of a room the lobby filled itself."""
+        self._now = now_ms
+        return self._begin(now_ms)
 
     def _playing_seat(self, player: PlayerInfo) -> Seat:
         self._require_member(player)
@@ -829,7 +842,7 @@ class Room:
         board = m.boards[player_id]
         card = m.deal.cards[board.placed]
         seat = self.seat_of(player_id)
-        chooser = fallback_cell
+        chooser: CellChooser = fallback_cell
         if seat is not None and seat.bot is not None and not self._think_elsewhere:
             chooser = seat.bot
         cell = chooser(board.grid.copy(), card)

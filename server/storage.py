@@ -34,7 +34,18 @@ from typing import Any
 
 import aiosqlite
 
-from server.events import CardPlaced, Event, MatchBegan, MatchEnded, RoomOpened
+from server.events import (
+    Abandoned,
+    CardPlaced,
+    Event,
+    MatchBegan,
+    MatchEnded,
+    RatingChanged,
+    RoomOpened,
+    SeriesBegan,
+    SeriesEnded,
+)
+from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +121,68 @@ CREATE TABLE IF NOT EXISTS seeds (
     server_secret  TEXT NOT NULL,
     contributions  TEXT NOT NULL  -- JSON list, seat order
 );
+CREATE TABLE IF NOT EXISTS series (
+    id           TEXT PRIMARY KEY,  -- the id of its first deal's match
+    room_id      TEXT NOT NULL REFERENCES rooms (id),
+    best_of      INTEGER NOT NULL,
+    rated        INTEGER NOT NULL,
+    pace         TEXT NOT NULL,
+    origin       TEXT NOT NULL,  -- room, quickplay, challenge
+    status       TEXT NOT NULL,  -- playing, finished, abandoned
+    winner_id    TEXT,  -- NULL: a draw, or not finished
+    deals        INTEGER NOT NULL DEFAULT 0,
+    standings    TEXT,  -- JSON: [{player_id, deals_won, points, time_used_ms, forfeited}]
+    started_ms   INTEGER NOT NULL,
+    finished_ms  INTEGER
+);
+CREATE TABLE IF NOT EXISTS series_players (
+    series_id  TEXT NOT NULL REFERENCES series (id),
+    seat       INTEGER NOT NULL,
+    player_id  TEXT NOT NULL REFERENCES players (id),
+    PRIMARY KEY (series_id, seat)
+);
+CREATE INDEX IF NOT EXISTS series_players_player ON series_players (player_id);
+CREATE TABLE IF NOT EXISTS ratings (
+    player_id   TEXT NOT NULL REFERENCES players (id),
+    pace        TEXT NOT NULL,
+    rating      REAL NOT NULL,
+    deviation   REAL NOT NULL,
+    volatility  REAL NOT NULL,
+    games       INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL,
+    PRIMARY KEY (player_id, pace)
+);
+CREATE TABLE IF NOT EXISTS rating_history (
+    player_id         TEXT NOT NULL REFERENCES players (id),
+    pace              TEXT NOT NULL,
+    series_id         TEXT NOT NULL,
+    room_id           TEXT NOT NULL,
+    opponent_id       TEXT NOT NULL,
+    score             REAL NOT NULL,
+    rating_before     REAL NOT NULL,
+    deviation_before  REAL NOT NULL,
+    rating_after      REAL NOT NULL,
+    deviation_after   REAL NOT NULL,
+    volatility_after  REAL NOT NULL,
+    at_ms             INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rating_history_player ON rating_history (player_id, at_ms);
+CREATE TABLE IF NOT EXISTS abandonments (
+    player_id  TEXT NOT NULL REFERENCES players (id),
+    room_id    TEXT NOT NULL,
+    series_id  TEXT NOT NULL,
+    match_id   TEXT NOT NULL,
+    kind       TEXT NOT NULL,  -- left (a forfeit), timeout (away beyond the grace period)
+    at_ms      INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS abandonments_player ON abandonments (player_id);
 """
+
+# Columns added after the first release: (table, column, declaration).
+MIGRATIONS: tuple[tuple[str, str, str], ...] = (
+    ("matches", "series_id", "TEXT"),
+    ("matches", "deal", "INTEGER NOT NULL DEFAULT 1"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +324,32 @@ class Storage:
     async def recent_matches(self, limit: int = 20) -> list[dict[str, Any]]:
         return await recent_matches(self._reader, limit)
 
+    async def ratings(self) -> list[tuple[str, Entry]]:
+        """Every stored rating, as (pace, entry), for the lobby's rating book."""
+        rows = await _rows(
+            self._reader,
+            "SELECT r.*, p.name FROM ratings r JOIN players p ON p.id = r.player_id",
+            (),
+        )
+        return [
+            (
+                row["pace"],
+                Entry(
+                    row["player_id"],
+                    row["name"],
+                    Rating(row["rating"], row["deviation"], row["volatility"]),
+                    row["games"],
+                ),
+            )
+            for row in rows
+        ]
+
+    async def series(self, series_id: str) -> dict[str, Any] | None:
+        return await series_detail(self._reader, series_id)
+
+    async def player_ratings(self, who: str, limit: int = 100) -> dict[str, Any] | None:
+        return await player_ratings(self._reader, who, limit)
+
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
@@ -267,7 +365,12 @@ def _open_writer(path: str) -> sqlite3.Connection:
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA foreign_keys=ON")
     db.executescript(SCHEMA)
+    for table, column, declaration in MIGRATIONS:
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        if column not in have:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
     db.execute("UPDATE matches SET status = 'abandoned' WHERE status = 'playing'")
+    db.execute("UPDATE series SET status = 'abandoned' WHERE status = 'playing'")
     db.commit()
     return db
 
@@ -359,12 +462,12 @@ def _apply(db: sqlite3.Connection, event: Event | _NewPlayer) -> None:
             )
             db.execute(
                 "INSERT INTO matches (id, room_id, pace, status, seed_commitment,"
-                " server_commitment, card_clock_ms, deal_clock_ms, started_ms)"
-                " VALUES (?, ?, ?, 'playing', ?, ?, ?, ?, ?)",
+                " server_commitment, card_clock_ms, deal_clock_ms, started_ms, series_id, deal)"
+                " VALUES (?, ?, ?, 'playing', ?, ?, ?, ?, ?, ?, ?)",
                 (
                     event.match_id, event.room_id, event.pace, event.seed_commitment,
                     event.server_commitment, event.card_clock_ms, event.deal_clock_ms,
-                    event.at_ms,
+                    event.at_ms, event.series_id or None, event.deal,
                 ),
             )  # fmt: skip
             db.executemany(
@@ -397,6 +500,64 @@ def _apply(db: sqlite3.Connection, event: Event | _NewPlayer) -> None:
                     )
                     for o in event.outcomes
                 ],
+            )  # fmt: skip
+        case SeriesBegan():
+            db.executemany(
+                "INSERT OR IGNORE INTO players (id, name, guest, bot, created_ms)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(p.id, p.name, int(p.guest), int(p.bot), _now_ms()) for p in event.players],
+            )
+            db.execute(
+                "INSERT INTO series (id, room_id, best_of, rated, pace, origin, status,"
+                " started_ms) VALUES (?, ?, ?, ?, ?, ?, 'playing', ?)",
+                (
+                    event.series_id, event.room_id, event.best_of, int(event.rated),
+                    event.pace, event.origin, event.at_ms,
+                ),
+            )  # fmt: skip
+            db.executemany(
+                "INSERT INTO series_players VALUES (?, ?, ?)",
+                [(event.series_id, seat, p.id) for seat, p in enumerate(event.players)],
+            )
+        case SeriesEnded():
+            standings = [
+                {"player_id": pid, "deals_won": won, "points": points, "time_used_ms": used,
+                 "forfeited": forfeited}
+                for pid, won, points, used, forfeited in event.standings
+            ]  # fmt: skip
+            db.execute(
+                "UPDATE series SET status = 'finished', winner_id = ?, deals = ?,"
+                " standings = ?, finished_ms = ? WHERE id = ?",
+                (
+                    event.winner_id, event.deals, json.dumps(standings), event.at_ms,
+                    event.series_id,
+                ),
+            )  # fmt: skip
+        case Abandoned():
+            db.execute(
+                "INSERT INTO abandonments VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    event.player_id, event.room_id, event.series_id, event.match_id,
+                    event.kind, event.at_ms,
+                ),
+            )  # fmt: skip
+        case RatingChanged():
+            rating, deviation, volatility = event.after
+            db.execute(
+                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (player_id, pace) DO UPDATE SET rating = excluded.rating,"
+                " deviation = excluded.deviation, volatility = excluded.volatility,"
+                " games = excluded.games, updated_ms = excluded.updated_ms",
+                (event.player_id, event.pace, rating, deviation, volatility, event.games,
+                 event.at_ms),
+            )  # fmt: skip
+            db.execute(
+                "INSERT INTO rating_history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    event.player_id, event.pace, event.series_id, event.room_id,
+                    event.opponent_id, event.score, event.before[0], event.before[1],
+                    rating, deviation, volatility, event.at_ms,
+                ),
             )  # fmt: skip
 
 
@@ -476,6 +637,8 @@ async def match_detail(db: aiosqlite.Connection, match_id: str) -> dict[str, Any
     return {
         "match_id": m["id"],
         "room": {"id": m["room_id"], "name": m["room_name"]},
+        "series_id": m["series_id"],
+        "deal": m["deal"],
         "pace": m["pace"],
         "status": m["status"],
         "card_clock_ms": m["card_clock_ms"],
@@ -510,17 +673,129 @@ _SUMMARY_SQL = (
 )
 
 
-async def player_matches(db: aiosqlite.Connection, who: str, limit: int) -> dict[str, Any] | None:
-    """The matches of a player given by id or name (registered names first)."""
+async def series_detail(db: aiosqlite.Connection, series_id: str) -> dict[str, Any] | None:
+    """A series: its settings, players, deals (match ids with scores) and final standings."""
+    found = await _rows(db, "SELECT * FROM series WHERE id = ?", (series_id,))
+    if not found:
+        return None
+    row = found[0]
+    players = [
+        _player_json(p)
+        for p in await _rows(
+            db,
+            "SELECT p.* FROM series_players sp JOIN players p ON p.id = sp.player_id"
+            " WHERE sp.series_id = ? ORDER BY sp.seat",
+            (series_id,),
+        )
+    ]
+    deals = []
+    for m in await _rows(
+        db,
+        "SELECT id, deal, status, started_ms, finished_ms FROM matches WHERE series_id = ?"
+        " ORDER BY deal",
+        (series_id,),
+    ):
+        scores = {
+            r["player_id"]: {"rank": r["rank"], "score": r["score"]}
+            for r in await _rows(
+                db, "SELECT player_id, rank, score FROM results WHERE match_id = ?", (m["id"],)
+            )
+        }
+        deals.append(
+            {"match_id": m["id"], "deal": m["deal"], "status": m["status"], "results": scores}
+        )
+    return {
+        "series_id": row["id"],
+        "room_id": row["room_id"],
+        "best_of": row["best_of"],
+        "rated": bool(row["rated"]),
+        "pace": row["pace"],
+        "origin": row["origin"],
+        "status": row["status"],
+        "players": players,
+        "deals": deals,
+        "standings": json.loads(row["standings"]) if row["standings"] else None,
+        "winner_id": row["winner_id"],
+        "started_ms": row["started_ms"],
+        "finished_ms": row["finished_ms"],
+    }
+
+
+async def _find_player(db: aiosqlite.Connection, who: str) -> aiosqlite.Row | None:
+    """A player given by id or name (registered names first)."""
     found = await _rows(
         db,
         "SELECT id, name, guest, bot FROM players WHERE id = ? OR name = ? COLLATE NOCASE"
         " ORDER BY (id = ?) DESC, guest ASC, created_ms ASC LIMIT 1",
         (who, who, who),
     )
-    if not found:
+    return found[0] if found else None
+
+
+def _player_json(p: aiosqlite.Row) -> dict[str, Any]:
+    return {"id": p["id"], "name": p["name"], "guest": bool(p["guest"]), "bot": bool(p["bot"])}
+
+
+async def _abandoned(db: aiosqlite.Connection, player_id: str) -> dict[str, int]:
+    rows = await _rows(
+        db,
+        "SELECT kind, COUNT(*) AS n FROM abandonments WHERE player_id = ? GROUP BY kind",
+        (player_id,),
+    )
+    counts = {"left": 0, "timeout": 0}
+    counts.update({row["kind"]: row["n"] for row in rows})
+    return counts
+
+
+async def player_ratings(db: aiosqlite.Connection, who: str, limit: int) -> dict[str, Any] | None:
+    """A player's rating per pace, its rating history (newest first) and abandonments."""
+    p = await _find_player(db, who)
+    if p is None:
         return None
-    p = found[0]
+    ratings = {
+        row["pace"]: {
+            "rating": round(row["rating"], 1),
+            "deviation": round(row["deviation"], 1),
+            "volatility": round(row["volatility"], 6),
+            "games": row["games"],
+            "provisional": row["deviation"] > PROVISIONAL_DEVIATION,
+        }
+        for row in await _rows(db, "SELECT * FROM ratings WHERE player_id = ?", (p["id"],))
+    }
+    history = [
+        {
+            "pace": row["pace"],
+            "room_id": row["room_id"],
+            "series_id": row["series_id"],
+            "at_ms": row["at_ms"],
+            "opponent": row["opponent"],
+            "result": {1.0: "win", 0.5: "draw", 0.0: "loss"}.get(row["score"], "draw"),
+            "before": round(row["rating_before"]),
+            "after": round(row["rating_after"]),
+            "deviation_before": round(row["deviation_before"]),
+            "deviation_after": round(row["deviation_after"]),
+        }
+        for row in await _rows(
+            db,
+            "SELECT h.*, o.name AS opponent FROM rating_history h"
+            " JOIN players o ON o.id = h.opponent_id"
+            " WHERE h.player_id = ? ORDER BY h.at_ms DESC, h.rowid DESC LIMIT ?",
+            (p["id"], limit),
+        )
+    ]
+    return {
+        "player": _player_json(p),
+        "ratings": ratings,
+        "history": history,
+        "abandoned": await _abandoned(db, p["id"]),
+    }
+
+
+async def player_matches(db: aiosqlite.Connection, who: str, limit: int) -> dict[str, Any] | None:
+    """The matches of a player given by id or name (registered names first)."""
+    p = await _find_player(db, who)
+    if p is None:
+        return None
     rows = await _rows(
         db,
         _SUMMARY_SQL + ", res.rank, res.score, res.time_used_ms"
@@ -536,10 +811,10 @@ async def player_matches(db: aiosqlite.Connection, who: str, limit: int) -> dict
         item.update(rank=row["rank"], score=row["score"], time_used_ms=row["time_used_ms"])
         matches.append(item)
     return {
-        "player": {"id": p["id"], "name": p["name"], "guest": bool(p["guest"]),
-                   "bot": bool(p["bot"])},
+        "player": _player_json(p),
         "matches": matches,
-    }  # fmt: skip
+        "abandoned": await _abandoned(db, p["id"]),
+    }
 
 
 async def recent_matches(db: aiosqlite.Connection, limit: int) -> list[dict[str, Any]]:

@@ -91,7 +91,7 @@ def test_reconnect_gives_snapshots_of_every_room() -> None:
     b = create(lobby, who=CAROL)
     lobby.handle(ALICE, JoinRoom(room_id=b), 0)
     lobby.disconnect(ALICE.id, 10)
-    outs = lobby.connect(ALICE.id, 20)
+    outs = lobby.connect(ALICE, 20)
     states = [o.message for o in outs if isinstance(o.message, RoomState)]
     assert sorted(s.room.id for s in states) == sorted([a, b])
 
