@@ -165,9 +165,6 @@ def match_path(match_id: str) -> str:
     return f"/api/matches/{match_id}"
 
 
-LEADERBOARD_PATH = "/api/leaderboard"
-
-
 async def fetch_history(session: Session, player_id: str) -> list[MatchSummary]:
     from client_cli.session import SessionError, path_quote
 
@@ -188,21 +185,6 @@ async def fetch_replay(session: Session, match_id: str) -> Replay:
         raise SessionError(str(exc)) from None
 
 
-async def fetch_leaderboard(session: Session) -> list[dict[str, Any]]:
-    from client_cli.session import SessionError
-
-    try:
-        data = await session.get_json(LEADERBOARD_PATH)
-    except SessionError as exc:
-        if "does not offer" in str(exc):
-            raise SessionError("this server offers no leaderboard") from None
-        raise
-    rows = _dig(data, "players", "leaderboard", "rows") if isinstance(data, dict) else data
-    if not isinstance(rows, list):
-        raise SessionError("the server's leaderboard is not a list")
-    return [r for r in rows if isinstance(r, dict)]
-
-
 def format_summary(m: MatchSummary) -> str:
     bits = [f"match {m.match_id}"]
     if m.status and m.status != "finished":
@@ -220,23 +202,6 @@ def format_summary(m: MatchSummary) -> str:
     return ", ".join(bits)
 
 
-def leader_line(i: int, row: dict[str, Any]) -> str:
-    name = _dig(row, "name", "player") or "?"
-    if isinstance(name, dict):
-        name = name.get("name", "?")
-    rating = _dig(row, "rating", "elo", "score")
-    games = _dig(row, "matches", "games", "played")
-    extra = []
-    if rating is not None:
-        extra.append(f"rating {round(float(rating))}")
-    if games is not None:
-        extra.append(f"{games} matches")
-    wins = _dig(row, "wins")
-    if wins is not None:
-        extra.append(f"{wins} wins")
-    return f"{i:>3}. {name}" + (f": {', '.join(extra)}" if extra else "")
-
-
 async def history_lines(session: Session, model: ClientModel) -> list[str]:
     if model.me is None:
         return ["not signed in"]
@@ -244,13 +209,6 @@ async def history_lines(session: Session, model: ClientModel) -> list[str]:
     if not matches:
         return ["no finished matches yet"]
     return [format_summary(m) for m in matches]
-
-
-async def leaderboard_lines(session: Session) -> list[str]:
-    rows = await fetch_leaderboard(session)
-    if not rows:
-        return ["the leaderboard is empty"]
-    return [leader_line(i + 1, r) for i, r in enumerate(rows)]
 
 
 async def replay_lines(session: Session, match_id: str) -> list[str]:

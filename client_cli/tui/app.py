@@ -25,6 +25,7 @@ from client_cli.model import ClientModel, Connection, View
 from client_cli.session import Session, SessionError, add_bot, start_vs_bot
 from client_cli.tui.screens import (
     BaseScreen,
+    ChallengePrompt,
     GameScreen,
     LobbyScreen,
     ResultsScreen,
@@ -33,14 +34,22 @@ from client_cli.tui.screens import (
 )
 from engine.errors import EngineError
 from protocol.messages import (
+    AnswerChallenge,
     BoardResult,
+    CancelQuickPlay,
+    Challenge,
+    ChallengeUpdate,
     CreateRoom,
     ErrorMessage,
+    GetLeaderboard,
     JoinRoom,
     LeaveRoom,
     ListRooms,
+    Pace,
     Place,
+    QuickPlay,
     Ready,
+    Rematch,
     RoomStatus,
     ServerMessage,
     StartMatch,
@@ -71,10 +80,15 @@ class CribApp(App[int]):
         guest: bool = False,
         store: TokenStore | None = None,
         vs_bot: str | None = None,
+        quickplay: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
         # A game against a bot to start once signed in ("": the strongest bot).
         self.pending_vs_bot = vs_bot
+        # Quick play to ask for once signed in: the QuickPlay fields.
+        self.pending_quickplay = quickplay
+        # Incoming challenges already put to the player (a prompt is shown once).
+        self.prompted: set[str] = set()
         # Analyses already made, by (match id, player id): they take seconds.
         self.analyses: dict[tuple[str, str], ana.BoardAnalysis] = {}
         self.model = ClientModel(url)
@@ -135,6 +149,8 @@ class CribApp(App[int]):
         try:
             if isinstance(msg, ErrorMessage):
                 self.refused(msg.reason)
+            elif isinstance(msg, ChallengeUpdate) and msg.state != "offered":
+                self.tell(lines[0] if lines else f"challenge {msg.state}")
             self._log(lines)
             self.refresh_views()
         except Exception as exc:  # a drawing bug must not cost the connection
@@ -167,6 +183,9 @@ class CribApp(App[int]):
         if view == View.LOBBY and self.pending_vs_bot is not None:
             strategy, self.pending_vs_bot = self.pending_vs_bot, None
             self.vs_bot(strategy or None)
+        if view == View.LOBBY and self.pending_quickplay is not None:
+            fields, self.pending_quickplay = self.pending_quickplay, None
+            self.quick_play(fields)
         if view.value != self.current_mode:
             # Dialogs and overlays belong to the view being left.
             while len(self.screen_stack) > 1:
@@ -176,6 +195,25 @@ class CribApp(App[int]):
         for screen in self.screen_stack:
             if isinstance(screen, BaseScreen) and screen.is_mounted:
                 screen.show()
+        self._put_challenges(view)
+
+    def _put_challenges(self, view: View) -> None:
+        """An incoming challenge is put to the player in the lobby; elsewhere, a notice."""
+        for offer in self.model.incoming():
+            cid = offer.info.id
+            if cid in self.prompted:
+                continue
+            self.prompted.add(cid)
+            if view == View.LOBBY:
+                self.push_screen(ChallengePrompt(cid))
+            else:
+                self.notify(
+                    f"{offer.other.name} challenges you ({offer.terms()}): "
+                    "answer in the lobby (a) within "
+                    f"{offer.clock.left_ms(time.monotonic()) // 1000}s",
+                    title="Challenge",
+                    timeout=8,
+                )
 
     def tell(self, text: str) -> None:
         self.notify(text, timeout=4)
@@ -319,6 +357,75 @@ class CribApp(App[int]):
     ) -> None:
         self.analyses[key] = found
         done(found)
+
+    # -- head to head ----------------------------------------------------------
+
+    def quick_play(self, fields: dict[str, Any]) -> None:
+        """Queue for a rated head-to-head match (``fields``: pace, deals, bot_after_ms)."""
+        if self.model.queue is not None:
+            self.tell("already waiting for an opponent: x cancels")
+            return
+        if self.model.room is not None:
+            self.tell("leave this room first")
+            return
+        msg = self._build(QuickPlay, contribution=self._contribution(), **fields)
+        if msg is not None:
+            self.model.bot_after_ms = fields.get("bot_after_ms")
+            self.send(msg)
+
+    def cancel(self) -> None:
+        """Leave the quick-play queue, or withdraw one's open challenge."""
+        if self.model.queue is not None:
+            self.send(CancelQuickPlay())
+            return
+        mine = self.model.outgoing()
+        if mine:
+            self.send(AnswerChallenge(challenge_id=mine[0].info.id, accept=False))
+            return
+        self.tell("nothing to cancel: not waiting for quick play nor for an answer")
+
+    def challenge(self, fields: dict[str, Any]) -> None:
+        msg = self._build(Challenge, contribution=self._contribution(), **fields)
+        if msg is not None:
+            self.send(msg)
+
+    def answer_challenge(self, challenge_id: str, accept: bool) -> None:
+        contribution = self._contribution() if accept else ""
+        self.send(
+            AnswerChallenge(challenge_id=challenge_id, accept=accept, contribution=contribution)
+        )
+
+    def rematch(self) -> None:
+        """Offer (or accept) a rematch; asked again, withdraw the offer."""
+        room = self.model.room
+        if room is None:
+            return
+        if not self.model.series_over():
+            self.tell("the series is not over: the next deal starts by itself")
+            return
+        wanted, _ = self.model.rematch_state()
+        contribution = "" if wanted else self._contribution()
+        self.send(Rematch(room_id=room.id, want=not wanted, contribution=contribution))
+
+    @work(exclusive=True, group="leaderboard", exit_on_error=False)
+    async def ask_leaderboard(
+        self,
+        pace: str,
+        top: int,
+        around: str | None = None,
+        done: Callable[[str], None] | None = None,
+    ) -> None:
+        """Ask for a leaderboard (the model keeps it); ``done`` hears why if refused."""
+        try:
+            reply = await self.session.request(
+                GetLeaderboard(pace=Pace(pace), top=top, around=around)
+            )
+        except (SessionError, ValidationError) as exc:
+            reason = str(exc)
+        else:
+            reason = reply.reason if isinstance(reply, ErrorMessage) else ""
+        if reason and done is not None:
+            done(reason)
 
     def leave_room(self) -> None:
         room = self.model.room

@@ -33,7 +33,7 @@ from textual.widgets import (
 
 from client_cli import analysis as ana
 from client_cli import history as hist
-from client_cli.model import ClientModel
+from client_cli.model import ClientModel, match_terms, rating_text, series_text
 from client_cli.render import SUIT_GLYPH, card_text
 from client_cli.session import SessionError
 from client_cli.tui.widgets import (
@@ -46,7 +46,7 @@ from client_cli.tui.widgets import (
     cell_label,
 )
 from engine import parse_cell
-from protocol.messages import BoardResult, Pace, RoomStatus
+from protocol.messages import BoardResult, LeaderboardEntry, Pace, RoomStatus
 
 if TYPE_CHECKING:
     from client_cli.tui.app import CribApp
@@ -196,18 +196,27 @@ The lobby lists the open public rooms.
 
 ↑ ↓      choose a room
 Enter    join the chosen room
-n        new room (public or private, solo with 1 seat)
+n        new room (public or private, solo with 1 seat, best of 1, 3 or 5, rated)
 v        play against the server's strongest bot, at once
+p        quick play: a rated head-to-head match against a player of your
+         level (pace, best of 1, 3 or 5, optionally a bot after a wait)
+c        challenge a player by name
+a        answer a challenge made to you (accept or decline)
+x        cancel: leave the quick-play queue, or withdraw your challenge
 i        join a private room by its invite code
 r        refresh the list
 h        your history of matches (and replays)
-l        leaderboard
+l        leaderboard (ratings per pace)
 ?        this help
 q        quit"""
     BINDINGS: ClassVar[list[BindingType]] = [
         *BaseScreen.BINDINGS,
         Binding("n", "create", "New room"),
         Binding("v", "vs_bot", "Vs bot"),
+        Binding("p", "quick_play", "Quick play"),
+        Binding("c", "challenge", "Challenge"),
+        Binding("a", "answer", "Answer", show=False),
+        Binding("x", "cancel", "Cancel", show=False),
         Binding("enter", "join", "Join", show=True),
         Binding("i", "invite", "Invite code"),
         Binding("r", "refresh", "Refresh"),
@@ -218,6 +227,7 @@ q        quit"""
 
     def compose(self) -> ComposeResult:
         yield from self.compose_bar()
+        yield Static("", id="lobby-status", classes="status")
         yield Static(Text("Open rooms", "bold"), classes="heading")
         yield DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
         yield Static("", id="lobby-note", classes="note")
@@ -227,6 +237,44 @@ q        quit"""
         table = self.query_one("#rooms", DataTable)
         table.add_columns("room", "seats", "pace", "clock", "status", "created by", "id")
         self.set_interval(5, self.action_refresh)
+        self.set_interval(0.5, self.show_status)
+
+    def show_status(self) -> None:
+        """Quick play and challenges under way, with their clocks."""
+        model, now = self.model, time.monotonic()
+        t = Text()
+        queue = model.queue
+        if queue is not None:
+            spin = "◐◓◑◒"[queue.waited_s(now) % 4]
+            t.append(f"{spin} quick play: ", "bold yellow")
+            t.append(f"waiting for an opponent, {queue.waited_s(now)}s")
+            t.append(f" ({match_terms(queue.pace, queue.deals, True)}")
+            if queue.rating is not None:
+                t.append(f", your rating {queue.rating}")
+            if queue.bot_after_ms is not None:
+                left = max(0, queue.bot_after_ms // 1000 - queue.waited_s(now))
+                t.append(f", a bot in {left}s" if left else ", a bot is coming")
+            t.append(")  ")
+            t.append("x cancels", "dim")
+        for offer in model.outgoing():
+            if t:
+                t.append("\n")
+            t.append("⚔ challenge to ", "bold yellow")
+            t.append(offer.other.name, "bold")
+            t.append(f" ({offer.terms()}): waiting for an answer, ")
+            t.append(f"{offer.clock.left_ms(now) // 1000}s left  ")
+            t.append("x withdraws", "dim")
+        for offer in model.incoming():
+            if t:
+                t.append("\n")
+            t.append("⚔ ", "bold magenta")
+            t.append(offer.other.name, "bold")
+            t.append(f" challenges you ({offer.terms()}), ")
+            t.append(f"{offer.clock.left_ms(now) // 1000}s to answer  ")
+            t.append("a answers", "dim")
+        status = self.query_one("#lobby-status", Static)
+        status.update(t)
+        status.display = bool(t)
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
@@ -253,9 +301,16 @@ q        quit"""
             table.move_cursor(row=min(keep, len(rooms) - 1))
         note = self.query_one("#lobby-note", Static)
         if not rooms:
-            note.update(Text("No open rooms. Press n to create one (1 seat plays solo).", "italic"))
+            note.update(
+                Text(
+                    "No open rooms. Press n to create one (1 seat plays solo), "
+                    "p to quick play against someone of your level.",
+                    "italic",
+                )
+            )
         else:
             note.update(Text(f"{len(rooms)} open room(s). Enter joins the chosen one.", "dim"))
+        self.show_status()
 
     def action_refresh(self) -> None:
         self.crib.list_rooms()
@@ -291,6 +346,34 @@ q        quit"""
                 self.crib.join_room(invite_code=code)
 
         self.app.push_screen(InviteDialog(), done)
+
+    def action_quick_play(self) -> None:
+        if self.model.queue is not None:
+            self.crib.tell("already waiting for an opponent: x cancels")
+            return
+
+        def done(result: dict[str, Any] | None) -> None:
+            if result:
+                self.crib.quick_play(result)
+
+        self.app.push_screen(QuickPlayDialog(), done)
+
+    def action_challenge(self) -> None:
+        def done(result: dict[str, Any] | None) -> None:
+            if result:
+                self.crib.challenge(result)
+
+        self.app.push_screen(ChallengeDialog(), done)
+
+    def action_answer(self) -> None:
+        offers = self.model.incoming()
+        if not offers:
+            self.crib.tell("nobody is challenging you")
+            return
+        self.app.push_screen(ChallengePrompt(offers[0].info.id))
+
+    def action_cancel(self) -> None:
+        self.crib.cancel()
 
     def action_history(self) -> None:
         self.app.push_screen(HistoryScreen())
@@ -340,8 +423,16 @@ class CreateRoomDialog(ModalScreen[dict[str, Any] | None]):
                     Text("seconds per card (lockstep) or per deal (race)", "dim"), classes="hint"
                 )
             with Horizontal(classes="field"):
+                yield Label("Best of")
+                yield from _best_of("room-deals")
+            with Horizontal(classes="field"):
                 yield Label("")
                 yield Checkbox("private: join by invite code only", id="room-private", compact=True)
+            with Horizontal(classes="field"):
+                yield Label("")
+                yield Checkbox(
+                    "rated: 2 seats, moves both players' ratings", id="room-rated", compact=True
+                )
             yield Static("", id="dialog-error")
             with Horizontal(classes="buttons"):
                 yield Button("Create", variant="primary", id="create", compact=True)
@@ -367,6 +458,10 @@ class CreateRoomDialog(ModalScreen[dict[str, Any] | None]):
         if not race and not 1 <= seconds <= 600:
             error.update(Text("a card clock is 1 to 600 seconds", "bold red"))
             return None
+        rated = self.query_one("#room-rated", Checkbox).value
+        if rated and seats != 2:
+            error.update(Text("a rated room has 2 seats", "bold red"))
+            return None
         value: dict[str, Any] = {
             "name": name,
             "seats": seats,
@@ -374,6 +469,8 @@ class CreateRoomDialog(ModalScreen[dict[str, Any] | None]):
             "visibility": "private"
             if self.query_one("#room-private", Checkbox).value
             else "public",
+            "deals": _best_of_value(self, "room-deals"),
+            "rated": rated,
         }
         value["deal_clock_ms" if race else "card_clock_ms"] = seconds * 1000
         return value
@@ -416,6 +513,241 @@ class InviteDialog(ModalScreen[str | None]):
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _best_of(id: str) -> ComposeResult:
+    """Best of 1, 3 or 5 deals, across one line."""
+    with RadioSet(id=id, compact=True, classes="across"):
+        yield RadioButton("1 deal", value=True, compact=True, id=f"{id}-1")
+        yield RadioButton("best of 3", compact=True, id=f"{id}-3")
+        yield RadioButton("best of 5", compact=True, id=f"{id}-5")
+
+
+def _best_of_value(screen: Screen[Any], id: str) -> int:
+    return (1, 3, 5)[max(0, screen.query_one(f"#{id}", RadioSet).pressed_index)]
+
+
+def _pace(id: str) -> ComposeResult:
+    with RadioSet(id=id, compact=True):
+        yield RadioButton(
+            "lockstep: everyone places each card together",
+            value=True,
+            compact=True,
+            id=f"{id}-lockstep",
+        )
+        yield RadioButton(
+            "race: your own speed, one clock for the deal", compact=True, id=f"{id}-race"
+        )
+
+
+def _is_race(screen: Screen[Any], id: str) -> bool:
+    return screen.query_one(f"#{id}", RadioSet).pressed_index == 1
+
+
+class QuickPlayDialog(ModalScreen[dict[str, Any] | None]):
+    """Quick play: pace, best of, and whether to take a bot after a wait."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text("Quick play", "bold"), classes="title")
+            yield Static(
+                Text(
+                    "A rated head-to-head match against a waiting player of close rating; "
+                    "the match starts as soon as you are paired.",
+                    "dim",
+                ),
+                classes="hint-line",
+            )
+            with Horizontal(classes="field tall"):
+                yield Label("Pace")
+                yield from _pace("qp-pace")
+            with Horizontal(classes="field"):
+                yield Label("Best of")
+                yield from _best_of("qp-deals")
+            with Horizontal(classes="field"):
+                yield Label("Bot")
+                yield Input(
+                    value="", id="qp-bot", type="integer", max_length=3, compact=True,
+                    classes="short", placeholder="-",
+                )  # fmt: skip
+                yield Static(
+                    Text("seconds before taking a bot instead (casual); empty: never", "dim"),
+                    classes="hint",
+                )
+            yield Static("", id="dialog-error")
+            with Horizontal(classes="buttons"):
+                yield Button("Play", variant="primary", id="play", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#play", Button).focus()  # Enter plays at once with the defaults
+
+    def _value(self) -> dict[str, Any] | None:
+        value: dict[str, Any] = {
+            "pace": "race" if _is_race(self, "qp-pace") else "lockstep",
+            "deals": _best_of_value(self, "qp-deals"),
+        }
+        bot = self.query_one("#qp-bot", Input).value.strip()
+        if bot:
+            seconds = int(bot)
+            if not 0 <= seconds <= 600:
+                self.query_one("#dialog-error", Static).update(
+                    Text("a bot after 0 to 600 seconds, or empty for never", "bold red")
+                )
+                return None
+            value["bot_after_ms"] = seconds * 1000
+        return value
+
+    @on(Button.Pressed, "#play")
+    @on(Input.Submitted)
+    def play(self) -> None:
+        value = self._value()
+        if value is not None:
+            self.dismiss(value)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChallengeDialog(ModalScreen[dict[str, Any] | None]):
+    """Challenge a player who is online, by name, on chosen terms."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, opponent: str = "") -> None:
+        super().__init__()
+        self.opponent = opponent
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text("Challenge a player", "bold"), classes="title")
+            with Horizontal(classes="field"):
+                yield Label("Player")
+                yield Input(
+                    value=self.opponent, id="ch-name", max_length=24, compact=True,
+                    placeholder="the name of a player who is online",
+                )  # fmt: skip
+            with Horizontal(classes="field tall"):
+                yield Label("Pace")
+                yield from _pace("ch-pace")
+            with Horizontal(classes="field"):
+                yield Label("Best of")
+                yield from _best_of("ch-deals")
+            with Horizontal(classes="field"):
+                yield Label("Clock")
+                yield Input(
+                    value="30", id="ch-clock", type="integer", max_length=4, compact=True,
+                    classes="short",
+                )  # fmt: skip
+                yield Static(
+                    Text("seconds per card (lockstep) or per deal (race)", "dim"), classes="hint"
+                )
+            with Horizontal(classes="field"):
+                yield Label("")
+                yield Checkbox("rated", value=True, id="ch-rated", compact=True)
+            yield Static("", id="dialog-error")
+            with Horizontal(classes="buttons"):
+                yield Button("Challenge", variant="primary", id="send", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def _value(self) -> dict[str, Any] | None:
+        error = self.query_one("#dialog-error", Static)
+        name = self.query_one("#ch-name", Input).value.strip()
+        if not name:
+            error.update(Text("whom? type a player's name", "bold red"))
+            return None
+        race = _is_race(self, "ch-pace")
+        seconds = int(self.query_one("#ch-clock", Input).value.strip() or "30")
+        if race and not 10 <= seconds <= 3600:
+            error.update(Text("a race clock is 10 to 3600 seconds", "bold red"))
+            return None
+        if not race and not 1 <= seconds <= 600:
+            error.update(Text("a card clock is 1 to 600 seconds", "bold red"))
+            return None
+        value: dict[str, Any] = {
+            "opponent": name,
+            "pace": "race" if race else "lockstep",
+            "deals": _best_of_value(self, "ch-deals"),
+            "rated": self.query_one("#ch-rated", Checkbox).value,
+        }
+        value["deal_clock_ms" if race else "card_clock_ms"] = seconds * 1000
+        return value
+
+    @on(Button.Pressed, "#send")
+    @on(Input.Submitted)
+    def send(self) -> None:
+        value = self._value()
+        if value is not None:
+            self.dismiss(value)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChallengePrompt(ModalScreen[None]):
+    """A challenge made to this player: accept or decline before it expires."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Accept"),
+        Binding("n", "answer(False)", "Decline"),
+        Binding("escape", "later", "Later"),
+    ]
+
+    def __init__(self, challenge_id: str) -> None:
+        super().__init__()
+        self.challenge_id = challenge_id
+
+    @property
+    def crib(self) -> CribApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text("Challenge", "bold"), classes="title")
+            yield Static("", id="prompt-body")
+            with Horizontal(classes="buttons"):
+                yield Button("Accept (y)", variant="primary", id="accept", compact=True)
+                yield Button("Decline (n)", id="decline", compact=True)
+                yield Button("Later (Esc)", id="later", compact=True)
+
+    def on_mount(self) -> None:
+        self.set_interval(0.25, self.tick)
+        self.tick()
+
+    def tick(self) -> None:
+        offer = self.crib.model.challenges.get(self.challenge_id)
+        if offer is None:  # answered, withdrawn or expired: the notice says which
+            self.dismiss(None)
+            return
+        left = offer.clock.left_ms(time.monotonic())
+        body = Text()
+        body.append(offer.other.name, "bold")
+        body.append(" challenges you to a match:\n")
+        body.append(offer.terms(), "bold cyan")
+        body.append("\n\n")
+        body.append(f"⏱ {left // 1000}s", "bold red" if left <= 10_000 else "bold")
+        body.append(" to answer", "dim")
+        self.query_one("#prompt-body", Static).update(body)
+
+    @on(Button.Pressed, "#accept")
+    def accept(self) -> None:
+        self.action_answer(True)
+
+    @on(Button.Pressed, "#decline")
+    def decline(self) -> None:
+        self.action_answer(False)
+
+    @on(Button.Pressed, "#later")
+    def action_later(self) -> None:
+        self.dismiss(None)
+
+    def action_answer(self, accept: bool) -> None:
+        self.crib.answer_challenge(self.challenge_id, accept)
         self.dismiss(None)
 
 
@@ -470,6 +802,9 @@ Escape      leave the room
             else f"{room.deal_clock_ms // 1000}s per deal"
         )
         head.append(clock)
+        if room.deals > 1 or room.rated:
+            head.append(f", {'best of ' + str(room.deals) if room.deals > 1 else 'one deal'}")
+            head.append(", rated" if room.rated else ", casual", "bold" if room.rated else "")
         head.append(f"   id {room.id}", "dim")
         if room.invite_code:
             head.append("\ninvite code: ", "bold")
@@ -709,15 +1044,24 @@ server's secret and every player's contribution, and deals exactly the
 cards you received and the starter.
 
 ← → [ ] ↑ ↓ PgUp PgDn   scroll the boards
+In a series (best of 3 or 5) the score of the series is on top and the next
+deal starts by itself after a few seconds; at the end, the winner and, in a
+rated match, how your rating moved.
+
+← → [ ] ↑ ↓ PgUp PgDn   scroll the boards
 p              replay this match placement by placement
 a              analyse your board: the best board in hindsight and
                what each move cost against the expert bot
-Enter/Escape   leave the room, back to the lobby
+r              rematch: offer one, or accept your opponent's (again: withdraw);
+               it starts when every player wants it
+Enter/Escape   leave the room, back to the lobby (during a series: twice,
+               since leaving forfeits it)
 ?              this help"""
     BINDINGS: ClassVar[list[BindingType]] = [
         *BaseScreen.BINDINGS,
         Binding("p", "replay", "Replay"),
         Binding("a", "analyse", "Analyse"),
+        Binding("r", "rematch", "Rematch"),
         Binding("enter", "leave", "Lobby"),
         Binding("escape", "leave", "Lobby", show=False),
         Binding("left", "scroll_boards(-48, 0)", "←", show=False),
@@ -728,10 +1072,12 @@ Enter/Escape   leave the room, back to the lobby
     def __init__(self) -> None:
         super().__init__()
         self.shown: str | None = None
+        self.leaving = False  # Enter pressed once during a series: press again to forfeit
 
     def compose(self) -> ComposeResult:
         yield from self.compose_bar()
         yield Static("", id="results-head", classes="heading")
+        yield Static("", id="results-series", classes="heading")
         yield ScrollableContainer(id="boards", classes="boards", can_focus=False)
         yield Footer()
 
@@ -761,9 +1107,11 @@ Enter/Escape   leave the room, back to the lobby
         elif v is not None:
             head.append(f"✖ {v.summary}", "bold red")
         self.query_one("#results-head", Static).update(head)
+        self.show_series()
         if self.shown == result.match_id:
             return
         self.shown = result.match_id
+        self.leaving = False
         boards = self.query_one("#boards", ScrollableContainer)
         boards.remove_children()
         views = []
@@ -774,8 +1122,70 @@ Enter/Escape   leave the room, back to the lobby
         for view, board in views:
             view.show(board, me is not None and board.player.id == me.id)
 
+    def on_mount(self) -> None:
+        self.set_interval(0.5, self.show_series)
+
+    def show_series(self) -> None:
+        """The series, the rating change and the rematch: the lines that move by themselves."""
+        model = self.model
+        t = Text()
+        series = model.series
+        if series is not None and series.best_of > 1:
+            style = "bold green" if series.finished else "bold yellow"
+            t.append(series_text(series, model.me, model.next_in_ms(time.monotonic())), style)
+        change = model.my_rating_change()
+        if change is not None:
+            if t:
+                t.append("\n")
+            up = change.after >= change.before
+            t.append(f"your {rating_text(change)}", "bold green" if up else "bold red")
+        room = model.room
+        if room is not None and model.series_over() and model.match is not None:
+            wanted, others = model.rematch_state()
+            seated = [s.player for s in room.players if not model.me or s.player.id != model.me.id]
+            waiting = [p.name for p in seated if p not in others and not p.bot]
+            if t:
+                t.append("\n")
+            if wanted and waiting:
+                t.append(f"You asked for a rematch: waiting for {', '.join(waiting)}", "cyan")
+                t.append("  (r withdraws)", "dim")
+            elif wanted:
+                t.append("Rematch: starting…", "cyan")
+            elif others:
+                names = ", ".join(p.name for p in others)
+                verb = "wants" if len(others) == 1 else "want"
+                t.append(f"{names} {verb} a rematch", "bold cyan")
+                t.append("  r accepts", "bold")
+            else:
+                t.append("r offers a rematch, Enter goes back to the lobby", "dim")
+        if self.leaving:
+            if t:
+                t.append("\n")
+            t.append(
+                "Leaving now forfeits the series: Enter again to leave, an arrow to stay",
+                "bold red",
+            )
+        target = self.query_one("#results-series", Static)
+        target.update(t)
+        target.display = bool(t)
+
     def action_leave(self) -> None:
+        if not self.model.series_over() and not self.leaving:
+            self.leaving = True
+            self.show_series()
+            return
         self.crib.leave_room()
+
+    def action_rematch(self) -> None:
+        self.leaving = False
+        self.crib.rematch()
+        self.show_series()
+
+    def action_scroll_boards(self, dx: int, dy: int) -> None:
+        if self.leaving:
+            self.leaving = False
+            self.show_series()
+        super().action_scroll_boards(dx, dy)
 
     def action_replay(self) -> None:
         match = self.model.match
@@ -1074,34 +1484,104 @@ Escape          back"""
 
 class LeaderboardScreen(BaseScreen):
     TITLE = "leaderboard"
-    HELP = "The server's leaderboard.\n\nr       reload\nEscape  back"
+    HELP = """\
+The rated players of one pace, by rating (Glicko-2): the top of the list,
+then the players around you. A rating is ± its deviation; a player is
+provisional (listed, not ranked) until the deviation has come down.
+
+p       switch the pace: lockstep / race
++ -     show 10 more / fewer at the top
+r       reload
+Escape  back"""
     BINDINGS: ClassVar[list[BindingType]] = [
         *BaseScreen.BINDINGS,
         Binding("escape", "app.pop_screen", "Back"),
+        Binding("p", "pace", "Pace"),
+        Binding("plus", "top(10)", "More"),
+        Binding("minus", "top(-10)", "Fewer"),
         Binding("r", "reload", "Reload"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.pace = Pace.LOCKSTEP
+        self.top = 20
+
     def compose(self) -> ComposeResult:
         yield from self.compose_bar()
-        yield Static(Text("Leaderboard", "bold"), classes="heading")
-        yield VerticalScroll(Static("loading…", id="leaders"))
+        yield Static("", id="leaders-head", classes="heading")
+        yield _quiet(DataTable(id="leaders-top", cursor_type="none", zebra_stripes=True))
+        yield Static(Text("Around you", "bold"), id="leaders-around-head", classes="heading")
+        yield _quiet(DataTable(id="leaders-around", cursor_type="none", zebra_stripes=True))
+        yield Static("loading…", id="leaders-note", classes="note")
         yield Footer()
 
     def on_mount(self) -> None:
+        for table in self.query(DataTable):
+            table.add_columns("rank", "player", "rating", "±", "games", "")
         self.action_reload()
 
-    @work(exclusive=True, group="leaders")
-    async def action_reload(self) -> None:
-        target = self.query_one("#leaders", Static)
-        try:
-            rows = await hist.fetch_leaderboard(self.crib.session)
-        except SessionError as exc:
-            target.update(Text(f"✖ {exc}", "bold red"))
+    def action_reload(self) -> None:
+        self.query_one("#leaders-note", Static).update(Text("loading…", "italic"))
+        self.crib.ask_leaderboard(self.pace.value, self.top, done=self._refused)
+
+    def _refused(self, reason: str) -> None:
+        if self.is_mounted:
+            self.query_one("#leaders-note", Static).update(Text(f"✖ {reason}", "bold red"))
+
+    def action_pace(self) -> None:
+        self.pace = Pace.RACE if self.pace == Pace.LOCKSTEP else Pace.LOCKSTEP
+        self.action_reload()
+
+    def action_top(self, delta: int) -> None:
+        self.top = max(10, min(100, self.top + delta))
+        self.action_reload()
+
+    def _fill(self, table: DataTable[Any], entries: list[LeaderboardEntry]) -> None:
+        me = self.model.me.id if self.model.me else None
+        table.clear()
+        for e in entries:
+            mine = e.player.id == me
+            style = "bold cyan" if mine else ""
+            notes = ("provisional" if e.provisional else "") + ("  ← you" if mine else "")
+            table.add_row(
+                Text(str(e.rank) if e.rank else "-", style),
+                Text(e.player.name + (" [bot]" if e.player.bot else ""), style),
+                Text(str(e.rating), style),
+                Text(str(e.deviation), "dim"),
+                str(e.games),
+                Text(notes.strip(), "dim" if not mine else style),
+            )
+
+    def show(self) -> None:
+        super().show()
+        if not self.is_mounted:
             return
-        if not rows:
-            target.update(Text("The leaderboard is empty.", "italic"))
+        head = Text()
+        head.append("Leaderboard: ", "bold")
+        head.append(self.pace.value, "bold yellow")
+        head.append(f"   top {self.top}", "dim")
+        self.query_one("#leaders-head", Static).update(head)
+        board = self.model.leaderboard
+        note = self.query_one("#leaders-note", Static)
+        if board is None or board.pace != self.pace:
             return
-        target.update("\n".join(hist.leader_line(i + 1, r) for i, r in enumerate(rows)))
+        self._fill(self.query_one("#leaders-top", DataTable), board.top)
+        shown = {e.player.id for e in board.top}
+        around = [e for e in board.around if e.player.id not in shown]
+        self._fill(self.query_one("#leaders-around", DataTable), around)
+        self.query_one("#leaders-around-head").display = bool(around)
+        self.query_one("#leaders-around").display = bool(around)
+        if not board.top:
+            note.update(Text(f"Nobody is rated at {self.pace.value} pace yet.", "italic"))
+        else:
+            note.update(
+                Text(
+                    f"{board.players} ranked player(s). Provisional players are listed "
+                    "with rank - until their rating settles.",
+                    "dim",
+                )
+            )
 
 
 class HelpScreen(ModalScreen[None]):

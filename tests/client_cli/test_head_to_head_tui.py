@@ -1,0 +1,449 @@
+"""Head-to-head play in the full-screen client, driven by Pilot: quick play,
+challenges, the leaderboard, and a best-of-3 series to its rematch.
+
+No server: the app's session is replaced by a stand-in that records what the
+app sends and answers requests, and the test feeds the server's messages in
+as they would arrive. The real exchange is tested against the server itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from rich.text import Text
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from client_cli.tui.app import CribApp
+from client_cli.tui.screens import (
+    ChallengeDialog,
+    ChallengePrompt,
+    CreateRoomDialog,
+    GameScreen,
+    LeaderboardScreen,
+    LobbyScreen,
+    QuickPlayDialog,
+    ResultsScreen,
+    RoomScreen,
+)
+from engine import Grid, commitment, deal, room_seed
+from engine.grid import cell_name
+from protocol.messages import (
+    AnswerChallenge,
+    CancelQuickPlay,
+    CardDealt,
+    Challenge,
+    ChallengeUpdate,
+    CreateRoom,
+    GetLeaderboard,
+    Leaderboard,
+    LeaveRoom,
+    MatchStarted,
+    Placed,
+    QueueStatus,
+    QuickPlay,
+    RatingsChanged,
+    Rematch,
+    RoomState,
+    RoomUpdate,
+    ServerMessage,
+    Welcome,
+)
+from tests.client_cli.test_series_model import (
+    BOB,
+    CONTRIBUTIONS,
+    ME,
+    ROOM_COMMITMENT,
+    SECRETS,
+    chain,
+    result,
+    room,
+    series,
+)
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture(autouse=True)
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path / "config"
+
+
+class Wire:
+    """The network, as far as the app can tell: sends are recorded, requests answered."""
+
+    def __init__(self, app: CribApp) -> None:
+        self.app = app
+        self.sent: list[BaseModel] = []
+        self.answers: dict[type[BaseModel], Callable[[Any], ServerMessage]] = {}
+        app.session.send = self.send  # type: ignore[method-assign]
+        app.session.request = self.request  # type: ignore[method-assign]
+
+    async def send(self, msg: BaseModel) -> str:
+        self.sent.append(msg)
+        return f"c{len(self.sent)}"
+
+    async def request(self, msg: BaseModel, timeout: float = 10.0) -> ServerMessage:
+        self.sent.append(msg)
+        reply = self.answers[type(msg)](msg)
+        self.app.on_server_message(reply)  # the session's listener hears every reply
+        return reply
+
+    def feed(self, *messages: ServerMessage) -> None:
+        for msg in messages:
+            self.app.on_server_message(msg)
+
+    def last(self, kind: type[BaseModel]) -> Any:
+        found = [m for m in self.sent if isinstance(m, kind)]
+        assert found, f"nothing of type {kind.__name__} was sent: {self.sent}"
+        return found[-1]
+
+
+async def until(pilot: Pilot[int], cond: Callable[[], bool], what: str, timeout: float = 5) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.03)
+
+
+async def reach(pilot: Pilot[int], app: CribApp, kind: type, what: str) -> None:
+    """Until the app shows a screen of ``kind``, composed."""
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, kind) and bool(app.screen.query("Static")),
+        what,
+    )
+
+
+def text_of(widget: Any) -> str:
+    content = widget.content
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+async def signed_in(pilot: Pilot[int], app: CribApp) -> Wire:
+    wire = Wire(app)
+    wire.feed(Welcome(server="test", player=ME))
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, LobbyScreen) and bool(app.screen.query("#lobby-status")),
+        "the lobby",
+    )
+    return wire
+
+
+def status(app: CribApp) -> str:
+    return text_of(app.screen.query_one("#lobby-status", Static))
+
+
+async def test_quick_play_waits_with_a_cancel_then_is_matched_into_a_match() -> None:
+    app = CribApp("ws://127.0.0.1:9/ws")
+    async with app.run_test(size=(120, 40)) as pilot:
+        wire = await signed_in(pilot, app)
+        assert not app.screen.query_one("#lobby-status").display
+        await pilot.press("p")
+        await reach(pilot, app, QuickPlayDialog, "the dialog")
+        await pilot.click("#qp-pace-race")
+        await pilot.click("#qp-deals-3")
+        await pilot.click("#qp-bot")
+        await pilot.press("2", "0", "enter")
+        await reach(pilot, app, LobbyScreen, "back in the lobby")
+        await until(pilot, lambda: any(isinstance(m, QuickPlay) for m in wire.sent), "the ask")
+        asked = wire.last(QuickPlay)
+        assert (asked.pace.value, asked.deals, asked.bot_after_ms) == ("race", 3, 20000)
+        assert asked.contribution and asked.contribution == app.model.contribution
+
+        wire.feed(QueueStatus(state="waiting", pace="race", deals=3, rating=1500))
+        await until(pilot, lambda: "waiting for an opponent" in status(app), "the indicator")
+        text = status(app)
+        assert "race, best of 3, rated, your rating 1500" in text
+        assert "a bot in 20s" in text and "x cancels" in text
+        await pilot.press("x")
+        await until(pilot, lambda: any(isinstance(m, CancelQuickPlay) for m in wire.sent), "x")
+        wire.feed(QueueStatus(state="cancelled", pace="race", deals=3))
+        await until(pilot, lambda: not app.screen.query_one("#lobby-status").display, "no wait")
+
+        # again, and this time an opponent is found: the room, then the match by itself
+        await pilot.press("p")
+        await reach(pilot, app, QuickPlayDialog, "the dialog again")
+        await pilot.press("enter")
+        await until(pilot, lambda: len([m for m in wire.sent if isinstance(m, QuickPlay)]) == 2, "")
+        assert wire.last(QuickPlay).deals == 1 and wire.last(QuickPlay).bot_after_ms is None
+        wire.feed(
+            QueueStatus(state="waiting", pace="lockstep", deals=1, rating=1500),
+            QueueStatus(state="matched", pace="lockstep", deals=1, room_id="r1"),
+            RoomState(room=room(deals=1)),
+        )
+        await reach(pilot, app, RoomScreen, "the room")
+        head = text_of(app.screen.query_one("#room-head", Static))
+        assert "rated" in head and app.model.queue is None
+        seed = room_seed(SECRETS[0], CONTRIBUTIONS)
+        wire.feed(
+            MatchStarted(
+                room_id="r1", match_id="m1", pace="lockstep", seed_commitment=commitment(seed),
+                server_commitment=ROOM_COMMITMENT, contributions=CONTRIBUTIONS,
+                card_clock_ms=30000, deal_clock_ms=300000,
+            )
+        )  # fmt: skip
+        await reach(pilot, app, GameScreen, "the game")
+
+
+def offer(state: str, *, incoming: bool = True, cid: str = "ch1", **extra: Any) -> ChallengeUpdate:
+    challenger, opponent = (BOB, ME) if incoming else (ME, BOB)
+    return ChallengeUpdate.model_validate(
+        {
+            "type": "challenge",
+            "state": state,
+            "challenge": {
+                "id": cid,
+                "challenger": challenger.model_dump(),
+                "opponent": opponent.model_dump(),
+                "pace": "lockstep",
+                "deals": 3,
+                "card_clock_ms": 20000,
+                "deal_clock_ms": 300000,
+                "rated": True,
+                "expires_ms": 30000,
+            },
+            **extra,
+        }
+    )
+
+
+async def test_a_challenge_is_put_as_a_prompt_with_its_clock_and_answered() -> None:
+    app = CribApp("ws://127.0.0.1:9/ws")
+    async with app.run_test(size=(120, 40)) as pilot:
+        wire = await signed_in(pilot, app)
+        wire.feed(offer("offered"))
+        await reach(pilot, app, ChallengePrompt, "the prompt")
+        body = app.screen.query_one("#prompt-body", Static)
+        text = text_of(body)
+        assert "bob challenges you" in text
+        assert "lockstep, best of 3, rated, 20s per card" in text
+        assert "30s to answer" in text or "29s to answer" in text
+        await pilot.pause(1.1)
+        assert "28s to answer" in text_of(body) or "29s to answer" in text_of(body)
+
+        # later: the lobby keeps it, a brings the prompt back, y accepts
+        await pilot.press("escape")
+        await reach(pilot, app, LobbyScreen, "the lobby")
+        assert "bob challenges you" in status(app) and "a answers" in status(app)
+        await pilot.press("a")
+        await reach(pilot, app, ChallengePrompt, "the prompt again")
+        await pilot.press("y")
+        await until(pilot, lambda: any(isinstance(m, AnswerChallenge) for m in wire.sent), "y")
+        answer = wire.last(AnswerChallenge)
+        assert answer.challenge_id == "ch1" and answer.accept and answer.contribution
+        wire.feed(offer("accepted", room_id="r1"), RoomState(room=room(origin="challenge")))
+        await reach(pilot, app, RoomScreen, "the challenge's room")
+
+        # a second one is declined with n; a withdrawn one closes its prompt by itself
+        app.model.forget_room()
+        app.refresh_views()
+        await reach(pilot, app, LobbyScreen, "the lobby again")
+        wire.feed(offer("offered", cid="ch2"))
+        await reach(pilot, app, ChallengePrompt, "a second prompt")
+        await pilot.press("n")
+        await until(pilot, lambda: wire.last(AnswerChallenge).challenge_id == "ch2", "n")
+        assert not wire.last(AnswerChallenge).accept
+        wire.feed(offer("offered", cid="ch3"))
+        await reach(pilot, app, ChallengePrompt, "a third prompt")
+        wire.feed(offer("cancelled", cid="ch3"))
+        await reach(pilot, app, LobbyScreen, "the prompt closes")
+
+
+async def test_challenging_a_player_by_name_and_withdrawing() -> None:
+    app = CribApp("ws://127.0.0.1:9/ws")
+    async with app.run_test(size=(120, 40)) as pilot:
+        wire = await signed_in(pilot, app)
+        await pilot.press("c")
+        await reach(pilot, app, ChallengeDialog, "the dialog")
+        await pilot.press("enter")  # no name: refused in the dialog
+        error = app.screen.query_one("#dialog-error", Static)
+        assert "type a player's name" in text_of(error)
+        await pilot.click("#ch-deals-5")
+        await pilot.click("#ch-rated")
+        await pilot.click("#ch-name")
+        await pilot.press("b", "o", "b", "enter")
+        await until(pilot, lambda: any(isinstance(m, Challenge) for m in wire.sent), "the ask")
+        sent = wire.last(Challenge)
+        assert (sent.opponent, sent.deals, sent.rated, sent.card_clock_ms) == (
+            "bob", 5, False, 30000,
+        )  # fmt: skip
+        wire.feed(offer("offered", incoming=False))
+        await until(pilot, lambda: "challenge to bob" in status(app), "the outgoing line")
+        assert "x withdraws" in status(app)
+        await pilot.press("x")
+        await until(pilot, lambda: any(isinstance(m, AnswerChallenge) for m in wire.sent), "x")
+        assert wire.last(AnswerChallenge).accept is False
+        wire.feed(offer("cancelled", incoming=False))
+        await until(pilot, lambda: not app.screen.query_one("#lobby-status").display, "gone")
+
+
+async def test_a_new_room_can_be_a_rated_best_of_three() -> None:
+    app = CribApp("ws://127.0.0.1:9/ws")
+    async with app.run_test(size=(120, 45)) as pilot:
+        wire = await signed_in(pilot, app)
+        await pilot.press("n")
+        await reach(pilot, app, CreateRoomDialog, "the dialog")
+        await pilot.click("#room-deals-3")
+        await pilot.click("#room-rated")
+        await pilot.click("#room-seats")
+        await pilot.press("end", "backspace", "3", "enter")
+        error = app.screen.query_one("#dialog-error", Static)
+        assert "a rated room has 2 seats" in text_of(error)
+        await pilot.click("#room-seats")
+        await pilot.press("end", "backspace", "2", "enter")
+        await until(pilot, lambda: any(isinstance(m, CreateRoom) for m in wire.sent), "create")
+        made = wire.last(CreateRoom)
+        assert (made.deals, made.rated, made.seats) == (3, True, 2)
+
+
+def leaderboard_for(msg: GetLeaderboard) -> Leaderboard:
+    entries = [
+        {"rank": i + 1, "player": {"id": f"x{i}", "name": f"player {i}"}, "rating": 1900 - 10 * i,
+         "deviation": 60, "games": 40 - i, "provisional": False}
+        for i in range(min(msg.top, 25))
+    ]  # fmt: skip
+    mine = {"rank": 0, "player": ME.model_dump(), "rating": 1500, "deviation": 300, "games": 2,
+            "provisional": True}  # fmt: skip
+    return Leaderboard.model_validate(
+        {"type": "leaderboard", "pace": msg.pace.value, "top": entries, "around": [mine],
+         "players": 25, "ref": None}
+    )  # fmt: skip
+
+
+async def test_the_leaderboard_per_pace_top_and_around_me() -> None:
+    app = CribApp("ws://127.0.0.1:9/ws")
+    async with app.run_test(size=(120, 45)) as pilot:
+        wire = await signed_in(pilot, app)
+        wire.answers[GetLeaderboard] = leaderboard_for
+        await pilot.press("l")
+        await reach(pilot, app, LeaderboardScreen, "the leaderboard")
+        screen = app.screen
+        top = screen.query_one("#leaders-top", DataTable)
+        await until(pilot, lambda: top.row_count == 20, "the top 20")
+        assert (wire.last(GetLeaderboard).pace.value, wire.last(GetLeaderboard).top) == (
+            "lockstep",
+            20,
+        )
+        around = screen.query_one("#leaders-around", DataTable)
+        assert around.row_count == 1 and screen.query_one("#leaders-around").display
+        row = [str(c) for c in around.get_row_at(0)]
+        assert row[:3] == ["-", "ada", "1500"] and "provisional" in row[5] and "you" in row[5]
+        assert "25 ranked player(s)" in text_of(screen.query_one("#leaders-note", Static))
+        await pilot.press("p")
+        await until(pilot, lambda: wire.last(GetLeaderboard).pace.value == "race", "race")
+        await until(pilot, lambda: "race" in text_of(screen.query_one("#leaders-head")), "head")
+        await pilot.press("plus")
+        await until(pilot, lambda: top.row_count == 25, "more rows")
+        assert wire.last(GetLeaderboard).top == 30
+        await pilot.press("escape")
+        await reach(pilot, app, LobbyScreen, "back")
+
+
+def deal_messages(
+    secret: str, match_id: str, deal_no: int, announced: str
+) -> tuple[list[Any], Grid]:
+    seed = room_seed(secret, CONTRIBUTIONS)
+    messages: list[Any] = [
+        MatchStarted(
+            room_id="r1", match_id=match_id, pace="lockstep", seed_commitment=commitment(seed),
+            server_commitment=announced, contributions=CONTRIBUTIONS, card_clock_ms=30000,
+            deal_clock_ms=300000, deal=deal_no, best_of=3,
+        )
+    ]  # fmt: skip
+    grid = Grid()
+    for turn, card in enumerate(deal(seed).cards, start=1):
+        legal = [cell_name(i) for i in grid.legal_cells()]
+        index = grid.legal_cells()[0]
+        grid.place(index, card)
+        messages.append(
+            CardDealt(room_id="r1", turn=turn, card=str(card), legal=legal, deadline_ms=30000)
+        )
+        messages.append(Placed(room_id="r1", turn=turn, cell=cell_name(index), card=str(card)))
+    return messages, grid
+
+
+def series_line(app: CribApp) -> str:
+    return text_of(app.screen.query_one("#results-series", Static))
+
+
+async def test_a_best_of_three_shows_its_score_the_rating_and_a_rematch() -> None:
+    app = CribApp("ws://127.0.0.1:9/ws")
+    async with app.run_test(size=(130, 45)) as pilot:
+        wire = await signed_in(pilot, app)
+        wire.feed(RoomState(room=room()))
+        await reach(pilot, app, RoomScreen, "the room")
+        assert "best of 3, rated" in text_of(app.screen.query_one("#room-head", Static))
+        app.model.contribution = "mine"
+
+        messages, grid = deal_messages(SECRETS[0], "m1", 1, ROOM_COMMITMENT)
+        wire.feed(*messages)
+        await reach(pilot, app, GameScreen, "deal 1")
+        wire.feed(result(1, grid, SECRETS[0], series(1, 1, 0, next_ms=5000)))
+        await reach(pilot, app, ResultsScreen, "deal 1's results")
+        line = series_line(app)
+        assert "deal 1 of 3 \u2014 you lead 1\u20130, next deal in 5s" in line
+        assert "deal verified" in text_of(app.screen.query_one("#results-head", Static))
+        await pilot.pause(1.2)
+        assert "next deal in 4s" in series_line(app) or "next deal in 3s" in series_line(app)
+
+        # leaving in the middle of a series forfeits it: Enter asks first
+        await pilot.press("enter")
+        assert "Leaving now forfeits the series" in series_line(app)
+        await pilot.press("left")
+        assert "forfeits" not in series_line(app)
+        assert not any(isinstance(m, LeaveRoom) for m in wire.sent)
+        await pilot.press("r")  # no rematch before the end
+
+        messages, grid = deal_messages(SECRETS[1], "m2", 2, SECRETS[0])
+        wire.feed(*messages)
+        await reach(pilot, app, GameScreen, "deal 2, by itself")
+        wire.feed(result(2, grid, SECRETS[1], series(2, 2, 0, finished=True)))
+        await reach(pilot, app, ResultsScreen, "the series' end")
+        assert app.model.match is not None and app.model.match.verification.ok
+        wire.feed(
+            RatingsChanged.model_validate(
+                {"type": "ratings", "room_id": "r1", "pace": "lockstep", "changes": [
+                    {"player": ME.model_dump(), "before": 1500, "after": 1662,
+                     "deviation_before": 350, "deviation_after": 290, "provisional": True},
+                    {"player": BOB.model_dump(), "before": 1500, "after": 1338,
+                     "deviation_before": 350, "deviation_after": 290, "provisional": True}]}
+            )
+        )  # fmt: skip
+        await until(pilot, lambda: "rating" in series_line(app), "the rating")
+        line = series_line(app)
+        assert "best of 3, 2 deals \u2014 you won the series 2\u20130" in line
+        assert "your rating 1500 \u2192 1662 (+162), provisional" in line
+        assert "r offers a rematch" in line
+
+        # the opponent wants a rematch; r accepts; a new series starts on a new chain
+        finished = room(status="finished", series=series(2, 2, 0, finished=True).model_dump())
+        wire.feed(RoomUpdate(room=finished.model_copy(update={"rematch": ["p2"]})))
+        await until(pilot, lambda: "bob wants a rematch" in series_line(app), "bob's offer")
+        assert "r accepts" in series_line(app)
+        await pilot.press("r")
+        await until(pilot, lambda: any(isinstance(m, Rematch) for m in wire.sent), "r")
+        asked = wire.last(Rematch)
+        assert asked.want and asked.room_id == "r1" and asked.contribution
+        new_commitment, new_secrets = chain(3, "n" * 64)
+        wire.feed(
+            RoomUpdate(
+                room=finished.model_copy(
+                    update={"rematch": ["p2", "p1"], "server_commitment": new_commitment}
+                )
+            )
+        )
+        await until(pilot, lambda: "Rematch: starting" in series_line(app), "both want it")
+        messages, _ = deal_messages(new_secrets[0], "n1", 1, new_commitment)
+        wire.feed(*messages[:2])
+        await reach(pilot, app, GameScreen, "the rematch")
+        assert app.model.my_rating_change() is None and app.model.secrets == {}
