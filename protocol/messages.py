@@ -230,7 +230,7 @@ class GetLeaderboard(_Message):
     """The top ``top`` rated players of a pace, and the ones around ``around``
     (a player's name; default: oneself)."""
 
-    type: Literal["leaderboard"] = "leaderboard"
+    type: Literal["get_leaderboard"] = "get_leaderboard"
     pace: Pace = Pace.LOCKSTEP
     top: Annotated[int, Field(ge=1, le=100)] = 20
     around: Name | None = None
@@ -532,7 +532,7 @@ class ChallengeInfo(_Message):
 class ChallengeUpdate(_Message):
     """Sent to both players of a challenge whenever its state changes."""
 
-    type: Literal["challenge"] = "challenge"
+    type: Literal["challenge_state"] = "challenge_state"
     challenge: ChallengeInfo
     state: Literal["offered", "accepted", "declined", "cancelled", "expired"]
     room_id: str | None = None  # when accepted
@@ -637,7 +637,7 @@ def dump_server(message: BaseModel) -> str:
 CLIENT_TYPES: tuple[str, ...] = (
     "hello", "list_rooms", "create_room", "join_room", "leave_room", "ready", "start",
     "add_bot", "place", "resync", "ping", "rematch", "quickplay", "cancel_quickplay",
-    "challenge", "answer_challenge", "leaderboard",
+    "challenge", "answer_challenge", "get_leaderboard",
 )  # fmt: skip
 
 

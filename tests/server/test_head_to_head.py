@@ -105,7 +105,7 @@ async def test_quickplay_best_of_three_moves_ratings_and_the_leaderboard(tmp_pat
             assert changes[name]["deviation_before"] == 350
             assert changes[name]["deviation_after"] == 290 and changes[name]["provisional"]
         # The leaderboard, over the protocol and over HTTP.
-        await alice.send(type="leaderboard", pace="lockstep", top=10, ref="lb")
+        await alice.send(type="get_leaderboard", pace="lockstep", top=10, ref="lb")
         board = await alice.until("leaderboard")
         assert board["ref"] == "lb" and board["players"] == 2
         assert [e["rating"] for e in board["top"]] == sorted(expected.values(), reverse=True)
@@ -204,32 +204,32 @@ async def test_challenges_are_offered_declined_expired_and_accepted(tmp_path: Pa
         await guest.error("not_rateable")
 
         await carol.send(type="challenge", opponent="DAVE", deals=1, ref="c1")
-        offered = await carol.until("challenge")
+        offered = await carol.until("challenge_state")
         assert offered["state"] == "offered" and offered["ref"] == "c1"
-        seen = await dave.until("challenge")
+        seen = await dave.until("challenge_state")
         assert seen["challenge"]["challenger"]["name"] == "carol"
         cid = seen["challenge"]["id"]
         await carol.send(type="answer_challenge", challenge_id=cid, accept=True)
         await carol.error("bad_message")  # only the challenged player accepts
         await dave.send(type="answer_challenge", challenge_id=cid, accept=False)
         for c in (carol, dave):
-            assert (await c.until("challenge"))["state"] == "declined"
+            assert (await c.until("challenge_state"))["state"] == "declined"
         await dave.send(type="answer_challenge", challenge_id=cid, accept=True)
         await dave.error("challenge_not_found")
 
         await carol.send(type="challenge", opponent="dave")
         for c in (carol, dave):
-            assert (await c.until("challenge"))["state"] == "offered"
+            assert (await c.until("challenge_state"))["state"] == "offered"
         for c in (carol, dave):  # nobody answers: it expires
-            assert (await c.until("challenge", timeout=5))["state"] == "expired"
+            assert (await c.until("challenge_state", timeout=5))["state"] == "expired"
 
         await carol.send(type="challenge", opponent="dave", pace="race", rated=False)
-        await carol.until("challenge")
-        cid = (await dave.until("challenge"))["challenge"]["id"]
+        await carol.until("challenge_state")
+        cid = (await dave.until("challenge_state"))["challenge"]["id"]
         await dave.send(type="answer_challenge", challenge_id=cid, accept=True, contribution="d")
         rooms = set()
         for c in (carol, dave):
-            accepted = await c.until("challenge")
+            accepted = await c.until("challenge_state")
             assert accepted["state"] == "accepted"
             rooms.add(accepted["room_id"])
             state = await c.until("room_state")
@@ -272,7 +272,7 @@ async def test_a_player_away_beyond_the_grace_period_is_played_for(tmp_path: Pat
         carol = await signed_in(live, "carol")
         dave = await signed_in(live, "dave")
         await carol.send(type="challenge", opponent="dave", card_clock_ms=60_000, rated=False)
-        cid = (await dave.until("challenge"))["challenge"]["id"]
+        cid = (await dave.until("challenge_state"))["challenge"]["id"]
         await dave.send(type="answer_challenge", challenge_id=cid, accept=True)
         room_id = (await carol.until("room_state"))["room"]["id"]
         await dave.close()  # gone; the card clock is a minute, the grace 0.3 s
