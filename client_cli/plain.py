@@ -22,22 +22,31 @@ from typing import IO, Any
 
 from client_cli import analysis as ana
 from client_cli import history as hist
+from client_cli import ratings as rt
 from client_cli.config import TokenStore
-from client_cli.model import ClientModel, Connection
+from client_cli.model import ClientModel, Connection, series_text
 from client_cli.render import board_lines, clock_text, score_lines
 from client_cli.session import Session, SessionError, add_bot, start_vs_bot
 from engine import parse_cell
 from engine.errors import EngineError
 from protocol.messages import (
+    AnswerChallenge,
+    CancelQuickPlay,
+    Challenge,
+    ChallengeUpdate,
     CreateRoom,
     ErrorMessage,
+    GetLeaderboard,
     JoinRoom,
+    Leaderboard,
     LeaveRoom,
     ListRooms,
     MatchResult,
     Pace,
     Place,
+    QuickPlay,
     Ready,
+    Rematch,
     Rooms,
     RoomStatus,
     ServerMessage,
@@ -49,6 +58,7 @@ HELP = """\
 commands:
   rooms                              list open rooms
   create NAME [--seats N] [--pace lockstep|race] [--private] [--clock SECONDS]
+         [--best-of 1|3|5] [--rated]
                                      create a room (1 seat: a solo game)
   join ID|CODE                       join a room by its id or invite code
   leave                              leave the room
@@ -56,15 +66,25 @@ commands:
   start                              start the match (the room's creator)
   bot [STRATEGY]                     fill a seat with a bot (the room's creator)
   vsbot [STRATEGY]                   a new 2-seat game against a bot, started at once
+  quickplay [--pace P] [--best-of N] [--bot-after SECONDS]
+                                     wait for a rated opponent of your level
+  challenge NAME [--pace P] [--best-of N] [--clock SECONDS] [--casual]
+                                     challenge a player who is online
+  accept [ID] | decline [ID]         answer a challenge made to you
+  cancel                             leave the quick-play queue, or withdraw your challenge
+  rematch [no]                       after a series: offer or accept a rematch (no: withdraw)
   b3 | place b3                      place the current card on cell b3
   board                              show your board and the legal cells
   who                                who is in the room and how far along
-  wait                               wait for the match to end (or to start)
+  wait                               wait for the match to end (or to start; in a
+                                     series, for the next deal)
   history                            your past matches
   replay MATCH_ID                    step through a match, placement by placement
   analyze [MATCH_ID]                 the best board in hindsight and each move's loss
                                      (default: the match just played)
-  leaders                            the leaderboard
+  leaderboard [PACE] [--top N] [--around NAME]
+                                     the rated players of a pace (leaders for short)
+  ratings [NAME]                     a player's ratings and their latest changes
   help                               this list
   quit                               leave the client
 cells are a1..d4: column letter a-d, then row 1-4"""
@@ -85,6 +105,34 @@ def _create_parser() -> argparse.ArgumentParser:
     p.add_argument("--private", action="store_true")
     p.add_argument("--clock", type=int, default=None, help="seconds per card (lockstep)")
     p.add_argument("--deal-clock", type=int, default=None, help="seconds per deal (race)")
+    p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
+    p.add_argument("--rated", action="store_true")
+    return p
+
+
+def _quickplay_parser() -> argparse.ArgumentParser:
+    p = _Args(prog="quickplay", add_help=False)
+    p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
+    p.add_argument("--bot-after", type=int, default=None, metavar="SECONDS")
+    return p
+
+
+def _challenge_parser() -> argparse.ArgumentParser:
+    p = _Args(prog="challenge", add_help=False)
+    p.add_argument("name", nargs="+")
+    p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
+    p.add_argument("--clock", type=int, default=None, help="seconds per card or per deal")
+    p.add_argument("--casual", action="store_true", help="not rated")
+    return p
+
+
+def _leaderboard_parser() -> argparse.ArgumentParser:
+    p = _Args(prog="leaderboard", add_help=False)
+    p.add_argument("pace", nargs="?", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--top", type=int, default=20)
+    p.add_argument("--around", default=None, metavar="NAME")
     return p
 
 
@@ -99,8 +147,10 @@ class PlainClient:
         out: IO[str] | None = None,
         inp: IO[str] | None = None,
         vs_bot: str | None = None,
+        first: str | None = None,
     ) -> None:
         self.vs_bot = vs_bot  # "": the strongest bot; None: no game against a bot
+        self.first = first  # a command to run once signed in (``play --quickplay``)
         self.out = out or sys.stdout
         self.inp = inp or sys.stdin
         self.model = ClientModel(url)
@@ -135,6 +185,12 @@ class PlainClient:
             return
         for line in self.model.apply(msg, time.monotonic()):
             self.say(line)
+        if (
+            isinstance(msg, ChallengeUpdate)
+            and msg.state == "offered"
+            and msg.challenge.id in {c.info.id for c in self.model.incoming()}
+        ):
+            self.say(f"answer with: accept {msg.challenge.id}, or decline {msg.challenge.id}")
         if isinstance(msg, MatchResult) or (
             getattr(msg, "result", None) is not None and self.model.match is not None
         ):
@@ -240,6 +296,7 @@ class PlainClient:
             fields["card_clock_ms"] = opts.clock * 1000
         if opts.deal_clock is not None:
             fields["deal_clock_ms"] = opts.deal_clock * 1000
+        fields["deals"], fields["rated"] = opts.best_of, opts.rated
         try:
             msg = CreateRoom(**fields)
         except ValueError as exc:
@@ -267,6 +324,8 @@ class PlainClient:
         room = self.model.room
         if room is None:
             raise SessionError("you are not in a room")
+        if not self.model.series_over() and self.model.my_seat() is not None:
+            self.say("leaving a series under way forfeits it")
         if room.status == RoomStatus.FINISHED:
             # Over for good: the server may already have forgotten the room.
             self.model.forget_room()
@@ -356,6 +415,12 @@ class PlainClient:
             f"room {room.name} ({room.id}){code}: {room.status.value}, "
             f"{len(room.players)}/{room.seats} seated"
         )
+        if self.model.series is not None and self.model.series.best_of > 1:
+            self.say(
+                series_text(
+                    self.model.series, self.model.me, self.model.next_in_ms(time.monotonic())
+                )
+            )
         for row in self.model.progress_rows():
             you = " (you)" if row.me else ""
             bot = " [bot]" if row.player.bot else ""
@@ -363,6 +428,30 @@ class PlainClient:
 
     async def cmd_wait(self, args: list[str]) -> None:
         match = self.model.match
+        if match is not None and match.result is not None and not self.model.series_over():
+            done = match.match_id
+            ok = await self.until(
+                lambda: (
+                    self.model.match is None
+                    or self.model.match.match_id != done
+                    or self.model.series_over()
+                ),
+                600,
+            )
+            if not ok:
+                self.say("still waiting: giving up")
+            return
+        if self.model.room is None and (self.model.queue is not None or self.model.challenges):
+            ok = await self.until(
+                lambda: (
+                    self.model.match is not None
+                    or (self.model.queue is None and not self.model.challenges)
+                ),
+                600,
+            )
+            if not ok:
+                self.say("still waiting: giving up")
+            return
         if match is not None and match.result is None:
             limit = 16 * max(match.card_clock_ms, 1000) / 1000 + max(match.deal_clock_ms, 0) / 1000
             ok = await self.until(
@@ -413,8 +502,121 @@ class PlainClient:
         for line in ana.analysis_lines(found, glyphs=False):
             self.say(line.plain.rstrip())
 
-    async def cmd_leaders(self, args: list[str]) -> None:
-        for line in await hist.leaderboard_lines(self.session):
+    # -- head to head ---------------------------------------------------------
+
+    async def cmd_quickplay(self, args: list[str]) -> None:
+        opts = _quickplay_parser().parse_args(args)
+        if self.model.room is not None and self.model.room.status != RoomStatus.FINISHED:
+            raise SessionError("leave this room first (leave)")
+        if self.model.room is not None:
+            self.model.forget_room()
+        bot_after = opts.bot_after * 1000 if opts.bot_after is not None else None
+        try:
+            msg = QuickPlay(
+                pace=Pace(opts.pace),
+                deals=opts.best_of,
+                bot_after_ms=bot_after,
+                contribution=self._contribution(),
+            )
+        except ValueError as exc:
+            raise SessionError(f"quickplay: {_first_error(exc)}") from None
+        self.model.bot_after_ms = bot_after
+        await self.request(msg)
+
+    async def cmd_cancel(self, args: list[str]) -> None:
+        if self.model.queue is not None:
+            await self.request(CancelQuickPlay())
+            return
+        mine = self.model.outgoing()
+        if not mine:
+            raise SessionError("nothing to cancel: not waiting for quick play nor for an answer")
+        await self.request(AnswerChallenge(challenge_id=mine[0].info.id, accept=False))
+
+    async def cmd_challenge(self, args: list[str]) -> None:
+        opts = _challenge_parser().parse_args(args)
+        fields: dict[str, Any] = {
+            "opponent": " ".join(opts.name),
+            "pace": Pace(opts.pace),
+            "deals": opts.best_of,
+            "rated": not opts.casual,
+            "contribution": self._contribution(),
+        }
+        if opts.clock is not None:
+            fields["card_clock_ms" if opts.pace == "lockstep" else "deal_clock_ms"] = (
+                opts.clock * 1000
+            )
+        try:
+            msg = Challenge(**fields)
+        except ValueError as exc:
+            raise SessionError(f"challenge: {_first_error(exc)}") from None
+        await self.request(msg)
+
+    def _incoming(self, args: list[str], verb: str) -> str:
+        if len(args) > 1:
+            raise SessionError(f"usage: {verb} [CHALLENGE_ID]")
+        offers = self.model.incoming()
+        if args:
+            if args[0] not in {o.info.id for o in offers}:
+                raise SessionError(f"no challenge {args[0]} is waiting for your answer")
+            return args[0]
+        if not offers:
+            raise SessionError("nobody is challenging you")
+        if len(offers) > 1:
+            ids = ", ".join(f"{o.info.id} ({o.other.name})" for o in offers)
+            raise SessionError(f"several challenges wait: {verb} one of {ids}")
+        return offers[0].info.id
+
+    async def cmd_accept(self, args: list[str]) -> None:
+        cid = self._incoming(args, "accept")
+        await self.request(
+            AnswerChallenge(challenge_id=cid, accept=True, contribution=self._contribution())
+        )
+        await self.until(lambda: self.model.room is not None, 5)
+
+    async def cmd_decline(self, args: list[str]) -> None:
+        await self.request(
+            AnswerChallenge(challenge_id=self._incoming(args, "decline"), accept=False)
+        )
+
+    async def cmd_rematch(self, args: list[str]) -> None:
+        if args not in ([], ["no"]):
+            raise SessionError("usage: rematch [no]")
+        room = self._room()
+        want = not args
+        contribution = self._contribution() if want else ""
+        await self.request(Rematch(room_id=room, want=want, contribution=contribution))
+
+    async def cmd_leaderboard(self, args: list[str]) -> None:
+        opts = _leaderboard_parser().parse_args(args)
+        try:
+            msg = GetLeaderboard(pace=Pace(opts.pace), top=opts.top, around=opts.around)
+        except ValueError as exc:
+            raise SessionError(f"leaderboard: {_first_error(exc)}") from None
+        reply = await self.request(msg)
+        if isinstance(reply, Leaderboard):
+            me = self.model.me.id if self.model.me else None
+            for line in rt.leaderboard_lines(reply, me):
+                self.say(line)
+
+    cmd_leaders = cmd_leaderboard
+
+    async def cmd_ratings(self, args: list[str]) -> None:
+        if len(args) > 1:
+            raise SessionError("usage: ratings [NAME]")
+        name = args[0] if args else (self.model.me.name if self.model.me else "")
+        try:
+            data = await self.session.get_json(rt.ratings_path(name))
+        except SessionError as exc:
+            if "does not offer" in str(exc):
+                raise SessionError(
+                    f"no player called {name} (or no ratings on this server)"
+                ) from None
+            raise
+        try:
+            found = rt.parse_ratings(data)
+        except rt.RatingsError as exc:
+            raise SessionError(str(exc)) from None
+        for line in rt.ratings_lines(found):
             self.say(line)
 
     def _room(self) -> str:
@@ -454,6 +656,8 @@ class PlainClient:
         self.say("type help for the commands")
         if self.vs_bot is not None:
             await self.handle(f"vsbot {self.vs_bot}".strip())
+        if self.first is not None:
+            await self.handle(self.first)
         queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._start_reader(loop, queue)
         code = 0
