@@ -29,6 +29,8 @@ COMMANDS = (
     "protocol",
     "play",
     "bot",
+    "leaderboard",
+    "ratings",
 )
 
 

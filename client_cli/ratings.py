@@ -36,8 +36,8 @@ class _Strict(BaseModel):
 
 
 class PaceRating(_Strict):
-    rating: int
-    deviation: int
+    rating: float
+    deviation: float
     volatility: float
     games: int
     provisional: bool
@@ -46,7 +46,7 @@ class PaceRating(_Strict):
 class RatingEvent(_Strict):
     pace: Pace
     room_id: str
-    match: str | None = None
+    series_id: str | None = None
     at_ms: int
     before: int
     after: int
@@ -139,7 +139,7 @@ def ratings_lines(data: PlayerRatings, limit: int = 20) -> list[str]:
     for pace, r in sorted(data.ratings.items()):
         note = ", provisional" if r.provisional else ""
         lines.append(
-            f"  {pace:<9} rating {r.rating} ±{r.deviation}, {r.games} game"
+            f"  {pace:<9} rating {round(r.rating)} ±{round(r.deviation)}, {r.games} game"
             f"{'s' if r.games != 1 else ''}{note}"
         )
     if data.abandoned:

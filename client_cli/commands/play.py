@@ -41,6 +41,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="go straight into a new game against a bot (default: the strongest the "
         "server has; or random, greedy, expert)",
     )
+    p.add_argument(
+        "--quickplay",
+        action="store_true",
+        help="go straight into the quick-play queue: a rated head-to-head match against a "
+        "player of close rating",
+    )
+    p.add_argument(
+        "--pace",
+        choices=["lockstep", "race"],
+        default="lockstep",
+        help="quick play: the pace (default lockstep)",
+    )
+    p.add_argument(
+        "--best-of",
+        type=int,
+        choices=[1, 3, 5],
+        default=1,
+        metavar="N",
+        help="quick play: a series of 1, 3 or 5 deals (default 1)",
+    )
+    p.add_argument(
+        "--bot-after",
+        type=int,
+        metavar="SECONDS",
+        help="quick play: take a (casual) bot opponent after waiting this long",
+    )
     p.set_defaults(func=run)
 
 
@@ -52,15 +78,31 @@ def run(args: argparse.Namespace) -> int:
         url = normalize_url(args.server)
     except SessionError as exc:
         raise UsageError(str(exc)) from None
+    if not args.quickplay and (args.best_of != 1 or args.bot_after is not None):
+        raise UsageError("--best-of and --bot-after go with --quickplay")
+    if args.quickplay and args.vs_bot is not None:
+        raise UsageError("choose one of --quickplay and --vs-bot")
+    if args.bot_after is not None and not 0 <= args.bot_after <= 600:
+        raise UsageError("--bot-after: 0 to 600 seconds")
     if args.plain:
         from client_cli.plain import PlainClient
 
-        client = PlainClient(url, name=args.name, guest=args.guest, vs_bot=args.vs_bot)
+        first = None
+        if args.quickplay:
+            first = f"quickplay --pace {args.pace} --best-of {args.best_of}"
+            if args.bot_after is not None:
+                first += f" --bot-after {args.bot_after}"
+        client = PlainClient(url, name=args.name, guest=args.guest, vs_bot=args.vs_bot, first=first)
         return asyncio.run(client.run())
     if not sys.stdout.isatty() or not sys.stdin.isatty():
         raise UsageError("the full-screen client needs a terminal: use --plain for pipes")
     from client_cli.tui.app import CribApp
 
-    app = CribApp(url, name=args.name, guest=args.guest, vs_bot=args.vs_bot)
+    quickplay = None
+    if args.quickplay:
+        quickplay = {"pace": args.pace, "deals": args.best_of}
+        if args.bot_after is not None:
+            quickplay["bot_after_ms"] = args.bot_after * 1000
+    app = CribApp(url, name=args.name, guest=args.guest, vs_bot=args.vs_bot, quickplay=quickplay)
     code = app.run()
     return int(code or 0)
