@@ -46,13 +46,16 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection
 
+from client_cli.model import series_text
 from client_cli.session import Session, SessionError, normalize_url
 from engine.bots import STRATEGIES, BotView, Budget, fallback_cell, make_strategy
 from engine.cards import Card
 from engine.errors import EngineError
 from engine.grid import CELLS, Grid, cell_name, parse_cell
 from protocol.messages import (
+    AnswerChallenge,
     CardDealt,
+    ChallengeUpdate,
     CreateRoom,
     ErrorMessage,
     Hello,
@@ -64,10 +67,14 @@ from protocol.messages import (
     Pace,
     Place,
     Placed,
+    QueueStatus,
+    QuickPlay,
     Ready,
     Rooms,
     RoomState,
     RoomStatus,
+    RoomUpdate,
+    SeriesInfo,
     ServerMessage,
     StartMatch,
     Visibility,
@@ -83,6 +90,9 @@ BOT_CLIENT = "cribsquares-bot/0.1"
 MAX_THINK_S = 5.0
 # Refusals of a placement that mean it is no longer needed.
 TURN_GONE = frozenset({"already_placed", "past_turn", "not_playing"})
+# Answers to ``quickplay`` that mean: no queue for this bot here (rated play is for
+# people; an older server has no queue at all).
+NO_QUEUE = frozenset({"not_rateable", "unknown_type", "bad_message"})
 
 
 class BotError(Exception):
@@ -165,13 +175,23 @@ def cell_index(answer: object) -> int:
 
 @dataclass(frozen=True)
 class Plan:
-    """Where the bot plays: a given room, or quick play (join an open room, else open one)."""
+    """Where the bot plays: a given room, the server's quick-play queue, or an open room.
+
+    ``queue``: ask the server's quick-play queue for an opponent first; a server
+    that does not queue bots (quick play is rated, for people) sends it to open
+    rooms instead: join an open public lockstep room, else open one of
+    ``seats`` and start it after ``wait_s`` with whoever came.
+    """
 
     room: str | None = None  # a room id or an invite code
-    games: int = 1
-    seats: int = 2  # quick play: seats of a room the bot opens
-    wait_s: float = 30.0  # quick play: start with whoever came after this long
+    games: int = 1  # series to play, one after another
+    seats: int = 2  # open rooms: seats of a room the bot opens
+    wait_s: float = 30.0  # open rooms: start with whoever came after this long
     card_clock_ms: int = 30_000
+    queue: bool = False
+    pace: Pace = Pace.LOCKSTEP  # quick play
+    best_of: int = 1  # quick play, and a room the bot opens
+    bot_after_s: float | None = None  # quick play: a server bot after this long
 
 
 @dataclass
@@ -186,14 +206,17 @@ class Outcome:
     starter: str
     boards: list[tuple[str, bool, int, int]]  # (name, bot, rank, score) by rank
     fallbacks: int = 0  # cards the fallback rule placed because the bot failed
+    deal: int = 1  # which deal of its series
+    best_of: int = 1
 
     def line(self) -> str:
         others = ", ".join(
             f"{name}{' (bot)' if bot else ''} {score}" for name, bot, _, score in self.boards
         )
+        which = f"deal {self.deal} of {self.best_of}: " if self.best_of > 1 else ""
         return (
-            f"room {self.room_id}: rank {self.rank} of {self.players} with {self.score} points "
-            f"(starter {self.starter}; {others})"
+            f"{which}room {self.room_id}: rank {self.rank} of {self.players} with "
+            f"{self.score} points (starter {self.starter}; {others})"
         )
 
 
@@ -212,6 +235,12 @@ class _Match:
     order: list[tuple[int, Card]] = field(default_factory=list)  # placements, in turn order
     started: bool = False
     fallbacks: int = 0
+    match_id: str = ""  # the deal being played
+    opened: bool = False  # a room of our own or found open: started after the wait
+
+    def new_deal(self, match_id: str) -> None:
+        self.cells, self.order, self.fallbacks = [None] * CELLS, [], 0
+        self.match_id, self.started = match_id, True
 
 
 class BotClient:
@@ -239,6 +268,8 @@ class BotClient:
             give_up_after=3,
         )
         self.welcome: Welcome | None = None
+        self.use_queue = False  # cleared when the server will not queue a bot
+        self.series_told: set[int] = set()
 
     async def run(self, plan: Plan) -> list[Outcome]:
         """Play ``plan`` to the end; raise :class:`BotError` on a refusal."""
@@ -248,12 +279,12 @@ class BotClient:
             me = self.welcome.player
             self.say(f"signed in as {me.name} ({me.id}){' as a bot' if me.bot else ''}")
             outcomes: list[Outcome] = []
+            self.use_queue = plan.queue
             for game in range(plan.games):
                 room_id = await self._enter(plan)
-                outcome = await self._play(room_id, plan, runner)
-                outcomes.append(outcome)
-                self.say(f"game {game + 1}: {outcome.line()}")
-                await self.session.request(LeaveRoom(room_id=room_id))
+                outcomes += await self._play(room_id, plan, runner, game + 1)
+                assert self.match is not None  # a challenge accepted may have moved it
+                await self.session.request(LeaveRoom(room_id=self.match.room_id))
             return outcomes
         finally:
             await self.session.close()
@@ -282,19 +313,52 @@ class BotClient:
     # -- finding a room --------------------------------------------------------
 
     async def _enter(self, plan: Plan) -> str:
-        """Take a seat and say ready; return the room id."""
+        """Take a seat (and say ready where that starts the match); return the room id."""
+        state = None
         if plan.room is not None:
             state = await self._join(plan.room)
-        else:
+        elif self.use_queue:
+            state = await self._queue(plan)
+        if state is None:
             state = await self._quick(plan)
         room_id = state.room.id
-        self.match = _Match(room_id)
+        self.match = _Match(room_id, opened=plan.room is None and state.room.origin == "room")
         self.say(
             f"seated in room {room_id} ({state.room.name!r}, {len(state.room.players)} of "
             f"{state.room.seats} seats)"
         )
-        await self._ask(Ready(room_id=room_id))
+        if state.room.status == RoomStatus.WAITING:
+            await self._ask(Ready(room_id=room_id))
         return room_id
+
+    async def _queue(self, plan: Plan) -> RoomState | None:
+        """The server's quick-play queue: wait to be paired; None if it does not take bots."""
+        bot_after = round(plan.bot_after_s * 1000) if plan.bot_after_s is not None else None
+        ask = QuickPlay.model_validate(
+            {"pace": plan.pace, "deals": plan.best_of, "bot_after_ms": bot_after}
+        )
+        try:
+            reply = await self.session.request(ask)
+        except SessionError as exc:
+            raise BotError(str(exc)) from None
+        if isinstance(reply, ErrorMessage):
+            if reply.code in NO_QUEUE:
+                # Quick play is rated, for people: a bot goes to the open rooms instead.
+                self.say(f"quick play refused ({reply.reason}): looking for an open room instead")
+                self.use_queue = False
+                return None
+            raise BotError(f"quickplay refused: {reply.reason} ({reply.code})")
+        self.say("waiting in the quick-play queue")
+        room_id: str | None = None
+        while True:
+            message = await self.inbox.get()
+            if isinstance(message, QueueStatus):
+                if message.state == "matched":
+                    room_id = message.room_id
+                elif message.state == "cancelled":
+                    raise BotError("the server took the bot out of the quick-play queue")
+            elif isinstance(message, RoomState) and message.room.id == room_id:
+                return message
 
     async def _join(self, code: str) -> RoomState:
         """Join by room id, and if no room has that id, by invite code."""
@@ -330,12 +394,15 @@ class BotClient:
                     return reply
         assert self.welcome is not None
         reply = await self._ask(
-            CreateRoom(
-                name=f"{self.welcome.player.name}'s room"[:40],
-                visibility=Visibility.PUBLIC,
-                seats=plan.seats,
-                pace=Pace.LOCKSTEP,
-                card_clock_ms=plan.card_clock_ms,
+            CreateRoom.model_validate(
+                {
+                    "name": f"{self.welcome.player.name}'s room"[:40],
+                    "visibility": Visibility.PUBLIC,
+                    "seats": plan.seats,
+                    "pace": Pace.LOCKSTEP,
+                    "card_clock_ms": plan.card_clock_ms,
+                    "deals": plan.best_of,
+                }
             )
         )
         assert isinstance(reply, RoomState)
@@ -343,12 +410,27 @@ class BotClient:
 
     # -- playing ---------------------------------------------------------------
 
-    async def _play(self, room_id: str, plan: Plan, runner: asyncio.Task[None]) -> Outcome:
-        """Place every card dealt in ``room_id`` until its result arrives."""
+    async def _play(
+        self, room_id: str, plan: Plan, runner: asyncio.Task[None], game: int = 1
+    ) -> list[Outcome]:
+        """Place every card dealt in the room until its series is over; one outcome a deal."""
         match = self.match
         assert match is not None
         loop = asyncio.get_running_loop()
-        start_at = loop.time() + plan.wait_s if plan.room is None else None
+        start_at = loop.time() + plan.wait_s if match.opened else None
+        outcomes: list[Outcome] = []
+        seen: set[str] = set()
+
+        def scored(result: MatchResult, series: SeriesInfo | None) -> bool:
+            """Record a deal's result; True when the series is over."""
+            assert match is not None
+            if result.match_id not in seen:
+                seen.add(result.match_id)
+                outcome = self._outcome(result, match)
+                outcomes.append(outcome)
+                self.say(f"game {game}: {outcome.line()}")
+            return self._series_over(series, game)
+
         while True:
             timeout = None
             if start_at is not None and not match.started:
@@ -363,15 +445,24 @@ class BotClient:
                     exc = runner.exception()
                     raise BotError(str(exc) if exc else "the connection closed")
                 start_at = None  # the wait is over: start with whoever is seated
-                await self._start_if_creator(room_id)
+                await self._start_if_creator(match.room_id)
                 continue
             message = getter.result()
-            if getattr(message, "room_id", room_id) != room_id:
+            if isinstance(message, ChallengeUpdate):
+                moved = await self._challenged(message, match)
+                if moved is not None:
+                    match, start_at = moved, None
+                continue
+            if getattr(message, "room_id", match.room_id) != match.room_id:
                 continue
             if isinstance(message, MatchStarted):
-                match.started = True
+                if message.match_id != match.match_id:
+                    match.new_deal(message.match_id)
                 if self.verbose:
-                    self.say(f"match {message.match_id} started")
+                    which = (
+                        f"deal {message.deal} of {message.best_of}, " if message.best_of > 1 else ""
+                    )
+                    self.say(f"{which}match {message.match_id} started")
             elif isinstance(message, CardDealt):
                 match.started = True
                 await self._place(match, message.turn, Card.parse(message.card), message.legal)
@@ -382,17 +473,62 @@ class BotClient:
                 if self.verbose:
                     auto = " (placed by the server: too late)" if message.auto else ""
                     self.say(f"turn {message.turn}: {message.card} on {message.cell}{auto}")
-            elif isinstance(message, RoomState) and message.room.id == room_id:
+            elif isinstance(message, RoomState) and message.room.id == match.room_id:
+                if message.match_id is not None and message.match_id != match.match_id:
+                    match.new_deal(message.match_id)
                 self._resync(match, message)
                 you = message.you
                 if you is not None and you.turn is not None and you.card is not None:
                     await self._place(match, you.turn, Card.parse(you.card), you.legal)
-                if message.result is not None:
-                    return self._outcome(message.result, match)
+                if message.result is not None and scored(message.result, message.room.series):
+                    return outcomes
+            elif isinstance(message, RoomUpdate) and message.room.id == match.room_id:
+                series = message.room.series
+                # A series decided between deals (the other player left) ends here.
+                if (
+                    series is not None
+                    and series.finished
+                    and seen
+                    and self._series_over(series, game)
+                ):
+                    return outcomes
             elif isinstance(message, ErrorMessage) and message.ref is None:
                 self.say(f"server: {message.reason} ({message.code})")
-            elif isinstance(message, MatchResult):
-                return self._outcome(message, match)
+            elif isinstance(message, MatchResult) and scored(message, message.series):
+                return outcomes
+
+    def _series_over(self, series: SeriesInfo | None, game: int) -> bool:
+        if series is None or series.finished:
+            if series is not None and series.best_of > 1 and game not in self.series_told:
+                self.series_told.add(game)
+                me = self.welcome.player if self.welcome else None
+                self.say(f"game {game}: {series_text(series, me)}")
+            return True
+        return False
+
+    async def _challenged(self, update: ChallengeUpdate, match: _Match) -> _Match | None:
+        """A player challenges the bot: accepted while it waits, declined while it plays.
+
+        Returns the new room's match when accepted (the bot left its waiting room)."""
+        me = self.welcome.player.id if self.welcome else None
+        info = update.challenge
+        if update.state != "offered" or info.opponent.id != me:
+            return None
+        if match.started:
+            await self.session.request(AnswerChallenge(challenge_id=info.id, accept=False))
+            return None
+        with contextlib.suppress(SessionError):
+            await self.session.request(LeaveRoom(room_id=match.room_id))
+        try:
+            reply = await self.session.request(AnswerChallenge(challenge_id=info.id, accept=True))
+        except SessionError:
+            return None
+        if not isinstance(reply, ChallengeUpdate) or reply.room_id is None:
+            self.say(f"could not accept {info.challenger.name}'s challenge")
+            return None
+        self.say(f"accepted a challenge from {info.challenger.name}: room {reply.room_id}")
+        self.match = _Match(reply.room_id)
+        return self.match
 
     async def _start_if_creator(self, room_id: str) -> None:
         reply = await self.session.request(StartMatch(room_id=room_id))
@@ -438,6 +574,7 @@ class BotClient:
         assert self.welcome is not None
         me = self.welcome.player.id
         mine = next(b for b in result.boards if b.player.id == me)
+        best_of = result.series.best_of if result.series is not None else 1
         return Outcome(
             room_id=result.room_id,
             match_id=result.match_id,
@@ -447,6 +584,8 @@ class BotClient:
             starter=result.starter,
             boards=[(b.player.name, b.player.bot, b.rank, b.score.total) for b in result.boards],
             fallbacks=match.fallbacks,
+            deal=result.deal,
+            best_of=best_of,
         )
 
 
@@ -469,7 +608,19 @@ def plan_from(args: argparse.Namespace) -> Plan:
         raise BotError("a room hosts one match: use --quickplay for several games")
     if not 1 <= args.seats <= 8:
         raise BotError("--seats must be 1..8")
-    return Plan(room=args.room, games=args.games, seats=args.seats, wait_s=max(0.0, args.wait))
+    if args.bot_after is not None and not 0 <= args.bot_after <= 600:
+        raise BotError("--bot-after: 0 to 600 seconds")
+    return Plan(
+        room=args.room,
+        games=args.games,
+        seats=args.seats,
+        wait_s=max(0.0, args.wait),
+        # The queue pairs two players: another number of seats means an open room.
+        queue=bool(args.quickplay) and args.seats == 2,
+        pace=Pace(args.pace),
+        best_of=args.best_of,
+        bot_after_s=args.bot_after,
+    )
 
 
 def play(args: argparse.Namespace, choose: Choose, name: str) -> int:

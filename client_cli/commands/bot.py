@@ -47,9 +47,10 @@ def add_arguments(p: argparse.ArgumentParser, *, strategy: bool = True) -> None:
     where.add_argument(
         "--quickplay",
         action="store_true",
-        help="the server has no quick-play queue yet, so: join the first open public lockstep "
-        "room, else open a public room of --seats seats and start it after --wait seconds "
-        "with whoever has joined (alone if nobody has)",
+        help="ask the server's quick-play queue for an opponent; where the queue does not take "
+        "bots (it is rated), or with --seats other than 2: join the first open public lockstep "
+        "room, else open a public room of --seats seats and start it after --wait seconds with "
+        "whoever has joined (alone if nobody has). While it waits it accepts casual challenges",
     )
     p.add_argument("--name", metavar="NAME", help="the bot's name (default: from the strategy)")
     p.add_argument(
@@ -60,6 +61,23 @@ def add_arguments(p: argparse.ArgumentParser, *, strategy: bool = True) -> None:
     )
     p.add_argument(
         "--wait", type=float, default=30.0, metavar="SECONDS", help="quick play wait (default 30)"
+    )
+    p.add_argument(
+        "--best-of",
+        type=int,
+        choices=[1, 3, 5],
+        default=1,
+        metavar="N",
+        help="quick play: a series of 1, 3 or 5 deals (default 1)",
+    )
+    p.add_argument(
+        "--pace", choices=["lockstep", "race"], default="lockstep", help="quick-play queue pace"
+    )
+    p.add_argument(
+        "--bot-after",
+        type=float,
+        metavar="SECONDS",
+        help="quick-play queue: take a server bot after this long",
     )
     p.add_argument("--seed", default="0", help="seed of the engine strategies (default 0)")
     p.add_argument("--verbose", "-v", action="store_true", help="print every placement")

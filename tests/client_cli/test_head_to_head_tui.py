@@ -199,7 +199,6 @@ def offer(state: str, *, incoming: bool = True, cid: str = "ch1", **extra: Any) 
     challenger, opponent = (BOB, ME) if incoming else (ME, BOB)
     return ChallengeUpdate.model_validate(
         {
-            "type": "challenge",
             "state": state,
             "challenge": {
                 "id": cid,

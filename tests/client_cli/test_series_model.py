@@ -362,7 +362,6 @@ def challenge(
 ) -> ChallengeUpdate:
     return ChallengeUpdate.model_validate(
         {
-            "type": "challenge",
             "state": state,
             "challenge": {
                 "id": "ch1",
