@@ -370,12 +370,18 @@ class PlainClient:
     async def cmd_place(self, args: list[str]) -> None:
         if len(args) != 1:
             raise SessionError("usage: place CELL (like b3)")
-        room = self._room()
         cell = args[0].strip().lower()
+        if self.model.room is None and self.model.queue is not None:
+            # Quick play: the first placement waits for the opponent, then its card.
+            await self.until(lambda: self.model.room is not None or self.model.queue is None, 600)
+        room = self._room()
+        done = self._next_deal_after()
 
         def card_waiting() -> bool:
             m = self.model.match
-            return m is not None and (m.card is not None or m.result is not None)
+            if m is None or (done is not None and m.match_id == done):
+                return False
+            return m.card is not None or m.result is not None
 
         # A script may send its placement before the card arrives: wait for it.
         m = self.model.match
@@ -426,15 +432,25 @@ class PlainClient:
             bot = " [bot]" if row.player.bot else ""
             self.say(f"  {row.player.name}{bot}{you}: {row.state}, {row.placed}/16 placed")
 
+    def _next_deal_after(self) -> str | None:
+        """The finished match a new one will follow (next deal, or an asked rematch), or None."""
+        match = self.model.match
+        if match is None or match.result is None:
+            return None
+        if not self.model.series_over() or self.model.rematch_state()[0]:
+            return match.match_id
+        return None
+
     async def cmd_wait(self, args: list[str]) -> None:
         match = self.model.match
-        if match is not None and match.result is not None and not self.model.series_over():
+        if self._next_deal_after() is not None:
+            assert match is not None
             done = match.match_id
             ok = await self.until(
                 lambda: (
                     self.model.match is None
                     or self.model.match.match_id != done
-                    or self.model.series_over()
+                    or self._next_deal_after() is None
                 ),
                 600,
             )
