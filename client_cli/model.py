@@ -500,7 +500,7 @@ class ClientModel:
         # Only a snapshot (room_state) moves us into a room; updates refresh it.
         if self._other_room(msg.room.id):
             return []
-        return self._set_room(msg.room)
+        return self._set_room(msg.room, now)
 
     def _set_room(self, room: RoomInfo, now: float = 0.0) -> list[str]:
         old = self.room

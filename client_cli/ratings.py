@@ -60,7 +60,15 @@ class PlayerRatings(_Strict):
     player: PlayerInfo
     ratings: dict[str, PaceRating]
     history: list[RatingEvent] = []
-    abandoned: int = 0
+    # How many series the player abandoned, by how: "left" (left the room) and
+    # "timeout" (away past the grace period); a bare number counts as "left".
+    abandoned: dict[str, int] | int = {}
+
+    @property
+    def abandoned_counts(self) -> dict[str, int]:
+        if isinstance(self.abandoned, int):
+            return {"left": self.abandoned} if self.abandoned else {}
+        return {k: v for k, v in self.abandoned.items() if v}
 
 
 def parse_leaderboard(data: Any) -> Leaderboard:
@@ -142,8 +150,11 @@ def ratings_lines(data: PlayerRatings, limit: int = 20) -> list[str]:
             f"  {pace:<9} rating {round(r.rating)} ±{round(r.deviation)}, {r.games} game"
             f"{'s' if r.games != 1 else ''}{note}"
         )
-    if data.abandoned:
-        lines.append(f"  series abandoned: {data.abandoned}")
+    counts = data.abandoned_counts
+    if counts:
+        how = {"left": "left", "timeout": "away too long"}
+        parts = ", ".join(f"{how.get(k, k)} {n}" for k, n in sorted(counts.items()))
+        lines.append(f"  series abandoned: {sum(counts.values())} ({parts})")
     history = sorted(data.history, key=lambda e: e.at_ms, reverse=True)[:limit]
     if history:
         lines.append("latest changes:")

@@ -208,6 +208,9 @@ def test_a_best_of_three_is_followed_deal_by_deal_and_each_deal_verified() -> No
     assert lines[-1] == "deal 1 of 3 \u2014 you lead 1\u20130, next deal in 5s"
     assert model.view == View.RESULTS and not model.series_over()
     assert model.next_in_ms(12.5) == 2500
+    # the room update that follows the result counts from its own arrival
+    model.apply(RoomUpdate(room=room(series=series(1, 1, 0, next_ms=4000).model_dump())), 11.0)
+    assert model.next_in_ms(12.5) == 2500
     assert series_text(model.series, ME, model.next_in_ms(12.5)).endswith("next deal in 3s")
 
     # deal 2: announced with the secret deal 1 revealed

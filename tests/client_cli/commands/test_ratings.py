@@ -35,7 +35,7 @@ RATINGS = {
          "before": 1690, "after": 1712, "deviation_before": 64, "deviation_after": 62,
          "opponent": "bob", "result": "win"},
     ],
-    "abandoned": 1,
+    "abandoned": {"left": 1, "timeout": 0},
 }  # fmt: skip
 
 
@@ -95,7 +95,7 @@ def test_the_ratings_command(run_cli: Runner, stub: tuple[str, list[str]]) -> No
     assert result.out.splitlines() == [
         "ada (p-ada)",
         "  lockstep  rating 1712 \u00b162, 31 games",
-        "  series abandoned: 1",
+        "  series abandoned: 1 (left 1)",
         "latest changes:",
         "  2023-11-14 22:13  lockstep win  vs bob                      1690 -> 1712 (+22)",
     ]
