@@ -856,7 +856,8 @@ def series_text(series: SeriesInfo, me: PlayerInfo | None, next_in_ms: int | Non
         score = ", ".join(f"{s.player.name} {s.deals_won}" for s in standings) or "no deals yet"
     text = f"{head} \u2014 {score}"
     if next_in_ms is not None:
-        text += f", next deal in {max(0, (next_in_ms + 999) // 1000)}s"
+        seconds = max(0, (next_in_ms + 999) // 1000)
+        text += f", next deal in {seconds}s" if seconds else ", next deal starting"
     return text
 
 

@@ -237,10 +237,99 @@ class GetLeaderboard(_Message):
     ref: Ref = None
 
 
+# -- Tournaments (docs/tournaments.md) ---------------------------------------
+
+
+class TournamentFormat(StrEnum):
+    DUPLICATE = "duplicate"
+    SWISS = "swiss"
+    KNOCKOUT = "knockout"
+
+
+TournamentId = Annotated[str, Field(min_length=1, max_length=32)]
+
+
+class CreateTournament(_Message):
+    """Open a tournament and host it. ``rounds``: deals for a duplicate field,
+    rounds for Swiss (a knockout has as many rounds as its bracket needs);
+    ``best_of``: deals per knockout match; ``start_in_ms``: start by itself
+    that long from now (None: the host starts it); ``round_clock_ms``: the most
+    a round may last (None: the longest its deals can take, plus a minute)."""
+
+    type: Literal["create_tournament"] = "create_tournament"
+    name: Annotated[str, Field(min_length=1, max_length=40)]
+    format: TournamentFormat = TournamentFormat.DUPLICATE
+    rounds: Annotated[int, Field(ge=1, le=20)] = 5
+    best_of: BestOf = 1
+    pace: Pace = Pace.LOCKSTEP
+    card_clock_ms: CardClock = 30_000
+    deal_clock_ms: DealClock = 300_000
+    round_clock_ms: Annotated[int | None, Field(default=None, ge=10_000, le=14_400_000)] = None
+    start_in_ms: Annotated[int | None, Field(default=None, ge=0, le=604_800_000)] = None
+    max_players: Annotated[int, Field(ge=2, le=512)] = 64
+    visibility: Visibility = Visibility.PUBLIC
+    bots: bool = True  # bots may enter (server bots added by the host, bot clients)
+    late_join: bool = True  # duplicate and Swiss: register after the start
+    ref: Ref = None
+
+
+class ListTournaments(_Message):
+    type: Literal["list_tournaments"] = "list_tournaments"
+    ref: Ref = None
+
+
+class JoinTournament(_Message):
+    """Register (or, with ``spectate``, watch) by ``tournament_id`` or ``invite_code``."""
+
+    type: Literal["join_tournament"] = "join_tournament"
+    tournament_id: TournamentId | None = None
+    invite_code: Annotated[str | None, Field(default=None, max_length=32)] = None
+    spectate: bool = False
+    contribution: Contribution = ""
+    ref: Ref = None
+
+
+class LeaveTournament(_Message):
+    """An entrant withdraws; a spectator stops watching."""
+
+    type: Literal["leave_tournament"] = "leave_tournament"
+    tournament_id: TournamentId
+    ref: Ref = None
+
+
+class ManageTournament(_Message):
+    """The host's (or an admin's) commands; ``player_id`` names whom to remove."""
+
+    type: Literal["manage_tournament"] = "manage_tournament"
+    tournament_id: TournamentId
+    action: Literal["start", "pause", "resume", "cancel", "remove"]
+    player_id: Annotated[str | None, Field(default=None, max_length=64)] = None
+    ref: Ref = None
+
+
+class AddTournamentBot(_Message):
+    """The host enters ``count`` server-side bots playing ``strategy``."""
+
+    type: Literal["add_tournament_bot"] = "add_tournament_bot"
+    tournament_id: TournamentId
+    strategy: Annotated[str, Field(min_length=1, max_length=32)] = "greedy"
+    count: Annotated[int, Field(ge=1, le=256)] = 1
+    ref: Ref = None
+
+
+class GetTournament(_Message):
+    """A fresh ``tournament`` snapshot (public, or one's own private tournament)."""
+
+    type: Literal["get_tournament"] = "get_tournament"
+    tournament_id: TournamentId
+    ref: Ref = None
+
+
 ClientMessage = Annotated[
     Hello | ListRooms | CreateRoom | JoinRoom | LeaveRoom | Ready | StartMatch | AddBot | Place
     | Resync | Ping | Rematch | QuickPlay | CancelQuickPlay | Challenge | AnswerChallenge
-    | GetLeaderboard,
+    | GetLeaderboard | CreateTournament | ListTournaments | JoinTournament | LeaveTournament
+    | ManageTournament | AddTournamentBot | GetTournament,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -578,10 +667,119 @@ class Leaderboard(_Message):
     ref: Ref = None
 
 
+class TournamentSummary(_Message):
+    """A tournament as the list shows it."""
+
+    id: str
+    name: str
+    format: TournamentFormat
+    status: str  # registering, playing, paused, finished, cancelled
+    visibility: Visibility
+    pace: Pace
+    rounds: int
+    best_of: int
+    round: int  # the round being played or last played; 0 before the start
+    entrants: int
+    max_players: int
+    host: PlayerInfo
+    starts_ms: int | None = None  # time left before a scheduled start
+
+
+class TournamentEntrant(_Message):
+    player: PlayerInfo
+    status: Literal["active", "withdrawn", "removed", "eliminated"]
+    joined_round: int  # the first round it could play
+    seed: int | None = None  # knockout: its seed (1 = best rating)
+
+
+class TournamentStanding(_Message):
+    """One line of the standings. Duplicate: ``percentage`` of the ``top``
+    matchpoints, then ``points``. Swiss: ``score``, ``buchholz``,
+    ``sonneborn_berger``. Knockout: still in, then ``out_in_round`` (later is
+    better), then seed."""
+
+    rank: int  # equal standings share a rank
+    player: PlayerInfo
+    status: str
+    deals: int  # deals played
+    points: int  # card points over those deals
+    matchpoints: float | None = None
+    top: float | None = None
+    percentage: float | None = None
+    score: float | None = None
+    buchholz: float | None = None
+    sonneborn_berger: float | None = None
+    out_in_round: int | None = None
+
+
+class TournamentTable(_Message):
+    number: int
+    room_id: str | None  # None for a bye
+    players: list[str]  # player ids, seat order
+    status: Literal["playing", "finished", "bye"]
+    winner: str | None = None  # the winner's id (Swiss, knockout); None: a draw or not over
+    points: dict[str, int] = {}  # card points so far, by player id
+
+
+class TournamentRound(_Message):
+    number: int
+    status: Literal["playing", "finished"]
+    contribution: str  # the seed contribution every table of the round shares
+    server_commitment: str  # SHA-256 of this round's secret
+    server_secret: str | None = None  # revealed once the round is over
+    tables: int
+    finished_tables: int
+
+
+class TournamentInfo(_Message):
+    """A tournament as its entrants and spectators see it."""
+
+    id: str
+    name: str
+    format: TournamentFormat
+    status: str  # registering, playing, paused, finished, cancelled
+    visibility: Visibility
+    invite_code: str | None = None
+    pace: Pace
+    card_clock_ms: int
+    deal_clock_ms: int
+    round_clock_ms: int
+    rounds: int
+    best_of: int
+    max_players: int
+    bots: bool
+    late_join: bool
+    host: PlayerInfo
+    commitment: str  # SHA-256 of the first round's secret, published at creation
+    round: int
+    next_round_ms: int | None = None  # time before the start or the next round
+    round_left_ms: int | None = None  # time left on the round clock
+    entrants: list[TournamentEntrant]
+    standings: list[TournamentStanding]
+    history: list[TournamentRound]  # every round begun, first first
+    tables: list[TournamentTable]  # the tables of the current (or last) round
+    bracket: list[list[str | None]] | None = None  # knockout: each round's slots
+
+
+class TournamentUpdate(_Message):
+    """Sent to entrants and spectators when the tournament changes, and in reply
+    to ``create_tournament``, ``join_tournament`` and ``get_tournament``."""
+
+    type: Literal["tournament"] = "tournament"
+    tournament: TournamentInfo
+    ref: Ref = None
+
+
+class Tournaments(_Message):
+    type: Literal["tournaments"] = "tournaments"
+    tournaments: list[TournamentSummary]
+    ref: Ref = None
+
+
 ServerMessage = Annotated[
     Welcome | ErrorMessage | Rooms | RoomUpdate | Left | MatchStarted | CardDealt | Placed
     | Progress | MatchResult | RoomState | Pong | QueueStatus | ChallengeUpdate
-    | RatingsChanged | Leaderboard,
+    | RatingsChanged | Leaderboard | TournamentUpdate | Tournaments,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -637,7 +835,9 @@ def dump_server(message: BaseModel) -> str:
 CLIENT_TYPES: tuple[str, ...] = (
     "hello", "list_rooms", "create_room", "join_room", "leave_room", "ready", "start",
     "add_bot", "place", "resync", "ping", "rematch", "quickplay", "cancel_quickplay",
-    "challenge", "answer_challenge", "get_leaderboard",
+    "challenge", "answer_challenge", "get_leaderboard", "create_tournament", "list_tournaments",
+    "join_tournament", "leave_tournament", "manage_tournament", "add_tournament_bot",
+    "get_tournament",
 )  # fmt: skip
 
 

@@ -48,6 +48,7 @@ from server.limits import TokenBucket
 from server.lobby import Lobby, LobbyConfig
 from server.room import BotTurn, Outbound
 from server.storage import NameInUse, Storage, StoredPlayer
+from server.tournaments.http import routes as tournament_routes
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,8 @@ class ServerConfig:
     max_open_rooms_per_player: int = 10  # created and not finished: waiting or playing
     between_deals_ms: int = 8_000  # a series' results stay up this long before the next deal
     challenge_ttl_ms: int = 60_000  # an unanswered challenge expires
+    between_rounds_ms: int = 10_000  # a tournament's pause between two rounds
+    tournament_admins: tuple[str, ...] = ()  # player names that may run any tournament
     max_connections_per_address: int = 32  # concurrent WebSockets from one remote address
     # Browser pages from these origins (e.g. "https://play.example.org") may open
     # the WebSocket besides pages served from the server's own host.
@@ -544,6 +547,7 @@ def create_app(config: ServerConfig | None = None) -> web.Application:
     app.router.add_get("/api/players/{name}/ratings", player_ratings)
     app.router.add_get("/api/series/{series_id}", series_history)
     app.router.add_get("/api/leaderboard/{pace}", leaderboard)
+    app.router.add_routes(tournament_routes(HUB, STORAGE))
     app.cleanup_ctx.append(_storage_and_lobby)
     app.cleanup_ctx.append(_clock)
     app.on_shutdown.append(_close_sockets)
@@ -561,6 +565,8 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
             max_open_rooms_per_player=config.max_open_rooms_per_player,
             between_deals_ms=config.between_deals_ms,
             challenge_ttl_ms=config.challenge_ttl_ms,
+            between_rounds_ms=config.between_rounds_ms,
+            admins=frozenset(name.casefold() for name in config.tournament_admins),
         ),
         bots=bot_factory,
         think_elsewhere=True,

@@ -35,6 +35,15 @@ The tree (docs/protocol.md lists every code with its meaning)::
         ├── ChallengeNotFound        challenge_not_found   no such open challenge for this player
         ├── NotRateable              not_rateable          rated play needs two registered humans
         ├── SeriesNotOver            series_not_over       a rematch before the series has ended
+        ├── TournamentError          tournaments (docs/tournaments.md):
+        │   ├── TournamentNotFound   tournament_not_found  no such tournament (or wrong invite code)
+        │   ├── NotHost              not_host              only the host or an admin may do that
+        │   ├── RegistrationClosed   registration_closed   too late to register
+        │   ├── TournamentFull       tournament_full       every place is taken
+        │   ├── BotsNotAllowed       bots_not_allowed      the host said no bots
+        │   ├── NotRegistered        not_registered        not an entrant (or spectator) of it
+        │   ├── TournamentState      tournament_state      not now (start twice, resume unpaused...)
+        │   └── TooFewPlayers        too_few_players       a start with fewer than two entrants
         └── RuleError                the engine's code:    bad_cell, illegal_cell,
                                                            occupied_cell, grid_full
 
@@ -175,6 +184,42 @@ class SeriesNotOver(RoomError):
     code = "series_not_over"
 
 
+class TournamentError(RoomError):
+    code = "tournament_error"
+
+
+class TournamentNotFound(TournamentError):
+    code = "tournament_not_found"
+
+
+class NotHost(TournamentError):
+    code = "not_host"
+
+
+class RegistrationClosed(TournamentError):
+    code = "registration_closed"
+
+
+class TournamentFull(TournamentError):
+    code = "tournament_full"
+
+
+class BotsNotAllowed(TournamentError):
+    code = "bots_not_allowed"
+
+
+class NotRegistered(TournamentError):
+    code = "not_registered"
+
+
+class TournamentState(TournamentError):
+    code = "tournament_state"
+
+
+class TooFewPlayers(TournamentError):
+    code = "too_few_players"
+
+
 class RuleError(RoomError):
     """An engine rule refused a placement; the engine's own code goes on the wire."""
 
@@ -194,6 +239,8 @@ ALL_CODES: tuple[str, ...] = (
     NotSeated.code, NotPlaying.code, PastTurn.code, FutureTurn.code, AlreadyPlaced.code,
     UnknownStrategy.code, LimitReached.code, PlayerNotFound.code, AlreadyQueued.code,
     NotQueued.code, ChallengeNotFound.code, NotRateable.code, SeriesNotOver.code,
+    TournamentNotFound.code, NotHost.code, RegistrationClosed.code, TournamentFull.code,
+    BotsNotAllowed.code, NotRegistered.code, TournamentState.code, TooFewPlayers.code,
     "bad_cell", "illegal_cell", "occupied_cell", "grid_full",
     INTERNAL_ERROR,
 )  # fmt: skip

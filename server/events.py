@@ -132,7 +132,87 @@ class RatingChanged:
     at_ms: int
 
 
+# -- Tournaments: what a tournament director decided (server.tournaments.director)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentCreated:
+    tournament_id: str
+    name: str
+    format: str
+    visibility: str
+    host: PlayerRecord
+    settings: dict[str, object]  # every setting, as in the protocol's TournamentInfo
+    commitment: str  # SHA-256 of the first round's secret
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentEntry:
+    """An entrant registered, or its status changed (withdrawn, removed, eliminated)."""
+
+    tournament_id: str
+    player: PlayerRecord
+    number: int  # registration order, from 1
+    contribution: str
+    joined_round: int
+    status: str  # active, withdrawn, removed, eliminated
+    seed: int | None
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRoundBegan:
+    tournament_id: str
+    round: int
+    contribution: str  # the seat contribution of every table of the round
+    contributors: tuple[tuple[str, str], ...]  # (player id, contribution) it was made from
+    server_commitment: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentTableChanged:
+    """A table was opened (``status`` playing), got a bye, or finished."""
+
+    tournament_id: str
+    round: int
+    table: int
+    room_id: str | None
+    series_id: str | None
+    players: tuple[str, ...]
+    status: str  # playing, bye, finished
+    winner_id: str | None
+    points: tuple[tuple[str, int], ...]
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRoundEnded:
+    tournament_id: str
+    round: int
+    server_secret: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentStatus:
+    """The tournament started, paused, resumed, finished or was cancelled;
+    ``standings`` are the final ones once it is finished or cancelled."""
+
+    tournament_id: str
+    status: str
+    standings: tuple[dict[str, object], ...] | None
+    at_ms: int
+
+
+TournamentEvent = (
+    TournamentCreated | TournamentEntry | TournamentRoundBegan | TournamentTableChanged
+    | TournamentRoundEnded | TournamentStatus
+)  # fmt: skip
+
+
 Event = (
     RoomOpened | MatchBegan | CardPlaced | MatchEnded | SeriesBegan | SeriesEnded | Abandoned
-    | RatingChanged
+    | RatingChanged | TournamentEvent
 )  # fmt: skip

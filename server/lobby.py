@@ -43,10 +43,11 @@ from protocol.messages import (
     Visibility,
 )
 from server import errors
-from server.events import Event, RatingChanged, SeriesEnded
+from server.events import Event, MatchEnded, RatingChanged, SeriesEnded
 from server.matchmaking import Queue, Ticket
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
 from server.room import BETWEEN_DEALS_MS, BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
+from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,9 @@ class LobbyConfig:
     quickplay_card_clock_ms: int = 30_000
     quickplay_deal_clock_ms: int = 300_000
     quickplay_bot: str = "expert"
+    between_rounds_ms: int = 10_000  # a tournament's pause between two rounds
+    max_tournaments_per_host: int = 3  # not yet over
+    admins: frozenset[str] = frozenset()  # names (case-folded) that may run any tournament
 
 
 @dataclass(slots=True)
@@ -118,6 +122,7 @@ class Lobby:
         self.queue = Queue()
         self._queued: dict[str, tuple[PlayerInfo, QuickPlay]] = {}
         self.challenges: dict[str, OpenChallenge] = {}
+        self.tournaments = TournamentDesk(self)
 
     def take_events(self) -> list[Event]:
         events, self.events = self.events, []
@@ -155,6 +160,8 @@ class Lobby:
                 return self._answer(player, message, now_ms)
             case GetLeaderboard():
                 return [Outbound((player.id,), self.leaderboard(player, message))]
+            case _ if isinstance(message, TOURNAMENT_MESSAGES):
+                return self.tournaments.handle(player, message, now_ms)
             case JoinRoom():
                 room = self._find(player, message)
             case _:
@@ -217,7 +224,13 @@ class Lobby:
         return [room.state_for(player.id, now_ms, msg.ref), *self._after(room, now_ms)]
 
     def _open(
-        self, settings: RoomSettings, creator: PlayerInfo, contribution: str, now_ms: int
+        self,
+        settings: RoomSettings,
+        creator: PlayerInfo,
+        contribution: str,
+        now_ms: int,
+        *,
+        server_secret: str | None = None,  # a tournament round's: the same deal on every table
     ) -> Room:
         room_id = self.ids.room_id()
         while room_id in self.rooms:
@@ -228,7 +241,7 @@ class Lobby:
             settings,
             creator,
             now_ms=now_ms,
-            server_secret=self.ids.server_secret(),
+            server_secret=server_secret or self.ids.server_secret(),
             match_id=self.ids.match_id(),
             invite_code=invite,
             contribution=contribution,
@@ -520,6 +533,9 @@ class Lobby:
             self.events.append(event)
             if isinstance(event, SeriesEnded):
                 outs += self._rate(room, event)
+            tournament = room.settings.origin == "tournament"
+            if tournament and isinstance(event, (MatchEnded, SeriesEnded)):
+                outs += self.tournaments.room_event(room, event, now_ms)
         self.bot_turns.extend(room.take_bot_turns())
         closing = room.closable(now_ms, self.config.finished_ttl_ms)
         members = frozenset() if closing else frozenset(room.members())
@@ -569,7 +585,7 @@ class Lobby:
     def connect(self, player: PlayerInfo, now_ms: int) -> list[Outbound]:
         """A connection of ``player`` signed in: snapshots of every room it is in."""
         self.online[player.id] = player
-        outs: list[Outbound] = []
+        outs: list[Outbound] = self.tournaments.connect(player, now_ms)
         for room in self.rooms_of(player.id):
             outs += room.set_connected(player.id, True, now_ms)
             outs += self._after(room, now_ms)
@@ -611,6 +627,8 @@ class Lobby:
             outs += self._match_queue(now_ms)
         if self.challenges:
             outs += self._expire_challenges(now_ms)
+        if self.tournaments.directors:
+            outs += self.tournaments.tick(now_ms)
         return outs
 
 

@@ -274,6 +274,8 @@ class Room:
         self.bot_turns: list[BotTurn] = []
         # When the members are next due a progress (None: they are up to date).
         self.progress_due: int | None = None
+        # A clock above the room's ran out (a tournament round): no deal after this one.
+        self.last_deal = False
         self.series = self._new_series(match_id, server_secret)
         self.server_commitment = self.series.commitment
         # Series over: what the server has committed to for a rematch.
@@ -769,6 +771,37 @@ class Room:
         self.seats.append(Seat(bot, "", ready=True, bot=chooser, strategy=strategy, bot_seed=seed))
         return bot
 
+    def play_as_bot(self, player_id: str, strategy: str) -> None:
+        """Hand a seat the lobby filled to a server-side bot (a tournament's bot entrant,
+        whose id stays its own); UnknownStrategy changes nothing."""
+        seat = self.seat_of(player_id)
+        assert seat is not None and self.phase == Phase.WAITING
+        seed = f"{self.id}/{player_id}"
+        try:
+            if self._bots is None:
+                raise KeyError(strategy)
+            chooser = self._bots(strategy, seed)
+        except KeyError:
+            raise errors.UnknownStrategy(f"no bot plays strategy {strategy!r}") from None
+        seat.bot, seat.strategy, seat.bot_seed, seat.ready = chooser, strategy, seed, True
+
+    def time_up(self, now_ms: int) -> list[Outbound]:
+        """A clock above the room's ran out (a tournament's round clock): every card
+        still unplaced is placed automatically, as when a race's deal clock runs
+        out, and the series ends with this deal."""
+        self._now = now_ms
+        self.last_deal = True
+        if self.phase == Phase.BETWEEN:
+            return self._end_series(now_ms)
+        m = self.match
+        if self.phase != Phase.PLAYING or m is None:
+            return []
+        outs: list[Outbound] = []
+        for seat in self.seats:
+            while m.boards[seat.player.id].placed < TURNS:
+                outs += self._auto_place(seat.player.id, now_ms)
+        return outs + self._advance(now_ms)
+
     def seat_player(self, player: PlayerInfo, contribution: str) -> None:
         """Seat a player the lobby paired into this room (quick play, challenges)."""
         assert self.phase == Phase.WAITING and len(self.seats) < self.settings.seats
@@ -940,6 +973,8 @@ class Room:
             turn_started=now_ms,
         )
         self.match = m
+        for seat in self.seats:
+            seat.asked = 0  # a new deal: bot seats are asked for their moves from turn 1 again
         self._enter(Phase.PLAYING)
         s = self.settings
         if number == 1:
@@ -1083,7 +1118,7 @@ class Room:
         )
         self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms))
         outs = self._progress_now(now_ms)
-        if series.decided():
+        if series.decided() or self.last_deal:
             self._enter(Phase.FINISHED)
             self._close_series(now_ms)
         else:

@@ -46,6 +46,7 @@ from server.events import (
     SeriesEnded,
 )
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating
+from server.tournaments import store as tournament_store
 
 log = logging.getLogger(__name__)
 
@@ -350,6 +351,15 @@ class Storage:
     async def player_ratings(self, who: str, limit: int = 100) -> dict[str, Any] | None:
         return await player_ratings(self._reader, who, limit)
 
+    async def tournaments(self, limit: int = 100) -> list[dict[str, Any]]:
+        return await tournament_store.tournament_list(self._reader, limit)
+
+    async def tournament(self, tournament_id: str) -> dict[str, Any] | None:
+        return await tournament_store.tournament_detail(self._reader, tournament_id)
+
+    async def tournament_boards(self, tournament_id: str) -> list[dict[str, Any]]:
+        return await tournament_store.tournament_boards(self._reader, tournament_id)
+
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
@@ -365,6 +375,7 @@ def _open_writer(path: str) -> sqlite3.Connection:
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA foreign_keys=ON")
     db.executescript(SCHEMA)
+    tournament_store.init(db)
     for table, column, declaration in MIGRATIONS:
         have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
         if column not in have:
@@ -434,6 +445,8 @@ def _insert_placements(db: sqlite3.Connection, rows: list[tuple[object, ...]]) -
 
 
 def _apply(db: sqlite3.Connection, event: Event | _NewPlayer) -> None:
+    if tournament_store.apply(db, event):  # type: ignore[arg-type]
+        return
     match event:
         case _NewPlayer(player=p, token_hash=h):
             db.execute(

@@ -574,7 +574,7 @@ class QuickPlayDialog(ModalScreen[dict[str, Any] | None]):
                     classes="short", placeholder="-",
                 )  # fmt: skip
                 yield Static(
-                    Text("seconds before taking a bot instead (casual); empty: never", "dim"),
+                    Text("seconds, then a bot (casual); empty: never", "dim"),
                     classes="hint",
                 )
             yield Static("", id="dialog-error")

@@ -1,0 +1,70 @@
+"""What a restarted server needs to resume the series that were being played.
+
+The storage layer reads these from the database (:meth:`Storage.unfinished`);
+:meth:`server.room.Room.restore` rebuilds a room from one. Nothing here does
+I/O or decides anything: it is the shape of the stored facts.
+
+A series is resumable when its room, its players, every begun deal's seed and
+the hash chain's last secret are stored. Every placement that was acknowledged
+is in the database (it is committed before the ``placed`` goes out), so the
+rebuilt boards hold at least every acknowledged placement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from server.events import PlayerRecord
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPlacement:
+    player_id: str
+    turn: int
+    cell: str
+    card: str
+    elapsed_ms: int
+    auto: bool
+    placed_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDeal:
+    match_id: str
+    deal: int
+    seed: str
+    contributions: tuple[str, ...]
+    started_ms: int
+    finished: bool
+    # Finished deals: player id -> (rank, score, time used).
+    outcomes: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    placements: tuple[StoredPlacement, ...] = ()  # unfinished deal: in placing order
+
+
+@dataclass(frozen=True, slots=True)
+class Resumable:
+    room_id: str
+    name: str
+    visibility: str
+    invite_code: str | None
+    pace: str
+    seats: int
+    card_clock_ms: int
+    deal_clock_ms: int
+    deals_best_of: int
+    rated: bool
+    origin: str
+    creator_id: str
+    series_id: str
+    root_secret: str
+    players: tuple[PlayerRecord, ...]  # seat order
+    deals: tuple[StoredDeal, ...]  # in order; the last may be unfinished
+    forfeited: frozenset[str]
+    timed_out: frozenset[str]
+
+    @property
+    def last_activity_ms(self) -> int:
+        """The last moment the database saw this series move: a stand-in for the crash."""
+        times = [d.started_ms for d in self.deals]
+        times += [p.placed_ms for d in self.deals for p in d.placements]
+        return max(times)

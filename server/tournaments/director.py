@@ -1,0 +1,1071 @@
+"""A tournament director: one tournament's synchronous state machine. Pure.
+
+Commands (register, withdraw, the host's bots and start, pause, resume, remove,
+cancel), clock ticks and what its tables report (a deal ended, a table's
+series ended) go in, each with the time in milliseconds. Out come addressed
+messages (:class:`server.room.Outbound`), storage events (:attr:`Director.events`)
+and requests to the lobby (:attr:`Director.requests`): open a table, stop the
+tables a round clock has overtaken, make a withdrawn entrant leave its table.
+The lobby owns the rooms; the director only decides. A refused command raises a
+:class:`server.errors.TournamentError` before changing anything.
+
+Same deal on every table of a round: at creation the director draws a hash
+chain of round secrets (:func:`server.series.secret_chain`) and publishes the
+first one's commitment; every table of round k is opened on secret k with the
+same seat contribution (:func:`round_contribution`, made from every entrant's
+contribution), so every table of the round is dealt the same cards, and round
+k's secret is revealed when the round is over (docs/fairness.md, Tournaments).
+
+This module must never await, read a clock, or touch sockets or the database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from engine.deal import commitment
+from protocol.messages import (
+    CreateTournament,
+    Pace,
+    PlayerInfo,
+    TournamentEntrant,
+    TournamentFormat,
+    TournamentInfo,
+    TournamentRound,
+    TournamentStanding,
+    TournamentSummary,
+    TournamentTable,
+    TournamentUpdate,
+    Visibility,
+)
+from server import errors
+from server.events import (
+    Event,
+    PlayerRecord,
+    TournamentCreated,
+    TournamentEntry,
+    TournamentRoundBegan,
+    TournamentRoundEnded,
+    TournamentStatus,
+    TournamentTableChanged,
+)
+from server.room import Outbound, RoomSettings
+from server.series import secret_chain
+from server.tournaments.pairing import PairingError, bracket_order, swiss_pairings
+from server.tournaments.scoring import (
+    Game,
+    buchholz,
+    duplicate_standings,
+    sonneborn_berger,
+    swiss_scores,
+    swiss_standings,
+)
+
+TURNS = 16
+PUSH_INTERVAL_MS = 1_000  # live standings go out at most this often during a round
+ROUND_MARGIN_MS = 60_000  # added to a round's longest possible play for its default clock
+
+
+class Phase(StrEnum):
+    REGISTERING = "registering"
+    PLAYING = "playing"  # a round is being played
+    BETWEEN = "between"  # between two rounds (the wire says "playing")
+    PAUSED = "paused"  # no new round starts; a round being played plays on
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+TRANSITIONS: dict[Phase, frozenset[Phase]] = {
+    Phase.REGISTERING: frozenset({Phase.PLAYING, Phase.CANCELLED}),
+    Phase.PLAYING: frozenset({Phase.BETWEEN, Phase.PAUSED, Phase.FINISHED, Phase.CANCELLED}),
+    Phase.BETWEEN: frozenset({Phase.PLAYING, Phase.PAUSED, Phase.FINISHED, Phase.CANCELLED}),
+    Phase.PAUSED: frozenset({Phase.PLAYING, Phase.BETWEEN, Phase.FINISHED, Phase.CANCELLED}),
+    Phase.FINISHED: frozenset(),
+    Phase.CANCELLED: frozenset(),
+}
+
+
+def round_contribution(tournament_id: str, number: int, contributions: Sequence[str]) -> str:
+    """The seat contribution of every table of round ``number``: SHA-256 (hex) of
+    ``cribsquares/tournament-round/v1`` and the length-prefixed UTF-8 of the
+    tournament id, the round number in decimal and each entrant's contribution."""
+    h = hashlib.sha256(b"cribsquares/tournament-round/v1")
+    for part in (tournament_id, str(number), *contributions):
+        data = part.encode("utf-8")
+        h.update(len(data).to_bytes(4, "big") + data)
+    return h.hexdigest()
+
+
+def default_round_clock(
+    pace: Pace, card_clock_ms: int, deal_clock_ms: int, best_of: int, between_deals_ms: int
+) -> int:
+    """The longest a round's deals can take at their own clocks, plus a minute."""
+    per_deal = TURNS * card_clock_ms if pace == Pace.LOCKSTEP else deal_clock_ms
+    return per_deal * best_of + between_deals_ms * (best_of - 1) + ROUND_MARGIN_MS
+
+
+def knockout_rounds(players: int) -> int:
+    return max(1, (max(players, 2) - 1).bit_length())
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSettings:
+    name: str
+    format: TournamentFormat
+    rounds: int  # duplicate: deals; Swiss: rounds; knockout: set from the bracket at the start
+    best_of: int  # deals per table (knockout matches); 1 otherwise
+    pace: Pace
+    card_clock_ms: int
+    deal_clock_ms: int
+    round_clock_ms: int
+    start_at: int | None  # a scheduled start (ms); None: the host starts it
+    max_players: int
+    visibility: Visibility
+    bots: bool
+    late_join: bool
+    between_rounds_ms: int
+
+    @classmethod
+    def from_message(
+        cls, msg: CreateTournament, now_ms: int, *, between_rounds_ms: int, between_deals_ms: int
+    ) -> TournamentSettings:
+        knockout = msg.format == TournamentFormat.KNOCKOUT
+        best_of = msg.best_of if knockout else 1
+        clock = msg.round_clock_ms or default_round_clock(
+            msg.pace, msg.card_clock_ms, msg.deal_clock_ms, best_of, between_deals_ms
+        )
+        return cls(
+            name=msg.name,
+            format=msg.format,
+            rounds=knockout_rounds(msg.max_players) if knockout else msg.rounds,
+            best_of=best_of,
+            pace=msg.pace,
+            card_clock_ms=msg.card_clock_ms,
+            deal_clock_ms=msg.deal_clock_ms,
+            round_clock_ms=clock,
+            start_at=None if msg.start_in_ms is None else now_ms + msg.start_in_ms,
+            max_players=msg.max_players,
+            visibility=msg.visibility,
+            bots=msg.bots,
+            late_join=msg.late_join and not knockout,
+            between_rounds_ms=between_rounds_ms,
+        )
+
+
+# ----------------------------------------------------------------------
+# Requests to the lobby
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTable:
+    """Open a room for one table, seat ``players`` (bots where ``strategies`` says),
+    on ``secret`` with every seat contributing ``contribution``, and start it."""
+
+    tournament_id: str
+    round: int
+    table: int
+    players: tuple[PlayerInfo, ...]
+    strategies: tuple[str, ...]  # "" for a person
+    contribution: str
+    secret: str
+    settings: RoomSettings
+
+
+@dataclass(frozen=True, slots=True)
+class StopTable:
+    """The round clock ran out: place every unplaced card and end the table's series."""
+
+    room_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """A withdrawn or removed entrant leaves its table (the server plays it out)."""
+
+    room_id: str
+    player: PlayerInfo
+
+
+Request = OpenTable | StopTable | Forfeit
+
+
+# ----------------------------------------------------------------------
+# State
+
+
+@dataclass(slots=True)
+class Entrant:
+    player: PlayerInfo
+    number: int  # registration order
+    contribution: str
+    joined_round: int
+    strategy: str = ""  # a server bot entrant's strategy
+    status: str = "active"  # active, withdrawn, removed, eliminated
+    seed: int | None = None
+    out_in_round: int | None = None  # knockout: the round it lost (or left) in
+
+
+@dataclass(slots=True)
+class Table:
+    number: int
+    players: tuple[str, ...]
+    room_id: str | None = None
+    series_id: str | None = None
+    status: str = "playing"  # playing, bye, finished
+    winner: str | None = None
+    points: dict[str, int] = field(default_factory=dict)
+    deals: list[dict[str, int]] = field(default_factory=list)  # each deal's scores
+
+
+@dataclass(slots=True)
+class Round:
+    number: int
+    secret: str
+    contribution: str
+    tables: list[Table]
+    started_at: int
+    ends_at: int
+    finished: bool = False
+    stopped: bool = False  # the round clock ran out and its tables were stopped
+
+    def open_tables(self) -> list[Table]:
+        return [t for t in self.tables if t.status == "playing"]
+
+
+class Director:
+    """One tournament, from registration to its final standings."""
+
+    def __init__(
+        self,
+        tournament_id: str,
+        settings: TournamentSettings,
+        host: PlayerInfo,
+        *,
+        now_ms: int,
+        root_secret: str,
+        invite_code: str | None = None,
+        rating_of: Callable[[str], float] | None = None,
+        known_strategy: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.id = tournament_id
+        self.settings = settings
+        self.host = host
+        self.invite_code = invite_code if settings.visibility == Visibility.PRIVATE else None
+        self.phase = Phase.REGISTERING
+        self.created_at = now_ms
+        self.entrants: dict[str, Entrant] = {}
+        self.spectators: dict[str, PlayerInfo] = {}
+        self.rounds: list[Round] = []
+        self.bracket: list[list[str | None]] = []  # knockout: each round's slots
+        self.had_bye: set[str] = set()
+        self.next_at: int | None = settings.start_at  # the start, or the next round
+        self.finished_at: int | None = None
+        self._rating_of = rating_of or (lambda pid: 1500.0)
+        self._known_strategy = known_strategy or (lambda name: True)
+        self._by_room: dict[str, tuple[Round, Table]] = {}
+        self._bots = 0
+        self._now = now_ms
+        self._push_due: int | None = None
+        self._pushed_at: int | None = None
+        # The command being answered: its actor gets the next push with its ref.
+        self._reply: tuple[str, str | None] | None = None
+        chain = max(settings.rounds, knockout_rounds(settings.max_players))
+        self._secrets = secret_chain(root_secret, chain)
+        self.commitment = commitment(self._secrets[0])
+        self.events: list[Event] = [
+            TournamentCreated(
+                tournament_id=tournament_id,
+                name=settings.name,
+                format=settings.format.value,
+                visibility=settings.visibility.value,
+                host=_record(host),
+                settings=self._settings_json(),
+                commitment=self.commitment,
+                at_ms=now_ms,
+            )
+        ]
+        self.requests: list[Request] = []
+
+    # ------------------------------------------------------------------
+    # Queries
+
+    def take_events(self) -> list[Event]:
+        events, self.events = self.events, []
+        return events
+
+    def take_requests(self) -> list[Request]:
+        requests, self.requests = self.requests, []
+        return requests
+
+    @property
+    def over(self) -> bool:
+        return self.phase in (Phase.FINISHED, Phase.CANCELLED)
+
+    def status(self) -> str:
+        return "playing" if self.phase == Phase.BETWEEN else self.phase.value
+
+    def members(self) -> list[str]:
+        """Who receives the tournament's updates: host, people entered, spectators."""
+        ids = {self.host.id}
+        ids.update(
+            pid
+            for pid, e in self.entrants.items()
+            if not e.strategy and e.status in ("active", "eliminated")
+        )
+        ids.update(self.spectators)
+        return sorted(ids)
+
+    def is_member(self, player_id: str) -> bool:
+        return player_id in self.members()
+
+    def active(self) -> list[Entrant]:
+        return [e for e in self.entrants.values() if e.status == "active"]
+
+    def room_ids(self) -> list[str]:
+        return list(self._by_room)
+
+    def next_deadline(self) -> int | None:
+        times = [t for t in (self._push_due,) if t is not None]
+        if self.phase in (Phase.REGISTERING, Phase.BETWEEN) and self.next_at is not None:
+            times.append(self.next_at)
+        current = self.rounds[-1] if self.rounds else None
+        if current is not None and not current.finished and not current.stopped:
+            times.append(current.ends_at)
+        return min(times) if times else None
+
+    def _settings_json(self) -> dict[str, object]:
+        s = self.settings
+        return {
+            "format": s.format.value,
+            "rounds": s.rounds,
+            "best_of": s.best_of,
+            "pace": s.pace.value,
+            "card_clock_ms": s.card_clock_ms,
+            "deal_clock_ms": s.deal_clock_ms,
+            "round_clock_ms": s.round_clock_ms,
+            "start_at_ms": s.start_at,
+            "max_players": s.max_players,
+            "visibility": s.visibility.value,
+            "bots": s.bots,
+            "late_join": s.late_join,
+            "between_rounds_ms": s.between_rounds_ms,
+        }
+
+    def summary(self, now_ms: int) -> TournamentSummary:
+        s = self.settings
+        starts = None
+        if self.phase == Phase.REGISTERING and self.next_at is not None:
+            starts = max(0, self.next_at - now_ms)
+        return TournamentSummary(
+            id=self.id,
+            name=s.name,
+            format=s.format,
+            status=self.status(),
+            visibility=s.visibility,
+            pace=s.pace,
+            rounds=s.rounds,
+            best_of=s.best_of,
+            round=len(self.rounds),
+            entrants=len(self.active()),
+            max_players=s.max_players,
+            host=self.host,
+            starts_ms=starts,
+        )
+
+    def info(self, now_ms: int) -> TournamentInfo:
+        s = self.settings
+        current = self.rounds[-1] if self.rounds else None
+        next_ms = None
+        if self.phase in (Phase.REGISTERING, Phase.BETWEEN) and self.next_at is not None:
+            next_ms = max(0, self.next_at - now_ms)
+        left = None
+        if current is not None and not current.finished:
+            left = max(0, current.ends_at - now_ms)
+        return TournamentInfo(
+            id=self.id,
+            name=s.name,
+            format=s.format,
+            status=self.status(),
+            visibility=s.visibility,
+            invite_code=self.invite_code,
+            pace=s.pace,
+            card_clock_ms=s.card_clock_ms,
+            deal_clock_ms=s.deal_clock_ms,
+            round_clock_ms=s.round_clock_ms,
+            rounds=self._planned_rounds(),
+            best_of=s.best_of,
+            max_players=s.max_players,
+            bots=s.bots,
+            late_join=s.late_join,
+            host=self.host,
+            commitment=self.commitment,
+            round=len(self.rounds),
+            next_round_ms=next_ms,
+            round_left_ms=left,
+            entrants=[
+                TournamentEntrant(
+                    player=e.player, status=e.status, joined_round=e.joined_round, seed=e.seed
+                )  # type: ignore[arg-type]
+                for e in self.entrants.values()
+            ],
+            standings=self.standings(),
+            history=[self._round_info(r) for r in self.rounds],
+            tables=[_table_info(t) for t in current.tables] if current else [],
+            bracket=[list(slots) for slots in self.bracket]
+            if s.format == TournamentFormat.KNOCKOUT
+            else None,
+        )
+
+    def _planned_rounds(self) -> int:
+        if self.settings.format != TournamentFormat.KNOCKOUT:
+            return self.settings.rounds
+        if self.bracket:
+            return knockout_rounds(len(self.bracket[0]))
+        return knockout_rounds(len(self.active()))
+
+    @staticmethod
+    def _round_info(r: Round) -> TournamentRound:
+        return TournamentRound(
+            number=r.number,
+            status="finished" if r.finished else "playing",
+            contribution=r.contribution,
+            server_commitment=commitment(r.secret),
+            server_secret=r.secret if r.finished else None,
+            tables=sum(1 for t in r.tables if t.status != "bye"),
+            finished_tables=sum(1 for t in r.tables if t.status == "finished"),
+        )
+
+    def update(self, now_ms: int, ref: str | None = None) -> TournamentUpdate:
+        return TournamentUpdate(tournament=self.info(now_ms), ref=ref)
+
+    # ------------------------------------------------------------------
+    # Standings
+
+    def standings(self) -> list[TournamentStanding]:
+        played: dict[str, int] = dict.fromkeys(self.entrants, 0)
+        points: dict[str, int] = dict.fromkeys(self.entrants, 0)
+        for r in self.rounds:
+            for t in r.tables:
+                for deal in t.deals:
+                    for pid, score in deal.items():
+                        played[pid] = played.get(pid, 0) + 1
+                        points[pid] = points.get(pid, 0) + score
+        fmt = self.settings.format
+        if fmt == TournamentFormat.DUPLICATE:
+            return self._duplicate_standings(played, points)
+        if fmt == TournamentFormat.SWISS:
+            return self._swiss_standings(played, points)
+        return self._knockout_standings(played, points)
+
+    def _row(
+        self,
+        rank: int,
+        pid: str,
+        played: dict[str, int],
+        points: dict[str, int],
+        **extra: float | int | None,
+    ) -> TournamentStanding:
+        e = self.entrants[pid]
+        return TournamentStanding(
+            rank=rank,
+            player=e.player,
+            status=e.status,
+            deals=played.get(pid, 0),
+            points=points.get(pid, 0),
+            **extra,  # type: ignore[arg-type]
+        )
+
+    def duplicate_deals(self) -> list[dict[str, int]]:
+        """Each round's deal: every entrant's score on it, from the tables that finished it."""
+        deals: list[dict[str, int]] = []
+        for r in self.rounds:
+            deal: dict[str, int] = {}
+            for t in r.tables:
+                for scores in t.deals[:1]:
+                    deal.update(scores)
+            if deal:
+                deals.append(deal)
+        return deals
+
+    def _duplicate_standings(
+        self, played: dict[str, int], points: dict[str, int]
+    ) -> list[TournamentStanding]:
+        table = duplicate_standings(self.duplicate_deals(), list(self.entrants))
+        keys = [(-round(s.percentage, 9), -s.points) for s in table]
+        return [
+            self._row(
+                1 + sum(1 for k in keys if k < key),
+                s.player,
+                played,
+                points,
+                matchpoints=round(s.matchpoints, 4),
+                top=round(s.top, 4),
+                percentage=round(s.percentage, 4),
+            )
+            for s, key in zip(table, keys, strict=True)
+        ]
+
+    def swiss_games(self) -> list[Game]:
+        games: list[Game] = []
+        for r in self.rounds:
+            for t in r.tables:
+                if t.status == "bye":
+                    games.append(Game(t.players[0], None, 1.0))
+                elif t.status == "finished" and len(t.players) == 2:
+                    a, b = t.players
+                    score = 0.5 if t.winner is None else 1.0 if t.winner == a else 0.0
+                    games.append(Game(a, b, score))
+        return games
+
+    def _swiss_standings(
+        self, played: dict[str, int], points: dict[str, int]
+    ) -> list[TournamentStanding]:
+        games = self.swiss_games()
+        scores, bh, sb = swiss_scores(games), buchholz(games), sonneborn_berger(games)
+        order = swiss_standings(games, list(self.entrants))
+
+        def key(p: str) -> tuple[float, float, float]:
+            return (-scores.get(p, 0.0), -bh.get(p, 0.0), -sb.get(p, 0.0))
+
+        keys = [key(p) for p in order]
+        return [
+            self._row(
+                1 + sum(1 for k in keys if k < key(p)),
+                p,
+                played,
+                points,
+                score=scores.get(p, 0.0),
+                buchholz=bh.get(p, 0.0),
+                sonneborn_berger=sb.get(p, 0.0),
+            )
+            for p in order
+        ]
+
+    def _knockout_standings(
+        self, played: dict[str, int], points: dict[str, int]
+    ) -> list[TournamentStanding]:
+        alive = len(self.rounds) + 2  # still in (the champion, once it is over)
+
+        def reached(e: Entrant) -> int:
+            if e.status == "active" or e.out_in_round is None:
+                return alive
+            return e.out_in_round
+
+        rows = sorted(
+            self.entrants.values(), key=lambda e: (-reached(e), e.seed or e.number, e.number)
+        )
+        reach = [reached(e) for e in rows]
+        return [
+            self._row(
+                1 + sum(1 for x in reach if x > reached(e)),
+                e.player.id,
+                played,
+                points,
+                out_in_round=e.out_in_round,
+            )
+            for e in rows
+        ]
+
+    # ------------------------------------------------------------------
+    # Commands
+
+    def _require_host(self, actor: PlayerInfo, admin: bool) -> None:
+        if actor.id != self.host.id and not admin:
+            raise errors.NotHost("only the tournament's host may do that")
+
+    def _registration_open(self) -> None:
+        if self.phase == Phase.REGISTERING:
+            return
+        if self.over:
+            raise errors.RegistrationClosed("the tournament is over")
+        if not self.settings.late_join:
+            raise errors.RegistrationClosed("registration closed when the tournament started")
+        if len(self.rounds) >= self.settings.rounds:
+            raise errors.RegistrationClosed("no round is left to play")
+
+    def _enter(self, player: PlayerInfo, contribution: str, strategy: str, now_ms: int) -> Entrant:
+        entrant = Entrant(
+            player=player,
+            number=len(self.entrants) + 1,
+            contribution=contribution or player.id,
+            joined_round=len(self.rounds) + 1,
+            strategy=strategy,
+        )
+        self.entrants[player.id] = entrant
+        self._entry_event(entrant, now_ms)
+        return entrant
+
+    def _entry_event(self, e: Entrant, now_ms: int) -> None:
+        self.events.append(
+            TournamentEntry(
+                tournament_id=self.id,
+                player=_record(e.player),
+                number=e.number,
+                contribution=e.contribution,
+                joined_round=e.joined_round,
+                status=e.status,
+                seed=e.seed,
+                at_ms=now_ms,
+            )
+        )
+
+    def register(
+        self, player: PlayerInfo, contribution: str, now_ms: int, ref: str | None = None
+    ) -> list[Outbound]:
+        self._now = now_ms
+        known = self.entrants.get(player.id)
+        if known is not None and known.status in ("active", "eliminated"):
+            return [Outbound((player.id,), self.update(now_ms, ref))]
+        if known is not None:
+            raise errors.RegistrationClosed(f"you are {known.status}: you cannot enter again")
+        self._registration_open()
+        if player.bot and not self.settings.bots:
+            raise errors.BotsNotAllowed("this tournament is for people only")
+        if len(self.active()) >= self.settings.max_players:
+            raise errors.TournamentFull(f"all {self.settings.max_players} places are taken")
+
+        def act() -> list[Outbound]:
+            self.spectators.pop(player.id, None)
+            self._enter(player, contribution, "", now_ms)
+            return self._changed(now_ms)
+
+        return self._command(player.id, ref, now_ms, act)
+
+    def spectate(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
+        self._now = now_ms
+        if player.id not in self.entrants:
+            self.spectators[player.id] = player
+        return [Outbound((player.id,), self.update(now_ms, ref))]
+
+    def add_bots(
+        self,
+        actor: PlayerInfo,
+        strategy: str,
+        count: int,
+        now_ms: int,
+        *,
+        admin: bool = False,
+        ref: str | None = None,
+    ) -> list[Outbound]:
+        self._require_host(actor, admin)
+        self._registration_open()
+        if not self.settings.bots:
+            raise errors.BotsNotAllowed("this tournament is for people only")
+        if not self._known_strategy(strategy):
+            raise errors.UnknownStrategy(f"no bot plays strategy {strategy!r}")
+        room = self.settings.max_players - len(self.active())
+        if count > room:
+            raise errors.TournamentFull(f"only {room} places are left")
+
+        def act() -> list[Outbound]:
+            for _ in range(count):
+                self._bots += 1
+                n = self._bots
+                bot = PlayerInfo(
+                    id=f"bot-{strategy}-{self.id}-{n}", name=f"{strategy} bot {n}", bot=True
+                )
+                self._enter(bot, "", strategy, now_ms)
+            return self._changed(now_ms)
+
+        return self._command(actor.id, ref, now_ms, act)
+
+    def leave(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
+        """An entrant withdraws (its table, if any, is forfeited); a spectator stops watching."""
+        self._now = now_ms
+        entrant = self.entrants.get(player.id)
+        if entrant is None or entrant.status not in ("active", "eliminated"):
+            if player.id in self.spectators:
+                del self.spectators[player.id]
+                return [Outbound((player.id,), self.update(now_ms, ref))]
+            raise errors.NotRegistered("you are not in this tournament")
+        if entrant.status == "eliminated" or self.over:
+            # Out already, or all over: nothing to withdraw from.
+            raise errors.TournamentState("you are no longer playing in this tournament")
+
+        def act() -> list[Outbound]:
+            self._drop(entrant, "withdrawn", now_ms)
+            return self._changed(now_ms)
+
+        return self._command(player.id, ref, now_ms, act)
+
+    def _drop(self, entrant: Entrant, status: str, now_ms: int) -> None:
+        pid = entrant.player.id
+        entrant.status = status
+        current = self.rounds[-1] if self.rounds else None
+        if self.settings.format == TournamentFormat.KNOCKOUT and self.rounds:
+            playing_now = current is not None and not current.finished
+            entrant.out_in_round = len(self.rounds) + (0 if playing_now else 1)
+        self._entry_event(entrant, now_ms)
+        if current is not None and not current.finished:
+            for t in current.open_tables():
+                if pid in t.players and t.room_id is not None:
+                    self.requests.append(Forfeit(t.room_id, entrant.player))
+
+    def manage(
+        self,
+        actor: PlayerInfo,
+        action: str,
+        now_ms: int,
+        *,
+        player_id: str | None = None,
+        admin: bool = False,
+        ref: str | None = None,
+    ) -> list[Outbound]:
+        """The host's start, pause, resume, cancel and remove; validated, then applied."""
+        self._now = now_ms
+        self._require_host(actor, admin)
+        act: Callable[[], list[Outbound]]
+        if action == "remove":
+            entrant = self.entrants.get(player_id or "")
+            if entrant is None or entrant.status != "active":
+                raise errors.NotRegistered(f"{player_id} is not an active entrant")
+            if self.over:
+                raise errors.TournamentState("the tournament is over")
+
+            def act() -> list[Outbound]:
+                assert entrant is not None
+                self._drop(entrant, "removed", now_ms)
+                outs = self._push(now_ms)
+                if not entrant.strategy and entrant.player.id != actor.id:
+                    outs.append(Outbound((entrant.player.id,), self.update(now_ms)))
+                return outs
+
+        elif action == "start":
+            if self.phase != Phase.REGISTERING:
+                raise errors.TournamentState("the tournament has already started")
+            if len(self.active()) < 2:
+                raise errors.TooFewPlayers("a tournament needs at least two entrants")
+
+            def act() -> list[Outbound]:
+                self.events.append(TournamentStatus(self.id, "started", None, now_ms))
+                return self._begin_round(now_ms)
+
+        elif action == "pause":
+            if self.phase not in (Phase.PLAYING, Phase.BETWEEN):
+                raise errors.TournamentState("only a running tournament can be paused")
+
+            def act() -> list[Outbound]:
+                self._go(Phase.PAUSED)
+                self.next_at = None
+                self.events.append(TournamentStatus(self.id, "paused", None, now_ms))
+                return self._push(now_ms)
+
+        elif action == "resume":
+            if self.phase != Phase.PAUSED:
+                raise errors.TournamentState("the tournament is not paused")
+
+            def act() -> list[Outbound]:
+                if self.rounds[-1].finished:
+                    self._go(Phase.BETWEEN)
+                    self.next_at = now_ms + self.settings.between_rounds_ms
+                else:
+                    self._go(Phase.PLAYING)
+                self.events.append(TournamentStatus(self.id, "resumed", None, now_ms))
+                return self._push(now_ms)
+
+        elif action == "cancel":
+            if self.over:
+                raise errors.TournamentState("the tournament is already over")
+
+            def act() -> list[Outbound]:
+                return self._close(Phase.CANCELLED, now_ms)
+
+        else:  # the protocol admits nothing else
+            raise errors.RoomError(f"unknown action {action!r}", code="bad_message")
+        return self._command(actor.id, ref, now_ms, act)
+
+    def _go(self, phase: Phase) -> None:
+        if phase not in TRANSITIONS[self.phase]:
+            raise AssertionError(f"no transition from {self.phase} to {phase}")
+        self.phase = phase
+
+    # ------------------------------------------------------------------
+    # Time and tables
+
+    def tick(self, now_ms: int) -> list[Outbound]:
+        self._now = now_ms
+        outs: list[Outbound] = []
+        if self.phase == Phase.REGISTERING and self.next_at is not None and now_ms >= self.next_at:
+            if len(self.active()) >= 2:
+                self.events.append(TournamentStatus(self.id, "started", None, now_ms))
+                return self._begin_round(now_ms)
+            return self._close(Phase.CANCELLED, now_ms)
+        if self.phase == Phase.BETWEEN and self.next_at is not None and now_ms >= self.next_at:
+            return self._begin_round(now_ms)
+        current = self.rounds[-1] if self.rounds else None
+        if (
+            current is not None
+            and not current.finished
+            and not current.stopped
+            and now_ms >= current.ends_at
+        ):
+            current.stopped = True
+            self.requests += [StopTable(t.room_id) for t in current.open_tables() if t.room_id]
+        if self._push_due is not None and now_ms >= self._push_due:
+            outs += self._push(now_ms)
+        return outs
+
+    def table_opened(self, round_number: int, table: int, room_id: str, series_id: str) -> None:
+        r = self.rounds[round_number - 1]
+        t = r.tables[table - 1]
+        t.room_id, t.series_id = room_id, series_id
+        self._by_room[room_id] = (r, t)
+        self._table_event(r, t, self._now)
+
+    def deal_ended(self, room_id: str, scores: dict[str, int], now_ms: int) -> list[Outbound]:
+        """A deal of a table's series is over: its scores count at once."""
+        self._now = now_ms
+        found = self._by_room.get(room_id)
+        if found is None:
+            return []
+        _, t = found
+        t.deals.append(dict(scores))
+        for pid, score in scores.items():
+            t.points[pid] = t.points.get(pid, 0) + score
+        return self._changed(now_ms)
+
+    def table_ended(self, room_id: str, winner_id: str | None, now_ms: int) -> list[Outbound]:
+        """A table's series is over (``winner_id`` None: a draw)."""
+        self._now = now_ms
+        found = self._by_room.pop(room_id, None)
+        if found is None:
+            return []
+        r, t = found
+        t.status = "finished"
+        if winner_id is None and self.settings.format == TournamentFormat.KNOCKOUT:
+            # A drawn knockout match goes to the better seed (docs/tournaments.md).
+            winner_id = min(t.players, key=lambda p: self.entrants[p].seed or 0)
+        t.winner = winner_id
+        self._table_event(r, t, now_ms)
+        if self.over or r.open_tables():
+            return self._changed(now_ms)
+        return self._end_round(r, now_ms)
+
+    def _table_event(self, r: Round, t: Table, now_ms: int) -> None:
+        self.events.append(
+            TournamentTableChanged(
+                tournament_id=self.id,
+                round=r.number,
+                table=t.number,
+                room_id=t.room_id,
+                series_id=t.series_id,
+                players=t.players,
+                status=t.status,
+                winner_id=t.winner,
+                points=tuple(sorted(t.points.items())),
+                at_ms=now_ms,
+            )
+        )
+
+    # ------------------------------------------------------------------
+    # Rounds
+
+    def _begin_round(self, now_ms: int) -> list[Outbound]:
+        number = len(self.rounds) + 1
+        fmt = self.settings.format
+        playing = [e for e in self.active() if e.joined_round <= number]
+        groups: list[tuple[str, ...]]
+        byes: list[str] = []
+        if fmt == TournamentFormat.DUPLICATE:
+            groups = [(e.player.id,) for e in playing]
+        elif fmt == TournamentFormat.SWISS:
+            if len(playing) < 2:
+                return self._close(Phase.FINISHED, now_ms)
+            scores = swiss_scores(self.swiss_games())
+            played = {
+                frozenset(t.players) for r in self.rounds for t in r.tables if len(t.players) == 2
+            }
+            ids = [e.player.id for e in playing]
+            try:
+                pairing = swiss_pairings(
+                    ids, scores, {p: self._rating_of(p) for p in ids}, played, self.had_bye
+                )
+            except PairingError:
+                return self._close(Phase.FINISHED, now_ms)
+            groups = list(pairing.pairs)
+            if pairing.bye is not None:
+                byes.append(pairing.bye)
+                self.had_bye.add(pairing.bye)
+        else:
+            slots = self._knockout_slots(number)
+            live = [p for p in slots if p is not None]
+            if len(live) < 2:
+                for p in live:
+                    self.entrants[p].out_in_round = None
+                return self._close(Phase.FINISHED, now_ms)
+            self.bracket.append(slots)
+            groups = []
+            for a, b in zip(slots[::2], slots[1::2], strict=True):
+                if a is not None and b is not None:
+                    groups.append((a, b))
+                elif a is not None or b is not None:
+                    byes.append(a or b or "")
+        contributors = [(e.player.id, e.contribution) for e in playing]
+        contribution = round_contribution(self.id, number, [c for _, c in contributors])
+        secret = self._secrets[number - 1]
+        tables = [Table(i + 1, g) for i, g in enumerate(groups)]
+        tables += [
+            Table(len(groups) + i + 1, (p,), status="bye", winner=p) for i, p in enumerate(byes)
+        ]
+        r = Round(
+            number, secret, contribution, tables, now_ms, now_ms + self.settings.round_clock_ms
+        )
+        self.rounds.append(r)
+        if self.phase != Phase.PLAYING:
+            self._go(Phase.PLAYING)
+        self.next_at = None
+        self.events.append(
+            TournamentRoundBegan(
+                self.id, number, contribution, tuple(contributors), commitment(secret), now_ms
+            )
+        )
+        s = self.settings
+        for t in tables:
+            if t.status == "bye":
+                self._table_event(r, t, now_ms)
+                continue
+            players = tuple(self.entrants[p].player for p in t.players)
+            self.requests.append(
+                OpenTable(
+                    tournament_id=self.id,
+                    round=number,
+                    table=t.number,
+                    players=players,
+                    strategies=tuple(self.entrants[p].strategy for p in t.players),
+                    contribution=contribution,
+                    secret=secret,
+                    settings=RoomSettings(
+                        name=f"{s.name[:24]} r{number} t{t.number}",
+                        visibility=Visibility.PRIVATE,
+                        seats=len(t.players),
+                        pace=s.pace,
+                        card_clock_ms=s.card_clock_ms,
+                        deal_clock_ms=s.deal_clock_ms,
+                        deals=s.best_of,
+                        origin="tournament",
+                    ),
+                )
+            )
+        if not r.open_tables():
+            return self._end_round(r, now_ms)
+        return self._push(now_ms)
+
+    def _knockout_slots(self, number: int) -> list[str | None]:
+        if number == 1:
+            field_ = sorted(self.active(), key=lambda e: (-self._rating_of(e.player.id), e.number))
+            for i, e in enumerate(field_):
+                e.seed = i + 1
+                self._entry_event(e, self._now)
+            size = 2
+            while size < len(field_):
+                size *= 2
+            return [
+                field_[s - 1].player.id if s <= len(field_) else None for s in bracket_order(size)
+            ]
+        previous = self.rounds[-1]
+        winners: list[str | None] = []
+        by_player = {p: t for t in previous.tables for p in t.players}
+        last = self.bracket[-1]
+        for a, b in zip(last[::2], last[1::2], strict=True):
+            t = by_player.get(a or b or "")
+            winner = t.winner if t is not None else None
+            if winner is not None and self.entrants[winner].status != "active":
+                winner = None  # withdrew after winning: a walkover for the next opponent
+            winners.append(winner)
+        return winners
+
+    def _end_round(self, r: Round, now_ms: int) -> list[Outbound]:
+        r.finished = True
+        self.events.append(TournamentRoundEnded(self.id, r.number, r.secret, now_ms))
+        if self.settings.format == TournamentFormat.KNOCKOUT:
+            for t in r.tables:
+                for p in t.players:
+                    e = self.entrants[p]
+                    if p != t.winner and e.status == "active":
+                        e.status, e.out_in_round = "eliminated", r.number
+                        self._entry_event(e, now_ms)
+            live = [
+                t.winner
+                for t in r.tables
+                if t.winner and self.entrants[t.winner].status == "active"
+            ]
+            if len(live) < 2:
+                return self._close(Phase.FINISHED, now_ms)
+        elif r.number >= self.settings.rounds or not self.active():
+            return self._close(Phase.FINISHED, now_ms)
+        if self.phase == Phase.PLAYING:
+            self._go(Phase.BETWEEN)
+            self.next_at = now_ms + self.settings.between_rounds_ms
+        return self._push(now_ms)
+
+    def _close(self, phase: Phase, now_ms: int) -> list[Outbound]:
+        """Finish or cancel: stop any table still playing, store the final standings."""
+        current = self.rounds[-1] if self.rounds else None
+        if current is not None and not current.finished:
+            current.stopped = True
+            self.requests += [StopTable(t.room_id) for t in current.open_tables() if t.room_id]
+        self._go(phase)
+        self.next_at = None
+        self.finished_at = now_ms
+        final = tuple(s.model_dump(mode="json") for s in self.standings())
+        self.events.append(TournamentStatus(self.id, phase.value, final, now_ms))
+        return self._push(now_ms)
+
+    # ------------------------------------------------------------------
+    # Telling the members
+
+    def _changed(self, now_ms: int) -> list[Outbound]:
+        """Something changed: push now, or once the push interval has passed."""
+        if self._pushed_at is None or now_ms - self._pushed_at >= PUSH_INTERVAL_MS:
+            return self._push(now_ms)
+        if self._push_due is None:
+            self._push_due = self._pushed_at + PUSH_INTERVAL_MS
+        return []
+
+    def _push(self, now_ms: int) -> list[Outbound]:
+        self._push_due = None
+        self._pushed_at = now_ms
+        members = self.members()
+        update = self.update(now_ms)
+        outs: list[Outbound] = []
+        if self._reply is not None:
+            actor, ref = self._reply
+            self._reply = None
+            outs.append(Outbound((actor,), update.model_copy(update={"ref": ref})))
+            members = [m for m in members if m != actor]
+        if members:
+            outs.append(Outbound(tuple(members), update))
+        return outs
+
+    def _command(
+        self, actor: str, ref: str | None, now_ms: int, act: Callable[[], list[Outbound]]
+    ) -> list[Outbound]:
+        """Run a command; its actor is answered (with ``ref``) by the push it caused,
+        or alone if it caused none (the push interval had not passed)."""
+        self._now = now_ms
+        self._reply = (actor, ref)
+        try:
+            outs = act()
+        finally:
+            pending, self._reply = self._reply, None
+        if pending is not None:
+            outs.append(Outbound((actor,), self.update(now_ms, ref)))
+        return outs
+
+
+def _table_info(t: Table) -> TournamentTable:
+    return TournamentTable(
+        number=t.number,
+        room_id=t.room_id,
+        players=list(t.players),
+        status=t.status,  # type: ignore[arg-type]
+        winner=t.winner,
+        points=dict(t.points),
+    )
+
+
+def _record(player: PlayerInfo) -> PlayerRecord:
+    return PlayerRecord(player.id, player.name, player.guest, player.bot)

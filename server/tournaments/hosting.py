@@ -1,0 +1,281 @@
+"""The lobby's tournament desk: every tournament director, and the rooms they play in.
+
+Synchronous and without I/O, like the lobby it belongs to. It routes the
+tournament commands to their :class:`~server.tournaments.director.Director`,
+carries out what a director asks for (open a table as a room on the round's
+secret and start it, stop the tables a round clock overtook, make a withdrawn
+entrant leave its table), and tells a director when one of its tables has
+finished a deal or its series. The directors' storage events join the lobby's.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from protocol.messages import (
+    AddTournamentBot,
+    ClientMessage,
+    CreateTournament,
+    GetTournament,
+    JoinTournament,
+    LeaveRoom,
+    LeaveTournament,
+    ListTournaments,
+    ManageTournament,
+    PlayerInfo,
+    Tournaments,
+    Visibility,
+)
+from server import errors
+from server.events import MatchEnded, SeriesEnded
+from server.room import Outbound, Room
+from server.tournaments.director import (
+    Director,
+    Forfeit,
+    OpenTable,
+    StopTable,
+    TournamentSettings,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from server.lobby import Lobby
+
+    _RoomAction = Callable[[Room], list[Outbound]]
+
+log = logging.getLogger(__name__)
+
+TOURNAMENT_MESSAGES = (
+    CreateTournament,
+    ListTournaments,
+    JoinTournament,
+    LeaveTournament,
+    ManageTournament,
+    AddTournamentBot,
+    GetTournament,
+)
+
+
+class TournamentDesk:
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+        self.directors: dict[str, Director] = {}
+        self._invites: dict[str, str] = {}  # invite code -> tournament id
+        self._rooms: dict[str, str] = {}  # room id -> tournament id, while the table plays
+
+    # ------------------------------------------------------------------
+    # Commands
+
+    def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
+        match message:
+            case ListTournaments():
+                listed = [
+                    d.summary(now_ms)
+                    for d in self.directors.values()
+                    if d.settings.visibility == Visibility.PUBLIC
+                ]
+                return [Outbound((player.id,), Tournaments(tournaments=listed, ref=message.ref))]
+            case CreateTournament():
+                director = self._create(player, message, now_ms)
+                outs = [Outbound((player.id,), director.update(now_ms, message.ref))]
+            case JoinTournament():
+                director = self._find(player, message.tournament_id, message.invite_code)
+                if message.spectate:
+                    outs = director.spectate(player, now_ms, message.ref)
+                else:
+                    outs = director.register(player, message.contribution, now_ms, message.ref)
+            case LeaveTournament():
+                director = self._find(player, message.tournament_id, None)
+                outs = director.leave(player, now_ms, message.ref)
+            case ManageTournament():
+                director = self._find(player, message.tournament_id, None)
+                outs = director.manage(
+                    player,
+                    message.action,
+                    now_ms,
+                    player_id=message.player_id,
+                    admin=self._admin(player),
+                    ref=message.ref,
+                )
+            case AddTournamentBot():
+                director = self._find(player, message.tournament_id, None)
+                outs = director.add_bots(
+                    player,
+                    message.strategy,
+                    message.count,
+                    now_ms,
+                    admin=self._admin(player),
+                    ref=message.ref,
+                )
+            case GetTournament():
+                director = self._find(player, message.tournament_id, None)
+                return [Outbound((player.id,), director.update(now_ms, message.ref))]
+            case _:
+                raise errors.RoomError(f"{message.type} is not a tournament command",
+                                       code="bad_message")  # fmt: skip
+        return outs + self._run(director, now_ms)
+
+    def _admin(self, player: PlayerInfo) -> bool:
+        return not player.guest and player.name.casefold() in self.lobby.config.admins
+
+    def _create(self, player: PlayerInfo, msg: CreateTournament, now_ms: int) -> Director:
+        config = self.lobby.config
+        mine = sum(1 for d in self.directors.values() if d.host.id == player.id and not d.over)
+        if mine >= config.max_tournaments_per_host:
+            raise errors.LimitReached(f"you already host {mine} tournaments not yet over")
+        settings = TournamentSettings.from_message(
+            msg,
+            now_ms,
+            between_rounds_ms=config.between_rounds_ms,
+            between_deals_ms=config.between_deals_ms,
+        )
+        ids = self.lobby.ids
+        tid = ids.room_id()
+        while tid in self.directors:
+            tid = ids.room_id()
+        invite = ids.invite_code() if settings.visibility == Visibility.PRIVATE else None
+        ratings = self.lobby.ratings
+        director = Director(
+            tid,
+            settings,
+            player,
+            now_ms=now_ms,
+            root_secret=ids.server_secret(),
+            invite_code=invite,
+            rating_of=lambda pid: ratings.get(pid, settings.pace.value).rating,
+            known_strategy=self._known_strategy,
+        )
+        self.directors[tid] = director
+        if invite is not None:
+            self._invites[invite] = tid
+        return director
+
+    def _known_strategy(self, name: str) -> bool:
+        bots = self.lobby.bots
+        if bots is None:
+            return False
+        try:
+            bots(name, "probe")
+        except KeyError:
+            return False
+        return True
+
+    def _find(self, player: PlayerInfo, tid: str | None, invite: str | None) -> Director:
+        if invite is not None:
+            found = self._invites.get(invite)
+            if found is not None and tid in (None, found):
+                return self.directors[found]
+            raise errors.TournamentNotFound("no tournament has that invite code")
+        director = self.directors.get(tid or "")
+        # A private tournament is invisible to those not in it, as a private room is.
+        if director is None or (
+            director.settings.visibility == Visibility.PRIVATE
+            and not director.is_member(player.id)
+            and not self._admin(player)
+        ):
+            raise errors.TournamentNotFound(f"no tournament {tid}")
+        return director
+
+    # ------------------------------------------------------------------
+    # Carrying out what a director decided
+
+    def _run(self, director: Director, now_ms: int) -> list[Outbound]:
+        """Hand the director's events to the lobby and do what it asked, until it asks nothing."""
+        outs: list[Outbound] = []
+        while True:
+            self.lobby.events.extend(director.take_events())
+            requests = director.take_requests()
+            if not requests:
+                return outs
+            for request in requests:
+                try:
+                    match request:
+                        case OpenTable():
+                            outs += self._open_table(director, request, now_ms)
+                        case StopTable(room_id=room_id):
+                            outs += self._in_room(room_id, now_ms, lambda r: r.time_up(now_ms))
+                        case Forfeit(room_id=room_id, player=who):
+                            outs += self._in_room(room_id, now_ms, _leave(who, now_ms))
+                except errors.RoomError as exc:  # the table had moved on meanwhile
+                    log.info("tournament %s: %r not done: %s", director.id, request, exc)
+
+    def _in_room(self, room_id: str, now_ms: int, act: _RoomAction) -> list[Outbound]:
+        room = self.lobby.rooms.get(room_id)
+        if room is None:
+            return []
+        return act(room) + self.lobby._after(room, now_ms)
+
+    def _open_table(self, director: Director, req: OpenTable, now_ms: int) -> list[Outbound]:
+        lobby = self.lobby
+        room = lobby._open(
+            req.settings, req.players[0], req.contribution, now_ms, server_secret=req.secret
+        )
+        for p in req.players[1:]:
+            room.seat_player(p, req.contribution)
+        for p, strategy in zip(req.players, req.strategies, strict=True):
+            if strategy:
+                room.play_as_bot(p.id, strategy)
+        director.table_opened(req.round, req.table, room.id, room.series.id)
+        self._rooms[room.id] = director.id
+        people = [s.player.id for s in room.seats if s.bot is None]
+        outs = [room.state_for(pid, now_ms) for pid in people]
+        outs += room.start(now_ms)
+        for pid in people:
+            if pid not in lobby.online:  # the grace period starts; then the server plays it
+                outs += room.set_connected(pid, False, now_ms)
+        return outs + lobby._after(room, now_ms)
+
+    # ------------------------------------------------------------------
+    # What the lobby tells the desk
+
+    def room_event(
+        self, room: Room, event: MatchEnded | SeriesEnded, now_ms: int
+    ) -> list[Outbound]:
+        """A tournament table finished a deal, or its series."""
+        tid = self._rooms.get(room.id)
+        director = self.directors.get(tid or "")
+        if director is None:
+            return []
+        if isinstance(event, MatchEnded):
+            outs = director.deal_ended(room.id, {o.player_id: o.score for o in event.outcomes},
+                                       now_ms)  # fmt: skip
+        else:
+            del self._rooms[room.id]
+            outs = director.table_ended(room.id, event.winner_id, now_ms)
+        return outs + self._run(director, now_ms)
+
+    def connect(self, player: PlayerInfo, now_ms: int) -> list[Outbound]:
+        """A player signed in: a snapshot of every tournament it takes part in."""
+        return [
+            Outbound((player.id,), d.update(now_ms))
+            for d in self.directors.values()
+            if not d.over and d.is_member(player.id)
+        ]
+
+    def tick(self, now_ms: int) -> list[Outbound]:
+        outs: list[Outbound] = []
+        ttl = self.lobby.config.finished_ttl_ms
+        for tid, director in list(self.directors.items()):
+            if director.over and director.finished_at is not None:
+                if now_ms - director.finished_at >= ttl:  # stored; no need to keep it
+                    del self.directors[tid]
+                    if director.invite_code is not None:
+                        self._invites.pop(director.invite_code, None)
+                continue
+            due = director.next_deadline()
+            if due is not None and now_ms >= due:
+                try:
+                    outs += director.tick(now_ms)
+                except Exception:  # one broken tournament must not stop the others
+                    log.exception("tournament %s failed to tick", tid)
+                outs += self._run(director, now_ms)
+        return outs
+
+
+def _leave(player: PlayerInfo, now_ms: int) -> _RoomAction:
+    def act(room: Room) -> list[Outbound]:
+        return room.handle(player, LeaveRoom(room_id=room.id), now_ms)
+
+    return act

@@ -1,0 +1,74 @@
+"""Read-only HTTP for tournaments: ``/api/tournaments``, ``/api/tournaments/{id}`` and
+``/api/tournaments/{id}/export?format=json|csv&what=standings|boards``.
+
+Everything comes from the database except the standings of a tournament still
+being played, which are the live ones of its director (stored ones are final).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from server.tournaments.store import boards_csv, standings_csv
+
+
+def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.RouteDef]:
+    async def detail(request: web.Request) -> dict[str, Any] | None:
+        tid = request.match_info["tournament_id"]
+        found: dict[str, Any] | None = await request.app[storage_key].tournament(tid)
+        if found is None:
+            return None
+        director = request.app[hub_key].lobby.tournaments.directors.get(tid)
+        if director is not None and not director.over:
+            found["status"] = director.status()
+            found["standings"] = [s.model_dump(mode="json") for s in director.standings()]
+        return found
+
+    async def listing(request: web.Request) -> web.Response:
+        return web.json_response({"tournaments": await request.app[storage_key].tournaments()})
+
+    async def one(request: web.Request) -> web.Response:
+        found = await detail(request)
+        if found is None:
+            return _not_found()
+        return web.json_response(found)
+
+    async def export(request: web.Request) -> web.Response:
+        fmt = request.query.get("format", "json")
+        what = request.query.get("what", "standings")
+        if fmt not in ("json", "csv") or what not in ("standings", "boards"):
+            return web.json_response(
+                {"error": {"code": "bad_request",
+                           "reason": "format is json or csv; what is standings or boards"}},
+                status=400,
+            )  # fmt: skip
+        found = await detail(request)
+        if found is None:
+            return _not_found()
+        tid = found["id"]
+        boards = await request.app[storage_key].tournament_boards(tid)
+        if fmt == "json":
+            return web.json_response({"tournament": found, "boards": boards})
+        if what == "standings":
+            text = standings_csv(found["standings"] or [])
+        else:
+            text = boards_csv(boards)
+        return web.Response(
+            text=text,
+            content_type="text/csv",
+            headers={"Content-Disposition": f'attachment; filename="{tid}-{what}.csv"'},
+        )
+
+    return [
+        web.get("/api/tournaments", listing),
+        web.get("/api/tournaments/{tournament_id}", one),
+        web.get("/api/tournaments/{tournament_id}/export", export),
+    ]
+
+
+def _not_found() -> web.Response:
+    return web.json_response(
+        {"error": {"code": "tournament_not_found", "reason": "no such tournament"}}, status=404
+    )

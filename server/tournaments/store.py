@@ -1,0 +1,371 @@
+"""Tournaments in SQLite: the tables, the writer's side for the tournament events,
+and the read-only queries behind ``/api/tournaments`` and the exports.
+
+Like :mod:`server.storage`, it only persists what a director decided and reads
+it back; the boards themselves are the ordinary matches and results of each
+table's series. A tournament still being played shows no secret of a round not
+over and no board of a deal not over (results exist only for finished deals).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+import aiosqlite
+
+from server.events import (
+    Event,
+    TournamentCreated,
+    TournamentEntry,
+    TournamentRoundBegan,
+    TournamentRoundEnded,
+    TournamentStatus,
+    TournamentTableChanged,
+)
+
+TOURNAMENT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    id           TEXT PRIMARY KEY,
+    name         TEXT NOT NULL,
+    format       TEXT NOT NULL,  -- duplicate, swiss, knockout
+    visibility   TEXT NOT NULL,
+    host_id      TEXT NOT NULL,
+    settings     TEXT NOT NULL,  -- JSON
+    commitment   TEXT NOT NULL,  -- SHA-256 of the first round's secret
+    status       TEXT NOT NULL,  -- registering, playing, paused, finished, cancelled, abandoned
+    standings    TEXT,           -- JSON: the final standings
+    created_ms   INTEGER NOT NULL,
+    started_ms   INTEGER,
+    finished_ms  INTEGER
+);
+CREATE TABLE IF NOT EXISTS tournament_entries (
+    tournament_id  TEXT NOT NULL,
+    player_id      TEXT NOT NULL,
+    number         INTEGER NOT NULL,  -- registration order
+    contribution   TEXT NOT NULL,
+    joined_round   INTEGER NOT NULL,
+    status         TEXT NOT NULL,  -- active, withdrawn, removed, eliminated
+    seed           INTEGER,
+    PRIMARY KEY (tournament_id, player_id)
+);
+CREATE TABLE IF NOT EXISTS tournament_rounds (
+    tournament_id      TEXT NOT NULL,
+    round              INTEGER NOT NULL,
+    contribution       TEXT NOT NULL,
+    contributors       TEXT NOT NULL,  -- JSON: [[player id, contribution], ...]
+    server_commitment  TEXT NOT NULL,
+    server_secret      TEXT,  -- once the round is over
+    started_ms         INTEGER NOT NULL,
+    finished_ms        INTEGER,
+    PRIMARY KEY (tournament_id, round)
+);
+CREATE TABLE IF NOT EXISTS tournament_tables (
+    tournament_id  TEXT NOT NULL,
+    round          INTEGER NOT NULL,
+    table_no       INTEGER NOT NULL,
+    room_id        TEXT,
+    series_id      TEXT,
+    players        TEXT NOT NULL,  -- JSON list of player ids, seat order
+    status         TEXT NOT NULL,  -- playing, bye, finished
+    winner_id      TEXT,
+    points         TEXT NOT NULL,  -- JSON: {player id: card points}
+    PRIMARY KEY (tournament_id, round, table_no)
+);
+CREATE INDEX IF NOT EXISTS tournament_tables_series ON tournament_tables (series_id);
+"""
+
+# Tournaments live in memory: one still running when the server stopped is over.
+ABANDON_SQL = (
+    "UPDATE tournaments SET status = 'abandoned'"
+    " WHERE status NOT IN ('finished', 'cancelled', 'abandoned')"
+)
+
+
+def init(db: sqlite3.Connection) -> None:
+    db.executescript(TOURNAMENT_SCHEMA)
+    db.execute(ABANDON_SQL)
+
+
+def apply(db: sqlite3.Connection, event: Event) -> bool:
+    """Write a tournament event; False for any other event."""
+    match event:
+        case TournamentCreated():
+            h = event.host
+            db.execute(
+                "INSERT OR IGNORE INTO players (id, name, guest, bot, created_ms)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (h.id, h.name, int(h.guest), int(h.bot), event.at_ms),
+            )
+            db.execute(
+                "INSERT INTO tournaments (id, name, format, visibility, host_id, settings,"
+                " commitment, status, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, 'registering', ?)",
+                (
+                    event.tournament_id, event.name, event.format, event.visibility, h.id,
+                    json.dumps(event.settings), event.commitment, event.at_ms,
+                ),
+            )  # fmt: skip
+        case TournamentEntry():
+            p = event.player
+            db.execute(
+                "INSERT OR IGNORE INTO players (id, name, guest, bot, created_ms)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (p.id, p.name, int(p.guest), int(p.bot), event.at_ms),
+            )
+            db.execute(
+                "INSERT INTO tournament_entries VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (tournament_id, player_id) DO UPDATE SET status = excluded.status,"
+                " seed = excluded.seed",
+                (
+                    event.tournament_id, p.id, event.number, event.contribution,
+                    event.joined_round, event.status, event.seed,
+                ),
+            )  # fmt: skip
+        case TournamentRoundBegan():
+            db.execute(
+                "INSERT INTO tournament_rounds VALUES (?, ?, ?, ?, ?, NULL, ?, NULL)",
+                (
+                    event.tournament_id, event.round, event.contribution,
+                    json.dumps([list(c) for c in event.contributors]), event.server_commitment,
+                    event.at_ms,
+                ),
+            )  # fmt: skip
+        case TournamentTableChanged():
+            db.execute(
+                "INSERT OR REPLACE INTO tournament_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    event.tournament_id, event.round, event.table, event.room_id,
+                    event.series_id, json.dumps(list(event.players)), event.status,
+                    event.winner_id, json.dumps(dict(event.points)),
+                ),
+            )  # fmt: skip
+        case TournamentRoundEnded():
+            db.execute(
+                "UPDATE tournament_rounds SET server_secret = ?, finished_ms = ?"
+                " WHERE tournament_id = ? AND round = ?",
+                (event.server_secret, event.at_ms, event.tournament_id, event.round),
+            )
+        case TournamentStatus():
+            status = {"started": "playing", "resumed": "playing"}.get(event.status, event.status)
+            db.execute("UPDATE tournaments SET status = ? WHERE id = ?",
+                       (status, event.tournament_id))  # fmt: skip
+            if event.status == "started":
+                db.execute("UPDATE tournaments SET started_ms = ? WHERE id = ?",
+                           (event.at_ms, event.tournament_id))  # fmt: skip
+            if event.standings is not None:
+                db.execute(
+                    "UPDATE tournaments SET standings = ?, finished_ms = ? WHERE id = ?",
+                    (json.dumps(list(event.standings)), event.at_ms, event.tournament_id),
+                )
+        case _:
+            return False
+    return True
+
+
+# ----------------------------------------------------------------------
+# Reading
+
+
+async def _rows(db: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> list[aiosqlite.Row]:
+    db.row_factory = aiosqlite.Row
+    async with db.execute(sql, args) as cur:
+        return list(await cur.fetchall())
+
+
+def _player(row: aiosqlite.Row, prefix: str = "") -> dict[str, Any]:
+    return {
+        "id": row[prefix + "id"],
+        "name": row[prefix + "name"],
+        "guest": bool(row[prefix + "guest"]),
+        "bot": bool(row[prefix + "bot"]),
+    }
+
+
+async def tournament_list(db: aiosqlite.Connection, limit: int = 100) -> list[dict[str, Any]]:
+    """Public tournaments, newest first."""
+    rows = await _rows(
+        db,
+        "SELECT t.*, p.name AS host_name,"
+        " (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id"
+        "  AND e.status != 'withdrawn' AND e.status != 'removed') AS entrants,"
+        " (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_played"
+        " FROM tournaments t JOIN players p ON p.id = t.host_id"
+        " WHERE t.visibility = 'public' ORDER BY t.created_ms DESC LIMIT ?",
+        (limit,),
+    )
+    return [
+        {
+            "id": r["id"],
+            "name": r["name"],
+            "format": r["format"],
+            "status": r["status"],
+            "host": r["host_name"],
+            "entrants": r["entrants"],
+            "rounds_played": r["rounds_played"],
+            "settings": json.loads(r["settings"]),
+            "created_ms": r["created_ms"],
+            "finished_ms": r["finished_ms"],
+        }
+        for r in rows
+    ]
+
+
+async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any] | None:
+    """A tournament: settings, entries, every round with its tables and their deals, standings."""
+    found = await _rows(
+        db,
+        "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot"
+        " FROM tournaments t JOIN players p ON p.id = t.host_id WHERE t.id = ?",
+        (tid,),
+    )
+    if not found:
+        return None
+    t = found[0]
+    entries = [
+        {
+            "player": _player(r),
+            "number": r["number"],
+            "contribution": r["contribution"],
+            "joined_round": r["joined_round"],
+            "status": r["status"],
+            "seed": r["seed"],
+        }
+        for r in await _rows(
+            db,
+            "SELECT e.*, p.id, p.name, p.guest, p.bot FROM tournament_entries e"
+            " JOIN players p ON p.id = e.player_id WHERE e.tournament_id = ? ORDER BY e.number",
+            (tid,),
+        )
+    ]
+    # Every finished deal of every table, in one query.
+    deals: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in await _rows(
+        db,
+        "SELECT m.series_id, m.id AS match_id, m.deal, m.status, res.player_id, res.rank,"
+        " res.score FROM tournament_tables tt JOIN matches m ON m.series_id = tt.series_id"
+        " LEFT JOIN results res ON res.match_id = m.id"
+        " WHERE tt.tournament_id = ? ORDER BY m.deal",
+        (tid,),
+    ):
+        deal = deals.setdefault(r["series_id"], {}).setdefault(
+            r["match_id"],
+            {"match_id": r["match_id"], "deal": r["deal"], "status": r["status"], "results": {}},
+        )
+        if r["player_id"] is not None:
+            deal["results"][r["player_id"]] = {"rank": r["rank"], "score": r["score"]}
+    tables: dict[int, list[dict[str, Any]]] = {}
+    for r in await _rows(
+        db,
+        "SELECT * FROM tournament_tables WHERE tournament_id = ? ORDER BY round, table_no",
+        (tid,),
+    ):
+        tables.setdefault(r["round"], []).append(
+            {
+                "table": r["table_no"],
+                "room_id": r["room_id"],
+                "series_id": r["series_id"],
+                "players": json.loads(r["players"]),
+                "status": r["status"],
+                "winner_id": r["winner_id"],
+                "points": json.loads(r["points"]),
+                "deals": list(deals.get(r["series_id"] or "", {}).values()),
+            }
+        )
+    rounds = [
+        {
+            "round": r["round"],
+            "contribution": r["contribution"],
+            "contributors": json.loads(r["contributors"]),
+            "server_commitment": r["server_commitment"],
+            "server_secret": r["server_secret"],
+            "started_ms": r["started_ms"],
+            "finished_ms": r["finished_ms"],
+            "tables": tables.get(r["round"], []),
+        }
+        for r in await _rows(
+            db, "SELECT * FROM tournament_rounds WHERE tournament_id = ? ORDER BY round", (tid,)
+        )
+    ]
+    return {
+        "id": t["id"],
+        "name": t["name"],
+        "format": t["format"],
+        "visibility": t["visibility"],
+        "status": t["status"],
+        "host": _player(t, "h_"),
+        "settings": json.loads(t["settings"]),
+        "commitment": t["commitment"],
+        "created_ms": t["created_ms"],
+        "started_ms": t["started_ms"],
+        "finished_ms": t["finished_ms"],
+        "entries": entries,
+        "rounds": rounds,
+        "standings": json.loads(t["standings"]) if t["standings"] else None,
+    }
+
+
+async def tournament_boards(db: aiosqlite.Connection, tid: str) -> list[dict[str, Any]]:
+    """Every board of every finished deal of the tournament, round by round."""
+    rows = await _rows(
+        db,
+        "SELECT tt.round, tt.table_no, m.id AS match_id, m.deal, m.starter, res.seat,"
+        " res.rank, res.score, res.time_used_ms, res.cells, p.id, p.name, p.guest, p.bot"
+        " FROM tournament_tables tt JOIN matches m ON m.series_id = tt.series_id"
+        " JOIN results res ON res.match_id = m.id JOIN players p ON p.id = res.player_id"
+        " WHERE tt.tournament_id = ? AND m.status = 'finished'"
+        " ORDER BY tt.round, tt.table_no, m.deal, res.seat",
+        (tid,),
+    )
+    return [
+        {
+            "round": r["round"],
+            "table": r["table_no"],
+            "match_id": r["match_id"],
+            "deal": r["deal"],
+            "starter": r["starter"],
+            "player": _player(r),
+            "seat": r["seat"],
+            "rank": r["rank"],
+            "score": r["score"],
+            "time_used_ms": r["time_used_ms"],
+            "cells": json.loads(r["cells"]),
+        }
+        for r in rows
+    ]
+
+
+STANDINGS_COLUMNS = (
+    "rank", "player_id", "player", "bot", "status", "deals", "points", "matchpoints", "top",
+    "percentage", "score", "buchholz", "sonneborn_berger", "out_in_round",
+)  # fmt: skip
+BOARD_COLUMNS = (
+    "round", "table", "deal", "match_id", "player_id", "player", "bot", "seat", "rank", "score",
+    "time_used_ms", "starter", "cells",
+)  # fmt: skip
+
+
+def standings_csv(standings: Sequence[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(STANDINGS_COLUMNS)
+    for s in standings:
+        player = s["player"]
+        row = {**s, "player_id": player["id"], "player": player["name"], "bot": player["bot"]}
+        writer.writerow(["" if row.get(c) is None else row[c] for c in STANDINGS_COLUMNS])
+    return out.getvalue()
+
+
+def boards_csv(boards: Sequence[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(BOARD_COLUMNS)
+    for b in boards:
+        player = b["player"]
+        row = {**b, "player_id": player["id"], "player": player["name"], "bot": player["bot"],
+               "cells": " ".join(c or ".." for c in b["cells"])}  # fmt: skip
+        writer.writerow(["" if row.get(c) is None else row[c] for c in BOARD_COLUMNS])
+    return out.getvalue()

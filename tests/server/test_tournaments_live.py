@@ -1,0 +1,292 @@
+"""Tournaments over real WebSockets: each format from registration to its final table,
+with people on sockets and server bots, short clocks; the standings are then
+recomputed here, independently, from the stored history the HTTP API serves."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import hashlib
+import io
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from tests.server.live import Client, Live, running_server, signed_in
+
+FAST = {"between_deals_ms": 100, "between_rounds_ms": 200, "tick_ms": 20}
+
+
+def _get(live: Live, path: str) -> tuple[str, str]:
+    with urllib.request.urlopen(live.http + path, timeout=10) as reply:
+        return reply.headers.get("Content-Type", ""), reply.read().decode()
+
+
+async def get(live: Live, path: str) -> Any:
+    return json.loads((await asyncio.to_thread(_get, live, path))[1])
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+async def play_tournament(client: Client, pick: int = 0, stop_at_round: int = 0) -> dict[str, Any]:
+    """Place every card dealt, in whatever table, until the tournament is over;
+    return its last state. ``stop_at_round``: close the socket when that round starts."""
+    while True:
+        message = await client.recv(timeout=30)
+        if message["type"] == "card":
+            legal = message["legal"]
+            await client.send(type="place", room_id=message["room_id"], turn=message["turn"],
+                              cell=legal[min(pick, len(legal) - 1)])  # fmt: skip
+        elif message["type"] == "tournament":
+            t = message["tournament"]
+            if t["status"] in ("finished", "cancelled"):
+                return t
+            if stop_at_round and t["round"] >= stop_at_round:
+                await client.close()
+                return t
+
+
+async def host_with_bots(
+    live: Live, fmt: str, players: list[str], bots: int, **settings: Any
+) -> tuple[list[Client], str]:
+    """alice hosts and plays; the others register; the host adds bots."""
+    clients = [await signed_in(live, name) for name in players]
+    host = clients[0]
+    await host.send(type="create_tournament", name=f"{fmt} cup", format=fmt, ref="c", **settings)
+    created = await host.until("tournament")
+    assert created["ref"] == "c" and created["tournament"]["status"] == "registering"
+    tid = created["tournament"]["id"]
+    for i, c in enumerate(clients):
+        await c.send(type="join_tournament", tournament_id=tid, contribution=f"share-{i}", ref="j")
+        joined = await c.until("tournament")
+        while joined["ref"] != "j":
+            joined = await c.until("tournament")
+    if bots:
+        await host.send(type="add_tournament_bot", tournament_id=tid, strategy="greedy",
+                        count=bots)  # fmt: skip
+    await host.send(type="manage_tournament", tournament_id=tid, action="start", ref="go")
+    return clients, tid
+
+
+def check_round_secrets(stored: dict[str, Any]) -> None:
+    """Each round's secret is committed to by the one before, the first by the tournament."""
+    previous = stored["commitment"]
+    for r in stored["rounds"]:
+        secret = r["server_secret"]
+        assert sha(secret) == r["server_commitment"] == previous
+        previous = secret
+        contribs = [c for _, c in r["contributors"]]
+        h = hashlib.sha256(b"cribsquares/tournament-round/v1")
+        for part in (stored["id"], str(r["round"]), *contribs):
+            data = part.encode()
+            h.update(len(data).to_bytes(4, "big") + data)
+        assert h.hexdigest() == r["contribution"]
+
+
+async def same_deal_on_every_table(live: Live, stored: dict[str, Any]) -> None:
+    for r in stored["rounds"]:
+        seeds = set()
+        for t in r["tables"]:
+            for d in t["deals"]:
+                match = await get(live, f"/api/matches/{d['match_id']}")
+                assert match["contributions"] == [r["contribution"]] * len(t["players"])
+                seeds.add((d["deal"], match["seed"]))
+        deals = {deal for deal, _ in seeds}
+        assert len(seeds) == len(deals), f"round {r['round']}: tables were dealt differently"
+
+
+async def test_duplicate_field_people_and_bots_with_a_spectator(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "dup.db", **FAST) as live:
+        clients, tid = await host_with_bots(
+            live, "duplicate", ["alice", "bob"], 3, rounds=3, pace="race", deal_clock_ms=30_000
+        )
+        dave = await signed_in(live, "dave")
+        await dave.send(type="join_tournament", tournament_id=tid, spectate=True)
+        finals = await asyncio.gather(
+            play_tournament(clients[0], 0), play_tournament(clients[1], 3)
+        )
+        assert finals[0]["status"] == "finished" and len(finals[0]["history"]) == 3
+        pushed = [m for m in dave.log if m["type"] == "tournament"]
+        while not pushed or pushed[-1]["tournament"]["status"] != "finished":
+            pushed.append(await dave.until("tournament"))
+        assert len({len(p["tournament"]["history"]) for p in pushed}) >= 3  # after each deal
+
+        stored = await get(live, f"/api/tournaments/{tid}")
+        assert stored["status"] == "finished" and len(stored["entries"]) == 5
+        check_round_secrets(stored)
+        await same_deal_on_every_table(live, stored)
+        # Matchpoints recomputed from every stored board: 2 a board beaten, 1 a tie.
+        mp = {e["player"]["id"]: 0 for e in stored["entries"]}
+        points = dict.fromkeys(mp, 0)
+        for r in stored["rounds"]:
+            deal = {pid: d["results"][pid]["score"] for t in r["tables"] for d in t["deals"]
+                    for pid in d["results"]}  # fmt: skip
+            assert len(deal) == 5
+            for p, s in deal.items():
+                points[p] += s
+                mp[p] += sum(2 if s > o else 1 if s == o else 0 for q, o in deal.items() if q != p)
+        expected = sorted(mp, key=lambda p: (-mp[p], -points[p]))
+        table = stored["standings"]
+        assert [s["player"]["id"] for s in table] == expected or [
+            (s["matchpoints"], s["points"]) for s in table
+        ] == [(mp[p], points[p]) for p in expected]
+        for s in table:
+            pid = s["player"]["id"]
+            assert s["matchpoints"] == mp[pid] and s["points"] == points[pid]
+            assert abs(s["percentage"] - 100 * mp[pid] / (3 * 8)) < 1e-3  # to 4 places
+        # Exports.
+        kind, text = await asyncio.to_thread(
+            _get, live, f"/api/tournaments/{tid}/export?format=csv"
+        )
+        assert kind.startswith("text/csv")
+        rows = list(csv.DictReader(io.StringIO(text)))
+        assert [r["player_id"] for r in rows] == [s["player"]["id"] for s in table]
+        _, boards = await asyncio.to_thread(
+            _get, live, f"/api/tournaments/{tid}/export?format=csv&what=boards"
+        )
+        assert len(list(csv.DictReader(io.StringIO(boards)))) == 3 * 5
+        exported = await get(live, f"/api/tournaments/{tid}/export?format=json")
+        assert exported["tournament"]["id"] == tid and len(exported["boards"]) == 15
+        listed = await get(live, "/api/tournaments")
+        assert [t["id"] for t in listed["tournaments"]] == [tid]
+        for c in (*clients, dave):
+            await c.close()
+
+
+async def test_swiss_pairs_without_repeats_and_plays_for_a_dropped_player(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "swiss.db", grace_ms=200, **FAST) as live:
+        clients, tid = await host_with_bots(
+            live, "swiss", ["alice", "bob", "carol"], 2, rounds=3, pace="lockstep",
+            card_clock_ms=5_000,
+        )  # fmt: skip
+        finals = await asyncio.gather(
+            play_tournament(clients[0], 0),
+            play_tournament(clients[1], 2),
+            play_tournament(clients[2], 1, stop_at_round=2),  # carol drops in round 2
+        )
+        assert finals[0]["status"] == "finished"
+        stored = await get(live, f"/api/tournaments/{tid}")
+        check_round_secrets(stored)
+        await same_deal_on_every_table(live, stored)
+        pairs = [frozenset(t["players"]) for r in stored["rounds"] for t in r["tables"]
+                 if t["status"] != "bye"]  # fmt: skip
+        assert len(pairs) == len(set(pairs)) == 3 * 2
+        byes = [t["players"][0] for r in stored["rounds"] for t in r["tables"]
+                if t["status"] == "bye"]  # fmt: skip
+        assert len(byes) == len(set(byes)) == 3
+        # Scores, Buchholz and Sonneborn-Berger recomputed from the stored winners.
+        games = []
+        for r in stored["rounds"]:
+            for t in r["tables"]:
+                if t["status"] == "bye":
+                    games.append((t["players"][0], None, 1.0))
+                    continue
+                (deal,) = t["deals"]
+                a, b = t["players"]
+                ranks = {p: deal["results"][p]["rank"] for p in (a, b)}
+                won = 0.5 if ranks[a] == ranks[b] else 1.0 if ranks[a] < ranks[b] else 0.0
+                assert t["winner_id"] == {1.0: a, 0.0: b, 0.5: None}[won]
+                games.append((a, b, won))
+        score: dict[str, float] = {}
+        for a, b, s in games:
+            score[a] = score.get(a, 0) + s
+            if b is not None:
+                score[b] = score.get(b, 0) + 1 - s
+        bh = dict.fromkeys(score, 0.0)
+        sb = dict.fromkeys(score, 0.0)
+        for a, b, s in games:
+            if b is not None:
+                bh[a] += score[b]
+                bh[b] += score[a]
+                sb[a] += s * score[b]
+                sb[b] += (1 - s) * score[a]
+        for row in stored["standings"]:
+            pid = row["player"]["id"]
+            assert (row["score"], row["buchholz"], row["sonneborn_berger"]) == (
+                score[pid],
+                bh[pid],
+                sb[pid],
+            )
+        keys = [(-r["score"], -r["buchholz"], -r["sonneborn_berger"]) for r in stored["standings"]]
+        assert keys == sorted(keys)
+        # Carol's round-2 and round-3 boards were played by the server.
+        carol = next(e["player"]["id"] for e in stored["entries"] if e["player"]["name"] == "carol")
+        later = [t for r in stored["rounds"][1:] for t in r["tables"] if carol in t["players"]
+                 and t["status"] != "bye"]  # fmt: skip
+        for t in later:
+            match = await get(live, f"/api/matches/{t['deals'][0]['match_id']}")
+            board = next(b for b in match["boards"] if b["player"]["id"] == carol)
+            assert sum(p["auto"] for p in board["placements"]) >= 10
+        for c in clients:
+            await c.close()
+
+
+async def test_knockout_bracket_best_of_three(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "ko.db", **FAST) as live:
+        clients, tid = await host_with_bots(
+            live, "knockout", ["alice", "bob"], 3, best_of=3, pace="race", deal_clock_ms=30_000
+        )
+        finals = await asyncio.gather(
+            play_tournament(clients[0], 0), play_tournament(clients[1], 4)
+        )
+        final = finals[0]
+        assert final["status"] == "finished" and final["bracket"][0].count(None) == 3
+        stored = await get(live, f"/api/tournaments/{tid}")
+        check_round_secrets(stored)
+        await same_deal_on_every_table(live, stored)
+        seeds = {e["player"]["id"]: e["seed"] for e in stored["entries"]}
+        assert sorted(seeds.values()) == [1, 2, 3, 4, 5]  # all rated 1500: registration order
+        # Every match's winner, recomputed from its deals: deals won, then points, then seed.
+        out: dict[str, int] = {}
+        for r in stored["rounds"]:
+            for t in r["tables"]:
+                if t["status"] == "bye":
+                    continue
+                a, b = t["players"]
+                won = {p: sum(d["results"][p]["rank"] == 1 for d in t["deals"]) for p in (a, b)}
+                pts = {p: sum(d["results"][p]["score"] for d in t["deals"]) for p in (a, b)}
+                key = {p: (won[p], pts[p], -seeds[p]) for p in (a, b)}
+                winner = max((a, b), key=lambda p: key[p])
+                assert t["winner_id"] == winner and 2 <= len(t["deals"]) <= 3
+                out[a if winner == b else b] = r["round"]
+        assert len(stored["rounds"]) == 3 and len(out) == 4
+        table = stored["standings"]
+        assert table[0]["out_in_round"] is None and table[0]["rank"] == 1
+        assert [s["out_in_round"] for s in table[1:]] == sorted(out.values(), reverse=True)
+        for c in clients:
+            await c.close()
+
+
+async def test_refusals_over_the_socket(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "no.db", **FAST) as live:
+        alice = await signed_in(live, "alice")
+        bob = await signed_in(live, "bob")
+        await alice.send(type="create_tournament", name="private", visibility="private",
+                         bots=False, max_players=2)  # fmt: skip
+        t = (await alice.until("tournament"))["tournament"]
+        await bob.send(type="get_tournament", tournament_id=t["id"])
+        await bob.error("tournament_not_found")
+        await bob.send(type="join_tournament", invite_code=t["invite_code"])
+        assert (await bob.until("tournament"))["tournament"]["entrants"][0]["player"][
+            "name"
+        ] == "bob"
+        await bob.send(type="manage_tournament", tournament_id=t["id"], action="start")
+        await bob.error("not_host")
+        await alice.send(type="add_tournament_bot", tournament_id=t["id"])
+        await alice.error("bots_not_allowed")
+        await alice.send(type="manage_tournament", tournament_id=t["id"], action="resume")
+        await alice.error("tournament_state")
+        await alice.send(type="list_tournaments", ref="l")
+        assert (await alice.until("tournaments"))["tournaments"] == []  # private: not listed
+        assert (await get(live, "/api/tournaments"))["tournaments"] == []
+        await alice.send(type="manage_tournament", tournament_id=t["id"], action="cancel")
+        cancelled = await bob.until("tournament")
+        assert cancelled["tournament"]["status"] == "cancelled"
+        stored = await get(live, f"/api/tournaments/{t['id']}")
+        assert stored["status"] == "cancelled"
+        await alice.still_alive()
+        await alice.close()
+        await bob.close()

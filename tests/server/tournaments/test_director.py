@@ -1,0 +1,233 @@
+"""The tournament director driven through the lobby, no sockets: every format to its
+end with bots thinking in place, the same deal on every table of a round, the
+host's commands and their refusals."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from protocol.messages import (
+    AddTournamentBot,
+    CreateTournament,
+    GetTournament,
+    JoinTournament,
+    LeaveTournament,
+    ListTournaments,
+    ManageTournament,
+    Place,
+    TournamentUpdate,
+)
+from server import errors
+from server.bots import bot_factory
+from server.events import MatchBegan, MatchEnded, TournamentStatus
+from server.lobby import Lobby, LobbyConfig
+from server.room import Outbound
+from server.series import secret_chain
+from server.tournaments.director import Director, Phase, round_contribution
+from tests.server.roomkit import ALICE, BOB, CAROL, FixedIds
+
+
+def lobby(**config: Any) -> Lobby:
+    return Lobby(
+        LobbyConfig(**{"between_rounds_ms": 0, "between_deals_ms": 0, **config}),
+        ids=FixedIds(),
+        bots=bot_factory,
+    )
+
+
+def create(lb: Lobby, now: int = 0, **fields: Any) -> Director:
+    outs = lb.handle(ALICE, CreateTournament(name="cup", **fields), now)
+    (update,) = [o.message for o in outs if isinstance(o.message, TournamentUpdate)]
+    return lb.tournaments.directors[update.tournament.id]
+
+
+def run_to_end(lb: Lobby, director: Director, now: int = 0, step: int = 1_000) -> int:
+    for _ in range(500):
+        if director.over:
+            return now
+        now += step
+        lb.tick(now)
+    raise AssertionError(f"still {director.phase} after many ticks")
+
+
+def last_update(outs: list[Outbound], who: str) -> TournamentUpdate:
+    got = [o.message for o in outs if who in o.to and isinstance(o.message, TournamentUpdate)]
+    assert got, f"no tournament update for {who}"
+    message = got[-1]
+    assert isinstance(message, TournamentUpdate)
+    return message
+
+
+def test_duplicate_field_every_table_of_a_round_has_the_same_deal() -> None:
+    lb = lobby()
+    d = create(lb, format="duplicate", rounds=3, pace="race", deal_clock_ms=60_000)
+    lb.handle(ALICE, AddTournamentBot(tournament_id=d.id, strategy="greedy", count=3), 0)
+    lb.handle(ALICE, AddTournamentBot(tournament_id=d.id, strategy="random", count=2), 0)
+    lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 0)
+    run_to_end(lb, d)
+    assert d.phase == Phase.FINISHED and len(d.rounds) == 3
+    events = lb.take_events()
+    seeds: dict[str, set[str]] = {}
+    scores: list[dict[str, int]] = [{} for _ in range(3)]
+    match_round: dict[str, int] = {}
+    chain = secret_chain(d._secrets[-1], len(d._secrets))
+    for e in events:
+        if isinstance(e, MatchBegan):
+            (number,) = [i + 1 for i, s in enumerate(chain) if s == e.server_secret]
+            seeds.setdefault(str(number), set()).add(e.seed)
+            match_round[e.match_id] = number
+            assert [c for _, _, c in e.players] == [d.rounds[number - 1].contribution]
+        if isinstance(e, MatchEnded):
+            for o in e.outcomes:
+                scores[match_round[e.match_id] - 1][o.player_id] = o.score
+    assert {k: len(v) for k, v in seeds.items()} == {"1": 1, "2": 1, "3": 1}
+    # The standings, recomputed by hand: 2 matchpoints a board beaten, 1 a tie.
+    mp = Counter[str]()
+    for deal in scores:
+        for p, s in deal.items():
+            mp[p] += sum(2 if s > o else 1 if s == o else 0 for q, o in deal.items() if q != p)
+    table = d.standings()
+    assert [round(s.matchpoints or 0) for s in table] == sorted(mp.values(), reverse=True)
+    assert all(s.top == 3 * 2 * 4 for s in table)
+    final = [e for e in events if isinstance(e, TournamentStatus) and e.status == "finished"]
+    assert final and final[0].standings is not None and len(final[0].standings) == 5
+    # The round contribution is made from the entrants' contributions, in order.
+    contribs = [e.contribution for e in d.entrants.values()]
+    assert d.rounds[0].contribution == round_contribution(d.id, 1, contribs)
+
+
+def test_swiss_never_repeats_a_pair_and_gives_one_bye_a_round() -> None:
+    lb = lobby()
+    d = create(lb, format="swiss", rounds=4, pace="race", deal_clock_ms=60_000)
+    lb.handle(ALICE, AddTournamentBot(tournament_id=d.id, strategy="greedy", count=7), 0)
+    lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 0)
+    run_to_end(lb, d)
+    assert len(d.rounds) == 4
+    pairs = [frozenset(t.players) for r in d.rounds for t in r.tables if t.status != "bye"]
+    assert len(pairs) == len(set(pairs)) == 4 * 3
+    byes = [t.players[0] for r in d.rounds for t in r.tables if t.status == "bye"]
+    assert len(byes) == len(set(byes)) == 4
+    table = d.standings()
+    assert sum(s.score or 0 for s in table) == 4 * 3 + 4  # a point a game, a point a bye
+
+
+def test_knockout_seeds_byes_and_a_champion() -> None:
+    lb = lobby()
+    d = create(lb, format="knockout", best_of=3, pace="race", deal_clock_ms=60_000)
+    lb.handle(ALICE, AddTournamentBot(tournament_id=d.id, strategy="greedy", count=5), 0)
+    lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 0)
+    seeds = {e.seed for e in d.entrants.values()}
+    assert seeds == {1, 2, 3, 4, 5}
+    first = d.bracket[0]
+    assert len(first) == 8 and first.count(None) == 3
+    run_to_end(lb, d)
+    assert len(d.rounds) == 3
+    table = d.standings()
+    assert table[0].rank == 1 and table[0].out_in_round is None
+    assert table[1].rank == 2 and table[1].out_in_round == 3
+    assert sum(1 for e in d.entrants.values() if e.status == "eliminated") == 4
+
+
+def test_host_commands_and_refusals_change_nothing() -> None:
+    lb = lobby()
+    d = create(lb, max_players=3, bots=False)
+    with pytest.raises(errors.BotsNotAllowed):
+        lb.handle(ALICE, AddTournamentBot(tournament_id=d.id), 0)
+    with pytest.raises(errors.TooFewPlayers):
+        lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 0)
+    for who in (ALICE, BOB, CAROL):
+        lb.handle(who, JoinTournament(tournament_id=d.id, contribution=who.name), 0)
+    before = repr(d.info(0))
+    for who, message, error in [
+        (BOB, ManageTournament(tournament_id=d.id, action="start"), errors.NotHost),
+        (BOB, ManageTournament(tournament_id=d.id, action="pause"), errors.NotHost),
+        (ALICE, ManageTournament(tournament_id=d.id, action="resume"), errors.TournamentState),
+        (ALICE, ManageTournament(tournament_id=d.id, action="remove", player_id="x"),
+         errors.NotRegistered),
+        (ALICE, GetTournament(tournament_id="nope"), errors.TournamentNotFound),
+    ]:  # fmt: skip
+        with pytest.raises(error):
+            lb.handle(who, message, 0)
+        assert repr(d.info(0)) == before
+    dave = ALICE.model_copy(update={"id": "id-dave", "name": "dave"})
+    with pytest.raises(errors.TournamentFull):
+        lb.handle(dave, JoinTournament(tournament_id=d.id), 0)
+    listed = lb.handle(dave, ListTournaments(), 0)[0].message
+    assert [t.entrants for t in listed.tournaments] == [3]  # type: ignore[attr-defined]
+    outs = lb.handle(BOB, LeaveTournament(tournament_id=d.id, ref="w"), 0)
+    assert last_update(outs, BOB.id).ref == "w"
+    assert d.entrants[BOB.id].status == "withdrawn"
+    outs = lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start", ref="s"), 5)
+    assert last_update(outs, ALICE.id).ref == "s" and d.phase == Phase.PLAYING
+    with pytest.raises(errors.TournamentState):
+        lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 5)
+    lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="pause"), 6)
+    assert d.phase == Phase.PAUSED
+    lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="resume"), 7)
+    assert d.phase == Phase.PLAYING
+    lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="cancel"), 8)
+    assert d.phase == Phase.CANCELLED
+
+
+def test_the_round_clock_stops_tables_and_an_absent_player_is_played_for() -> None:
+    lb = lobby(grace_ms=1_000)
+    d = create(lb, format="duplicate", rounds=2, round_clock_ms=20_000, card_clock_ms=30_000)
+    lb.handle(ALICE, JoinTournament(tournament_id=d.id), 0)  # alice never connects
+    lb.handle(ALICE, AddTournamentBot(tournament_id=d.id, count=2), 0)
+    lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 0)
+    # Alice is not online: after the grace period the server places her cards.
+    end = run_to_end(lb, d, step=500)
+    assert d.phase == Phase.FINISHED and end < 2 * 20_000 + 5_000
+    alice = next(s for s in d.standings() if s.player.id == ALICE.id)
+    assert alice.deals == 2
+
+
+def test_late_entrant_plays_from_the_next_round_with_neuberg_scaling() -> None:
+    lb = lobby(between_rounds_ms=1_500)
+    d = create(lb, format="duplicate", rounds=2, pace="race", deal_clock_ms=60_000)
+    lb.handle(ALICE, AddTournamentBot(tournament_id=d.id, strategy="greedy", count=3), 0)
+    lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 0)
+    assert d.rounds[0].finished  # bots think in place: round 1 is over at once
+    lb.handle(BOB, JoinTournament(tournament_id=d.id, contribution="late"), 1_000)
+    assert d.entrants[BOB.id].joined_round == 2
+    lb.tick(2_000)
+    assert len(d.rounds) == 2
+    # Bob plays round 2 by hand.
+    room_id = next(t.room_id for t in d.rounds[1].tables if BOB.id in t.players)
+    assert room_id is not None
+    room = lb.rooms[room_id]
+    for turn in range(1, 17):
+        cell = room.view_for(BOB.id, 2_000).you.legal[0]  # type: ignore[union-attr]
+        lb.handle(BOB, Place(room_id=room_id, turn=turn, cell=cell), 2_000 + turn)
+    run_to_end(lb, d, now=3_000)
+    bob = next(s for s in d.standings() if s.player.id == BOB.id)
+    assert bob.deals == 1 and bob.top == 2 * 3  # one deal, a field of four
+
+
+def test_a_bot_thinking_elsewhere_is_asked_again_on_every_deal_of_a_series() -> None:
+    from protocol.messages import Pace
+    from server.room import Room, RoomSettings
+    from tests.server.roomkit import answer_bots
+
+    room = Room("r", RoomSettings(name="bo3", deals=3, pace=Pace.RACE), ALICE, now_ms=0,  # type: ignore[arg-type]
+                server_secret="s" * 64, match_id="m", bots=bot_factory, think_elsewhere=True,
+                between_deals_ms=0)  # fmt: skip
+    room.seat_bot("greedy")
+    room.play_as_bot(ALICE.id, "greedy")
+    room.start(0)
+    from tests.server.roomkit import Mailbox
+
+    box = Mailbox()
+    now = 0
+    while room.series.started <= 3 and not room.series.finished:
+        assert answer_bots(room, box, now) > 0, f"deal {room.series.started}: no bot was asked"
+        now += 10
+        room.tick(now)
+    assert room.series.finished and not any(
+        p.auto
+        for b in room.match.boards.values()
+        for p in b.placements  # type: ignore[union-attr]
+    )
