@@ -31,6 +31,7 @@ COMMANDS = (
     "bot",
     "leaderboard",
     "ratings",
+    "tournament",
 )
 
 

@@ -1,0 +1,294 @@
+"""``cribsquares tournament``: host a tournament, list them, show one, export one.
+
+``create`` speaks the WebSocket protocol as the player whose token is saved for
+the server (``cribsquares play --name NAME`` saves one); ``list``, ``show`` and
+``export`` read the server's HTTP API (docs/tournaments.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import urllib.error
+import urllib.request
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from client_cli.config import DEFAULT_SERVER, SERVER_ENV, default_server
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "tournament",
+        help="host a tournament, list tournaments, show or export one",
+        description="Tournaments on a running server: create one (as your saved player), "
+        "list the public ones, show one's standings and rounds, export it as CSV or JSON.",
+    )
+    sub = p.add_subparsers(dest="action", metavar="ACTION")
+    sub.required = True
+
+    def common(q: argparse.ArgumentParser) -> None:
+        q.add_argument(
+            "--server",
+            metavar="URL",
+            default=default_server(),
+            help=f"server address (default ${SERVER_ENV} or {DEFAULT_SERVER})",
+        )
+
+    c = sub.add_parser("create", help="host a new tournament (needs a saved sign-in)")
+    common(c)
+    c.add_argument("name")
+    c.add_argument("--format", choices=["duplicate", "swiss", "knockout"], default="duplicate")
+    c.add_argument("--rounds", type=int, default=5, help="deals (duplicate) or rounds (Swiss)")
+    c.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1, help="knockout matches")
+    c.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
+    c.add_argument("--card-clock", type=float, default=30, metavar="S", help="lockstep, seconds")
+    c.add_argument("--deal-clock", type=float, default=300, metavar="S", help="race, seconds")
+    c.add_argument("--round-clock", type=float, metavar="S", help="seconds (default: derived)")
+    c.add_argument("--start-in", type=float, metavar="S", help="start by itself in S seconds")
+    c.add_argument("--max-players", type=int, default=64)
+    c.add_argument("--private", action="store_true", help="unlisted; join with its invite code")
+    c.add_argument("--no-bots", action="store_true", help="bots may not enter")
+    c.add_argument("--no-late-join", action="store_true", help="no registration after the start")
+    c.add_argument("--bots", type=int, default=0, metavar="N", help="enter N server bots")
+    c.add_argument("--bot-strategy", default="greedy", metavar="NAME")
+    c.add_argument("--json", action="store_true", help="print the tournament object")
+    c.set_defaults(func=create)
+
+    ls = sub.add_parser("list", help="the server's public tournaments")
+    common(ls)
+    ls.add_argument("--json", action="store_true", help="print the server's JSON object")
+    ls.set_defaults(func=list_)
+
+    sh = sub.add_parser("show", help="one tournament: standings, rounds, tables")
+    common(sh)
+    sh.add_argument("id")
+    sh.add_argument("--json", action="store_true", help="print the server's JSON object")
+    sh.set_defaults(func=show)
+
+    ex = sub.add_parser("export", help="a tournament as CSV or JSON")
+    common(ex)
+    ex.add_argument("id")
+    ex.add_argument("--format", choices=["csv", "json"], default="csv")
+    ex.add_argument(
+        "--what",
+        choices=["standings", "boards"],
+        default="standings",
+        help="CSV: the standings, or every board",
+    )
+    ex.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
+    ex.set_defaults(func=export)
+
+
+# ----------------------------------------------------------------------
+
+
+def _base(server: str) -> str:
+    from client_cli.cli import UsageError
+    from client_cli.session import SessionError, http_base, normalize_url
+
+    try:
+        return http_base(normalize_url(server))
+    except SessionError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _fetch(server: str, path: str, params: dict[str, str] | None = None) -> bytes:
+    from client_cli.cli import UsageError
+
+    base = _base(server)
+    url = base + path + ("?" + urlencode(params) if params else "")
+    try:
+        with urllib.request.urlopen(url, timeout=15) as reply:
+            return bytes(reply.read())
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            raise UsageError(f"no such tournament on {base}") from None
+        raise UsageError(f"{base} answered HTTP {exc.code}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise UsageError(f"cannot reach {base}: {reason}") from None
+
+
+def list_(args: argparse.Namespace) -> int:
+    data = json.loads(_fetch(args.server, "/api/tournaments"))
+    if args.json:
+        sys.stdout.write(json.dumps(data) + "\n")
+        return 0
+    rows = data["tournaments"]
+    if not rows:
+        sys.stdout.write("no tournaments\n")
+    for t in rows:
+        s = t["settings"]
+        sys.stdout.write(
+            f"{t['id']:<10} {t['status']:<11} {t['format']:<9} {s['pace']:<8}"
+            f" {t['entrants']:>3}/{s['max_players']:<3} round {t['rounds_played']}/{s['rounds']}"
+            f"  {t['name']} (host {t['host']})\n"
+        )
+    return 0
+
+
+def show(args: argparse.Namespace) -> int:
+    data = json.loads(_fetch(args.server, "/api/tournaments/" + quote(args.id, safe="")))
+    if args.json:
+        sys.stdout.write(json.dumps(data) + "\n")
+        return 0
+    sys.stdout.write("\n".join(show_lines(data)) + "\n")
+    return 0
+
+
+def show_lines(t: dict[str, Any]) -> list[str]:
+    s = t["settings"]
+    lines = [
+        f"{t['name']} ({t['id']}): {t['format']}, {s['pace']}, {t['status']},"
+        f" hosted by {t['host']['name']}",
+        f"{len(t['entries'])} entrants; round {len(t['rounds'])} of {s['rounds']};"
+        f" commitment {t['commitment']}",
+    ]
+    standings = t["standings"] or []
+    if standings:
+        lines.append("")
+    for row in standings:
+        who = row["player"]["name"] + (" (bot)" if row["player"]["bot"] else "")
+        if row.get("percentage") is not None:
+            figure = f"{row['percentage']:6.2f} %  {row['matchpoints']:g}/{row['top']:g} mp"
+        elif row.get("score") is not None:
+            figure = (
+                f"{row['score']:4g} pts  Buchholz {row['buchholz']:g}"
+                f"  S-B {row['sonneborn_berger']:g}"
+            )
+        else:
+            out = row.get("out_in_round")
+            figure = "still in" if out is None else f"out in round {out}"
+        status = "" if row["status"] == "active" else f"  [{row['status']}]"
+        lines.append(
+            f"{row['rank']:>3}. {who:<24} {figure}  {row['points']} points"
+            f" in {row['deals']} deals{status}"
+        )
+    for r in t["rounds"]:
+        done = sum(1 for x in r["tables"] if x["status"] != "playing")
+        lines.append(
+            f"round {r['round']}: {done}/{len(r['tables'])} tables done"
+            + (f", secret {r['server_secret']}" if r["server_secret"] else "")
+        )
+    return lines
+
+
+def export(args: argparse.Namespace) -> int:
+    body = _fetch(
+        args.server,
+        f"/api/tournaments/{quote(args.id, safe='')}/export",
+        {"format": args.format, "what": args.what},
+    )
+    if args.output:
+        with open(args.output, "wb") as fh:
+            fh.write(body)
+    else:
+        sys.stdout.buffer.write(body)
+        if not body.endswith(b"\n"):
+            sys.stdout.buffer.write(b"\n")
+    return 0
+
+
+def create(args: argparse.Namespace) -> int:
+    from client_cli.cli import UsageError
+
+    message: dict[str, Any] = {
+        "type": "create_tournament",
+        "name": args.name,
+        "format": args.format,
+        "rounds": args.rounds,
+        "best_of": args.best_of,
+        "pace": args.pace,
+        "card_clock_ms": round(args.card_clock * 1000),
+        "deal_clock_ms": round(args.deal_clock * 1000),
+        "max_players": args.max_players,
+        "visibility": "private" if args.private else "public",
+        "bots": not args.no_bots,
+        "late_join": not args.no_late_join,
+    }
+    if args.round_clock is not None:
+        message["round_clock_ms"] = round(args.round_clock * 1000)
+    if args.start_in is not None:
+        message["start_in_ms"] = round(args.start_in * 1000)
+    try:
+        info = asyncio.run(_create(args.server, message, args.bots, args.bot_strategy))
+    except _Refused as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        sys.stdout.write(json.dumps(info) + "\n")
+        return 0
+    line = f"tournament {info['id']} created: {info['name']}, {info['format']}"
+    if info.get("invite_code"):
+        line += f"; invite code {info['invite_code']}"
+    sys.stdout.write(line + "\n")
+    sys.stdout.write(f"commitment {info['commitment']}\n")
+    if args.start_in is None:
+        sys.stdout.write("start it from the terminal client (tournament screen) when ready\n")
+    return 0
+
+
+class _Refused(Exception):
+    pass
+
+
+async def _create(server: str, message: dict[str, Any], bots: int, strategy: str) -> dict[str, Any]:
+    from websockets.asyncio.client import connect
+
+    from client_cli.config import TokenStore
+    from client_cli.session import SessionError, describe, normalize_url
+
+    try:
+        url = normalize_url(server)
+    except SessionError as exc:
+        raise _Refused(str(exc)) from None
+    saved = TokenStore().get(url)
+    if saved is None:
+        raise _Refused(f"no saved sign-in for {url}: run `cribsquares play --name NAME` once")
+    try:
+        async with connect(url, open_timeout=5, max_size=2**24) as ws:
+
+            async def reply(ref: str) -> dict[str, Any]:
+                while True:
+                    got: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 15))
+                    if got.get("ref") == ref:
+                        if got["type"] == "error":
+                            raise _Refused(got["reason"])
+                        return got
+
+            await ws.send(
+                json.dumps(
+                    {
+                        "type": "hello",
+                        "protocol": 1,
+                        "token": saved.token,
+                        "client": "cribsquares-cli",
+                        "ref": "h",
+                    }
+                )
+            )
+            await reply("h")
+            await ws.send(json.dumps({**message, "ref": "c"}))
+            info: dict[str, Any] = (await reply("c"))["tournament"]
+            if bots:
+                await ws.send(
+                    json.dumps(
+                        {
+                            "type": "add_tournament_bot",
+                            "tournament_id": info["id"],
+                            "strategy": strategy,
+                            "count": bots,
+                            "ref": "b",
+                        }
+                    )
+                )
+                info = (await reply("b"))["tournament"]
+            return info
+    except _Refused:
+        raise
+    except (OSError, TimeoutError) as exc:
+        raise _Refused(f"cannot reach {url}: {describe(exc)}") from None
+    except Exception as exc:  # a closed connection, a bad handshake: one line, no traceback
+        raise _Refused(f"{url}: {describe(exc)}") from None
