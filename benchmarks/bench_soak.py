@@ -1,6 +1,7 @@
 """Soak test of the game server: bot matches back to back for a long time, watching memory.
 
     python -m benchmarks.bench_soak [--duration 1800] [--rooms 8] [--sample S] [--json]
+        [--max-growth 5] [--workers 2] [--seed N] [--server-command CMD]
 
 What it does, all on 127.0.0.1, bounded in time, cleaning up after itself:
 
@@ -547,13 +548,14 @@ def run_soak(args: argparse.Namespace) -> Soak:
         "card_clock_ms": CARD_CLOCK_MS,
         "deal_clock_ms": DEAL_CLOCK_MS,
         "cpus": os.cpu_count(),
+        "server_command": args.server_command,
     }
     samples: list[Sample] = []
     reports: dict[int, dict[str, Any]] = {}
     ctx = mp.get_context("spawn")
     with (
         tempfile.TemporaryDirectory(prefix="cribsquares-soak-") as tmp,
-        game_server(Path(tmp)) as server,
+        game_server(Path(tmp), args.server_command) as server,
     ):
         log = LogWatch(server)
         stop, inbox = ctx.Event(), ctx.Queue()
@@ -670,6 +672,7 @@ def table(soak: Soak) -> str:
         f"{len(c['rooms'])} rooms in {c['workers']} load-generator processes, "
         f"{c['cpus']} CPUs, seed {c['seed']}",
         "rooms: " + "; ".join(c["rooms"]),
+        *([f"server: {c['server_command']}"] if c["server_command"] else []),
         "",
         f"{'elapsed':>7} {'matches':>8} {'placements':>10} {'errors':>6} {'auto':>5} "
         f"{'reconn':>6} {'RSS MiB':>8} {'+bots MiB':>9} {'db MiB':>7} {'CPU':>5}",
@@ -761,6 +764,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"load-generator processes (default {DEFAULT_WORKERS})",
     )
     p.add_argument("--seed", type=int, default=None, help="seed of the bots' choices")
+    p.add_argument(
+        "--server-command",
+        metavar="CMD",
+        help="run CMD instead of 'python -m client_cli serve', to soak a variant of the "
+        "server: it gets --host, --port 0, --db and --grace and must announce its address "
+        "as serve does",
+    )
     p.add_argument("--json", action="store_true", help="print the samples and verdict as JSON")
     args = p.parse_args(argv)
     if not 0 < args.duration <= 7 * 24 * 3600:
