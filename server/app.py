@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import hashlib
 import logging
@@ -46,6 +47,7 @@ from server import errors
 from server.bots import BotPool, bot_factory
 from server.limits import TokenBucket
 from server.lobby import Lobby, LobbyConfig
+from server.recovery import Resumable
 from server.room import BotTurn, Outbound
 from server.storage import NameInUse, Storage, StoredPlayer
 from server.tournaments.http import routes as tournament_routes
@@ -253,6 +255,24 @@ class Hub:
             task = asyncio.create_task(self._think(turn))
             self._thinking.add(task)
             task.add_done_callback(self._thinking.discard)
+
+    async def resume_series(self) -> None:
+        """At start: rooms whose series was being played when the server stopped play on."""
+        for saved in await self.storage.unfinished():
+            if saved.origin == "tournament":
+                # Its tournament is not resumed (docs/tournaments.md): neither are its tables.
+                await self.storage.abandon(saved.series_id)
+                continue
+            try:
+                await self.apply(functools.partial(self._restore, saved))
+            except Exception as exc:
+                log.warning("series %s cannot be resumed (%s): abandoned", saved.series_id, exc)
+                await self.storage.abandon(saved.series_id)
+            else:
+                log.info("resumed series %s in room %s", saved.series_id, saved.room_id)
+
+    def _restore(self, saved: Resumable) -> list[Outbound]:
+        return self.lobby.restore(saved, now_ms())
 
     async def _think(self, turn: BotTurn) -> None:
         """A bot seat's move, computed off the loop, goes back in as its placement."""
@@ -575,6 +595,7 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     app[STORAGE] = storage
     hub = Hub(config, storage, lobby, BotPool())
     app[HUB] = hub
+    await hub.resume_series()
     yield
     await hub.stop_thinking()
     await storage.close()

@@ -30,6 +30,10 @@ class RoomOpened:
     creator_id: str
     server_commitment: str
     at_ms: int
+    invite_code: str | None = None
+    deals: int = 1
+    rated: bool = False
+    origin: str = "room"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +94,9 @@ class SeriesBegan:
     origin: str
     players: tuple[PlayerRecord, ...]  # seat order
     at_ms: int
+    # The last secret of the series' hash chain: with it a restarted server can
+    # go on with the series (server.series.secret_chain). Kept secret.
+    root_secret: str = ""
 
 
 @dataclass(frozen=True, slots=True)

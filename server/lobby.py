@@ -46,6 +46,7 @@ from server import errors
 from server.events import Event, MatchEnded, RatingChanged, SeriesEnded
 from server.matchmaking import Queue, Ticket
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
+from server.recovery import Resumable
 from server.room import BETWEEN_DEALS_MS, BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
 from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
 
@@ -571,6 +572,22 @@ class Lobby:
         return room.next_deadline()
 
     # ------------------------------------------------------------------
+
+    def restore(self, saved: Resumable, now_ms: int) -> list[Outbound]:
+        """Take back a series the server was playing when it stopped (ValueError: cannot)."""
+        room = Room.restore(
+            saved,
+            now_ms,
+            grace_ms=self.config.grace_ms,
+            bots=self.bots,
+            think_elsewhere=self.think_elsewhere,
+            ids=self.ids,
+            between_deals_ms=self.config.between_deals_ms,
+        )
+        self.rooms[room.id] = room
+        if room.invite_code is not None:
+            self._invites[room.invite_code] = room.id
+        return room.resume(now_ms) + self._after(room, now_ms)
 
     def bot_move(
         self, room_id: str, player_id: str, turn: int, cell: int, now_ms: int

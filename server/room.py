@@ -78,6 +78,7 @@ from server.events import (
     SeriesEnded,
 )
 from server.fallback import CellChooser, fallback_cell
+from server.recovery import Resumable
 from server.series import DealOutcome, Series, secret_chain
 
 TURNS = 16
@@ -292,8 +293,139 @@ class Room:
                 creator_id=creator.id,
                 server_commitment=self.server_commitment,
                 at_ms=now_ms,
+                invite_code=self.invite_code,
+                deals=settings.deals,
+                rated=settings.rated,
+                origin=settings.origin,
             )
         ]
+
+    @classmethod
+    def restore(
+        cls,
+        saved: Resumable,
+        now_ms: int,
+        *,
+        grace_ms: int = 60_000,
+        bots: BotFactory | None = None,
+        think_elsewhere: bool = False,
+        ids: Ids | None = None,
+        between_deals_ms: int = BETWEEN_DEALS_MS,
+    ) -> Room:
+        """Rebuild a room whose series was being played when the server stopped.
+
+        Everyone starts disconnected (their grace period starts now). Clocks are
+        fair to the downtime: a lockstep card gets its whole clock again; a race
+        clock is moved on by the time between the last stored placement (or
+        the deal's start) and now, so nobody loses the time the server was
+        away. Raises ValueError if the stored facts do not make a deal.
+        """
+        settings = RoomSettings(
+            name=saved.name,
+            visibility=Visibility(saved.visibility),
+            seats=saved.seats,
+            pace=Pace(saved.pace),
+            card_clock_ms=saved.card_clock_ms,
+            deal_clock_ms=saved.deal_clock_ms,
+            deals=saved.deals_best_of,
+            rated=saved.rated,
+            origin=saved.origin,
+        )
+        if not saved.players or not saved.deals or not saved.root_secret:
+            raise ValueError(f"series {saved.series_id} is not resumable")
+        players = [
+            PlayerInfo(id=p.id, name=p.name, guest=p.guest, bot=p.bot) for p in saved.players
+        ]
+        creator = next((p for p in players if p.id == saved.creator_id), players[0])
+        room = cls(
+            saved.room_id,
+            settings,
+            creator,
+            now_ms=now_ms,
+            server_secret=saved.root_secret,
+            match_id=saved.series_id,
+            invite_code=saved.invite_code,
+            grace_ms=grace_ms,
+            bots=bots,
+            think_elsewhere=think_elsewhere,
+            ids=ids,
+            between_deals_ms=between_deals_ms,
+        )
+        room.events = []  # all of it is stored already
+        last = saved.deals[-1]
+        if len(last.contributions) != len(players):
+            raise ValueError(f"series {saved.series_id}: seats and contributions differ")
+        room.seats = []
+        for player, contribution in zip(players, last.contributions, strict=True):
+            seat = Seat(player, contribution, ready=True, present=player.id not in saved.forfeited)
+            if player.bot:
+                strategy = player.id.split("-")[1] if player.id.count("-") >= 2 else ""
+                seed = f"{room.id}/{player.id}"
+                try:
+                    if bots is None:
+                        raise KeyError(strategy)
+                    seat.bot = bots(strategy, seed)
+                except KeyError:
+                    raise ValueError(f"no bot plays {strategy!r}") from None
+                seat.strategy, seat.bot_seed = strategy, seed
+            else:
+                seat.connected, seat.away_since = False, now_ms
+            room.seats.append(seat)
+        series = room.series
+        series.players = tuple(p.id for p in players)
+        series.forfeited = set(saved.forfeited)
+        series.started = len(saved.deals)
+        for d in saved.deals:
+            if d.finished:
+                series.deals.append(
+                    DealOutcome(
+                        match_id=d.match_id,
+                        ranks={pid: o[0] for pid, o in d.outcomes.items()},
+                        scores={pid: o[1] for pid, o in d.outcomes.items()},
+                        times={pid: o[2] for pid, o in d.outcomes.items()},
+                    )
+                )
+        if last.finished:
+            room.phase = Phase.BETWEEN
+            series.next_at = now_ms + between_deals_ms
+            return room
+        if room_seed(series.secret(series.started), last.contributions) != last.seed:
+            raise ValueError(f"series {saved.series_id}: the stored seed is not the chain's")
+        the_deal = deal(last.seed)
+        downtime = max(0, now_ms - saved.last_activity_ms)
+        boards = {p.id: Board(card_at=now_ms) for p in players}
+        for stored in last.placements:
+            board = boards[stored.player_id]
+            card = the_deal.cards[stored.turn - 1]
+            if stored.turn != board.placed + 1 or str(card) != stored.card:
+                raise ValueError(f"match {last.match_id}: placements out of order")
+            cell = parse_cell(stored.cell)
+            board.grid.place(cell, card)
+            board.placements.append(
+                Placement(stored.turn, cell, card, stored.elapsed_ms, stored.auto)
+            )
+        for board in boards.values():
+            board.dealt = board.placed
+        low = min(b.placed for b in boards.values())
+        room.match = Match(
+            id=last.match_id,
+            seed=last.seed,
+            deal=the_deal,
+            contributions=last.contributions,
+            started_at=last.started_ms + downtime,
+            boards=boards,
+            turn=min(low + 1, TURNS),
+            turn_started=now_ms,
+        )
+        room.phase = Phase.PLAYING
+        return room
+
+    def resume(self, now_ms: int) -> list[Outbound]:
+        """After :meth:`restore`: deal on, ask the bots, finish a deal already complete."""
+        self._now = now_ms
+        if self.phase != Phase.PLAYING:
+            return []
+        return self._bots_play(now_ms) + self._advance(now_ms)
 
     # ------------------------------------------------------------------
     # Queries
@@ -988,6 +1120,7 @@ class Room:
                     origin=s.origin,
                     players=tuple(_record(seat.player) for seat in self.seats),
                     at_ms=now_ms,
+                    root_secret=series.secrets[-1],
                 )
             )
         self.events.append(

@@ -14,8 +14,9 @@ so a placement is on disk before it is acknowledged, yet a burst of
 placements costs one commit and one trip to the thread. Reads use a second
 connection (WAL mode lets it read while the writer writes).
 
-Matches still being played when the server stopped are marked ``abandoned`` at
-the next start: rooms live in memory only.
+Series still being played when the server stopped (or died) are read back at
+the next start (:meth:`Storage.unfinished`) so that their rooms resume; one
+that cannot be resumed is marked ``abandoned`` (:meth:`Storage.abandon`).
 """
 
 from __future__ import annotations
@@ -40,12 +41,14 @@ from server.events import (
     Event,
     MatchBegan,
     MatchEnded,
+    PlayerRecord,
     RatingChanged,
     RoomOpened,
     SeriesBegan,
     SeriesEnded,
 )
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating
+from server.recovery import Resumable, StoredDeal, StoredPlacement
 from server.tournaments import store as tournament_store
 
 log = logging.getLogger(__name__)
@@ -134,7 +137,8 @@ CREATE TABLE IF NOT EXISTS series (
     deals        INTEGER NOT NULL DEFAULT 0,
     standings    TEXT,  -- JSON: [{player_id, deals_won, points, time_used_ms, forfeited}]
     started_ms   INTEGER NOT NULL,
-    finished_ms  INTEGER
+    finished_ms  INTEGER,
+    root_secret  TEXT NOT NULL DEFAULT ''  -- the hash chain's last secret (fairness.md)
 );
 CREATE TABLE IF NOT EXISTS series_players (
     series_id  TEXT NOT NULL REFERENCES series (id),
@@ -183,6 +187,10 @@ CREATE INDEX IF NOT EXISTS abandonments_player ON abandonments (player_id);
 MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("matches", "series_id", "TEXT"),
     ("matches", "deal", "INTEGER NOT NULL DEFAULT 1"),
+    ("rooms", "invite_code", "TEXT"),
+    ("rooms", "deals", "INTEGER NOT NULL DEFAULT 1"),
+    ("rooms", "rated", "INTEGER NOT NULL DEFAULT 0"),
+    ("rooms", "origin", "TEXT NOT NULL DEFAULT 'room'"),
 )
 
 
@@ -204,7 +212,13 @@ class _NewPlayer:
     token_hash: str
 
 
-_Item = tuple[Sequence[Event | _NewPlayer], "asyncio.Future[None]"]
+@dataclass(frozen=True, slots=True)
+class _Abandon:
+    series_id: str
+
+
+_Write = Event | _NewPlayer | _Abandon
+_Item = tuple[Sequence[_Write], "asyncio.Future[None]"]
 
 
 class Storage:
@@ -266,7 +280,7 @@ class Storage:
         """Register a player; raise :class:`NameInUse` for a taken registered name."""
         await self._submit([_NewPlayer(player, token_hash)])
 
-    def _submit(self, items: Sequence[Event | _NewPlayer]) -> asyncio.Future[None]:
+    def _submit(self, items: Sequence[_Write]) -> asyncio.Future[None]:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((items, future))
         return future
@@ -345,6 +359,14 @@ class Storage:
             for row in rows
         ]
 
+    async def unfinished(self) -> list[Resumable]:
+        """Every series being played when the server last stopped, oldest first."""
+        return await unfinished_series(self._reader)
+
+    async def abandon(self, series_id: str) -> None:
+        """Mark a series that could not be resumed, and its unfinished deal, abandoned."""
+        await self._submit([_Abandon(series_id)])
+
     async def series(self, series_id: str) -> dict[str, Any] | None:
         return await series_detail(self._reader, series_id)
 
@@ -380,14 +402,17 @@ def _open_writer(path: str) -> sqlite3.Connection:
         have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
         if column not in have:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
-    db.execute("UPDATE matches SET status = 'abandoned' WHERE status = 'playing'")
-    db.execute("UPDATE series SET status = 'abandoned' WHERE status = 'playing'")
+    # Series being played are resumed (Storage.unfinished); a match of no series
+    # (an earlier version's) cannot be.
+    db.execute(
+        "UPDATE matches SET status = 'abandoned' WHERE status = 'playing' AND series_id IS NULL"
+    )
     db.commit()
     return db
 
 
 def _write_batch(
-    db: sqlite3.Connection, batch: list[Sequence[Event | _NewPlayer]]
+    db: sqlite3.Connection, batch: list[Sequence[_Write]]
 ) -> list[BaseException | None]:
     """Write every submission of ``batch`` in one transaction; one outcome per submission.
 
@@ -444,7 +469,7 @@ def _insert_placements(db: sqlite3.Connection, rows: list[tuple[object, ...]]) -
                 log.error("could not store placement %r: %s", row, exc)
 
 
-def _apply(db: sqlite3.Connection, event: Event | _NewPlayer) -> None:
+def _apply(db: sqlite3.Connection, event: _Write) -> None:
     if tournament_store.apply(db, event):  # type: ignore[arg-type]
         return
     match event:
@@ -456,11 +481,14 @@ def _apply(db: sqlite3.Connection, event: Event | _NewPlayer) -> None:
             )
         case RoomOpened():
             db.execute(
-                "INSERT OR IGNORE INTO rooms VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO rooms (id, name, visibility, pace, seats, card_clock_ms,"
+                " deal_clock_ms, creator_id, server_commitment, created_ms, invite_code, deals,"
+                " rated, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     event.room_id, event.name, event.visibility, event.pace, event.seats,
                     event.card_clock_ms, event.deal_clock_ms, event.creator_id,
-                    event.server_commitment, event.at_ms,
+                    event.server_commitment, event.at_ms, event.invite_code, event.deals,
+                    int(event.rated), event.origin,
                 ),
             )  # fmt: skip
         case MatchBegan():
@@ -514,6 +542,13 @@ def _apply(db: sqlite3.Connection, event: Event | _NewPlayer) -> None:
                     for o in event.outcomes
                 ],
             )  # fmt: skip
+        case _Abandon(series_id=series_id):
+            db.execute("UPDATE series SET status = 'abandoned' WHERE id = ?", (series_id,))
+            db.execute(
+                "UPDATE matches SET status = 'abandoned'"
+                " WHERE series_id = ? AND status = 'playing'",
+                (series_id,),
+            )
         case SeriesBegan():
             db.executemany(
                 "INSERT OR IGNORE INTO players (id, name, guest, bot, created_ms)"
@@ -522,10 +557,10 @@ def _apply(db: sqlite3.Connection, event: Event | _NewPlayer) -> None:
             )
             db.execute(
                 "INSERT INTO series (id, room_id, best_of, rated, pace, origin, status,"
-                " started_ms) VALUES (?, ?, ?, ?, ?, ?, 'playing', ?)",
+                " started_ms, root_secret) VALUES (?, ?, ?, ?, ?, ?, 'playing', ?, ?)",
                 (
                     event.series_id, event.room_id, event.best_of, int(event.rated),
-                    event.pace, event.origin, event.at_ms,
+                    event.pace, event.origin, event.at_ms, event.root_secret,
                 ),
             )  # fmt: skip
             db.executemany(
@@ -684,6 +719,91 @@ _SUMMARY_SQL = (
     "SELECT m.id, m.pace, m.status, m.started_ms, m.finished_ms, r.name AS room_name,"
     " (SELECT COUNT(*) FROM match_players x WHERE x.match_id = m.id) AS players"
 )
+
+
+async def unfinished_series(db: aiosqlite.Connection) -> list[Resumable]:
+    found = []
+    for row in await _rows(
+        db,
+        "SELECT s.*, r.name, r.visibility, r.invite_code, r.seats, r.card_clock_ms,"
+        " r.deal_clock_ms, r.creator_id FROM series s JOIN rooms r ON r.id = s.room_id"
+        " WHERE s.status = 'playing' ORDER BY s.started_ms",
+        (),
+    ):
+        sid = row["id"]
+        players = tuple(
+            PlayerRecord(p["id"], p["name"], bool(p["guest"]), bool(p["bot"]))
+            for p in await _rows(
+                db,
+                "SELECT p.* FROM series_players sp JOIN players p ON p.id = sp.player_id"
+                " WHERE sp.series_id = ? ORDER BY sp.seat",
+                (sid,),
+            )
+        )
+        deals = []
+        for m in await _rows(
+            db,
+            "SELECT m.id, m.deal, m.status, m.started_ms, s.seed, s.contributions"
+            " FROM matches m JOIN seeds s ON s.match_id = m.id"
+            " WHERE m.series_id = ? ORDER BY m.deal",
+            (sid,),
+        ):
+            finished = m["status"] == "finished"
+            outcomes: dict[str, tuple[int, int, int]] = {}
+            placements: tuple[StoredPlacement, ...] = ()
+            if finished:
+                for r in await _rows(db, "SELECT * FROM results WHERE match_id = ?", (m["id"],)):
+                    outcomes[r["player_id"]] = (r["rank"], r["score"], r["time_used_ms"])
+            else:
+                placements = tuple(
+                    StoredPlacement(
+                        p["player_id"], p["turn"], p["cell"], p["card"], p["elapsed_ms"],
+                        bool(p["auto"]), p["placed_ms"],
+                    )
+                    for p in await _rows(
+                        db,
+                        "SELECT * FROM placements WHERE match_id = ? ORDER BY placed_ms, turn",
+                        (m["id"],),
+                    )
+                )
+            deals.append(
+                StoredDeal(
+                    match_id=m["id"],
+                    deal=m["deal"],
+                    seed=m["seed"],
+                    contributions=tuple(json.loads(m["contributions"])),
+                    started_ms=m["started_ms"],
+                    finished=finished,
+                    outcomes=outcomes,
+                    placements=placements,
+                )
+            )
+        gone = await _rows(
+            db, "SELECT player_id, kind FROM abandonments WHERE series_id = ?", (sid,)
+        )
+        found.append(
+            Resumable(
+                room_id=row["room_id"],
+                name=row["name"],
+                visibility=row["visibility"],
+                invite_code=row["invite_code"],
+                pace=row["pace"],
+                seats=row["seats"],
+                card_clock_ms=row["card_clock_ms"],
+                deal_clock_ms=row["deal_clock_ms"],
+                deals_best_of=row["best_of"],
+                rated=bool(row["rated"]),
+                origin=row["origin"],
+                creator_id=row["creator_id"],
+                series_id=sid,
+                root_secret=row["root_secret"],
+                players=players,
+                deals=tuple(deals),
+                forfeited=frozenset(g["player_id"] for g in gone if g["kind"] == "left"),
+                timed_out=frozenset(g["player_id"] for g in gone if g["kind"] == "timeout"),
+            )
+        )
+    return found
 
 
 async def series_detail(db: aiosqlite.Connection, series_id: str) -> dict[str, Any] | None:

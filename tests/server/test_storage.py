@@ -9,7 +9,7 @@ import pytest
 
 from protocol.messages import Ready
 from server.storage import NameInUse, Storage, StoredPlayer
-from tests.server.roomkit import ALICE, Mailbox, make_room, place
+from tests.server.roomkit import ALICE, SECRET, Mailbox, make_room, place
 
 
 async def test_a_match_is_stored_and_read_back(tmp_path: Path) -> None:
@@ -48,14 +48,24 @@ async def test_registered_names_are_unique_but_guests_may_share(tmp_path: Path) 
     await storage.close()
 
 
-async def test_unfinished_matches_are_abandoned_at_restart(tmp_path: Path) -> None:
+async def test_unfinished_series_are_read_back_at_restart_to_be_resumed(tmp_path: Path) -> None:
     storage = await Storage.open(tmp_path / "db")
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
     room, box = make_room(1), Mailbox()
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    place(room, box, ALICE, 5)
     await storage.persist(room.take_events())
     await storage.close()
     storage = await Storage.open(tmp_path / "db")
+    (saved,) = await storage.unfinished()
+    assert saved.series_id == "match1" and saved.root_secret == SECRET
+    assert [p.id for p in saved.players] == [ALICE.id]
+    (only,) = saved.deals
+    assert not only.finished and [p.turn for p in only.placements] == [1]
+    match = await storage.match("match1")
+    assert match is not None and match["status"] == "playing"
+    await storage.abandon("match1")  # as for a series that could not be resumed
     match = await storage.match("match1")
     assert match is not None and match["status"] == "abandoned"
+    assert await storage.unfinished() == []
     await storage.close()
