@@ -656,14 +656,14 @@ class LeaderboardEntry(_Message):
 
 
 class Leaderboard(_Message):
-    """Rated players of a pace by rating (provisional ones are listed but not
-    ranked: their ``rank`` is 0)."""
+    """Rated players of a pace: the ranked ones by rating, then the provisional
+    ones (listed but not ranked: their ``rank`` is 0), by rating."""
 
     type: Literal["leaderboard"] = "leaderboard"
     pace: Pace
     top: list[LeaderboardEntry]
     around: list[LeaderboardEntry]  # the player asked about and its neighbours
-    players: int  # ranked players in all
+    players: int  # ranked (not provisional) players in all
     ref: Ref = None
 
 

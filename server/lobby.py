@@ -468,8 +468,13 @@ class Lobby:
 
     def leaderboard(self, player: PlayerInfo, msg: GetLeaderboard) -> Leaderboard:
         pace = msg.pace.value
+        # Ranked players first, by rating; then the provisional ones, unranked.
         board = self.ratings.board(pace)
-        entries = [_entry(i + 1, e) for i, e in enumerate(board)]
+        board.sort(key=lambda e: e.rating.deviation > PROVISIONAL_DEVIATION)
+        entries = []
+        for e in board:
+            ranked = e.rating.deviation <= PROVISIONAL_DEVIATION
+            entries.append(_entry(len(entries) + 1 if ranked else 0, e))
         around: list[LeaderboardEntry] = []
         wanted = msg.around.casefold() if msg.around is not None else None
         for i, e in enumerate(board):
@@ -483,7 +488,7 @@ class Lobby:
             pace=msg.pace,
             top=entries[: msg.top],
             around=around,
-            players=len(board),
+            players=sum(1 for e in entries if e.rank),
             ref=msg.ref,
         )
 

@@ -107,11 +107,13 @@ async def test_quickplay_best_of_three_moves_ratings_and_the_leaderboard(tmp_pat
         # The leaderboard, over the protocol and over HTTP.
         await alice.send(type="get_leaderboard", pace="lockstep", top=10, ref="lb")
         board = await alice.until("leaderboard")
-        assert board["ref"] == "lb" and board["players"] == 2
+        # After one game both are provisional: listed by rating, not ranked.
+        assert board["ref"] == "lb" and board["players"] == 0
         assert [e["rating"] for e in board["top"]] == sorted(expected.values(), reverse=True)
+        assert [(e["rank"], e["provisional"]) for e in board["top"]] == [(0, True), (0, True)]
         assert any(e["player"]["name"] == "alice" for e in board["around"])
         over_http = await get(live, "/api/leaderboard/lockstep?top=10&around=bob")
-        assert over_http["top"] == board["top"] and over_http["players"] == 2
+        assert over_http["top"] == board["top"] and over_http["players"] == 0
         race = await get(live, "/api/leaderboard/race")
         assert race["players"] == 0 and race["top"] == []
         # History: the rating change, the series and every deal.

@@ -7,9 +7,11 @@ import pytest
 from engine.grid import cell_name
 from protocol.messages import (
     CreateRoom,
+    GetLeaderboard,
     JoinRoom,
     LeaveRoom,
     ListRooms,
+    Pace,
     Place,
     Ready,
     Rooms,
@@ -19,6 +21,7 @@ from protocol.messages import (
 from server import errors
 from server.limits import TokenBucket
 from server.lobby import Lobby, LobbyConfig
+from server.ratings import Entry, Rating
 from tests.server.roomkit import ALICE, BOB, CAROL, FixedIds, bots
 
 
@@ -123,3 +126,22 @@ def test_the_clock_visits_only_rooms_with_something_due(monkeypatch: pytest.Monk
     assert idle in lobby.rooms and ticked == [playing]
     lobby.tick(15_000)
     assert idle not in lobby.rooms
+
+
+def test_leaderboard_ranks_settled_players_and_lists_provisional_ones_after() -> None:
+    lobby = make_lobby()
+    lobby.ratings.load(
+        [
+            ("lockstep", Entry("id-new", "newcomer", Rating(1900.0, 300.0), 1)),
+            ("lockstep", Entry("id-alice", "alice", Rating(1700.0, 90.0), 30)),
+            ("lockstep", Entry("id-bob", "bob", Rating(1750.0, 100.0), 25)),
+            ("race", Entry("id-bob", "bob", Rating(1400.0, 80.0), 9)),
+        ]
+    )
+    board = lobby.leaderboard(ALICE, GetLeaderboard(pace=Pace.LOCKSTEP, top=2))
+    assert [(e.rank, e.player.name) for e in board.top] == [(1, "bob"), (2, "alice")]
+    assert board.players == 2
+    assert [e.player.name for e in board.around] == ["bob", "alice", "newcomer"]
+    assert board.around[-1].rank == 0 and board.around[-1].provisional
+    race = lobby.leaderboard(ALICE, GetLeaderboard(pace=Pace.RACE, around="BOB"))
+    assert [(e.rank, e.rating) for e in race.top] == [(1, 1400)]
