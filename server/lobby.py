@@ -16,7 +16,7 @@ import heapq
 import logging
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
 
@@ -121,6 +121,7 @@ class Lobby:
         self.online: dict[str, PlayerInfo] = {}  # signed-in players by id
         self.ratings = RatingBook()
         self.queue = Queue()
+        self.bot_queue = Queue()  # bot programs (hello with bot: true) waiting
         self._queued: dict[str, tuple[PlayerInfo, QuickPlay]] = {}
         self.challenges: dict[str, OpenChallenge] = {}
         self.tournaments = TournamentDesk(self)
@@ -285,12 +286,15 @@ class Lobby:
     # Quick play
 
     def _quickplay(self, player: PlayerInfo, msg: QuickPlay, now_ms: int) -> list[Outbound]:
-        if player.guest or player.bot:
+        if player.guest:
             raise errors.NotRateable("quick play is rated: register a name to play it")
         if player.id in self._queued:
             raise errors.AlreadyQueued("you are already waiting for an opponent")
         rating = self.ratings.get(player.id, msg.pace.value)
-        self.queue.join(
+        # Bot programs wait apart: they stand in for the server's bot when a
+        # person's chosen wait runs out, and play each other; never rated.
+        queue = self.bot_queue if player.bot else self.queue
+        queue.join(
             Ticket(
                 player=player.id,
                 rating=rating.rating,
@@ -311,7 +315,7 @@ class Lobby:
         return [Outbound((player.id,), status), *self._match_queue(now_ms)]
 
     def _cancel_quickplay(self, player: PlayerInfo, msg: CancelQuickPlay) -> list[Outbound]:
-        if self.queue.leave(player.id) is None:
+        if self.queue.leave(player.id) is None and self.bot_queue.leave(player.id) is None:
             raise errors.NotQueued("you are not waiting for an opponent")
         _, asked = self._queued.pop(player.id)
         status = QueueStatus(state="cancelled", pace=asked.pace, deals=asked.deals, ref=msg.ref)
@@ -342,17 +346,49 @@ class Lobby:
                 now_ms,
                 self._matched_notice(asked),
             )
-        if self.bots is not None:
-            for ticket in self.queue.due_for_bot(now_ms):
-                a, asked = self._queued.pop(ticket.player)
-                outs += self._pair(
-                    self._quick_settings(asked, rated=False),
-                    (a, asked.contribution),
-                    self.config.quickplay_bot,
-                    now_ms,
-                    self._matched_notice(asked),
-                )
+        for first, second in self.bot_queue.match(now_ms):
+            a, asked = self._queued.pop(first.player)
+            b, b_asked = self._queued.pop(second.player)
+            outs += self._pair(
+                self._quick_settings(asked, rated=False),
+                (a, asked.contribution),
+                (b, b_asked.contribution),
+                now_ms,
+                self._matched_notice(asked),
+            )
+        for ticket in self.queue.due_for_bot(now_ms):
+            a, asked = self._queued.pop(ticket.player)
+            program = self._waiting_bot(ticket)
+            opponent: tuple[PlayerInfo, str] | str
+            if program is not None:
+                opponent = (program[0], program[1].contribution)
+            elif self.bots is not None:
+                opponent = self.config.quickplay_bot
+            else:  # no bot to offer: back in the queue, without the bot wait
+                self.queue.join(replace(ticket, bot_after_ms=None))
+                self._queued[a.id] = (a, asked)
+                continue
+            outs += self._pair(
+                self._quick_settings(asked, rated=False),
+                (a, asked.contribution),
+                opponent,
+                now_ms,
+                self._matched_notice(asked),
+            )
         return outs
+
+    def _waiting_bot(self, ticket: Ticket) -> tuple[PlayerInfo, QuickPlay] | None:
+        """The bot program waiting for the same game closest to ``ticket``'s rating."""
+        fits = [
+            t
+            for t in self.bot_queue.tickets.values()
+            if (t.pace, t.pool) == (ticket.pace, ticket.pool)
+        ]
+        if not fits:
+            return None
+        best = min(fits, key=lambda t: (abs(t.rating - ticket.rating), t.since_ms))
+        self.bot_queue.leave(best.player)
+        return self._queued.pop(best.player)
 
     @staticmethod
     def _matched_notice(asked: QuickPlay) -> Callable[[str, Room], BaseModel]:
@@ -471,7 +507,7 @@ class Lobby:
         # Ranked players first, by rating; then the provisional ones, unranked.
         board = self.ratings.board(pace)
         board.sort(key=lambda e: e.rating.deviation > PROVISIONAL_DEVIATION)
-        entries = []
+        entries: list[LeaderboardEntry] = []
         for e in board:
             ranked = e.rating.deviation <= PROVISIONAL_DEVIATION
             entries.append(_entry(len(entries) + 1 if ranked else 0, e))
@@ -617,7 +653,7 @@ class Lobby:
         """The last connection of ``player_id`` closed: its seats start their grace
         period, it leaves the quick-play queue, its challenges are withdrawn."""
         self.online.pop(player_id, None)
-        if self.queue.leave(player_id) is not None:
+        if self.queue.leave(player_id) or self.bot_queue.leave(player_id):
             del self._queued[player_id]
         outs: list[Outbound] = []
         for cid, open_ in list(self.challenges.items()):
@@ -645,7 +681,7 @@ class Lobby:
             except Exception:  # one broken room must not stop every other room's clock
                 log.exception("room %s failed to tick", room.id)
             outs += self._after(room, now_ms)
-        if self.queue.tickets:
+        if self.queue.tickets or self.bot_queue.tickets:
             outs += self._match_queue(now_ms)
         if self.challenges:
             outs += self._expire_challenges(now_ms)

@@ -319,3 +319,34 @@ async def test_rematch_before_the_end_is_refused(tmp_path: Path) -> None:
         await alice.still_alive()
         await alice.close()
         await bob.close()
+
+
+async def test_bot_programs_wait_apart_and_stand_in_for_the_server_bot(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "programs.db", **FAST) as live:
+        robo = await signed_in(live, "robo", bot=True)
+        await robo.send(type="quickplay", pace="race", contribution="r")
+        assert (await robo.until("queue"))["state"] == "waiting"
+        # A person asking for a rated game is not paired with the program...
+        alice = await signed_in(live, "alice")
+        await alice.send(type="quickplay", pace="race")
+        await alice.until("queue")
+        await asyncio.sleep(0.3)
+        await alice.send(type="cancel_quickplay")
+        assert (await alice.until("queue"))["state"] == "cancelled"
+        # ...but one whose wait for a person runs out is, before any server bot.
+        await alice.send(type="quickplay", pace="race", bot_after_ms=100)
+        await alice.until("queue")
+        matched = [await c.until("queue", timeout=5) for c in (alice, robo)]
+        assert {m["state"] for m in matched} == {"matched"}
+        state = await robo.until("room_state")
+        names = {s["player"]["name"]: s["player"]["bot"] for s in state["room"]["players"]}
+        assert names == {"alice": False, "robo": True} and not state["room"]["rated"]
+        # Two programs play each other.
+        tick, tock = await signed_in(live, "tick", bot=True), await signed_in(live, "tock", bot=True)
+        for c in (tick, tock):
+            await c.send(type="quickplay", deals=3)
+        for c in (tick, tock):
+            assert (await c.until("queue"))["state"] == "waiting"
+            assert (await c.until("queue"))["state"] == "matched"
+        for c in (robo, alice, tick, tock):
+            await c.close()
