@@ -20,7 +20,7 @@ import secrets
 import signal
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -77,6 +77,9 @@ class ServerConfig:
     between_rounds_ms: int = 10_000  # a tournament's pause between two rounds
     tournament_admins: tuple[str, ...] = ()  # player names that may run any tournament
     max_connections_per_address: int = 32  # concurrent WebSockets from one remote address
+    # Reverse proxies (their addresses) whose X-Forwarded-For names the client:
+    # connections through them are counted per client address, not per proxy.
+    trusted_proxies: tuple[str, ...] = ()
     # Browser pages from these origins (e.g. "https://play.example.org") may open
     # the WebSocket besides pages served from the server's own host.
     allowed_origins: tuple[str, ...] = ()
@@ -433,13 +436,31 @@ def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...
     )
 
 
+def client_address(
+    remote: str | None, headers: Mapping[str, str], trusted: tuple[str, ...]
+) -> str:
+    """The address a connection is counted against.
+
+    The peer's address, unless the peer is a trusted reverse proxy: then the
+    last address in ``X-Forwarded-For``, the one that proxy appended (earlier
+    entries were written by the client and prove nothing).
+    """
+    address = remote or "?"
+    if address in trusted:
+        forwarded = headers.get("X-Forwarded-For", "")
+        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+        if hops:
+            return hops[-1]
+    return address
+
+
 async def websocket(request: web.Request) -> web.WebSocketResponse:
     hub = request.app[HUB]
     config = hub.config
     origin = request.headers.get("Origin")
     if not origin_allowed(origin, request.host, config.allowed_origins):
         raise web.HTTPForbidden(text=f"WebSocket connections from {origin} are not allowed\n")
-    address = request.remote or "?"
+    address = client_address(request.remote, request.headers, config.trusted_proxies)
     if hub.by_address[address] >= config.max_connections_per_address:
         raise web.HTTPTooManyRequests(
             text=f"at most {config.max_connections_per_address} connections per address\n"

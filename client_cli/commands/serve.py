@@ -26,6 +26,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="how long a dropped player keeps its seat (default 60)",
     )
+    parser.add_argument(
+        "--trust-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="a reverse proxy's address: count its connections by the client address it "
+        "puts last in X-Forwarded-For (repeatable)",
+    )
     parser.add_argument("--verbose", "-v", action="store_true", help="log every request")
     parser.set_defaults(func=run)
 
@@ -39,7 +47,11 @@ def run(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     config = ServerConfig(
-        host=args.host, port=args.port, db_path=args.db, grace_ms=int(args.grace * 1000)
+        host=args.host,
+        port=args.port,
+        db_path=args.db,
+        grace_ms=int(args.grace * 1000),
+        trusted_proxies=tuple(args.trust_proxy),
     )
     _check_database(args.db)
     try:

@@ -342,7 +342,8 @@ async def test_bot_programs_wait_apart_and_stand_in_for_the_server_bot(tmp_path:
         names = {s["player"]["name"]: s["player"]["bot"] for s in state["room"]["players"]}
         assert names == {"alice": False, "robo": True} and not state["room"]["rated"]
         # Two programs play each other.
-        tick, tock = await signed_in(live, "tick", bot=True), await signed_in(live, "tock", bot=True)
+        tick = await signed_in(live, "tick", bot=True)
+        tock = await signed_in(live, "tock", bot=True)
         for c in (tick, tock):
             await c.send(type="quickplay", deals=3)
         for c in (tick, tock):

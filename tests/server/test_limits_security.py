@@ -16,7 +16,7 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from server.app import HUB, Session, origin_allowed
+from server.app import HUB, Session, client_address, origin_allowed
 from tests.server.live import Client, Live, running_server, signed_in, two_player_room
 
 pytestmark = pytest.mark.timeout(60)
@@ -57,6 +57,35 @@ async def test_browser_pages_from_foreign_origins_are_refused(tmp_path: Path) ->
 
 # ----------------------------------------------------------------------
 # Connections per address, rooms per player
+
+
+def test_forwarded_addresses_count_only_through_a_trusted_proxy() -> None:
+    header = {"X-Forwarded-For": "6.6.6.6, 203.0.113.9"}  # the client wrote the first
+    assert client_address("10.0.0.5", header, ("10.0.0.5",)) == "203.0.113.9"
+    assert client_address("198.51.100.7", header, ("10.0.0.5",)) == "198.51.100.7"
+    assert client_address("10.0.0.5", {}, ("10.0.0.5",)) == "10.0.0.5"
+    assert client_address(None, header, ()) == "?"
+
+
+async def test_behind_a_trusted_proxy_each_client_address_has_its_own_limit(
+    tmp_path: Path,
+) -> None:
+    async with running_server(
+        tmp_path / "p.db", max_connections_per_address=2, trusted_proxies=("127.0.0.1",)
+    ) as live:
+
+        async def via(client: str) -> websockets.ClientConnection:
+            return await websockets.connect(
+                live.url, additional_headers={"X-Forwarded-For": f"6.6.6.6, {client}"}
+            )
+
+        opened = [await via("203.0.113.1"), await via("203.0.113.1"), await via("203.0.113.2")]
+        with pytest.raises(InvalidStatus) as refused:
+            await via("203.0.113.1")
+        assert refused.value.response.status_code == 429
+        assert dict(live.app[HUB].by_address) == {"203.0.113.1": 2, "203.0.113.2": 1}
+        for ws in opened:
+            await ws.close()
 
 
 async def test_connections_per_address_are_limited(tmp_path: Path) -> None:
