@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
 from typing import Any
 
 from engine.cards import Card
@@ -98,10 +98,18 @@ class BotPool:
         """The cell for ``turn``; the fallback rule if the pool fails."""
         async with self._slots:
             loop = asyncio.get_running_loop()
+            pool = self._pool()
             try:
-                return await loop.run_in_executor(self._pool(), think, turn)
+                return await loop.run_in_executor(pool, think, turn)
             except asyncio.CancelledError:
                 raise
+            except BrokenExecutor:
+                # A worker died (killed, out of memory): start a fresh pool for the next move.
+                log.warning("the bot pool broke; placing by the fallback rule and starting anew")
+                if self._executor is pool:
+                    self._executor = None
+                    pool.shutdown(wait=False, cancel_futures=True)
+                return fallback_cell(grid_of(turn), Card.parse(turn.card))
             except Exception:
                 log.exception("bot %s could not think; placing by the fallback rule", turn.strategy)
                 return fallback_cell(grid_of(turn), Card.parse(turn.card))
