@@ -327,7 +327,9 @@ class BotClient:
             f"seated in room {room_id} ({state.room.name!r}, {len(state.room.players)} of "
             f"{state.room.seats} seats)"
         )
-        if state.room.status == RoomStatus.WAITING:
+        # Rooms the server pairs players into (quick play, challenges, tournament
+        # tables) start by themselves: only an ordinary room waits for "ready".
+        if state.room.status == RoomStatus.WAITING and state.room.origin == "room":
             await self._ask(Ready(room_id=room_id))
         return room_id
 

@@ -156,3 +156,30 @@ def test_cells_are_indices_or_names() -> None:
             cell_index(bad)
     assert default_name("examples/my_bot.py:choose") == "my_bot bot"
     assert default_name("expert") == "expert bot"
+
+
+async def test_a_queued_bot_is_taken_by_a_person_whose_wait_for_a_person_ran_out(
+    live: Live,
+) -> None:
+    from tests.server.live import signed_in
+
+    bot = BotClient(live.url, load_chooser("greedy"), name="queue bot", say=quiet)
+    playing = asyncio.create_task(bot.run(Plan(queue=True, best_of=3)))
+    await asyncio.sleep(0.5)  # the bot waits in the queue
+    person = await signed_in(live, "pat")
+    await person.send(type="quickplay", deals=3, bot_after_ms=200)
+    matched = None
+    while matched is None or matched["state"] != "matched":
+        matched = await person.until("queue")
+    room_id = matched["room_id"]
+    while True:
+        result = await person.play_to_end(room_id)
+        if result["series"]["finished"]:
+            break
+    outcomes = await playing  # one per deal of the series
+    assert outcomes and {o.room_id for o in outcomes} == {room_id}
+    assert {(b["player"]["name"], b["player"]["bot"]) for b in result["boards"]} == {
+        ("pat", False),
+        ("queue bot", True),
+    }
+    await person.close()
