@@ -43,6 +43,13 @@ from protocol.messages import (
     SeriesInfo,
     SeriesStanding,
     ServerMessage,
+    TournamentEntrant,
+    TournamentInfo,
+    Tournaments,
+    TournamentStanding,
+    TournamentSummary,
+    TournamentTable,
+    TournamentUpdate,
     Welcome,
 )
 
@@ -55,6 +62,7 @@ class View(StrEnum):
     ROOM = "room"
     GAME = "game"
     RESULTS = "results"
+    TOURNAMENT = "tournament"
 
 
 class Connection(StrEnum):
@@ -201,6 +209,47 @@ def verify_result(
     return Verification(tuple(checks))
 
 
+def tournament_checks(
+    info: TournamentInfo, contributions: Sequence[str], table_commitment: str, best_of: int
+) -> tuple[Check, ...]:
+    """A tournament table's deal against what the tournament published
+    (docs/fairness.md, *Tournaments*): every seat has the round's contribution,
+    the table's chain of secrets hangs from the round's commitment, and that
+    commitment is the tournament's (round 1) or the secret the round before revealed."""
+    k = info.round
+    current = next((r for r in info.history if r.number == k), None)
+    if current is None:
+        return (Check(f"round {k} of the tournament was published", False),)
+    checks = [
+        Check(
+            f"every seat has round {k}'s published contribution",
+            bool(contributions) and all(c == current.contribution for c in contributions),
+        ),
+        Check(
+            f"the table's commitment follows from round {k}'s",
+            bool(table_commitment)
+            and chain_back(current.server_commitment, max(0, best_of - 1)) == table_commitment,
+        ),
+    ]
+    if k == 1:
+        checks.append(
+            Check(
+                "round 1's commitment is the one the tournament published at its creation",
+                current.server_commitment == info.commitment,
+            )
+        )
+    else:
+        before = next((r for r in info.history if r.number == k - 1), None)
+        if before is not None and before.server_secret:
+            checks.append(
+                Check(
+                    f"round {k}'s commitment is the secret revealed by round {k - 1}",
+                    current.server_commitment == before.server_secret,
+                )
+            )
+    return tuple(checks)
+
+
 @dataclass
 class MatchView:
     """The current (or last) match of the room, as this player knows it."""
@@ -260,6 +309,45 @@ class ChallengeView:
         )  # fmt: skip
 
 
+@dataclass
+class TournamentView:
+    """A tournament as the server last told it, received at monotonic time ``at``."""
+
+    info: TournamentInfo
+    at: float
+    # The tables of every round as last seen while it was current: a round's
+    # points are only in the pushes made during it (the bracket shows them).
+    tables: dict[int, list[TournamentTable]] = field(default_factory=dict)
+
+    def round_left_ms(self, now: float) -> int | None:
+        left = self.info.round_left_ms
+        return None if left is None else Clock(left, self.at).left_ms(now)
+
+    def next_round_ms(self, now: float) -> int | None:
+        left = self.info.next_round_ms
+        return None if left is None else Clock(left, self.at).left_ms(now)
+
+    @property
+    def over(self) -> bool:
+        return self.info.status in ("finished", "cancelled")
+
+    def entrant(self, player_id: str | None) -> TournamentEntrant | None:
+        return next((e for e in self.info.entrants if e.player.id == player_id), None)
+
+    def standing(self, player_id: str | None) -> TournamentStanding | None:
+        return next((s for s in self.info.standings if s.player.id == player_id), None)
+
+    def table_of(self, player_id: str | None) -> TournamentTable | None:
+        """The player's table in the current (or last) round."""
+        return next((t for t in self.info.tables if player_id in t.players), None)
+
+    def seeds(self) -> dict[str, int | None]:
+        return {e.player.id: e.seed for e in self.info.entrants}
+
+    def names(self) -> dict[str, PlayerInfo]:
+        return {e.player.id: e.player for e in self.info.entrants}
+
+
 @dataclass(frozen=True)
 class Queued:
     """Waiting in the quick-play queue since monotonic time ``since``."""
@@ -296,6 +384,11 @@ class ClientModel:
         self.challenges: dict[str, ChallengeView] = {}  # open challenges by id
         self.ratings: RatingsChanged | None = None  # the last rating change seen
         self.leaderboard: Leaderboard | None = None
+        self.tournament_list: list[TournamentSummary] = []  # the public ones, as last listed
+        self.tournaments: dict[str, TournamentView] = {}  # every one the server sent us
+        self.tournament_id: str | None = None  # the one the tournament screen shows
+        self.watching: set[str] = set()  # tournaments this player spectates
+        self.table_rooms: dict[str, str] = {}  # tournament table room id -> tournament id
         self.revision = 0  # bumped on every change, so views can skip redundant work
 
     # -- derived -------------------------------------------------------------
@@ -305,6 +398,8 @@ class ClientModel:
         if self.me is None:
             return View.SIGN_IN
         if self.room is None:
+            if self.tournament_id is not None and self.tournament_id in self.tournaments:
+                return View.TOURNAMENT
             return View.LOBBY
         match = self.match
         if match is None:
@@ -417,6 +512,79 @@ class ClientModel:
             return str(error)
         return f"{name} is not a legal cell for this card"
 
+    # -- tournaments ---------------------------------------------------------
+
+    def shown_tournament(self) -> TournamentView | None:
+        """The tournament the tournament screen shows, once the server has sent it."""
+        return self.tournaments.get(self.tournament_id or "")
+
+    def show_tournament(self, tournament_id: str | None) -> None:
+        """Show this tournament (None: back to the lobby); its snapshot may follow."""
+        self.tournament_id = tournament_id
+        self.revision += 1
+
+    def is_host(self, tournament_id: str | None) -> bool:
+        view = self.tournaments.get(tournament_id or "")
+        return bool(view and self.me and view.info.host.id == self.me.id)
+
+    def my_entry(self, tournament_id: str | None) -> TournamentEntrant | None:
+        view = self.tournaments.get(tournament_id or "")
+        return view.entrant(self.me.id if self.me else None) if view else None
+
+    def entered(self, tournament_id: str | None) -> bool:
+        """Registered and not withdrawn nor removed (knocked out still counts)."""
+        entry = self.my_entry(tournament_id)
+        return entry is not None and entry.status in ("active", "eliminated")
+
+    def tournament_role(self, tournament_id: str | None) -> str:
+        """How this player takes part: entrant, out, withdrawn, removed, spectator, host
+        (hosting without playing), or "" (just looking)."""
+        entry = self.my_entry(tournament_id)
+        if entry is not None:
+            return {"active": "entrant", "eliminated": "out"}.get(entry.status, entry.status)
+        if tournament_id in self.watching:
+            return "spectator"
+        return "host" if self.is_host(tournament_id) else ""
+
+    def gets_updates(self, tournament_id: str | None) -> bool:
+        """True when the server pushes this tournament's changes to this player."""
+        return (
+            self.is_host(tournament_id)
+            or self.entered(tournament_id)
+            or tournament_id in self.watching
+        )
+
+    def tournament_of_room(self, room_id: str) -> str | None:
+        """Which tournament a table room belongs to, if any."""
+        found = self.table_rooms.get(room_id)
+        if found is not None:
+            return found
+        me = self.me.id if self.me else None
+        for tid, view in self.tournaments.items():
+            if any(t.room_id == room_id for t in view.info.tables):
+                return tid
+        # A round's first push comes before its tables open (their rooms are not
+        # in it yet): the table is the one of a tournament where this player is
+        # waiting for a room.
+        for tid, view in self.tournaments.items():
+            table = view.table_of(me)
+            if (
+                table is not None
+                and table.room_id is None
+                and table.status == "playing"
+                and not view.over
+            ):
+                return tid
+        return None
+
+    def tournament_for_room(self) -> TournamentView | None:
+        """The tournament whose table the current room is."""
+        room = self.room
+        if room is None or room.origin != "tournament":
+            return None
+        tid = self.tournament_of_room(room.id)
+        return self.tournaments.get(tid or "")
+
     # -- updates -------------------------------------------------------------
 
     def dismiss_results(self) -> None:
@@ -430,6 +598,12 @@ class ClientModel:
         self.revision += 1
 
     def _leave_room(self) -> None:
+        room = self.room
+        if room is not None and room.origin == "tournament":
+            # A tournament's table: back to its standings, not to the lobby.
+            tid = self.tournament_of_room(room.id)
+            if tid is not None:
+                self.tournament_id = tid
         self.room, self.match = None, None
         self.series, self.next_deal, self.secrets = None, None, {}
 
@@ -484,6 +658,8 @@ class ClientModel:
             # The room is gone (closed while we were away): back to the lobby.
             lines.append(f"room {self.room.name} is closed")
             self._leave_room()
+        if msg.code == "tournament_not_found" and self.tournament_id not in self.tournaments:
+            self.tournament_id = None  # asked to show one the server does not know
         return lines
 
     def _other_room(self, room_id: str) -> bool:
@@ -653,21 +829,30 @@ class ClientModel:
         series_commitment = match.series_commitment or (
             self.room.server_commitment if self.room else ""
         )
+        tournament = self.tournament_for_room()
         match.verification = verify_result(
             msg,
             match.contributions,
             match.server_commitment or (series_commitment if msg.deal == 1 else None),
             match.received,
-            self.contribution,
+            # A tournament table's seats share the round's contribution, made from
+            # every entrant's: checked against what the tournament published instead.
+            self.contribution if tournament is None else None,
             self.my_seat(),
             deal_number=msg.deal,
             series_commitment=series_commitment or None,
             previous_secret=self.secrets.get(msg.deal - 1),
         )
+        if tournament is not None:
+            extra = tournament_checks(
+                tournament.info, match.contributions, series_commitment, match.best_of
+            )
+            match.verification = Verification(match.verification.checks + extra)
         self.secrets[msg.deal] = msg.server_secret
         self._set_series(msg.series, now)
         lines = result_lines(msg, match.verification, self.me)
-        if self.series is not None and msg.series is not None:
+        solo_table = tournament is not None and self.room is not None and self.room.seats == 1
+        if self.series is not None and msg.series is not None and not solo_table:
             lines.append(series_text(self.series, self.me, self.next_in_ms(now)))
         return lines
 
@@ -724,6 +909,111 @@ class ClientModel:
         self.leaderboard = msg
         return []
 
+    def _on_Tournaments(self, msg: Tournaments, now: float) -> list[str]:
+        self.tournament_list = list(msg.tournaments)
+        return []
+
+    def _on_TournamentUpdate(self, msg: TournamentUpdate, now: float) -> list[str]:
+        info = msg.tournament
+        old = self.tournaments.get(info.id)
+        view = TournamentView(info, now, dict(old.tables) if old else {})
+        if info.round:
+            view.tables[info.round] = list(info.tables)
+        self.tournaments[info.id] = view
+        for t in info.tables:
+            if t.room_id is not None:
+                self.table_rooms[t.room_id] = info.id
+        if info.status in ("finished", "cancelled"):
+            self.watching.discard(info.id)
+        # Keep the list's line of this tournament as fresh as the push.
+        self.tournament_list = [
+            _summary_of(info) if t.id == info.id else t for t in self.tournament_list
+        ]
+        return self._tournament_lines(old.info if old else None, view, now)
+
+    def _tournament_lines(
+        self, old: TournamentInfo | None, view: TournamentView, now: float
+    ) -> list[str]:
+        info = view.info
+        me = self.me.id if self.me else None
+        name = info.name
+        lines: list[str] = []
+        if old is None:
+            line = (
+                f"tournament {name} ({info.id}): {info.format.value}, {info.status}, "
+                f"{sum(1 for e in info.entrants if e.status == 'active')} entrants"
+            )
+            if info.invite_code:
+                line += f", invite code {info.invite_code}"
+            lines.append(line)
+        before = {e.player.id: e.status for e in old.entrants} if old else {}
+        mine_before = before.get(me or "")
+        entry = view.entrant(me)
+        if entry is not None and entry.status != mine_before:
+            lines.append(
+                {
+                    "active": f"you are registered in {name}",
+                    "withdrawn": f"you withdrew from {name}",
+                    "removed": f"the host removed you from {name}",
+                    "eliminated": f"you are out of {name}",
+                }[entry.status]
+            )
+        if old is not None:
+            new = [e for e in info.entrants if e.player.id not in before and e.player.id != me]
+            if 0 < len(new) <= 3:
+                names = ", ".join(e.player.name + (" [bot]" if e.player.bot else "") for e in new)
+                lines.append(f"{names} registered in {name}")
+            elif new:
+                lines.append(f"{len(new)} new entrants in {name}")
+            for e in info.entrants:
+                was = before.get(e.player.id)
+                if was == "active" and e.status in ("withdrawn", "removed") and e.player.id != me:
+                    lines.append(f"{e.player.name} {e.status} from {name}")
+        old_status = old.status if old else None
+        began = old_status == "registering" and info.status in ("playing", "paused")
+        if old is not None and began:
+            lines.append(f"{name} has started")
+        old_round = old.round if old else 0
+        if info.round > old_round and info.status != "registering":
+            line = f"{name}: round {info.round} of {info.rounds} begins"
+            table = view.table_of(me)
+            if table is not None and table.status == "bye":
+                line += "; you have a bye"
+            lines.append(line)
+        current = info.history[-1] if info.history else None
+        old_current = next(
+            (r for r in (old.history if old else []) if current and r.number == current.number),
+            None,
+        )
+        if (
+            current is not None
+            and current.status == "finished"
+            and (old_current is None or old_current.status != "finished")
+            and old is not None
+        ):
+            line = f"{name}: round {current.number} is over"
+            mine = view.standing(me)
+            if mine is not None:
+                line += f"; you are #{mine.rank} of {len(info.standings)}"
+            lines.append(line)
+        if old is not None and info.status != old_status and not began:
+            text = {
+                "playing": f"{name} resumes",
+                "paused": f"{name} is paused: no new round starts until the host resumes",
+                "finished": f"{name} is over",
+                "cancelled": f"{name} was cancelled: the standings so far are final",
+            }.get(info.status)
+            if text:
+                lines.append(text)
+        if info.status == "finished" and old_status != "finished" and info.standings:
+            first = [s.player.name for s in info.standings if s.rank == 1]
+            line = f"{name}: {' and '.join(first)} {'win' if len(first) > 1 else 'wins'}"
+            mine = view.standing(me)
+            if mine is not None:
+                line += f"; you finished #{mine.rank} of {len(info.standings)}"
+            lines.append(line)
+        return lines
+
     def _on_RoomState(self, msg: RoomState, now: float) -> list[str]:
         lines = self._set_room(msg.room, now)
         if msg.match_id is None:
@@ -772,6 +1062,16 @@ class ClientModel:
                 f"legal: {' '.join(match.legal)}"
             )
         return lines
+
+
+def _summary_of(info: TournamentInfo) -> TournamentSummary:
+    return TournamentSummary(
+        id=info.id, name=info.name, format=info.format, status=info.status,
+        visibility=info.visibility, pace=info.pace, rounds=info.rounds, best_of=info.best_of,
+        round=info.round, entrants=sum(1 for e in info.entrants if e.status == "active"),
+        max_players=info.max_players, host=info.host,
+        starts_ms=info.next_round_ms if info.status == "registering" else None,
+    )  # fmt: skip
 
 
 def result_lines(

@@ -23,6 +23,7 @@ from typing import IO, Any
 from client_cli import analysis as ana
 from client_cli import history as hist
 from client_cli import ratings as rt
+from client_cli import tournaments as tt
 from client_cli.config import TokenStore
 from client_cli.model import ClientModel, Connection, series_text
 from client_cli.render import board_lines, clock_text, score_lines
@@ -30,17 +31,24 @@ from client_cli.session import Session, SessionError, add_bot, start_vs_bot
 from engine import parse_cell
 from engine.errors import EngineError
 from protocol.messages import (
+    AddTournamentBot,
     AnswerChallenge,
     CancelQuickPlay,
     Challenge,
     ChallengeUpdate,
     CreateRoom,
+    CreateTournament,
     ErrorMessage,
     GetLeaderboard,
+    GetTournament,
     JoinRoom,
+    JoinTournament,
     Leaderboard,
     LeaveRoom,
+    LeaveTournament,
     ListRooms,
+    ListTournaments,
+    ManageTournament,
     MatchResult,
     Pace,
     Place,
@@ -51,6 +59,8 @@ from protocol.messages import (
     RoomStatus,
     ServerMessage,
     StartMatch,
+    Tournaments,
+    TournamentUpdate,
     Visibility,
 )
 
@@ -85,11 +95,25 @@ commands:
   leaderboard [PACE] [--top N] [--around NAME]
                                      the rated players of a pace (leaders for short)
   ratings [NAME]                     a player's ratings and their latest changes
+  tournaments                        the public tournaments
+  tournament [ID]                    one tournament: round, clock, your table, standings
+                                     (and a knockout's bracket)
+  register ID|CODE                   enter a tournament (a private one by its invite code)
+  watch ID|CODE                      follow a tournament's standings without playing
+  withdraw ID                        leave a tournament for good (or stop watching)
+  host NAME [--format duplicate|swiss|knockout] [--rounds N] [--best-of 1|3|5]
+       [--pace P] [--clock SECONDS] [--round-clock MINUTES] [--start-in MINUTES]
+       [--max-players N] [--private] [--no-bots]
+                                     open a tournament and host it
+  manage ID start|pause|resume|cancel|remove PLAYER
+                                     run a tournament you host
+  addbots ID [COUNT] [STRATEGY]      enter server bots in a tournament you host
   help                               this list
   quit                               leave the client
 cells are a1..d4: column letter a-d, then row 1-4"""
 
 ROOM_WAIT_S = 30.0
+TOURNAMENT_WAIT_S = 3600.0  # a registered player waits this long at most for its table
 
 
 class _Args(argparse.ArgumentParser):
@@ -133,6 +157,22 @@ def _leaderboard_parser() -> argparse.ArgumentParser:
     p.add_argument("pace", nargs="?", choices=["lockstep", "race"], default="lockstep")
     p.add_argument("--top", type=int, default=20)
     p.add_argument("--around", default=None, metavar="NAME")
+    return p
+
+
+def _host_parser() -> argparse.ArgumentParser:
+    p = _Args(prog="host", add_help=False)
+    p.add_argument("name", nargs="+")
+    p.add_argument("--format", choices=["duplicate", "swiss", "knockout"], default="duplicate")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
+    p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--clock", type=int, default=None, help="seconds per card or per deal")
+    p.add_argument("--round-clock", type=int, default=None, metavar="MINUTES")
+    p.add_argument("--start-in", type=int, default=None, metavar="MINUTES")
+    p.add_argument("--max-players", type=int, default=64)
+    p.add_argument("--private", action="store_true")
+    p.add_argument("--no-bots", action="store_true")
     return p
 
 
@@ -374,6 +414,9 @@ class PlainClient:
         if self.model.room is None and self.model.queue is not None:
             # Quick play: the first placement waits for the opponent, then its card.
             await self.until(lambda: self.model.room is not None or self.model.queue is None, 600)
+        if self.model.room is None and (tid := self._awaited_tournament()) is not None:
+            # A tournament: the first placement waits for the round to seat us.
+            await self._wait_for_table(tid, TOURNAMENT_WAIT_S)
         room = self._room()
         done = self._next_deal_after()
 
@@ -433,13 +476,47 @@ class PlainClient:
             self.say(f"  {row.player.name}{bot}{you}: {row.state}, {row.placed}/16 placed")
 
     def _next_deal_after(self) -> str | None:
-        """The finished match a new one will follow (next deal, or an asked rematch), or None."""
+        """The finished match a new one will follow (next deal, an asked rematch, or
+        the tournament's next round), or None."""
         match = self.model.match
         if match is None or match.result is None:
             return None
         if not self.model.series_over() or self.model.rematch_state()[0]:
             return match.match_id
+        if self._tournament_goes_on():
+            return match.match_id
         return None
+
+    def _tournament_goes_on(self) -> bool:
+        """This player's tournament table is done and another round may seat it."""
+        view = self.model.tournament_for_room()
+        if view is None or view.over:
+            return False
+        entry = self.model.my_entry(view.info.id)
+        if entry is None or entry.status != "active":
+            return False
+        return view.info.format == "knockout" or view.info.round < view.info.rounds
+
+    def _awaited_tournament(self) -> str | None:
+        """A tournament this player is in, not over, and not yet seated at a table."""
+        for tid, view in self.model.tournaments.items():
+            entry = self.model.my_entry(tid)
+            if not view.over and entry is not None and entry.status == "active":
+                return tid
+        return None
+
+    async def _wait_for_table(self, tid: str, timeout: float) -> bool:
+        """Until this player's next table's match is on, or the tournament is over for it."""
+
+        def ready() -> bool:
+            m = self.model.match
+            if self.model.room is not None and m is not None and m.result is None:
+                return True
+            view = self.model.tournaments.get(tid)
+            entry = self.model.my_entry(tid)
+            return view is None or view.over or entry is None or entry.status != "active"
+
+        return await self.until(ready, timeout)
 
     async def cmd_wait(self, args: list[str]) -> None:
         match = self.model.match
@@ -466,6 +543,10 @@ class PlainClient:
                 600,
             )
             if not ok:
+                self.say("still waiting: giving up")
+            return
+        if self.model.room is None and (tid := self._awaited_tournament()) is not None:
+            if not await self._wait_for_table(tid, TOURNAMENT_WAIT_S):
                 self.say("still waiting: giving up")
             return
         if match is not None and match.result is None:
@@ -634,6 +715,184 @@ class PlainClient:
             raise SessionError(str(exc)) from None
         for line in rt.ratings_lines(found):
             self.say(line)
+
+    # -- tournaments ------------------------------------------------------------
+
+    async def cmd_tournaments(self, args: list[str]) -> None:
+        reply = await self.request(ListTournaments())
+        listed = reply.tournaments if isinstance(reply, Tournaments) else []
+        if not listed:
+            self.say("no public tournaments: host one with: host NAME")
+        for t in listed:
+            mine = " (you are in it)" if self.model.entered(t.id) else ""
+            self.say(tt.summary_line(t) + mine)
+
+    async def cmd_tournament(self, args: list[str]) -> None:
+        if len(args) > 1:
+            raise SessionError("usage: tournament [ID]")
+        tid = args[0] if args else self.model.tournament_id or self._awaited_tournament()
+        if tid is None:
+            raise SessionError("which tournament? tournament ID (see tournaments)")
+        reply = await self.request(GetTournament(tournament_id=tid))
+        if isinstance(reply, TournamentUpdate):
+            self.model.show_tournament(reply.tournament.id)
+            for line in self.tournament_lines(reply.tournament.id):
+                self.say(line)
+
+    def tournament_lines(self, tid: str) -> list[str]:
+        view = self.model.tournaments[tid]
+        info, now = view.info, time.monotonic()
+        me = self.model.me.id if self.model.me else None
+        head = (
+            f"{info.name} ({info.id}): {tt.FORMAT_NAME[info.format]}, "
+            f"{tt.rounds_text(info.format, info.rounds, info.best_of)}, "
+            f"{tt.clock_terms(info.pace, info.card_clock_ms, info.deal_clock_ms)}; "
+            f"host {info.host.name}"
+        )
+        if info.invite_code:
+            head += f"; invite code {info.invite_code}"
+        lines = [head, tt.round_text(info, view.round_left_ms(now), view.next_round_ms(now))]
+        role = self.model.tournament_role(tid)
+        if role == "entrant":
+            table = tt.table_text(view.table_of(me), view.names(), me, info.round)
+            lines.append(f"you are registered{'; your table: ' + table if table else ''}")
+        elif role:
+            lines.append(
+                {
+                    "out": "you are knocked out",
+                    "withdrawn": "you withdrew",
+                    "removed": "you were removed",
+                    "spectator": "you are watching",
+                    "host": "you host it (not playing)",
+                }.get(role, role)
+            )
+        if info.standings:
+            lines.append("standings:")
+        seeds = view.seeds()
+        for row in info.standings:
+            lines.append("  " + tt.standing_line(row, info.format, me, seeds))
+        rounds = tt.bracket(info, view.tables)
+        if rounds:
+            lines.append("bracket:")
+            lines += ["  " + line for line in tt.bracket_text_lines(rounds, me)]
+        return lines
+
+    async def _join_tournament(self, target: str, spectate: bool) -> TournamentUpdate | None:
+        contribution = "" if spectate else self._contribution()
+        known = {t.id for t in self.model.tournament_list} | set(self.model.tournaments)
+        if target in known:
+            reply = await self.request(
+                JoinTournament(tournament_id=target, spectate=spectate, contribution=contribution)
+            )
+        else:
+            # An invite code first; if no tournament has it, the text may be an id.
+            reply = await self.session.request(
+                JoinTournament(invite_code=target, spectate=spectate, contribution=contribution)
+            )
+            if isinstance(reply, ErrorMessage):
+                reply = await self.request(
+                    JoinTournament(
+                        tournament_id=target, spectate=spectate, contribution=contribution
+                    )
+                )
+        return reply if isinstance(reply, TournamentUpdate) else None
+
+    async def cmd_register(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise SessionError("usage: register ID|CODE")
+        reply = await self._join_tournament(args[0], spectate=False)
+        if reply is not None:
+            self.model.show_tournament(reply.tournament.id)
+            if self.model.entered(reply.tournament.id):
+                self.say(
+                    f"registered in {reply.tournament.name}: a placement or wait "
+                    "waits for your table"
+                )
+
+    async def cmd_watch(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise SessionError("usage: watch ID|CODE")
+        reply = await self._join_tournament(args[0], spectate=True)
+        if reply is not None:
+            tid = reply.tournament.id
+            if not self.model.entered(tid):
+                self.model.watching.add(tid)
+            self.model.show_tournament(tid)
+            self.say(f"watching {reply.tournament.name}: its changes follow")
+
+    async def cmd_withdraw(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise SessionError("usage: withdraw ID")
+        tid = args[0]
+        watching = tid in self.model.watching and not self.model.entered(tid)
+        await self.request(LeaveTournament(tournament_id=tid))
+        self.model.watching.discard(tid)
+        if watching:
+            self.say(f"no longer watching {tid}")
+
+    async def cmd_host(self, args: list[str]) -> None:
+        opts = _host_parser().parse_args(args)
+        fields: dict[str, Any] = {
+            "name": " ".join(opts.name),
+            "format": opts.format,
+            "rounds": opts.rounds,
+            "best_of": opts.best_of,
+            "pace": Pace(opts.pace),
+            "max_players": opts.max_players,
+            "visibility": Visibility.PRIVATE if opts.private else Visibility.PUBLIC,
+            "bots": not opts.no_bots,
+        }
+        if opts.clock is not None:
+            fields["card_clock_ms" if opts.pace == "lockstep" else "deal_clock_ms"] = (
+                opts.clock * 1000
+            )
+        if opts.round_clock is not None:
+            fields["round_clock_ms"] = opts.round_clock * 60_000
+        if opts.start_in is not None:
+            fields["start_in_ms"] = opts.start_in * 60_000
+        try:
+            msg = CreateTournament(**fields)
+        except ValueError as exc:
+            raise SessionError(f"host: {_first_error(exc)}") from None
+        reply = await self.request(msg)
+        if isinstance(reply, TournamentUpdate):
+            info = reply.tournament
+            self.model.show_tournament(info.id)
+            start = "start it with: manage " + info.id + " start"
+            if opts.start_in is not None:
+                start = f"it starts by itself in {opts.start_in} min"
+            self.say(f"you host {info.name} ({info.id}); register to play in it; {start}")
+
+    async def cmd_manage(self, args: list[str]) -> None:
+        actions = ("start", "pause", "resume", "cancel", "remove")
+        if len(args) < 2 or args[1] not in actions or (args[1] == "remove") != (len(args) == 3):
+            raise SessionError("usage: manage ID start|pause|resume|cancel|remove PLAYER")
+        tid, action = args[0], args[1]
+        player_id = None
+        if action == "remove":
+            view = self.model.tournaments.get(tid)
+            who = args[2]
+            found = [
+                e.player.id
+                for e in (view.info.entrants if view else [])
+                if who in (e.player.id, e.player.name)
+            ]
+            if not found:
+                raise SessionError(f"no entrant {who} in {tid} (see: tournament {tid})")
+            player_id = found[0]
+        await self.request(ManageTournament(tournament_id=tid, action=action, player_id=player_id))
+
+    async def cmd_addbots(self, args: list[str]) -> None:
+        if not 1 <= len(args) <= 3:
+            raise SessionError("usage: addbots ID [COUNT] [STRATEGY]")
+        try:
+            count = int(args[1]) if len(args) > 1 else 1
+            msg = AddTournamentBot(
+                tournament_id=args[0], count=count, strategy=args[2] if len(args) > 2 else "greedy"
+            )
+        except ValueError as exc:
+            raise SessionError(f"addbots: {_first_error(exc)}") from None
+        await self.request(msg)
 
     def _room(self) -> str:
         if self.model.room is None:

@@ -32,19 +32,27 @@ from client_cli.tui.screens import (
     RoomScreen,
     SignInScreen,
 )
+from client_cli.tui.tournaments import TournamentScreen
 from engine.errors import EngineError
 from protocol.messages import (
+    AddTournamentBot,
     AnswerChallenge,
     BoardResult,
     CancelQuickPlay,
     Challenge,
     ChallengeUpdate,
     CreateRoom,
+    CreateTournament,
     ErrorMessage,
     GetLeaderboard,
+    GetTournament,
     JoinRoom,
+    JoinTournament,
     LeaveRoom,
+    LeaveTournament,
     ListRooms,
+    ListTournaments,
+    ManageTournament,
     Pace,
     Place,
     QuickPlay,
@@ -53,6 +61,7 @@ from protocol.messages import (
     RoomStatus,
     ServerMessage,
     StartMatch,
+    TournamentUpdate,
 )
 
 
@@ -66,6 +75,7 @@ class CribApp(App[int]):
         View.ROOM.value: RoomScreen,
         View.GAME.value: GameScreen,
         View.RESULTS.value: ResultsScreen,
+        View.TOURNAMENT.value: TournamentScreen,
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
@@ -400,6 +410,9 @@ class CribApp(App[int]):
         room = self.model.room
         if room is None:
             return
+        if room.origin == "tournament":
+            self.tell("a tournament table has no rematch: the tournament pairs the next round")
+            return
         if not self.model.series_over():
             self.tell("the series is not over: the next deal starts by itself")
             return
@@ -426,6 +439,94 @@ class CribApp(App[int]):
             reason = reply.reason if isinstance(reply, ErrorMessage) else ""
         if reason and done is not None:
             done(reason)
+
+    # -- tournaments ------------------------------------------------------------
+
+    def list_tournaments(self) -> None:
+        if self.session.connected:
+            self.send(ListTournaments())
+
+    def open_tournament(self, tournament_id: str) -> None:
+        """Show a tournament: its screen follows the snapshot asked for."""
+        self.model.show_tournament(tournament_id)
+        self.send(GetTournament(tournament_id=tournament_id))
+        self.refresh_views()
+
+    def refresh_tournament(self) -> None:
+        tid = self.model.tournament_id
+        if tid is not None and self.session.connected:
+            self.send(GetTournament(tournament_id=tid), quiet=True)
+
+    def close_tournament(self) -> None:
+        """Back to the lobby from the tournament screen; a spectator stops watching."""
+        tid = self.model.tournament_id
+        if tid is not None and tid in self.model.watching:
+            self.model.watching.discard(tid)
+            self.send(LeaveTournament(tournament_id=tid), quiet=True)
+        self.model.show_tournament(None)
+        self.refresh_views()
+
+    @work(group="requests", exit_on_error=False)
+    async def join_tournament(
+        self,
+        tournament_id: str | None = None,
+        invite_code: str | None = None,
+        spectate: bool = False,
+    ) -> None:
+        """Register (or watch) by id or invite code; then show the tournament."""
+        try:
+            msg = JoinTournament(
+                tournament_id=tournament_id,
+                invite_code=invite_code,
+                spectate=spectate,
+                contribution="" if spectate else self._contribution(),
+            )
+            reply = await self.session.request(msg)
+        except (SessionError, ValidationError) as exc:
+            self.refused(str(exc))
+            return
+        if isinstance(reply, TournamentUpdate):
+            tid = reply.tournament.id
+            if spectate and not self.model.entered(tid):
+                self.model.watching.add(tid)
+                self.tell(f"watching {reply.tournament.name}")
+            self.model.show_tournament(tid)
+            self.refresh_views()
+
+    def leave_tournament(self, tournament_id: str) -> None:
+        """Withdraw (for good), or stop watching."""
+        self.model.watching.discard(tournament_id)
+        self.send(LeaveTournament(tournament_id=tournament_id))
+
+    def manage_tournament(self, action: str, player_id: str | None = None) -> None:
+        tid = self.model.tournament_id
+        if tid is not None:
+            msg = self._build(ManageTournament, tournament_id=tid, action=action,
+                              player_id=player_id)  # fmt: skip
+            if msg is not None:
+                self.send(msg)
+
+    def add_tournament_bots(self, strategy: str, count: int) -> None:
+        tid = self.model.tournament_id
+        if tid is not None:
+            msg = self._build(AddTournamentBot, tournament_id=tid, strategy=strategy, count=count)
+            if msg is not None:
+                self.send(msg)
+
+    @work(group="requests", exit_on_error=False)
+    async def create_tournament(self, fields: dict[str, Any]) -> None:
+        """Host a new tournament (``fields``: the CreateTournament fields); then show it."""
+        msg = self._build(CreateTournament, **fields)
+        if msg is None:
+            return
+        try:
+            reply = await self.session.request(msg)
+        except SessionError as exc:
+            self.refused(str(exc))
+            return
+        if isinstance(reply, TournamentUpdate):
+            self.model.show_tournament(reply.tournament.id)
+            self.refresh_views()
 
     def leave_room(self) -> None:
         room = self.model.room

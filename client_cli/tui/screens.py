@@ -33,7 +33,8 @@ from textual.widgets import (
 
 from client_cli import analysis as ana
 from client_cli import history as hist
-from client_cli.model import ClientModel, match_terms, rating_text, series_text
+from client_cli import tournaments as tt
+from client_cli.model import ClientModel, TournamentView, match_terms, rating_text, series_text
 from client_cli.render import SUIT_GLYPH, card_text
 from client_cli.session import SessionError
 from client_cli.tui.widgets import (
@@ -205,6 +206,7 @@ a        answer a challenge made to you (accept or decline)
 x        cancel: leave the quick-play queue, or withdraw your challenge
 i        join a private room by its invite code
 r        refresh the list
+t        tournaments: the list, register, watch, host one
 h        your history of matches (and replays)
 l        leaderboard (ratings per pace)
 ?        this help
@@ -220,6 +222,7 @@ q        quit"""
         Binding("enter", "join", "Join", show=True),
         Binding("i", "invite", "Invite code"),
         Binding("r", "refresh", "Refresh"),
+        Binding("t", "tournaments", "Tournaments"),
         Binding("h", "history", "History"),
         Binding("l", "leaders", "Leaders"),
         Binding("q", "app.quit", "Quit"),
@@ -272,6 +275,16 @@ q        quit"""
             t.append(f" challenges you ({offer.terms()}), ")
             t.append(f"{offer.clock.left_ms(now) // 1000}s to answer  ")
             t.append("a answers", "dim")
+        for tid, view in model.tournaments.items():
+            if view.over or not (model.entered(tid) or model.is_host(tid)):
+                continue
+            if t:
+                t.append("\n")
+            t.append("🏆 ", "bold yellow")
+            t.append(view.info.name, "bold")
+            t.append(": " + tt.round_text(view.info, view.round_left_ms(now),
+                                          view.next_round_ms(now)))  # fmt: skip
+            t.append("  t, then Enter, shows it", "dim")
         status = self.query_one("#lobby-status", Static)
         status.update(t)
         status.display = bool(t)
@@ -377,6 +390,11 @@ q        quit"""
 
     def action_history(self) -> None:
         self.app.push_screen(HistoryScreen())
+
+    def action_tournaments(self) -> None:
+        from client_cli.tui.tournaments import TournamentListScreen  # it builds on this module
+
+        self.app.push_screen(TournamentListScreen())
 
     def action_leaders(self) -> None:
         self.app.push_screen(LeaderboardScreen())
@@ -1054,8 +1072,9 @@ a              analyse your board: the best board in hindsight and
                what each move cost against the expert bot
 r              rematch: offer one, or accept your opponent's (again: withdraw);
                it starts when every player wants it
-Enter/Escape   leave the room, back to the lobby (during a series: twice,
-               since leaving forfeits it)
+Enter/Escape   leave the room, back to the lobby (a tournament's table: back
+               to the tournament; during a series: twice, since leaving
+               forfeits it)
 ?              this help"""
     BINDINGS: ClassVar[list[BindingType]] = [
         *BaseScreen.BINDINGS,
@@ -1140,7 +1159,12 @@ Enter/Escape   leave the room, back to the lobby (during a series: twice,
             up = change.after >= change.before
             t.append(f"your {rating_text(change)}", "bold green" if up else "bold red")
         room = model.room
-        if room is not None and model.series_over() and model.match is not None:
+        tournament = model.tournament_for_room()
+        if tournament is not None:
+            if t:
+                t.append("\n")
+            t.append_text(self._tournament_line(tournament))
+        elif room is not None and model.series_over() and model.match is not None:
             wanted, others = model.rematch_state()
             seated = [s.player for s in room.players if not model.me or s.player.id != model.me.id]
             waiting = [p.name for p in seated if p not in others and not p.bot]
@@ -1168,6 +1192,20 @@ Enter/Escape   leave the room, back to the lobby (during a series: twice,
         target = self.query_one("#results-series", Static)
         target.update(t)
         target.display = bool(t)
+
+    def _tournament_line(self, view: TournamentView) -> Text:
+        """Where this table's tournament stands, and the way back to it."""
+        info, now = view.info, time.monotonic()
+        me = self.model.me.id if self.model.me else None
+        t = Text()
+        t.append(f"🏆 {info.name}: ", "bold")
+        t.append(tt.round_text(info, view.round_left_ms(now), view.next_round_ms(now)))
+        mine = view.standing(me)
+        if mine is not None:
+            t.append(f"; you are #{mine.rank} of {len(info.standings)}", "bold cyan")
+        if self.model.series_over():
+            t.append("   Enter: back to the tournament's standings", "dim")
+        return t
 
     def action_leave(self) -> None:
         if not self.model.series_over() and not self.leaving:

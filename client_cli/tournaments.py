@@ -1,0 +1,453 @@
+"""Tournaments as the player sees them: list lines, standings, the knockout bracket.
+
+Shared by every front end (the Textual screens and ``--plain``). It reads only
+what the server sent (``tournaments`` and ``tournament`` messages, as the
+client model keeps them) and never guesses at anything the server did not say:
+a knockout round not yet drawn shows the winners already known and nothing
+else. No I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from client_cli.render import clock_text
+from protocol.messages import (
+    Pace,
+    PlayerInfo,
+    TournamentFormat,
+    TournamentInfo,
+    TournamentStanding,
+    TournamentSummary,
+    TournamentTable,
+)
+
+FORMAT_NAME = {
+    TournamentFormat.DUPLICATE: "duplicate field",
+    TournamentFormat.SWISS: "Swiss",
+    TournamentFormat.KNOCKOUT: "knockout",
+}
+
+
+def player_name(player: PlayerInfo, me: str | None = None) -> str:
+    """``"greedy bot 1 [bot]"``, ``"ada (you)"``."""
+    return player.name + (" [bot]" if player.bot else "") + (" (you)" if player.id == me else "")
+
+
+def clock_terms(pace: Pace, card_clock_ms: int, deal_clock_ms: int) -> str:
+    if pace == Pace.LOCKSTEP:
+        return f"lockstep, {card_clock_ms // 1000}s per card"
+    return f"race, {deal_clock_ms // 1000}s per deal"
+
+
+def rounds_text(fmt: TournamentFormat, rounds: int, best_of: int) -> str:
+    """``"5 deals"`` (duplicate), ``"4 rounds"`` (Swiss), ``"3 rounds, best of 3"``."""
+    if fmt == TournamentFormat.DUPLICATE:
+        return f"{rounds} deal{'s' if rounds != 1 else ''}"
+    text = f"{rounds} round{'s' if rounds != 1 else ''}"
+    if fmt == TournamentFormat.KNOCKOUT:
+        text += f", best of {best_of}" if best_of > 1 else ", one deal a match"
+    return text
+
+
+def start_text(status: str, starts_ms: int | None) -> str:
+    """When a tournament starts: ``"in 4:32"``, ``"by the host"``, or its status."""
+    if status != "registering":
+        return "-"
+    return f"in {clock_text(starts_ms)}" if starts_ms is not None else "by the host"
+
+
+def summary_line(t: TournamentSummary) -> str:
+    """One line of the list, for ``--plain``."""
+    where = f"round {t.round}" if t.round else "not started"
+    line = (
+        f"tournament {t.id}: {t.name}, {FORMAT_NAME[t.format]}, {t.pace.value}, "
+        f"{rounds_text(t.format, t.rounds, t.best_of)}, {t.entrants}/{t.max_players} entrants, "
+        f"{t.status} ({where}), host {t.host.name}"
+    )
+    if t.status == "registering":
+        line += f", starts {start_text(t.status, t.starts_ms)}"
+    return line
+
+
+# ---------------------------------------------------------------------------
+# Standings
+
+
+def standing_columns(fmt: TournamentFormat) -> tuple[str, ...]:
+    """The standings' column titles for a format (rank and player first)."""
+    if fmt == TournamentFormat.DUPLICATE:
+        return ("rank", "player", "%", "matchpoints", "points", "deals", "")
+    if fmt == TournamentFormat.SWISS:
+        return ("rank", "player", "score", "Buchholz", "S-B", "points", "deals", "")
+    return ("rank", "player", "seed", "", "points", "deals", "")
+
+
+def _num(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:g}"
+
+
+def standing_cells(
+    row: TournamentStanding,
+    fmt: TournamentFormat,
+    me: str | None = None,
+    seeds: dict[str, int | None] | None = None,
+) -> tuple[str, ...]:
+    """One standings line as the cells under :func:`standing_columns`."""
+    who = player_name(row.player, me)
+    status = "" if row.status in ("active", "eliminated") else row.status
+    if fmt == TournamentFormat.DUPLICATE:
+        pct = f"{row.percentage:.1f}" if row.percentage is not None else "-"
+        mp = f"{_num(row.matchpoints)}/{_num(row.top)}"
+        return (str(row.rank), who, pct, mp, str(row.points), str(row.deals), status)
+    if fmt == TournamentFormat.SWISS:
+        return (
+            str(row.rank), who, _num(row.score), _num(row.buchholz),
+            _num(row.sonneborn_berger), str(row.points), str(row.deals), status,
+        )  # fmt: skip
+    seed = (seeds or {}).get(row.player.id)
+    return (
+        str(row.rank), who, str(seed) if seed else "-", knockout_state(row),
+        str(row.points), str(row.deals), status,
+    )  # fmt: skip
+
+
+def knockout_state(row: TournamentStanding) -> str:
+    if row.out_in_round is not None:
+        return f"out in round {row.out_in_round}"
+    if row.status == "active":
+        return "still in"
+    return "eliminated"
+
+
+def standing_line(
+    row: TournamentStanding,
+    fmt: TournamentFormat,
+    me: str | None = None,
+    seeds: dict[str, int | None] | None = None,
+) -> str:
+    """One standings line for ``--plain``: ``"1. ada (you): 75.0 %, 3/4 mp, 31 points, 1 deal"``."""
+    who = player_name(row.player, me)
+    deals = f"{row.deals} deal{'s' if row.deals != 1 else ''}"
+    if fmt == TournamentFormat.DUPLICATE:
+        pct = f"{row.percentage:.1f} %" if row.percentage is not None else "-"
+        figure = f"{pct}, {_num(row.matchpoints)}/{_num(row.top)} matchpoints"
+    elif fmt == TournamentFormat.SWISS:
+        figure = (
+            f"score {_num(row.score)}, Buchholz {_num(row.buchholz)}, "
+            f"Sonneborn-Berger {_num(row.sonneborn_berger)}"
+        )
+    else:
+        seed = (seeds or {}).get(row.player.id)
+        figure = (f"seed {seed}, " if seed else "") + knockout_state(row)
+    status = "" if row.status in ("active", "eliminated") else f" [{row.status}]"
+    return f"{row.rank}. {who}: {figure}, {row.points} points in {deals}{status}"
+
+
+def round_text(info: TournamentInfo, round_left_ms: int | None, next_round_ms: int | None) -> str:
+    """Where the tournament stands: ``"round 2 of 5: 3/4 tables done, 3:12 left"``."""
+    status = info.status
+    current = info.history[-1] if info.history else None
+    if status == "registering":
+        when = (
+            f"starts in {clock_text(next_round_ms)}"
+            if next_round_ms is not None
+            else "the host starts it"
+        )
+        return f"registration open: {when}"
+    if status in ("finished", "cancelled"):
+        played = f"{info.round} round{'s' if info.round != 1 else ''} played"
+        return f"{'over' if status == 'finished' else 'cancelled'}: {played}"
+    head = f"round {info.round} of {info.rounds}" if info.round else "not started"
+    if status == "paused":
+        head = (
+            f"paused after {head}"
+            if current and current.status == "finished"
+            else (f"paused during {head} (it plays on to its end)")
+        )
+    if current is not None and current.status == "playing":
+        head += f": {current.finished_tables}/{current.tables} tables done"
+        if round_left_ms is not None:
+            head += f", {clock_text(round_left_ms)} left on the round clock"
+    elif current is not None and status == "playing":
+        head += " is over"
+        if next_round_ms is not None:
+            head += f"; the next round in {clock_text(next_round_ms)}"
+    return head
+
+
+def table_text(
+    table: TournamentTable | None,
+    names: dict[str, PlayerInfo],
+    me: str | None,
+    round_number: int,
+) -> str:
+    """This player's table in the current round, for people."""
+    if table is None:
+        return "no table for you this round" if round_number else ""
+    others = [names[p].name if p in names else p for p in table.players if p != me]
+    head = f"round {round_number}, table {table.number}"
+    if table.status == "bye":
+        return f"{head}: a bye (you go through)"
+    against = f" against {', '.join(others)}" if others else " (alone: the duplicate deal)"
+    mine = table.points.get(me or "")
+    if table.status == "playing":
+        tail = "playing" + (f", {mine} points so far" if mine is not None else "")
+    else:
+        tail = "finished" + (f", {mine} points" if mine is not None else "")
+        if table.winner == me:
+            tail += ", you won"
+        elif table.winner in names:
+            tail += f", {names[table.winner].name} won"
+    return f"{head}{against}: {tail}"
+
+
+# ---------------------------------------------------------------------------
+# The knockout bracket
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One side of a bracket match."""
+
+    player: PlayerInfo | None  # None: a bye, a walkover, or not known yet
+    seed: int | None = None
+    points: int | None = None
+    won: bool | None = None  # None while undecided
+
+
+@dataclass(frozen=True)
+class Match:
+    top: Slot
+    bottom: Slot
+    status: str  # "playing", "finished", "bye", "walkover", "waiting" (not drawn yet)
+
+
+def bracket_size(info: TournamentInfo) -> int:
+    if info.bracket:
+        return len(info.bracket[0])
+    return 0
+
+
+def bracket(
+    info: TournamentInfo, seen_tables: dict[int, list[TournamentTable]] | None = None
+) -> list[list[Match]]:
+    """Every round of a knockout, first round first, each its matches in bracket order.
+
+    ``seen_tables`` holds the tables the client saw for each round (a round's
+    points are only in the pushes made while it was current). Rounds not drawn
+    yet are there too, with the players already known to go through.
+    """
+    if not info.bracket:
+        return []
+    seen = dict(seen_tables or {})
+    seen[info.round] = list(info.tables)
+    players = {e.player.id: e.player for e in info.entrants}
+    seeds = {e.player.id: e.seed for e in info.entrants}
+    size = len(info.bracket[0])
+    rounds = max(1, size.bit_length() - 1)
+    out: list[list[Match]] = []
+    previous_winners: list[str | None] | None = None
+    for k in range(rounds):
+        drawn = info.bracket[k] if k < len(info.bracket) else None
+        slots: list[str | None]
+        if drawn is not None:
+            slots = list(drawn)
+        elif previous_winners is not None:
+            slots = previous_winners
+        else:
+            slots = [None] * (size >> k)
+        nxt = info.bracket[k + 1] if k + 1 < len(info.bracket) else None
+        by_player = {p: t for t in seen.get(k + 1, []) for p in t.players}
+        matches: list[Match] = []
+        winners: list[str | None] = []
+        for i in range(0, len(slots), 2):
+            a, b = slots[i], slots[i + 1]
+            table = by_player.get(a or b or "")
+            winner: str | None = None
+            if nxt is not None:
+                winner = nxt[i // 2]
+            elif table is not None and table.status in ("finished", "bye"):
+                winner = table.winner
+            if drawn is None:
+                status = "waiting"
+            elif a is None and b is None:
+                status = "walkover"
+            elif a is None or b is None:
+                status = "bye" if k == 0 else "walkover"
+                winner = winner or a or b
+            elif nxt is not None or (table is not None and table.status == "finished"):
+                status = "finished"
+            else:
+                status = "playing"
+            top, bottom = (_slot(p, table, winner, players, seeds) for p in (a, b))
+            matches.append(Match(top, bottom, status))
+            winners.append(winner if drawn is not None else None)
+        out.append(matches)
+        previous_winners = winners
+    return out
+
+
+def _slot(
+    pid: str | None,
+    table: TournamentTable | None,
+    winner: str | None,
+    players: dict[str, PlayerInfo],
+    seeds: dict[str, int | None],
+) -> Slot:
+    if pid is None:
+        return Slot(None)
+    points = table.points.get(pid) if table is not None else None
+    won = None if winner is None else pid == winner
+    return Slot(players.get(pid, PlayerInfo(id=pid, name=pid)), seeds.get(pid), points, won)
+
+
+def champion(rounds: Sequence[Sequence[Match]]) -> Slot | None:
+    if not rounds or len(rounds[-1]) != 1:
+        return None
+    final = rounds[-1][0]
+    for s in (final.top, final.bottom):
+        if s.won:
+            return s
+    return None
+
+
+def round_name(k: int, rounds: int) -> str:
+    """``"round 1"``, ..., ``"semi-finals"``, ``"final"`` (``k`` counts from 0)."""
+    left = rounds - k
+    if left == 1:
+        return "final"
+    if left == 2 and rounds > 2:
+        return "semi-finals"
+    return f"round {k + 1}"
+
+
+def slot_text(s: Slot, status: str, width: int = 24) -> str:
+    """``"[1] ada          45 ✔"`` in ``width`` characters."""
+    if s.player is None:
+        label = {"bye": "(bye)", "walkover": "(walkover)", "waiting": "…"}.get(status, "—")
+        return label.ljust(width)[:width]
+    seed = f"[{s.seed}]" if s.seed else ""
+    tail = "" if s.points is None else str(s.points)
+    mark = " ✔" if s.won else ("  " if s.won is None else " ✖")
+    name_w = width - len(seed) - (1 if seed else 0) - len(tail) - len(mark) - 1
+    name = s.player.name + (" [bot]" if s.player.bot else "")
+    if len(name) > name_w:
+        name = name[: max(1, name_w - 1)] + "…"
+    head = f"{seed} {name}" if seed else name
+    return f"{head.ljust(width - len(tail) - len(mark))}{tail}{mark}"[:width]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One piece of a bracket line: text, and what it shows (for colouring)."""
+
+    text: str
+    kind: str  # "slot", "won", "lost", "me", "empty", "line", "head"
+
+
+def bracket_grid(rounds: Sequence[Sequence[Match]], me: str | None = None,
+                 width: int = 24) -> list[list[Cell]]:  # fmt: skip
+    """The bracket drawn as lines of cells: rounds as columns, each match's two
+    slots centred on the two it comes from, joined by box-drawing lines, and the
+    champion last."""
+    if not rounds:
+        return []
+    n = len(rounds)
+    height = 3 * len(rounds[0])
+    columns: list[list[Cell]] = []
+    for k, matches in enumerate(rounds):
+        block = 3 * (1 << k)
+        col = [Cell(" " * width, "empty") for _ in range(height)]
+        for i, m in enumerate(matches):
+            top = i * block + block // 2 - 1
+            for line, s in ((top, m.top), (top + 1, m.bottom)):
+                kind = "slot"
+                if s.player is None:
+                    kind = "empty"
+                elif s.player.id == me:
+                    kind = "me"
+                elif s.won is True:
+                    kind = "won"
+                elif s.won is False:
+                    kind = "lost"
+                col[line] = Cell(slot_text(s, m.status, width), kind)
+        columns.append(col)
+        if k + 1 < n:
+            joint = [Cell("  ", "line") for _ in range(height)]
+            for j in range(len(matches) // 2):
+                upper = 2 * j * block + block // 2  # the upper match's lower slot
+                lower = (2 * j + 1) * block + block // 2 - 1  # the lower match's upper slot
+                middle = j * 2 * block + block - 1  # the next round's match, top slot
+                for line in range(upper, lower + 1):
+                    glyph = "│"
+                    if line == upper:
+                        glyph = "┐"
+                    elif line == lower:
+                        glyph = "┘"
+                    elif line == middle:
+                        glyph = "├"
+                    joint[line] = Cell("─" + glyph if glyph in "┐┘" else " " + glyph, "line")
+            columns.append(joint)
+    last = champion(rounds)
+    crown = [Cell(" " * width, "empty") for _ in range(height)]
+    final_top = (3 * (1 << (n - 1))) // 2 - 1
+    text = slot_text(Slot(last.player, last.seed), "finished", width) if last else "…".ljust(width)
+    kind = "me" if last and last.player and last.player.id == me else "won" if last else "empty"
+    crown[final_top] = Cell("🏆 champion".ljust(width)[:width], "head")
+    crown[final_top + 1] = Cell(text, kind)
+    columns.append([Cell("  ", "line") for _ in range(height)])
+    columns.append(crown)
+    heads: list[Cell] = []
+    for k in range(n):
+        heads.append(Cell(round_name(k, n).ljust(width), "head"))
+        if k + 1 < n:
+            heads.append(Cell("  ", "line"))
+    heads += [Cell("  ", "line"), Cell(" " * width, "head")]
+    lines = [heads]
+    for row in range(height):
+        lines.append([col[row] for col in columns])
+    return lines
+
+
+def bracket_text_lines(rounds: Sequence[Sequence[Match]], me: str | None = None) -> list[str]:
+    """The bracket round by round, one match a line, for ``--plain``."""
+    out: list[str] = []
+    n = len(rounds)
+    for k, matches in enumerate(rounds):
+        out.append(f"{round_name(k, n)}:")
+        for m in matches:
+            out.append("  " + _match_line(m, me))
+    last = champion(rounds)
+    if last is not None and last.player is not None:
+        out.append(f"champion: {_slot_name(last, me)}")
+    return out
+
+
+def _slot_name(s: Slot, me: str | None) -> str:
+    if s.player is None:
+        return "?"
+    seed = f"[{s.seed}] " if s.seed else ""
+    return seed + player_name(s.player, me)
+
+
+def _match_line(m: Match, me: str | None) -> str:
+    if m.status == "waiting":
+        known = [_slot_name(s, me) for s in (m.top, m.bottom) if s.player is not None]
+        return " v ".join(known + ["?"] * (2 - len(known))) + " (not drawn yet)"
+    if m.status in ("bye", "walkover"):
+        s = m.top if m.top.player is not None else m.bottom
+        if s.player is None:
+            return "(empty)"
+        return f"{_slot_name(s, me)}: {'a bye' if m.status == 'bye' else 'a walkover'}"
+
+    def side(s: Slot) -> str:
+        pts = f" {s.points}" if s.points is not None else ""
+        mark = " (won)" if s.won else ""
+        return f"{_slot_name(s, me)}{pts}{mark}"
+
+    tail = "" if m.status == "finished" else " (playing)"
+    return f"{side(m.top)} v {side(m.bottom)}{tail}"
