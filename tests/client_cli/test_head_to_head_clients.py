@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from client_cli.botkit import BotClient, Plan, load_chooser
+from server import errors
 from server.app import HUB
 from tests.client_cli.test_play_plain import ROW_BY_ROW, plain
 from tests.server.live import Live, running_server
@@ -52,7 +53,14 @@ async def test_a_bot_plays_every_deal_of_its_series(live: Live) -> None:
     assert any(line.startswith("game 1: deal 2 of 3: room") for line in lines)
 
 
-async def test_a_bot_told_the_queue_is_for_people_opens_a_room(live: Live) -> None:
+async def test_a_bot_told_the_queue_is_for_people_opens_a_room(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def people_only(*args: object) -> None:
+        raise errors.NotRateable("quick play is for people")
+
+    # A server whose queue does not take bot programs (this one's does).
+    monkeypatch.setattr(live.app[HUB].lobby, "_quickplay", people_only)
     lines: list[str] = []
     bot = BotClient(live.url, load_chooser("random"), name="queue bot", say=lines.append)
     [outcome] = await bot.run(Plan(queue=True, seats=2, wait_s=0.2))
