@@ -173,10 +173,14 @@ def run_echo_server() -> None:
     """
     from aiohttp import WSMsgType, web
 
-    from server.app import event_loop_factory
+    from server.app import ServerConfig, event_loop_factory
+
+    # Negotiates permessage-deflate exactly when the game server does (by default
+    # not): a ceiling that compresses every frame would flatter the game server.
+    compress = ServerConfig().compress
 
     async def echo(request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse()
+        ws = web.WebSocketResponse(compress=compress)
         await ws.prepare(request)
         async for frame in ws:
             if frame.type == WSMsgType.TEXT:
@@ -256,8 +260,14 @@ class Bot:
     async def send(self, **message: Any) -> None:
         await self.ws.send(json.dumps(message))
 
+    async def recv_text(self) -> str:
+        # asyncio.timeout, not wait_for: wait_for wraps every receive in a new task,
+        # which cost the load generator a quarter of its time.
+        async with asyncio.timeout(RECV_TIMEOUT_S):
+            return await self.ws.recv()  # type: ignore[no-any-return]
+
     async def recv(self) -> dict[str, Any]:
-        return json.loads(await asyncio.wait_for(self.ws.recv(), RECV_TIMEOUT_S))  # type: ignore[no-any-return]
+        return json.loads(await self.recv_text())  # type: ignore[no-any-return]
 
     async def until(self, *types: str) -> dict[str, Any]:
         while True:
@@ -272,15 +282,49 @@ class SetupError(Exception):
     pass
 
 
-async def connect(job: Job, name: str, gate: asyncio.Semaphore) -> Bot:
+def message_type(text: str) -> str:
+    """The ``type`` of a server frame without parsing all of it.
+
+    The server writes compact JSON with ``type`` first; anything else is parsed.
+    The load generator parses only the frames it reads (card, placed, error):
+    it shares the machine with the server it measures.
+    """
+    if text.startswith('{"type":"'):
+        end = text.find('"', 9)
+        if end > 0:
+            return text[9:end]
+    kind = json.loads(text).get("type")
+    return kind if isinstance(kind, str) else ""
+
+
+# The server admits 32 connections per remote address: each group of this many
+# players connects from its own loopback address (127.0.0.0/8 is all loopback).
+PLAYERS_PER_ADDRESS = 16
+
+
+def source_address(worker: int, index: int) -> str | None:
+    """The loopback address player ``index`` of ``worker`` connects from (None: any)."""
+    if HOST != "127.0.0.1" or sys.platform != "linux":
+        return None
+    group = index // PLAYERS_PER_ADDRESS
+    return f"127.{10 + worker}.{group // 250}.{2 + group % 250}"
+
+
+async def connect(job: Job, index: int, name: str, gate: asyncio.Semaphore) -> Bot:
     from websockets.asyncio.client import connect as ws_connect
 
+    options: dict[str, Any] = {}
+    source = source_address(job.worker, index)
+    if source is not None:
+        options["local_addr"] = (source, 0)
     async with gate:
         ws = await ws_connect(
             job.url,
             open_timeout=30,
             max_size=2**22,
             compression="deflate" if job.compression else None,
+            ping_interval=None,  # the server's heartbeat keeps the connection checked
+            **options,
         )
         bot = Bot(ws, name)
         if job.phase != "echo":
@@ -331,9 +375,12 @@ async def play_match(
     sent_at = 0.0
     sent_turn = 0
     while True:
-        message = await bot.recv()
+        text = await bot.recv_text()
         now = time.perf_counter()
-        kind = message["type"]
+        kind = message_type(text)
+        if kind in ("progress", "room"):
+            continue
+        message: dict[str, Any] = json.loads(text) if kind != "match_result" else {}
         if kind == "card":
             completed = last.was(message["turn"] - 1, bot.name)
             if completed is not None and window.inside(completed):
@@ -403,7 +450,9 @@ async def run_job(job: Job, ready: Any, start: Any) -> dict[str, Any]:
     names = [f"b{job.seed % 1000}-{job.worker}-{i}" for i in range(job.players)]
     try:
         got = await asyncio.wait_for(
-            asyncio.gather(*(connect(job, n, gate) for n in names), return_exceptions=True),
+            asyncio.gather(
+                *(connect(job, i, n, gate) for i, n in enumerate(names)), return_exceptions=True
+            ),
             SETUP_TIMEOUT_S,
         )
         bots = [b for b in got if isinstance(b, Bot)]
@@ -459,6 +508,12 @@ async def run_job(job: Job, ready: Any, start: Any) -> dict[str, Any]:
     return report
 
 
+def _loop_factory() -> Any:
+    from server.app import event_loop_factory
+
+    return event_loop_factory()
+
+
 class _Signal:
     """The worker's ready signal: sent exactly once, even if the job fails midway."""
 
@@ -476,7 +531,9 @@ def worker_main(job: Job, ready: Any, start: Any, results: Any) -> None:
     signal_ = _Signal(ready)
     with contextlib.suppress(KeyboardInterrupt):
         try:
-            results.put(asyncio.run(run_job(job, signal_, start)))
+            # The same event loop as the servers: the generator shares their cores.
+            with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+                results.put(runner.run(run_job(job, signal_, start)))
         except Exception as exc:
             signal_.put((job.worker, 0))
             results.put({"connected": 0, "errors": {f"worker {exc!r}": 1}})
