@@ -297,7 +297,7 @@ class Hub:
 
     def deliver(self, outs: list[Outbound]) -> None:
         for out in outs:
-            text = dump_server(out.message)
+            text = out.text()
             for player_id in out.to:
                 for session in self.by_player.get(player_id, ()):
                     session.send(text)

@@ -23,14 +23,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from engine.cards import Card
 from engine.deal import Deal, commitment, deal, room_seed
 from engine.errors import EngineError
-from engine.grid import Grid, cell_name, parse_cell
+from engine.grid import Grid, cell_name, legal_mask, mask_cells, parse_cell
 from engine.scoring import BoardScore, score_board
 from protocol.messages import (
     AddBot,
@@ -48,6 +48,7 @@ from protocol.messages import (
     Placed,
     PlacementOut,
     PlayerInfo,
+    Prepared,
     Progress,
     Ready,
     Rematch,
@@ -63,6 +64,10 @@ from protocol.messages import (
     StartMatch,
     Visibility,
     YourBoard,
+    card_message,
+    dump_server,
+    placed_message,
+    progress_message,
 )
 from server import errors
 from server.events import (
@@ -110,12 +115,42 @@ BETWEEN_DEALS_MS = 8_000
 PRIVATE_MESSAGES = (CardDealt, Placed, RoomState)
 
 
-@dataclass(frozen=True, slots=True)
 class Outbound:
-    """A message and the ids of the players who may receive it."""
+    """A message and the ids of the players who may receive it.
 
-    to: tuple[str, ...]
-    message: BaseModel
+    ``message`` is the pydantic model and :meth:`text` its JSON (``dump_server``).
+    The per-placement messages come :class:`~protocol.messages.Prepared`: their
+    JSON is written at once and their model built only if ``message`` is read.
+    """
+
+    __slots__ = ("_message", "to")
+
+    def __init__(self, to: tuple[str, ...], message: BaseModel | Prepared) -> None:
+        self.to = to
+        self._message = message
+
+    @property
+    def message(self) -> BaseModel:
+        message = self._message
+        return message.model() if isinstance(message, Prepared) else message
+
+    def text(self) -> str:
+        message = self._message
+        return message.text if isinstance(message, Prepared) else dump_server(message)
+
+    def __repr__(self) -> str:
+        return f"Outbound(to={self.to!r}, message={self._message!r})"
+
+
+def _legal_names(mask: int) -> list[str]:
+    """The names of the cells in ``mask``, in reading order (a list shared: do not change it)."""
+    names = _LEGAL_NAMES.get(mask)
+    if names is None:
+        names = _LEGAL_NAMES[mask] = [cell_name(c) for c in mask_cells(mask)]
+    return names
+
+
+_LEGAL_NAMES: dict[int, list[str]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -606,13 +641,23 @@ class Room:
     # ------------------------------------------------------------------
     # The one place messages are addressed
 
-    def _out(self, to: Iterable[str], message: BaseModel) -> Outbound:
+    def _out(self, to: Iterable[str], message: BaseModel | Prepared) -> Outbound:
         recipients = tuple(to)
+        if isinstance(message, Prepared):  # placed, card or progress, its JSON already written
+            kind = message.kind
+            if issubclass(kind, PRIVATE_MESSAGES):
+                if len(recipients) != 1:
+                    raise AssertionError(f"{kind.__name__} may only go to its owner")
+                if kind is CardDealt:
+                    self._check_card_due(recipients[0], message.fields["turn"])
+                if kind is Placed:
+                    self._check_card_seen(recipients[0], message.fields["turn"])
+            return Outbound(recipients, message)
         if isinstance(message, PRIVATE_MESSAGES):
             if len(recipients) != 1:
                 raise AssertionError(f"{message.type} may only go to its owner")
             if isinstance(message, CardDealt):
-                self._check_card_due(recipients[0], message)
+                self._check_card_due(recipients[0], message.turn)
             if isinstance(message, Placed):
                 self._check_card_seen(recipients[0], message.turn)
         if isinstance(message, MatchResult) and (
@@ -621,11 +666,11 @@ class Room:
             raise AssertionError("the result may only be sent once the deal is over")
         return Outbound(recipients, message)
 
-    def _check_card_due(self, player_id: str, message: CardDealt) -> None:
+    def _check_card_due(self, player_id: str, turn: int) -> None:
         m = self.match
         if m is None or player_id not in m.boards:
             raise AssertionError("a card for a player not in the match")
-        if message.turn != self._waiting_turn(player_id):
+        if turn != self._waiting_turn(player_id):
             raise AssertionError("a card not yet due to that player")
 
     def _check_card_seen(self, player_id: str, turn: int) -> None:
@@ -634,12 +679,14 @@ class Room:
             raise AssertionError("a placement of a card that player was never sent")
 
     def _to_members(
-        self, message: BaseModel, *, ref: str | None = None, actor: str = ""
+        self, message: BaseModel | Prepared, *, ref: str | None = None, actor: str = ""
     ) -> list[Outbound]:
         """One message to every member; the acting member's copy echoes its ``ref``."""
         members = self.members()
         if ref is None or actor not in members:
             return [self._out(members, message)] if members else []
+        if isinstance(message, Prepared):
+            message = message.model()
         others = [m for m in members if m != actor]
         outs = [self._out([actor], message.model_copy(update={"ref": ref}))]
         if others:
@@ -708,22 +755,25 @@ class Room:
     def _progress_now(self, now_ms: int) -> list[Outbound]:
         """A ``progress`` to every member now; any delayed one is no longer due."""
         self.progress_due = None
-        return self._to_members(self._progress(now_ms))
+        return self._to_members(progress_message(**self._progress_fields(now_ms)))
 
     def _progress(self, now_ms: int) -> Progress:
+        return Progress(**self._progress_fields(now_ms))
+
+    def _progress_fields(self, now_ms: int) -> dict[str, Any]:
         m = self.match
         assert m is not None
         if self.settings.pace == Pace.LOCKSTEP:
             turn = m.turn
         else:
             turn = max(min(b.placed + 1, TURNS) for b in m.boards.values())
-        return Progress(
-            room_id=self.id,
-            turn=turn,
-            placed={pid: b.placed for pid, b in m.boards.items()},
-            connected={s.player.id: s.connected and s.present for s in self.seats},
-            deadline_ms=self._deadline_left(now_ms) if self.phase == Phase.PLAYING else None,
-        )
+        return {
+            "room_id": self.id,
+            "turn": turn,
+            "placed": {pid: len(b.placements) for pid, b in m.boards.items()},
+            "connected": {s.player.id: s.connected and s.present for s in self.seats},
+            "deadline_ms": self._deadline_left(now_ms) if self.phase == Phase.PLAYING else None,
+        }
 
     def _card_for(self, player_id: str, now_ms: int) -> list[Outbound]:
         """The card ``player_id`` must place now, to that player alone."""
@@ -734,12 +784,12 @@ class Room:
             return []
         board = m.boards[player_id]
         board.dealt = max(board.dealt, turn)
-        message = CardDealt(
-            room_id=self.id,
-            turn=turn,
-            card=str(m.deal.cards[turn - 1]),
-            legal=[cell_name(c) for c in board.grid.legal_cells()],
-            deadline_ms=self._deadline_left(now_ms),
+        message = card_message(
+            self.id,
+            turn,
+            str(m.deal.cards[turn - 1]),
+            _legal_names(legal_mask(board.grid.filled_mask)),
+            self._deadline_left(now_ms),
         )
         return [self._out([player_id], message)]
 
@@ -988,17 +1038,14 @@ class Room:
         board.grid.place(cell, card)
         board.placements.append(Placement(turn, cell, card, elapsed, auto))
         board.card_at = now_ms
-        self.events.append(
-            CardPlaced(m.id, player_id, turn, cell_name(cell), str(card), elapsed, auto, now_ms)
-        )
+        name, text = cell_name(cell), str(card)
+        self.events.append(CardPlaced(m.id, player_id, turn, name, text, elapsed, auto, now_ms))
         seat = self.seat_of(player_id)
         if seat is None or not seat.receives or turn > board.dealt:
             # Not a member, or the deal clock ran out and the server is filling the
             # board with cards this player never saw: the result will show them.
             return []
-        placed = Placed(
-            room_id=self.id, turn=turn, cell=cell_name(cell), card=str(card), auto=auto, ref=ref
-        )
+        placed = placed_message(self.id, turn, name, text, auto, ref)
         return [self._out([player_id], placed)]
 
     def _auto_place(self, player_id: str, now_ms: int) -> list[Outbound]:
