@@ -939,9 +939,10 @@ class ClientModel:
         name = info.name
         lines: list[str] = []
         if old is None:
+            active = sum(1 for e in info.entrants if e.status == "active")
             line = (
                 f"tournament {name} ({info.id}): {info.format.value}, {info.status}, "
-                f"{sum(1 for e in info.entrants if e.status == 'active')} entrants"
+                f"{active} entrant{'s' if active != 1 else ''}"
             )
             if info.invite_code:
                 line += f", invite code {info.invite_code}"

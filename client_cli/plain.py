@@ -273,7 +273,7 @@ class PlainClient:
     async def request(self, msg: Any) -> ServerMessage:
         reply = await self.session.request(msg)
         if isinstance(reply, ErrorMessage):
-            raise SessionError(reply.reason)  # already printed as "refused: ..."
+            raise SessionError(f"refused: {reply.reason}")  # already printed: not again
         return reply
 
     # -- commands ------------------------------------------------------------
@@ -770,7 +770,8 @@ class PlainClient:
             lines.append("standings:")
         seeds = view.seeds()
         for row in info.standings:
-            lines.append("  " + tt.standing_line(row, info.format, me, seeds))
+            finished = info.status == "finished"
+            lines.append("  " + tt.standing_line(row, info.format, me, seeds, finished))
         rounds = tt.bracket(info, view.tables)
         if rounds:
             lines.append("bracket:")

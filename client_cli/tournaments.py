@@ -51,6 +51,14 @@ def rounds_text(fmt: TournamentFormat, rounds: int, best_of: int) -> str:
     return text
 
 
+def list_rounds_text(t: TournamentSummary) -> str:
+    """The rounds column of the list. A knockout's number of rounds follows from
+    its bracket, drawn at the start: the list gives only its matches' length."""
+    if t.format == TournamentFormat.KNOCKOUT:
+        return f"best of {t.best_of}" if t.best_of > 1 else "one deal a match"
+    return rounds_text(t.format, t.rounds, t.best_of)
+
+
 def start_text(status: str, starts_ms: int | None) -> str:
     """When a tournament starts: ``"in 4:32"``, ``"by the host"``, or its status."""
     if status != "registering":
@@ -63,7 +71,7 @@ def summary_line(t: TournamentSummary) -> str:
     where = f"round {t.round}" if t.round else "not started"
     line = (
         f"tournament {t.id}: {t.name}, {FORMAT_NAME[t.format]}, {t.pace.value}, "
-        f"{rounds_text(t.format, t.rounds, t.best_of)}, {t.entrants}/{t.max_players} entrants, "
+        f"{list_rounds_text(t)}, {t.entrants}/{t.max_players} entrants, "
         f"{t.status} ({where}), host {t.host.name}"
     )
     if t.status == "registering":
@@ -81,7 +89,7 @@ def standing_columns(fmt: TournamentFormat) -> tuple[str, ...]:
         return ("rank", "player", "%", "matchpoints", "points", "deals", "")
     if fmt == TournamentFormat.SWISS:
         return ("rank", "player", "score", "Buchholz", "S-B", "points", "deals", "")
-    return ("rank", "player", "seed", "", "points", "deals", "")
+    return ("rank", "player", "seed", "standing", "points", "deals", "")
 
 
 def _num(x: float | None) -> str:
@@ -95,8 +103,10 @@ def standing_cells(
     fmt: TournamentFormat,
     me: str | None = None,
     seeds: dict[str, int | None] | None = None,
+    finished: bool = False,
 ) -> tuple[str, ...]:
-    """One standings line as the cells under :func:`standing_columns`."""
+    """One standings line as the cells under :func:`standing_columns` (``finished``:
+    the tournament is over, so a knockout's last one in is its champion)."""
     who = player_name(row.player, me)
     status = "" if row.status in ("active", "eliminated") else row.status
     if fmt == TournamentFormat.DUPLICATE:
@@ -110,16 +120,16 @@ def standing_cells(
         )  # fmt: skip
     seed = (seeds or {}).get(row.player.id)
     return (
-        str(row.rank), who, str(seed) if seed else "-", knockout_state(row),
+        str(row.rank), who, str(seed) if seed else "-", knockout_state(row, finished),
         str(row.points), str(row.deals), status,
     )  # fmt: skip
 
 
-def knockout_state(row: TournamentStanding) -> str:
+def knockout_state(row: TournamentStanding, finished: bool = False) -> str:
     if row.out_in_round is not None:
         return f"out in round {row.out_in_round}"
     if row.status == "active":
-        return "still in"
+        return "champion" if finished and row.rank == 1 else "still in"
     return "eliminated"
 
 
@@ -128,6 +138,7 @@ def standing_line(
     fmt: TournamentFormat,
     me: str | None = None,
     seeds: dict[str, int | None] | None = None,
+    finished: bool = False,
 ) -> str:
     """One standings line for ``--plain``: ``"1. ada (you): 75.0 %, 3/4 mp, 31 points, 1 deal"``."""
     who = player_name(row.player, me)
@@ -142,7 +153,7 @@ def standing_line(
         )
     else:
         seed = (seeds or {}).get(row.player.id)
-        figure = (f"seed {seed}, " if seed else "") + knockout_state(row)
+        figure = (f"seed {seed}, " if seed else "") + knockout_state(row, finished)
     status = "" if row.status in ("active", "eliminated") else f" [{row.status}]"
     return f"{row.rank}. {who}: {figure}, {row.points} points in {deals}{status}"
 
@@ -160,7 +171,11 @@ def round_text(info: TournamentInfo, round_left_ms: int | None, next_round_ms: i
         return f"registration open: {when}"
     if status in ("finished", "cancelled"):
         played = f"{info.round} round{'s' if info.round != 1 else ''} played"
-        return f"{'over' if status == 'finished' else 'cancelled'}: {played}"
+        text = f"{'over' if status == 'finished' else 'cancelled'}: {played}"
+        first = [s.player.name for s in info.standings if s.rank == 1]
+        if status == "finished" and first:
+            text += f"; {' and '.join(first)} {'win' if len(first) > 1 else 'wins'}"
+        return text
     head = f"round {info.round} of {info.rounds}" if info.round else "not started"
     if status == "paused":
         head = (
@@ -198,7 +213,9 @@ def table_text(
         tail = "playing" + (f", {mine} points so far" if mine is not None else "")
     else:
         tail = "finished" + (f", {mine} points" if mine is not None else "")
-        if table.winner == me:
+        if len(table.players) < 2:
+            pass  # a duplicate board: its matchpoints are in the standings
+        elif table.winner == me:
             tail += ", you won"
         elif table.winner in names:
             tail += f", {names[table.winner].name} won"

@@ -32,6 +32,7 @@ from textual.widgets import (
 
 from client_cli import tournaments as tt
 from client_cli.model import TournamentView
+from client_cli.render import clock_text
 from client_cli.tui.screens import BaseScreen, _best_of, _best_of_value, _is_race, _pace
 from client_cli.tui.widgets import EventLog
 from protocol.messages import TournamentFormat
@@ -109,7 +110,7 @@ Escape   back to the lobby"""
                 Text(t.name + (" ✔" if mine else ""), "bold cyan" if mine else ""),
                 tt.FORMAT_NAME[t.format],
                 t.pace.value,
-                tt.rounds_text(t.format, t.rounds, t.best_of),
+                tt.list_rounds_text(t),
                 Text(f"{t.entrants}/{t.max_players}", "red" if full else "green"),
                 Text(t.status, STATUS_STYLE.get(t.status, "")),
                 tt.start_text(t.status, t.starts_ms),
@@ -309,7 +310,7 @@ a        add server bots (strategy and how many)"""
         if action == "register":
             return role in ("", "host", "spectator") and not view.over
         if action == "watch":
-            return role in ("", "host") and not view.over
+            return role == "" and not view.over
         if action == "withdraw":
             return role in ("entrant", "spectator") and not view.over
         if action == "bracket":
@@ -338,7 +339,7 @@ a        add server bots (strategy and how many)"""
         head.append(f"   {tt.FORMAT_NAME[info.format]}, ")
         head.append(tt.rounds_text(info.format, info.rounds, info.best_of))
         head.append(f", {tt.clock_terms(info.pace, info.card_clock_ms, info.deal_clock_ms)}")
-        head.append(f", round clock {info.round_clock_ms // 60000} min", "dim")
+        head.append(f", round clock {clock_text(info.round_clock_ms)}", "dim")
         head.append(f"\nhost {info.host.name}", "dim")
         if self.model.is_host(info.id):
             head.append(" (you)", "bold cyan")
@@ -374,7 +375,10 @@ a        add server bots (strategy and how many)"""
         t.append("   " + tt.round_text(info, view.round_left_ms(now), view.next_round_ms(now)))
         role = self.model.tournament_role(info.id)
         t.append("\n")
-        if role in ("entrant", "out"):
+        if role == "entrant" and info.status == "registering":
+            t.append("you are registered", "bold cyan")
+            t.append(": your table comes when the tournament starts", "dim")
+        elif role in ("entrant", "out"):
             mine = view.standing(me)
             t.append("you: ", "bold")
             if mine is not None:
@@ -384,14 +388,15 @@ a        add server bots (strategy and how many)"""
             table = tt.table_text(view.table_of(me), view.names(), me, info.round)
             if table and role == "entrant":
                 t.append(f"   your table: {table}")
-            elif info.status == "registering":
-                t.append("registered: your table comes when the tournament starts")
         elif role in ("withdrawn", "removed"):
             t.append("you withdrew" if role == "withdrawn" else "you were removed", "bold red")
             t.append(": your results so far stay in the standings", "dim")
         elif role == "spectator":
             t.append("watching", "bold")
             t.append(": the standings come live", "dim")
+        elif role == "host" and not view.over:
+            t.append("you host it without playing", "bold")
+            t.append("   j registers you", "dim")
         elif not view.over:
             t.append("not registered", "bold")
             t.append("   j registers, w watches", "dim")
@@ -408,7 +413,7 @@ a        add server bots (strategy and how many)"""
         table.clear()
         seeds = view.seeds()
         for row in view.info.standings:
-            cells = tt.standing_cells(row, fmt, me, seeds)
+            cells = tt.standing_cells(row, fmt, me, seeds, view.info.status == "finished")
             mine = row.player.id == me
             style = "bold cyan" if mine else "dim" if row.status != "active" else ""
             table.add_row(*(Text(c, style) for c in cells), key=row.player.id)
@@ -427,7 +432,7 @@ a        add server bots (strategy and how many)"""
             "head": "bold underline",
             "slot": "",
         }
-        for i, line in enumerate(tt.bracket_grid(rounds, me)):
+        for i, line in enumerate(tt.bracket_grid(rounds, me, width=28)):
             if i:
                 out.append("\n")
             for cell in line:
@@ -449,12 +454,21 @@ a        add server bots (strategy and how many)"""
             t.append("b: the standings. " if bracket_now else "b: the bracket. ", "dim")
         if self.model.is_host(info.id) and not view.over:
             t.append("You host it: ", "bold")
-            keys = []
-            if info.status == "registering":
-                keys.append("s starts")
-            if info.status in ("playing", "paused"):
-                keys.append("p pauses/resumes")
-            keys += ["a adds bots", "x removes the chosen player", "c cancels"]
+            can = {
+                action: self.check_action(action, ()) is True
+                for action in ("start", "pause", "bots", "remove", "cancel")
+            }
+            keys = [
+                text
+                for action, text in (
+                    ("start", "s starts"),
+                    ("pause", "p pauses/resumes"),
+                    ("bots", "a adds bots"),
+                    ("remove", "x removes the chosen player"),
+                    ("cancel", "c cancels"),
+                )
+                if can[action]
+            ]
             t.append(", ".join(keys) + ".", "dim")
         self.query_one("#tournament-note", Static).update(t)
 
@@ -667,7 +681,7 @@ class CreateTournamentDialog(ModalScreen[dict[str, Any] | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
+        with VerticalScroll(classes="dialog", can_focus=False):
             yield Static(Text("New tournament", "bold"), classes="title")
             with Horizontal(classes="field"):
                 yield Label("Name")
@@ -692,7 +706,7 @@ class CreateTournamentDialog(ModalScreen[dict[str, Any] | None]):
                 )
                 yield Static(
                     Text(
-                        "deals (duplicate) or rounds (Swiss); a knockout: as its bracket needs",
+                        "deals, or Swiss rounds; knockouts: as needed",
                         "dim",
                     ),
                     classes="hint",
@@ -728,7 +742,7 @@ class CreateTournamentDialog(ModalScreen[dict[str, Any] | None]):
                     placeholder="-",
                 )
                 yield Static(
-                    Text("minutes a round may last; empty: its deals' clocks plus a minute", "dim"),
+                    Text("minutes per round; empty: deals' clocks + 1", "dim"),
                     classes="hint",
                 )
             with Horizontal(classes="field"):
@@ -768,6 +782,9 @@ class CreateTournamentDialog(ModalScreen[dict[str, Any] | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Create", variant="primary", id="create", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#tn-name", Input).focus()
 
     def _int(self, id: str, default: int | None) -> int | None:
         text = self.query_one(f"#{id}", Input).value.strip()

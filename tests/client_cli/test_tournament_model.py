@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from client_cli import tournaments as tt
-from client_cli.model import ClientModel, View
+from client_cli.model import ClientModel, View, chain_back, tournament_checks
 from protocol.messages import (
     ErrorMessage,
     Left,
@@ -187,7 +187,7 @@ def test_the_list_is_kept_and_each_line_says_what_a_player_needs() -> None:
         "tournament T1: Sunday, duplicate field, lockstep, 2 deals, 3/64 entrants, "
         "registering (not started), host ada, starts in 2:05"
     )
-    assert "knockout, lockstep, 3 rounds, best of 3, 8/8 entrants, playing (round 2)" in second
+    assert "knockout, lockstep, best of 3, 8/8 entrants, playing (round 2)" in second
     assert tt.start_text("registering", None) == "by the host"
 
 
@@ -271,7 +271,7 @@ def test_registering_then_a_round_shows_my_table_and_brings_me_back_after_the_de
                             history=[history(1, "finished", 4, 4)])  # fmt: skip
     lines = model.apply(final, 60.0)
     assert "Sunday is over" in lines and "Sunday: ada wins; you finished #1 of 4" in lines
-    assert tt.round_text(final.tournament, None, None) == "over: 1 round played"
+    assert tt.round_text(final.tournament, None, None) == "over: 1 round played; ada wins"
 
 
 def test_a_left_table_room_goes_back_to_its_tournament_and_other_rooms_to_the_lobby() -> None:
@@ -441,3 +441,26 @@ def test_a_knockout_not_yet_drawn_has_no_bracket_and_a_walkover_is_shown() -> No
     rounds = tt.bracket(drawn.tournament)
     assert rounds[1][0].status == "walkover" and rounds[1][0].top.won
     assert tt.bracket_text_lines(rounds)[-2:] == ["  [1] ada: a walkover", "champion: [1] ada"]
+
+
+def test_a_tables_deal_is_checked_against_what_the_tournament_published() -> None:
+    r1 = history(1, "finished", 2, 2)
+    r2 = {**history(2, "playing", 2, 0), "contribution": "d" * 64, "server_commitment": C64}
+    first = update(status="playing", round=1, history=[history(1, "playing", 2, 0)])
+    checks = tournament_checks(first.tournament, [C64, C64], C64, 1)
+    assert [c.ok for c in checks] == [True, True, True]
+    assert (
+        checks[2].label
+        == "round 1's commitment is the one the tournament published at its creation"
+    )
+    # a best of 3: the table's commitment is round k's hashed twice more
+    assert all(c.ok for c in tournament_checks(first.tournament, [C64], chain_back(C64, 2), 3))
+    # round 2 hangs from the secret round 1 revealed; a seat with another contribution fails
+    second = update(status="playing", round=2, history=[r1, r2])
+    checks = tournament_checks(second.tournament, ["d" * 64, "e" * 64], C64, 1)
+    assert [c.ok for c in checks] == [False, True, True]
+    assert checks[0].label == "every seat has round 2's published contribution"
+    assert checks[2].label == "round 2's commitment is the secret revealed by round 1"
+    wrong = {**r1, "server_secret": "f" * 64}
+    checks = tournament_checks(update(round=2, history=[wrong, r2]).tournament, ["d" * 64], C64, 1)
+    assert not checks[2].ok and not tournament_checks(update().tournament, [], "", 1)[0].ok

@@ -127,7 +127,7 @@ async def test_the_list_shows_a_tournament_registers_and_withdraws_with_a_confir
             "Cup",
             "knockout",
             "lockstep",
-            "2 rounds, best of 3",
+            "best of 3",
             "3/8",
             "playing",
         ]
@@ -166,7 +166,7 @@ async def test_the_list_shows_a_tournament_registers_and_withdraws_with_a_confir
         await until(pilot, lambda: any(isinstance(m, JoinTournament) for m in wire.sent), "j")
         join = wire.last(JoinTournament)
         assert join.tournament_id == "T1" and not join.spectate and join.contribution
-        await until(pilot, lambda: "registered: your table comes" in status_text(app), "in")
+        await until(pilot, lambda: "you are registered: your table comes" in status_text(app), "in")
         assert screen.check_action("withdraw", ()) and not screen.check_action("register", ())
 
         # d withdraws, after a confirmation; n keeps the place
