@@ -50,8 +50,9 @@ def add_arguments(p: argparse.ArgumentParser, *, strategy: bool = True) -> None:
         help="wait in the server's quick-play queue: bot programs play each other there and "
         "stand in for a person whose wait for a person ran out (always casual). Where the "
         "server has no queue for bots, or with --seats other than 2: join the first open public "
-        "lockstep room, else open a public room of --seats seats and start it after --wait seconds with "
-        "whoever has joined (alone if nobody has). While it waits it accepts casual challenges",
+        "lockstep room, else open a public room of --seats seats and start it after --wait "
+        "seconds with whoever has joined (alone if nobody has). While it waits it accepts "
+        "casual challenges",
     )
     p.add_argument("--name", metavar="NAME", help="the bot's name (default: from the strategy)")
     p.add_argument(
