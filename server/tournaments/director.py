@@ -366,7 +366,7 @@ class Director:
             status=self.status(),
             visibility=s.visibility,
             pace=s.pace,
-            rounds=s.rounds,
+            rounds=self._planned_rounds(),
             best_of=s.best_of,
             round=len(self.rounds),
             entrants=len(self.active()),
@@ -835,6 +835,8 @@ class Director:
             return []
         r, t = found
         t.status = "finished"
+        if self.settings.format == TournamentFormat.DUPLICATE:
+            winner_id = None  # a one-seat table wins nothing: matchpoints rank the field
         if winner_id is None and self.settings.format == TournamentFormat.KNOCKOUT:
             # A drawn knockout match goes to the better seed (docs/tournaments.md).
             winner_id = min(t.players, key=lambda p: self.entrants[p].seed or 0)
@@ -951,6 +953,13 @@ class Director:
             )
         if not r.open_tables():
             return self._end_round(r, now_ms)
+        # The update goes out once the tables are open and have their room ids
+        # (tables_opened), so that everyone learns where to play from it.
+        return []
+
+    def tables_opened(self, now_ms: int) -> list[Outbound]:
+        """The tables asked for (OpenTable) are open: tell everyone where they play."""
+        self._now = now_ms
         return self._push(now_ms)
 
     def _knockout_slots(self, number: int) -> list[str | None]:
@@ -1052,7 +1061,10 @@ class Director:
         finally:
             pending, self._reply = self._reply, None
         if pending is not None:
-            outs.append(Outbound((actor,), self.update(now_ms, ref)))
+            if any(isinstance(r, OpenTable) for r in self.requests):
+                self._reply = pending  # answered by the push once the tables are open
+            else:
+                outs.append(Outbound((actor,), self.update(now_ms, ref)))
         return outs
 
 

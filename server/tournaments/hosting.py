@@ -189,10 +189,12 @@ class TournamentDesk:
             requests = director.take_requests()
             if not requests:
                 return outs
+            opened = False
             for request in requests:
                 try:
                     match request:
                         case OpenTable():
+                            opened = True
                             outs += self._open_table(director, request, now_ms)
                         case StopTable(room_id=room_id):
                             outs += self._in_room(room_id, now_ms, lambda r: r.time_up(now_ms))
@@ -200,6 +202,8 @@ class TournamentDesk:
                             outs += self._in_room(room_id, now_ms, _leave(who, now_ms))
                 except errors.RoomError as exc:  # the table had moved on meanwhile
                     log.info("tournament %s: %r not done: %s", director.id, request, exc)
+            if opened:
+                outs += director.tables_opened(now_ms)
 
     def _in_room(self, room_id: str, now_ms: int, act: _RoomAction) -> list[Outbound]:
         room = self.lobby.rooms.get(room_id)

@@ -162,6 +162,9 @@ def test_host_commands_and_refusals_change_nothing() -> None:
     assert d.entrants[BOB.id].status == "withdrawn"
     outs = lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start", ref="s"), 5)
     assert last_update(outs, ALICE.id).ref == "s" and d.phase == Phase.PLAYING
+    # Every update of the new round already says where each table plays.
+    updates = [o.message for o in outs if isinstance(o.message, TournamentUpdate)]
+    assert updates and all(t.room_id for u in updates for t in u.tournament.tables)
     with pytest.raises(errors.TournamentState):
         lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 5)
     lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="pause"), 6)
