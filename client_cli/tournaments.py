@@ -222,6 +222,15 @@ def table_text(
     return f"{head}{against}: {tail}"
 
 
+def table_heading(info: TournamentInfo, table: TournamentTable | None) -> str:
+    """Which tournament a match is a table of: ``"tournament Friday field — round 2,
+    table 3"`` (just the tournament while its table is not known)."""
+    head = f"tournament {info.name}"
+    if table is None or not info.round:
+        return head
+    return f"{head} — round {info.round}, table {table.number}"
+
+
 # ---------------------------------------------------------------------------
 # The knockout bracket
 

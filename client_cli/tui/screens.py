@@ -26,8 +26,6 @@ from textual.widgets import (
     Footer,
     Input,
     Label,
-    RadioButton,
-    RadioSet,
     Static,
 )
 
@@ -37,6 +35,17 @@ from client_cli import tournaments as tt
 from client_cli.model import ClientModel, TournamentView, match_terms, rating_text, series_text
 from client_cli.render import SUIT_GLYPH, card_text
 from client_cli.session import SessionError
+from client_cli.tui.forms import (
+    FormDialog,
+    best_of,
+    best_of_value,
+    clock_field,
+    clock_refusal,
+    clock_terms,
+    is_race,
+    number_field,
+    pace,
+)
 from client_cli.tui.widgets import (
     BoardView,
     CardPanel,
@@ -400,49 +409,23 @@ q        quit"""
         self.app.push_screen(LeaderboardScreen())
 
 
-class CreateRoomDialog(ModalScreen[dict[str, Any] | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
-
+class CreateRoomDialog(FormDialog[dict[str, Any]]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Text("New room", "bold"), classes="title")
             with Horizontal(classes="field"):
                 yield Label("Name")
                 yield Input(value="Squares", id="room-name", max_length=40, compact=True)
-            with Horizontal(classes="field"):
-                yield Label("Seats")
-                yield Input(
-                    value="2",
-                    id="room-seats",
-                    type="integer",
-                    max_length=1,
-                    compact=True,
-                    classes="short",
-                )
-                yield Static(Text("1 plays solo, up to 8", "dim"), classes="hint")
+            yield from number_field(
+                "Seats", "room-seats", "1 plays solo, up to 8", value="2", max_length=1
+            )
             with Horizontal(classes="field tall"):
                 yield Label("Pace")
-                with RadioSet(id="room-pace", compact=True):
-                    yield RadioButton(
-                        "lockstep: everyone places each card together", value=True, compact=True
-                    )
-                    yield RadioButton("race: your own speed, one clock for the deal", compact=True)
-            with Horizontal(classes="field"):
-                yield Label("Clock")
-                yield Input(
-                    value="30",
-                    id="room-clock",
-                    type="integer",
-                    max_length=4,
-                    compact=True,
-                    classes="short",
-                )
-                yield Static(
-                    Text("seconds per card (lockstep) or per deal (race)", "dim"), classes="hint"
-                )
+                yield from pace("room-pace")
+            yield from clock_field("room-clock")
             with Horizontal(classes="field"):
                 yield Label("Best of")
-                yield from _best_of("room-deals")
+                yield from best_of("room-deals")
             with Horizontal(classes="field"):
                 yield Label("")
                 yield Checkbox("private: join by invite code only", id="room-private", compact=True)
@@ -451,58 +434,39 @@ class CreateRoomDialog(ModalScreen[dict[str, Any] | None]):
                 yield Checkbox(
                     "rated: 2 seats, moves both players' ratings", id="room-rated", compact=True
                 )
-            yield Static("", id="dialog-error")
-            with Horizontal(classes="buttons"):
-                yield Button("Create", variant="primary", id="create", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from self.compose_buttons("Create")
 
     def _value(self) -> dict[str, Any] | None:
         name = self.query_one("#room-name", Input).value.strip()
         seats_text = self.query_one("#room-seats", Input).value.strip() or "2"
         clock_text = self.query_one("#room-clock", Input).value.strip() or "30"
-        error = self.query_one("#dialog-error", Static)
         if not name:
-            error.update(Text("the room needs a name", "bold red"))
+            self.refuse("the room needs a name")
             return None
         seats = int(seats_text)
         if not 1 <= seats <= 8:
-            error.update(Text("seats: 1 to 8", "bold red"))
+            self.refuse("seats: 1 to 8")
             return None
-        race = self.query_one("#room-pace", RadioSet).pressed_index == 1
+        race = is_race(self, "room-pace")
         seconds = int(clock_text)
-        if race and not 10 <= seconds <= 3600:
-            error.update(Text("a race clock is 10 to 3600 seconds", "bold red"))
-            return None
-        if not race and not 1 <= seconds <= 600:
-            error.update(Text("a card clock is 1 to 600 seconds", "bold red"))
+        if (why := clock_refusal(race, seconds)) is not None:
+            self.refuse(why)
             return None
         rated = self.query_one("#room-rated", Checkbox).value
         if rated and seats != 2:
-            error.update(Text("a rated room has 2 seats", "bold red"))
+            self.refuse("a rated room has 2 seats")
             return None
-        value: dict[str, Any] = {
+        return {
             "name": name,
             "seats": seats,
             "pace": "race" if race else "lockstep",
             "visibility": "private"
             if self.query_one("#room-private", Checkbox).value
             else "public",
-            "deals": _best_of_value(self, "room-deals"),
+            "deals": best_of_value(self, "room-deals"),
             "rated": rated,
+            **clock_terms(race, seconds),
         }
-        value["deal_clock_ms" if race else "card_clock_ms"] = seconds * 1000
-        return value
-
-    @on(Button.Pressed, "#create")
-    @on(Input.Submitted)
-    def create(self) -> None:
-        value = self._value()
-        if value is not None:
-            self.dismiss(value)
-
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class InviteDialog(ModalScreen[str | None]):
@@ -534,39 +498,10 @@ class InviteDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def _best_of(id: str) -> ComposeResult:
-    """Best of 1, 3 or 5 deals, across one line."""
-    with RadioSet(id=id, compact=True, classes="across"):
-        yield RadioButton("1 deal", value=True, compact=True, id=f"{id}-1")
-        yield RadioButton("best of 3", compact=True, id=f"{id}-3")
-        yield RadioButton("best of 5", compact=True, id=f"{id}-5")
-
-
-def _best_of_value(screen: Screen[Any], id: str) -> int:
-    return (1, 3, 5)[max(0, screen.query_one(f"#{id}", RadioSet).pressed_index)]
-
-
-def _pace(id: str) -> ComposeResult:
-    with RadioSet(id=id, compact=True):
-        yield RadioButton(
-            "lockstep: everyone places each card together",
-            value=True,
-            compact=True,
-            id=f"{id}-lockstep",
-        )
-        yield RadioButton(
-            "race: your own speed, one clock for the deal", compact=True, id=f"{id}-race"
-        )
-
-
-def _is_race(screen: Screen[Any], id: str) -> bool:
-    return screen.query_one(f"#{id}", RadioSet).pressed_index == 1
-
-
-class QuickPlayDialog(ModalScreen[dict[str, Any] | None]):
+class QuickPlayDialog(FormDialog[dict[str, Any]]):
     """Quick play: pace, best of, and whether to take a bot after a wait."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    SUBMIT = "play"
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -581,60 +516,38 @@ class QuickPlayDialog(ModalScreen[dict[str, Any] | None]):
             )
             with Horizontal(classes="field tall"):
                 yield Label("Pace")
-                yield from _pace("qp-pace")
+                yield from pace("qp-pace")
             with Horizontal(classes="field"):
                 yield Label("Best of")
-                yield from _best_of("qp-deals")
-            with Horizontal(classes="field"):
-                yield Label("Bot")
-                yield Input(
-                    value="", id="qp-bot", type="integer", max_length=3, compact=True,
-                    classes="short", placeholder="-",
-                )  # fmt: skip
-                yield Static(
-                    Text("seconds, then a bot (casual); empty: never", "dim"),
-                    classes="hint",
-                )
-            yield Static("", id="dialog-error")
-            with Horizontal(classes="buttons"):
-                yield Button("Play", variant="primary", id="play", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+                yield from best_of("qp-deals")
+            yield from number_field(
+                "Bot", "qp-bot", "seconds, then a bot (casual); empty: never",
+                max_length=3, placeholder="-",
+            )  # fmt: skip
+            yield from self.compose_buttons("Play")
 
     def on_mount(self) -> None:
         self.query_one("#play", Button).focus()  # Enter plays at once with the defaults
 
     def _value(self) -> dict[str, Any] | None:
         value: dict[str, Any] = {
-            "pace": "race" if _is_race(self, "qp-pace") else "lockstep",
-            "deals": _best_of_value(self, "qp-deals"),
+            "pace": "race" if is_race(self, "qp-pace") else "lockstep",
+            "deals": best_of_value(self, "qp-deals"),
         }
         bot = self.query_one("#qp-bot", Input).value.strip()
         if bot:
             seconds = int(bot)
             if not 0 <= seconds <= 600:
-                self.query_one("#dialog-error", Static).update(
-                    Text("a bot after 0 to 600 seconds, or empty for never", "bold red")
-                )
+                self.refuse("a bot after 0 to 600 seconds, or empty for never")
                 return None
             value["bot_after_ms"] = seconds * 1000
         return value
 
-    @on(Button.Pressed, "#play")
-    @on(Input.Submitted)
-    def play(self) -> None:
-        value = self._value()
-        if value is not None:
-            self.dismiss(value)
 
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class ChallengeDialog(ModalScreen[dict[str, Any] | None]):
+class ChallengeDialog(FormDialog[dict[str, Any]]):
     """Challenge a player who is online, by name, on chosen terms."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    SUBMIT = "send"
 
     def __init__(self, opponent: str = "") -> None:
         super().__init__()
@@ -651,60 +564,33 @@ class ChallengeDialog(ModalScreen[dict[str, Any] | None]):
                 )  # fmt: skip
             with Horizontal(classes="field tall"):
                 yield Label("Pace")
-                yield from _pace("ch-pace")
+                yield from pace("ch-pace")
             with Horizontal(classes="field"):
                 yield Label("Best of")
-                yield from _best_of("ch-deals")
-            with Horizontal(classes="field"):
-                yield Label("Clock")
-                yield Input(
-                    value="30", id="ch-clock", type="integer", max_length=4, compact=True,
-                    classes="short",
-                )  # fmt: skip
-                yield Static(
-                    Text("seconds per card (lockstep) or per deal (race)", "dim"), classes="hint"
-                )
+                yield from best_of("ch-deals")
+            yield from clock_field("ch-clock")
             with Horizontal(classes="field"):
                 yield Label("")
                 yield Checkbox("rated", value=True, id="ch-rated", compact=True)
-            yield Static("", id="dialog-error")
-            with Horizontal(classes="buttons"):
-                yield Button("Challenge", variant="primary", id="send", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from self.compose_buttons("Challenge")
 
     def _value(self) -> dict[str, Any] | None:
-        error = self.query_one("#dialog-error", Static)
         name = self.query_one("#ch-name", Input).value.strip()
         if not name:
-            error.update(Text("whom? type a player's name", "bold red"))
+            self.refuse("whom? type a player's name")
             return None
-        race = _is_race(self, "ch-pace")
+        race = is_race(self, "ch-pace")
         seconds = int(self.query_one("#ch-clock", Input).value.strip() or "30")
-        if race and not 10 <= seconds <= 3600:
-            error.update(Text("a race clock is 10 to 3600 seconds", "bold red"))
+        if (why := clock_refusal(race, seconds)) is not None:
+            self.refuse(why)
             return None
-        if not race and not 1 <= seconds <= 600:
-            error.update(Text("a card clock is 1 to 600 seconds", "bold red"))
-            return None
-        value: dict[str, Any] = {
+        return {
             "opponent": name,
             "pace": "race" if race else "lockstep",
-            "deals": _best_of_value(self, "ch-deals"),
+            "deals": best_of_value(self, "ch-deals"),
             "rated": self.query_one("#ch-rated", Checkbox).value,
+            **clock_terms(race, seconds),
         }
-        value["deal_clock_ms" if race else "card_clock_ms"] = seconds * 1000
-        return value
-
-    @on(Button.Pressed, "#send")
-    @on(Input.Submitted)
-    def send(self) -> None:
-        value = self._value()
-        if value is not None:
-            self.dismiss(value)
-
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class ChallengePrompt(ModalScreen[None]):
@@ -923,6 +809,7 @@ Rows and columns score as cribbage hands with the starter."""
                 yield BoardView(id="board")
                 yield Static("", id="game-note", classes="note")
             with Vertical(id="side"):
+                yield Static("", id="game-tournament", classes="heading")
                 yield CardPanel(id="card")
                 yield Static(Text("Players", "bold"), classes="heading")
                 yield ProgressPanel(id="progress")
@@ -952,8 +839,25 @@ Rows and columns score as cribbage hands with the starter."""
                 legal, key=lambda i: abs(i // 4 - board.cursor // 4) + abs(i % 4 - board.cursor % 4)
             )
         self.query_one("#progress", ProgressPanel).show(self.model.progress_rows())
+        self._show_tournament()
         self.tick()
         self._show_note()
+
+    def _show_tournament(self) -> None:
+        """At a tournament's table, which tournament, round and table it is."""
+        line = self.query_one("#game-tournament", Static)
+        room = self.model.room
+        line.display = room is not None and room.origin == "tournament"
+        if not line.display:
+            return
+        view = self.model.tournament_for_room()
+        me = self.model.me.id if self.model.me else None
+        text = (
+            "a tournament's table"
+            if view is None
+            else tt.table_heading(view.info, view.table_of(me))
+        )
+        line.update(Text(text, "bold"))
 
     def tick(self) -> None:
         match = self.model.match

@@ -33,7 +33,18 @@ from textual.widgets import (
 from client_cli import tournaments as tt
 from client_cli.model import TournamentView
 from client_cli.render import clock_text
-from client_cli.tui.screens import BaseScreen, _best_of, _best_of_value, _is_race, _pace
+from client_cli.tui.forms import (
+    FormDialog,
+    best_of,
+    best_of_value,
+    clock_field,
+    clock_refusal,
+    clock_terms,
+    is_race,
+    number_field,
+    pace,
+)
+from client_cli.tui.screens import BaseScreen
 from client_cli.tui.widgets import EventLog
 from protocol.messages import TournamentFormat
 
@@ -630,55 +641,36 @@ class TournamentCodeDialog(ModalScreen[tuple[str, bool] | None]):
         self.dismiss(None)
 
 
-class AddBotsDialog(ModalScreen[tuple[str, int] | None]):
+class AddBotsDialog(FormDialog[tuple[str, int]]):
     """The host enters server bots: a strategy and how many."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    SUBMIT = "add"
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Text("Add server bots", "bold"), classes="title")
-            with Horizontal(classes="field"):
-                yield Label("Bots")
-                yield Input(
-                    value="1",
-                    id="bots-count",
-                    type="integer",
-                    max_length=3,
-                    compact=True,
-                    classes="short",
-                )
-                yield Static(Text("how many (1 to 256)", "dim"), classes="hint")
+            yield from number_field(
+                "Bots", "bots-count", "how many (1 to 256)", value="1", max_length=3
+            )
             with Horizontal(classes="field tall"):
                 yield Label("Plays")
                 with RadioSet(id="bots-strategy", compact=True, classes="across"):
                     yield RadioButton("greedy", value=True, compact=True, id="bots-greedy")
                     yield RadioButton("expert", compact=True, id="bots-expert")
                     yield RadioButton("random", compact=True, id="bots-random")
-            yield Static("", id="dialog-error")
-            with Horizontal(classes="buttons"):
-                yield Button("Add", variant="primary", id="add", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from self.compose_buttons("Add")
 
-    @on(Button.Pressed, "#add")
-    @on(Input.Submitted)
-    def add(self) -> None:
+    def _value(self) -> tuple[str, int] | None:
         count = int(self.query_one("#bots-count", Input).value.strip() or "1")
         if not 1 <= count <= 256:
-            self.query_one("#dialog-error", Static).update(Text("1 to 256 bots", "bold red"))
-            return
+            self.refuse("1 to 256 bots")
+            return None
         index = max(0, self.query_one("#bots-strategy", RadioSet).pressed_index)
-        self.dismiss((("greedy", "expert", "random")[index], count))
-
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+        return ("greedy", "expert", "random")[index], count
 
 
-class CreateTournamentDialog(ModalScreen[dict[str, Any] | None]):
+class CreateTournamentDialog(FormDialog[dict[str, Any]]):
     """Host a tournament: every setting of ``create_tournament`` a person chooses."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog", can_focus=False):
@@ -694,82 +686,28 @@ class CreateTournamentDialog(ModalScreen[dict[str, Any] | None]):
                     )
                     yield RadioButton("Swiss", compact=True, id="tn-format-swiss")
                     yield RadioButton("knockout", compact=True, id="tn-format-knockout")
-            with Horizontal(classes="field"):
-                yield Label("Rounds")
-                yield Input(
-                    value="5",
-                    id="tn-rounds",
-                    type="integer",
-                    max_length=2,
-                    compact=True,
-                    classes="short",
-                )
-                yield Static(
-                    Text(
-                        "deals, or Swiss rounds; knockouts: as needed",
-                        "dim",
-                    ),
-                    classes="hint",
-                )
+            yield from number_field(
+                "Rounds", "tn-rounds", "deals, or Swiss rounds; knockouts: as needed",
+                value="5", max_length=2,
+            )  # fmt: skip
             with Horizontal(classes="field"):
                 yield Label("Best of")
-                yield from _best_of("tn-best-of")
+                yield from best_of("tn-best-of")
             with Horizontal(classes="field tall"):
                 yield Label("Pace")
-                yield from _pace("tn-pace")
-            with Horizontal(classes="field"):
-                yield Label("Clock")
-                yield Input(
-                    value="30",
-                    id="tn-clock",
-                    type="integer",
-                    max_length=4,
-                    compact=True,
-                    classes="short",
-                )
-                yield Static(
-                    Text("seconds per card (lockstep) or per deal (race)", "dim"), classes="hint"
-                )
-            with Horizontal(classes="field"):
-                yield Label("Round")
-                yield Input(
-                    value="",
-                    id="tn-round-clock",
-                    type="integer",
-                    max_length=3,
-                    compact=True,
-                    classes="short",
-                    placeholder="-",
-                )
-                yield Static(
-                    Text("minutes per round; empty: deals' clocks + 1", "dim"),
-                    classes="hint",
-                )
-            with Horizontal(classes="field"):
-                yield Label("Start")
-                yield Input(
-                    value="",
-                    id="tn-start",
-                    type="integer",
-                    max_length=5,
-                    compact=True,
-                    classes="short",
-                    placeholder="-",
-                )
-                yield Static(
-                    Text("in N minutes by itself; empty: you start it (s)", "dim"), classes="hint"
-                )
-            with Horizontal(classes="field"):
-                yield Label("Players")
-                yield Input(
-                    value="64",
-                    id="tn-max",
-                    type="integer",
-                    max_length=3,
-                    compact=True,
-                    classes="short",
-                )
-                yield Static(Text("at most (2 to 512)", "dim"), classes="hint")
+                yield from pace("tn-pace")
+            yield from clock_field("tn-clock")
+            yield from number_field(
+                "Round", "tn-round-clock", "minutes per round; empty: deals' clocks + 1",
+                max_length=3, placeholder="-",
+            )  # fmt: skip
+            yield from number_field(
+                "Start", "tn-start", "in N minutes by itself; empty: you start it (s)",
+                max_length=5, placeholder="-",
+            )  # fmt: skip
+            yield from number_field(
+                "Players", "tn-max", "at most (2 to 512)", value="64", max_length=3
+            )
             with Horizontal(classes="field"):
                 yield Label("")
                 yield Checkbox(
@@ -778,10 +716,7 @@ class CreateTournamentDialog(ModalScreen[dict[str, Any] | None]):
             with Horizontal(classes="field"):
                 yield Label("")
                 yield Checkbox("bots may enter", value=True, id="tn-bots", compact=True)
-            yield Static("", id="dialog-error")
-            with Horizontal(classes="buttons"):
-                yield Button("Create", variant="primary", id="create", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from self.compose_buttons("Create")
 
     def on_mount(self) -> None:
         self.query_one("#tn-name", Input).focus()
@@ -791,70 +726,51 @@ class CreateTournamentDialog(ModalScreen[dict[str, Any] | None]):
         return int(text) if text else default
 
     def _value(self) -> dict[str, Any] | None:
-        error = self.query_one("#dialog-error", Static)
-
-        def refuse(text: str) -> None:
-            error.update(Text(text, "bold red"))
-
         name = self.query_one("#tn-name", Input).value.strip()
         if not name:
-            refuse("the tournament needs a name")
+            self.refuse("the tournament needs a name")
             return None
         fmt = ("duplicate", "swiss", "knockout")[
             max(0, self.query_one("#tn-format", RadioSet).pressed_index)
         ]
         rounds = self._int("tn-rounds", 5) or 0
         if not 1 <= rounds <= 20:
-            refuse("rounds: 1 to 20")
+            self.refuse("rounds: 1 to 20")
             return None
-        race = _is_race(self, "tn-pace")
+        race = is_race(self, "tn-pace")
         seconds = self._int("tn-clock", 30) or 0
-        if race and not 10 <= seconds <= 3600:
-            refuse("a race clock is 10 to 3600 seconds")
-            return None
-        if not race and not 1 <= seconds <= 600:
-            refuse("a card clock is 1 to 600 seconds")
+        if (why := clock_refusal(race, seconds)) is not None:
+            self.refuse(why)
             return None
         players = self._int("tn-max", 64) or 0
         if not 2 <= players <= 512:
-            refuse("players: 2 to 512")
+            self.refuse("players: 2 to 512")
             return None
         round_min = self._int("tn-round-clock", None)
         if round_min is not None and not 1 <= round_min <= 240:
-            refuse("a round clock is 1 to 240 minutes (or empty)")
+            self.refuse("a round clock is 1 to 240 minutes (or empty)")
             return None
         start = self._int("tn-start", None)
         if start is not None and not 0 <= start <= 7 * 24 * 60:
-            refuse("start in 0 minutes to 7 days (or empty: you start it)")
+            self.refuse("start in 0 minutes to 7 days (or empty: you start it)")
             return None
-        best_of = _best_of_value(self, "tn-best-of")
-        if best_of > 1 and fmt != "knockout":
-            refuse("best of 3 or 5 is for knockout matches; other formats play one deal")
+        best = best_of_value(self, "tn-best-of")
+        if best > 1 and fmt != "knockout":
+            self.refuse("best of 3 or 5 is for knockout matches; other formats play one deal")
             return None
         value: dict[str, Any] = {
             "name": name,
             "format": fmt,
             "rounds": rounds,
-            "best_of": best_of,
+            "best_of": best,
             "pace": "race" if race else "lockstep",
             "max_players": players,
             "visibility": "private" if self.query_one("#tn-private", Checkbox).value else "public",
             "bots": self.query_one("#tn-bots", Checkbox).value,
+            **clock_terms(race, seconds),
         }
-        value["deal_clock_ms" if race else "card_clock_ms"] = seconds * 1000
         if round_min is not None:
             value["round_clock_ms"] = max(10_000, round_min * 60_000)
         if start is not None:
             value["start_in_ms"] = start * 60_000
         return value
-
-    @on(Button.Pressed, "#create")
-    @on(Input.Submitted)
-    def create(self) -> None:
-        value = self._value()
-        if value is not None:
-            self.dismiss(value)
-
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -8,14 +8,11 @@ as they would arrive. The real exchange is tested against the server itself.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
@@ -54,6 +51,7 @@ from protocol.messages import (
     ServerMessage,
     Welcome,
 )
+from tests.client_cli.test_play_tui import text_of, until
 from tests.client_cli.test_series_model import (
     BOB,
     CONTRIBUTIONS,
@@ -61,18 +59,13 @@ from tests.client_cli.test_series_model import (
     ROOM_COMMITMENT,
     SECRETS,
     chain,
+    challenge,
     result,
     room,
     series,
 )
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture(autouse=True)
-def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    return tmp_path / "config"
 
 
 class Wire:
@@ -105,15 +98,6 @@ class Wire:
         return found[-1]
 
 
-async def until(pilot: Pilot[int], cond: Callable[[], bool], what: str, timeout: float = 5) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.03)
-
-
 async def reach(pilot: Pilot[int], app: CribApp, kind: type, what: str) -> None:
     """Until the app shows a screen of ``kind``, composed."""
     await until(
@@ -121,11 +105,6 @@ async def reach(pilot: Pilot[int], app: CribApp, kind: type, what: str) -> None:
         lambda: isinstance(app.screen, kind) and bool(app.screen.query("Static")),
         what,
     )
-
-
-def text_of(widget: Any) -> str:
-    content = widget.content
-    return content.plain if isinstance(content, Text) else str(content)
 
 
 async def signed_in(pilot: Pilot[int], app: CribApp) -> Wire:
@@ -193,26 +172,14 @@ async def test_quick_play_waits_with_a_cancel_then_is_matched_into_a_match() -> 
             )
         )  # fmt: skip
         await reach(pilot, app, GameScreen, "the game")
+        assert not app.screen.query_one("#game-tournament").display  # not a tournament's table
 
 
 def offer(state: str, *, incoming: bool = True, cid: str = "ch1", **extra: Any) -> ChallengeUpdate:
+    """A challenge between bob and this player, answered within 30 seconds."""
     challenger, opponent = (BOB, ME) if incoming else (ME, BOB)
-    return ChallengeUpdate.model_validate(
-        {
-            "state": state,
-            "challenge": {
-                "id": cid,
-                "challenger": challenger.model_dump(),
-                "opponent": opponent.model_dump(),
-                "pace": "lockstep",
-                "deals": 3,
-                "card_clock_ms": 20000,
-                "deal_clock_ms": 300000,
-                "rated": True,
-                "expires_ms": 30000,
-            },
-            **extra,
-        }
+    return challenge(
+        state, challenger=challenger, opponent=opponent, cid=cid, expires_ms=30000, **extra
     )
 
 

@@ -52,12 +52,6 @@ async def server(tmp_path: Path) -> AsyncIterator[tuple[str, web.Application]]:
         await runner.cleanup()
 
 
-@pytest.fixture(autouse=True)
-def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    return tmp_path / "config"
-
-
 async def until(
     pilot: Pilot[int], cond: Callable[[], bool], what: str, timeout: float = 10
 ) -> None:

@@ -22,9 +22,9 @@ from client_cli.tui.screens import (
 )
 from tests.client_cli.test_play_plain import ROW_BY_ROW, plain
 from tests.client_cli.test_play_plain import server as plain_server  # noqa: F401
-from tests.client_cli.test_play_tui import config_home, server, text_of, until, wait_card
+from tests.client_cli.test_play_tui import server, text_of, until, wait_card
 
-__all__ = ["config_home", "server"]  # fixtures
+__all__ = ["server"]  # fixtures
 pytestmark = pytest.mark.timeout(60)
 
 

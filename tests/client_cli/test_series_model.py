@@ -361,13 +361,19 @@ def test_quick_play_waits_is_matched_or_cancelled() -> None:
 
 
 def challenge(
-    state: str, *, challenger: PlayerInfo, opponent: PlayerInfo, **extra: Any
+    state: str,
+    *,
+    challenger: PlayerInfo,
+    opponent: PlayerInfo,
+    cid: str = "ch1",
+    expires_ms: int = 60000,
+    **extra: Any,
 ) -> ChallengeUpdate:
     return ChallengeUpdate.model_validate(
         {
             "state": state,
             "challenge": {
-                "id": "ch1",
+                "id": cid,
                 "challenger": challenger.model_dump(),
                 "opponent": opponent.model_dump(),
                 "pace": "lockstep",
@@ -375,7 +381,7 @@ def challenge(
                 "card_clock_ms": 20000,
                 "deal_clock_ms": 300000,
                 "rated": True,
-                "expires_ms": 60000,
+                "expires_ms": expires_ms,
             },
             **extra,
         }

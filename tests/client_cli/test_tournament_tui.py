@@ -10,7 +10,6 @@ arrive. The real exchange is tried by tests/client_cli/test_tournament_plain.py.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,7 +43,8 @@ from protocol.messages import (
     TournamentUpdate,
     Welcome,
 )
-from tests.client_cli.test_head_to_head_tui import Wire, reach, text_of, until
+from tests.client_cli.test_head_to_head_tui import Wire, reach
+from tests.client_cli.test_play_tui import text_of, until
 from tests.client_cli.test_series_model import CONTRIBUTIONS, result
 from tests.client_cli.test_tournament_model import (
     BOB,
@@ -66,12 +66,6 @@ from tests.client_cli.test_tournament_model import (
 )
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture(autouse=True)
-def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    return tmp_path / "config"
 
 
 async def signed_in(pilot: Any, app: CribApp) -> Wire:
@@ -389,6 +383,9 @@ async def test_a_round_takes_me_to_my_tables_game_and_the_results_back_to_the_st
                          contributions=CONTRIBUTIONS, card_clock_ms=30000, deal_clock_ms=300000)
         )  # fmt: skip
         await reach(pilot, app, GameScreen, "the table's game")
+        heading = app.screen.query_one("#game-tournament", Static)
+        assert heading.display
+        assert text_of(heading) == "tournament Sunday — round 1, table 1"
         grid = Grid()
         for turn, card in enumerate(deal(seed).cards, start=1):
             legal = [cell_name(i) for i in grid.legal_cells()]
