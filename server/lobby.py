@@ -534,7 +534,9 @@ class Lobby:
             return []
         a, b = (s.player for s in room.seats)
         score_a = 0.5 if ended.winner_id is None else float(ended.winner_id == a.id)
-        changes = self.ratings.rate(ended.pace, (a.id, a.name), (b.id, b.name), score_a)
+        changes = self.ratings.rate(
+            ended.pace, (a.id, a.name), (b.id, b.name), score_a, ended.at_ms
+        )
         out: list[RatingChange] = []
         for change, who in zip(changes, (a, b), strict=True):
             self.events.append(

@@ -7,6 +7,9 @@ Parameters (documented in docs/ratings.md):
 * the system constant tau is 0.5;
 * one rating period is one match: each match updates both players at once;
 * a player is *provisional* while its deviation is above 110;
+* a week without a rated match at a pace is one empty rating period: the
+  deviation grows as Glicko-2's step 6 says (sqrt(phi^2 + sigma^2) a week),
+  applied when the player is next rated;
 * deviation never exceeds 500, even after a long absence.
 """
 
@@ -25,6 +28,7 @@ DEFAULT_VOLATILITY: Final = 0.06
 TAU: Final = 0.5
 PROVISIONAL_DEVIATION: Final = 110.0
 EPSILON: Final = 1e-6
+RATING_PERIOD_MS: Final = 7 * 24 * 3600 * 1000  # an empty period: a week without a rated match
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,15 @@ def _new_volatility(delta: float, phi: float, v: float, sigma: float, tau: float
     return math.exp(big_a / 2.0)
 
 
+def aged(player: Rating, periods: int) -> Rating:
+    """``player`` after ``periods`` empty rating periods (step 6 each, in closed form)."""
+    if periods <= 0:
+        return player
+    phi = player.deviation / SCALE
+    grown = math.sqrt(phi * phi + periods * player.volatility * player.volatility) * SCALE
+    return Rating(player.rating, min(grown, MAX_DEVIATION), player.volatility)
+
+
 def rate_match(a: Rating, b: Rating, score_a: float) -> tuple[Rating, Rating]:
     """Both players' new ratings after one head-to-head match (a scored ``score_a``)."""
     return (
@@ -134,6 +147,7 @@ class Entry:
     name: str
     rating: Rating
     games: int = 0
+    updated_ms: int = 0  # when it was last rated
 
 
 @dataclass(frozen=True)
@@ -168,11 +182,19 @@ class RatingBook:
     def entry(self, player_id: str, pace: str) -> Entry | None:
         return self._entries.get((player_id, pace))
 
+    def current(self, player_id: str, pace: str, now_ms: int) -> Rating:
+        """The rating at ``now_ms``: its deviation grown by the weeks since it was last rated."""
+        entry = self._entries.get((player_id, pace))
+        if entry is None:
+            return Rating()
+        return aged(entry.rating, (now_ms - entry.updated_ms) // RATING_PERIOD_MS)
+
     def rate(
-        self, pace: str, a: tuple[str, str], b: tuple[str, str], score_a: float
+        self, pace: str, a: tuple[str, str], b: tuple[str, str], score_a: float, now_ms: int = 0
     ) -> tuple[Change, Change]:
-        """Rate one match between players ``a`` and ``b`` ((id, name) each)."""
-        before_a, before_b = self.get(a[0], pace), self.get(b[0], pace)
+        """Rate one match between players ``a`` and ``b`` ((id, name) each) at ``now_ms``."""
+        before_a = self.current(a[0], pace, now_ms)
+        before_b = self.current(b[0], pace, now_ms)
         after_a, after_b = rate_match(before_a, before_b, score_a)
         changes = []
         for (pid, name), before, after, score, other in (
@@ -181,7 +203,7 @@ class RatingBook:
         ):
             old = self._entries.get((pid, pace))
             games = (old.games if old is not None else 0) + 1
-            self._entries[(pid, pace)] = Entry(pid, name, after, games)
+            self._entries[(pid, pace)] = Entry(pid, name, after, games, now_ms)
             changes.append(Change(pid, other, score, before, after, games))
         return changes[0], changes[1]
 

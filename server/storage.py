@@ -354,6 +354,7 @@ class Storage:
                     row["name"],
                     Rating(row["rating"], row["deviation"], row["volatility"]),
                     row["games"],
+                    row["updated_ms"],
                 ),
             )
             for row in rows

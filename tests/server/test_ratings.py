@@ -64,3 +64,26 @@ def test_draw_moves_toward_each_other(a: Rating, b: Rating) -> None:
         assert new_a.rating > a.rating
     elif a.rating > b.rating + 1:
         assert new_a.rating < a.rating
+
+
+def test_weeks_without_a_rated_match_grow_the_deviation_to_at_most_500() -> None:
+    from server.ratings import MAX_DEVIATION, RATING_PERIOD_MS, RatingBook, aged, update
+
+    settled = Rating(1700.0, 60.0, 0.06)
+    # Closed form of step 6 repeated: the same as three empty periods one by one.
+    stepped = update(update(update(settled, []), []), [])
+    assert aged(settled, 3).deviation == pytest.approx(stepped.deviation)
+    assert aged(settled, 0) == settled
+    assert aged(settled, 100_000).deviation == MAX_DEVIATION
+    book = RatingBook()
+    book.rate("race", ("a", "ann"), ("b", "bea"), 1.0, now_ms=0)
+    just_after = book.current("a", "race", 1_000)
+    a_year_on = book.current("a", "race", 52 * RATING_PERIOD_MS)
+    assert a_year_on.rating == just_after.rating
+    assert just_after.deviation < a_year_on.deviation <= MAX_DEVIATION
+    # The next match is rated from the grown deviation: it moves the rating further.
+    fresh = RatingBook()
+    fresh.rate("race", ("a", "ann"), ("b", "bea"), 1.0, now_ms=0)
+    soon = fresh.rate("race", ("a", "ann"), ("b", "bea"), 1.0, now_ms=1_000)[0]
+    late = book.rate("race", ("a", "ann"), ("b", "bea"), 1.0, now_ms=52 * RATING_PERIOD_MS)[0]
+    assert late.after.rating - late.before.rating > soon.after.rating - soon.before.rating
