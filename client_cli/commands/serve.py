@@ -34,6 +34,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a reverse proxy's address: count its connections by the client address it "
         "puts last in X-Forwarded-For (repeatable)",
     )
+    parser.add_argument(
+        "--admin",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a registered player who may run any tournament as its host may (repeatable)",
+    )
     parser.add_argument("--verbose", "-v", action="store_true", help="log every request")
     parser.set_defaults(func=run)
 
@@ -52,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         db_path=args.db,
         grace_ms=int(args.grace * 1000),
         trusted_proxies=tuple(args.trust_proxy),
+        tournament_admins=tuple(args.admin),
     )
     _check_database(args.db)
     try:

@@ -234,3 +234,14 @@ def test_a_bot_thinking_elsewhere_is_asked_again_on_every_deal_of_a_series() -> 
         for b in room.match.boards.values()
         for p in b.placements  # type: ignore[union-attr]
     )
+
+
+def test_a_server_admin_may_run_a_tournament_it_does_not_host() -> None:
+    lb = lobby(admins=frozenset({"carol"}))
+    d = create(lb, format="duplicate", rounds=1)
+    for who in (ALICE, BOB):
+        lb.handle(who, JoinTournament(tournament_id=d.id), 0)
+    with pytest.raises(errors.NotHost):
+        lb.handle(BOB, ManageTournament(tournament_id=d.id, action="start"), 0)
+    lb.handle(CAROL, ManageTournament(tournament_id=d.id, action="start"), 0)
+    assert d.phase == Phase.PLAYING
