@@ -17,6 +17,7 @@ This module must never import from ``server/`` or do I/O.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -803,6 +804,23 @@ def parse_client(frame: str | bytes) -> ClientMessage:
     Codes: ``bad_json`` (not JSON or not an object), ``unknown_type`` (missing
     or unknown ``type``), ``bad_message`` (a known type with wrong fields).
     """
+    # Fast path: a frame of printable ASCII without escapes (every frame a client
+    # sends in play) is parsed and validated in one call of pydantic's JSON
+    # validator. Whatever it refuses goes the slow way below, which names the
+    # error; what it accepts is what the slow way gives (tests/server/test_fastpath.py).
+    if type(frame) is str and _PLAIN_FRAME.fullmatch(frame) is not None:
+        try:
+            return CLIENT_ADAPTER.validate_json(frame)
+        except ValidationError:
+            pass
+    return _parse_client_slowly(frame)
+
+
+# Printable ASCII without backslash: no escape, control character or surrogate.
+_PLAIN_FRAME = re.compile(r"[ -\[\]-~]*")
+
+
+def _parse_client_slowly(frame: str | bytes) -> ClientMessage:
     import json
 
     try:
@@ -865,15 +883,19 @@ class Prepared:
         return f"Prepared({self.text})"
 
 
+_PLAIN = re.compile(r"[ !#-\[\]-~]*")  # printable ASCII but the quote and the backslash
+
+
 def _plain(text: object) -> bool:
     """Written in JSON as is, between quotes: printable ASCII without quote or backslash."""
-    return (
-        type(text) is str
-        and text.isascii()
-        and text.isprintable()
-        and '"' not in text
-        and "\\" not in text
-    )
+    return type(text) is str and _PLAIN.fullmatch(text) is not None
+
+
+def legal_json(legal: list[str]) -> str | None:
+    """The JSON of a ``card``'s ``legal`` list, for :func:`card_message` (None: not plain)."""
+    if not all(_plain(c) for c in legal):
+        return None
+    return '["' + '","'.join(legal) + '"]' if legal else "[]"
 
 
 def _is_int(value: object) -> bool:
@@ -909,8 +931,14 @@ def placed_message(
 
 
 def card_message(
-    room_id: str, turn: int, card: str, legal: list[str], deadline_ms: int
+    room_id: str,
+    turn: int,
+    card: str,
+    legal: list[str],
+    deadline_ms: int,
+    legal_text: str | None = None,
 ) -> Prepared | CardDealt:
+    """``legal_text``: ``legal_json(legal)``, when the caller keeps it (a room caches it)."""
     fields = {
         "room_id": room_id,
         "turn": turn,
@@ -918,19 +946,19 @@ def card_message(
         "legal": legal,
         "deadline_ms": deadline_ms,
     }
+    if legal_text is None and type(legal) is list:
+        legal_text = legal_json(legal)
     if not (
         _plain(room_id)
         and _is_int(turn)
         and _plain(card)
-        and type(legal) is list
-        and all(_plain(c) for c in legal)
+        and legal_text is not None
         and _is_int(deadline_ms)
     ):
         return CardDealt(**fields)
-    cells = '"' + '","'.join(legal) + '"' if legal else ""
     text = (
         f'{{"type":"card","room_id":"{room_id}","turn":{turn},"card":"{card}",'
-        f'"legal":[{cells}],"deadline_ms":{deadline_ms}}}'
+        f'"legal":{legal_text},"deadline_ms":{deadline_ms}}}'
     )
     return Prepared(CardDealt, fields, text)
 

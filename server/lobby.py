@@ -34,6 +34,7 @@ from protocol.messages import (
     LeaderboardEntry,
     ListRooms,
     Pace,
+    Place,
     PlayerInfo,
     QueueStatus,
     QuickPlay,
@@ -141,6 +142,12 @@ class Lobby:
 
     def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
         """Apply one lobby or room command; raise RoomError and change nothing if refused."""
+        if type(message) is Place:  # by far the most frequent: straight to its room
+            room = self.rooms.get(message.room_id)
+            if room is None or not room.is_member(player.id):
+                raise errors.NotInRoom(f"you are not in room {message.room_id}")
+            outs = room.handle(player, message, now_ms)
+            return outs + self._after(room, now_ms)
         match message:
             case ListRooms():
                 listed = [
@@ -583,16 +590,18 @@ class Lobby:
         self.bot_turns.extend(room.take_bot_turns())
         closing = room.closable(now_ms, self.config.finished_ttl_ms)
         members = frozenset() if closing else frozenset(room.members())
-        before = self._members.get(room.id, frozenset())
-        for pid in before - members:
-            rooms = self._member_of.get(pid)
-            if rooms is not None:
-                rooms.discard(room.id)
-                if not rooms:
-                    del self._member_of[pid]
-        for pid in members - before:
-            self._member_of.setdefault(pid, set()).add(room.id)
-        self._members[room.id] = members
+        known = self._members.get(room.id)
+        if members != known:  # most commands (a placement) change nobody's membership
+            before = known or frozenset()
+            for pid in before - members:
+                rooms = self._member_of.get(pid)
+                if rooms is not None:
+                    rooms.discard(room.id)
+                    if not rooms:
+                        del self._member_of[pid]
+            for pid in members - before:
+                self._member_of.setdefault(pid, set()).add(room.id)
+            self._members[room.id] = members
         if closing:
             del self.rooms[room.id]
             del self._members[room.id]

@@ -66,6 +66,7 @@ from protocol.messages import (
     YourBoard,
     card_message,
     dump_server,
+    legal_json,
     placed_message,
     progress_message,
 )
@@ -142,15 +143,16 @@ class Outbound:
         return f"Outbound(to={self.to!r}, message={self._message!r})"
 
 
-def _legal_names(mask: int) -> list[str]:
-    """The names of the cells in ``mask``, in reading order (a list shared: do not change it)."""
-    names = _LEGAL_NAMES.get(mask)
-    if names is None:
-        names = _LEGAL_NAMES[mask] = [cell_name(c) for c in mask_cells(mask)]
-    return names
+def _legal_names(mask: int) -> tuple[list[str], str | None]:
+    """The names of the cells in ``mask`` in reading order, and their JSON (shared: read only)."""
+    found = _LEGAL_NAMES.get(mask)
+    if found is None:
+        names = [cell_name(c) for c in mask_cells(mask)]
+        found = _LEGAL_NAMES[mask] = (names, legal_json(names))
+    return found
 
 
-_LEGAL_NAMES: dict[int, list[str]] = {}
+_LEGAL_NAMES: dict[int, tuple[list[str], str | None]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -784,12 +786,14 @@ class Room:
             return []
         board = m.boards[player_id]
         board.dealt = max(board.dealt, turn)
+        legal, legal_text = _legal_names(legal_mask(board.grid.filled_mask))
         message = card_message(
             self.id,
             turn,
             str(m.deal.cards[turn - 1]),
-            _legal_names(legal_mask(board.grid.filled_mask)),
+            legal,
             self._deadline_left(now_ms),
+            legal_text,
         )
         return [self._out([player_id], message)]
 

@@ -8,19 +8,27 @@ and the model built on demand must equal the one built directly.
 
 from __future__ import annotations
 
+import json
 import random
+from collections.abc import Callable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.messages import (
+    CLIENT_TYPES,
     CardDealt,
+    ClientMessage,
     Place,
     Placed,
     Prepared,
     Progress,
+    ProtocolError,
+    _parse_client_slowly,
     card_message,
     dump_server,
+    legal_json,
+    parse_client,
     placed_message,
     progress_message,
 )
@@ -97,6 +105,12 @@ def test_card_is_the_models_json(
             return
         raise
     same_as_model(fast, CardDealt, fields)
+    cached = legal_json(legal)  # what a room keeps per legal mask
+    if cached is not None:
+        again = card_message(room_id, turn, card, legal, deadline_ms, cached)
+        assert type(again) is type(fast)
+        if isinstance(again, Prepared) and isinstance(fast, Prepared):
+            assert again.text == fast.text
 
 
 @settings(max_examples=300, deadline=None)
@@ -190,3 +204,112 @@ def test_a_whole_match_writes_what_the_models_write(seed: int) -> None:
     assert {Placed, CardDealt, Progress} <= kinds
     for out in outs:
         assert out.text() == dump_server(out.message)
+
+
+# ---------------------------------------------------------------------------
+# parse_client: the one-call fast path gives what the slow path gives
+
+
+def _client_fields() -> list[str]:
+    import typing
+
+    union = typing.get_args(ClientMessage)[0]
+    names: set[str] = set()
+    for model in typing.get_args(union):
+        names.update(model.model_fields)
+    return sorted(names)
+
+
+FIELDS = _client_fields()
+ascii_text = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=12)
+json_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.sampled_from([0, 1, 3, 5, 16, 17, 1_000, 30_000, 600_001]),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.sampled_from([1.0, 3.0, 7.0, 7.5, 1e400, -0.0]),
+        ascii_text,
+        st.sampled_from(["b3", "a1", "race", "lockstep", "public", "private", "true", "7"]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(ascii_text, inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+frames = st.one_of(
+    st.builds(
+        lambda kind, fields, indent: json.dumps(
+            {"type": kind, **fields}, ensure_ascii=False, separators=indent
+        ),
+        st.one_of(st.sampled_from(CLIENT_TYPES), ascii_text),
+        st.dictionaries(st.sampled_from(FIELDS), json_values, max_size=6),
+        st.sampled_from([(",", ":"), (", ", ": ")]),
+    ),
+    st.text(alphabet='{}[]":,0123456789.eE-+ truefalsnulNaIyfiypc_ab\\', max_size=40),
+    # Mostly valid: the frames players send in play, with a field now and then odd.
+    st.builds(
+        lambda kind, room, turn, cell, ref, extra: json.dumps(
+            {"type": kind, "room_id": room, "ref": ref, **extra}
+            | ({"turn": turn, "cell": cell} if kind == "place" else {}),
+            ensure_ascii=False,
+        ),
+        st.sampled_from(["place", "place", "place", "ready", "resync", "leave_room"]),
+        st.one_of(st.from_regex(r"[A-Za-z0-9_\-]{1,12}", fullmatch=True), json_values),
+        st.one_of(st.integers(min_value=0, max_value=17), json_values),
+        st.one_of(st.sampled_from(["a1", "b3", "d4", "B2", "e5", "a"]), json_values),
+        st.one_of(st.none(), ascii_text),
+        st.one_of(st.just({}), st.dictionaries(st.sampled_from(FIELDS), json_values, max_size=1)),
+    ),
+)
+
+
+def outcome(parse: Callable[[str], object], frame: str) -> tuple[object, ...]:
+    try:
+        message = parse(frame)
+    except ProtocolError as exc:
+        return ("error", exc.code, exc.reason, exc.ref)
+    return ("ok", type(message), message)
+
+
+@settings(max_examples=1_500, deadline=None)
+@given(frames)
+def test_parse_client_fast_path_is_the_slow_path(frame: str) -> None:
+    assert outcome(parse_client, frame) == outcome(_parse_client_slowly, frame)
+
+
+def test_the_frames_tried_include_accepted_ones() -> None:
+    """The property above is not vacuous: it sees frames both paths accept."""
+    accepted = 0
+
+    @settings(max_examples=300, deadline=None)
+    @given(frames)
+    def count(frame: str) -> None:
+        nonlocal accepted
+        accepted += outcome(parse_client, frame)[0] == "ok"
+
+    count()
+    assert accepted >= 10
+
+
+def test_parse_client_fast_path_edge_cases() -> None:
+    for frame in [
+        '{"type":"ping","type":"hello","protocol":1}',  # a repeated key: the last one counts
+        '{"type":"hello","protocol":1,"protocol":2}',
+        '{"type":"place","room_id":"a","turn":7.0,"cell":"b3"}',
+        '{"type":"place","room_id":"a","turn":"7","cell":"b3"}',
+        '{"type":"place","room_id":"a","turn":1e0,"cell":"b3"}',
+        '{"type":"place","room_id":"a","turn":07,"cell":"b3"}',
+        '{"type":"place","room_id":"a","turn":7,"cell":"b3",}',
+        '{"type":"ping","ref":NaN}',
+        '{"type":"ping","ref":Infinity}',
+        '{"type":"ping"} x',
+        '{"type":"ping"}   ',
+        "   {}",
+        "[]",
+        '{"type":"create_room","name":"x","deals":3.0}',
+        '{"type":"ready","room_id":"a","ready":"true"}',
+        '{"type":"place","room_id":"a","turn":100000000000000000000000,"cell":"b3"}',
+    ]:
+        assert outcome(parse_client, frame) == outcome(_parse_client_slowly, frame), frame
