@@ -84,6 +84,8 @@ class ServerConfig:
     # the WebSocket besides pages served from the server's own host.
     allowed_origins: tuple[str, ...] = ()
     heartbeat_s: float = 30.0
+    # `serve` runs a full garbage collection this often (0: never; see _collect_every).
+    full_collection_s: float = 60.0
     max_unsent_bytes: int = 1_048_576  # a client this far behind is disconnected
     # permessage-deflate keeps two zlib streams per connection (about 300 KiB once
     # used) and costs CPU on every frame; our frames are a few hundred bytes.
@@ -655,6 +657,24 @@ def event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 GC_THRESHOLDS = (100_000, 50, 20)
 
 
+async def _collect_every(seconds: float) -> None:
+    """A full garbage collection every ``seconds``.
+
+    A closed connection leaves aiohttp's request, handler and transport in
+    reference cycles that only a full collection frees, and GC_THRESHOLDS
+    make full collections rare: under heavy reconnect traffic memory climbed
+    for a quarter of an hour before the first one (docs/benchmarks.md, Soak).
+    One a minute keeps that bounded; it takes milliseconds, since what existed
+    at start-up is frozen out of it.
+    """
+    while True:
+        await asyncio.sleep(seconds)
+        started = time.perf_counter()
+        found = gc.collect()
+        log.debug("full collection: %d objects in %.1f ms", found,
+                  (time.perf_counter() - started) * 1000)  # fmt: skip
+
+
 def run(config: ServerConfig, *, announce: Callable[[str], None] = print) -> None:
     """Run :func:`serve` on the fastest event loop available, until SIGINT or SIGTERM.
 
@@ -688,7 +708,12 @@ async def serve(config: ServerConfig, *, announce: Callable[[str], None] = print
         f"cribsquares server on http://{config.host}:{port} "
         f"(WebSocket ws://{config.host}:{port}/ws), database {config.db_path}"
     )
+    collector = None
+    if config.full_collection_s > 0:
+        collector = asyncio.create_task(_collect_every(config.full_collection_s))
     try:
         await stop.wait()
     finally:
+        if collector is not None:
+            collector.cancel()
         await runner.cleanup()

@@ -20,6 +20,7 @@ This module must never await, read a clock, or touch sockets or the database.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -143,16 +144,15 @@ class Outbound:
         return f"Outbound(to={self.to!r}, message={self._message!r})"
 
 
+@functools.lru_cache(maxsize=4096)
 def _legal_names(mask: int) -> tuple[list[str], str | None]:
-    """The names of the cells in ``mask`` in reading order, and their JSON (shared: read only)."""
-    found = _LEGAL_NAMES.get(mask)
-    if found is None:
-        names = [cell_name(c) for c in mask_cells(mask)]
-        found = _LEGAL_NAMES[mask] = (names, legal_json(names))
-    return found
+    """The names of the cells in ``mask`` in reading order, and their JSON (shared: read only).
 
-
-_LEGAL_NAMES: dict[int, tuple[list[str], str | None]] = {}
+    Bounded: boards reach tens of thousands of different legal sets, and a
+    cache of every one of them grew the server by megabytes over hours.
+    """
+    names = [cell_name(c) for c in mask_cells(mask)]
+    return names, legal_json(names)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,13 @@
-"""The server's bot pool: moves off the event loop, and a pool that heals when a worker dies."""
+"""The running server's background work: the bot pool (which heals when a worker dies) and
+the full garbage collection on a clock."""
 
 from __future__ import annotations
 
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
+
+import pytest
 
 from server.bots import BotPool, think
 from server.room import BotTurn
@@ -35,3 +38,17 @@ async def test_a_dead_worker_costs_one_fallback_move_then_a_fresh_pool_thinks() 
         assert pool._executor is not executor
     finally:
         await pool.close()
+
+
+async def test_serve_collects_garbage_on_a_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+    import gc
+
+    from server import app
+
+    calls: list[int] = []
+    monkeypatch.setattr(gc, "collect", lambda: calls.append(1) or 0)
+    task = asyncio.create_task(app._collect_every(0.01))
+    await asyncio.sleep(0.1)
+    task.cancel()
+    assert len(calls) >= 3
