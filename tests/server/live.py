@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,8 @@ import websockets
 from aiohttp import web
 
 from server.app import ServerConfig, create_app
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -121,3 +126,27 @@ async def two_player_room(live: Live, **room: Any) -> tuple[Client, Client, str]
     for c in (alice, bob):
         await c.until("match_started")
     return alice, bob, room_id
+
+
+@contextlib.contextmanager
+def server_process(db: Path) -> Iterator[tuple[subprocess.Popen[str], Live]]:
+    """`cribsquares serve` as a real process on a free port; killed if still running at the end."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "client_cli", "serve", "--port", "0", "--db", str(db)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert "ws://" in line, line + (process.stderr.read() if process.stderr else "")
+        url = line.split("WebSocket ")[1].split(")")[0]
+        http = url.replace("ws://", "http://").removesuffix("/ws")
+        yield process, Live(url, http, None)  # type: ignore[arg-type]
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()

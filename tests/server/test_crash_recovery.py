@@ -4,46 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-import subprocess
-import sys
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import websockets
 
-from tests.server.live import Client, Live
+from tests.server.live import Client, Live, server_process
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(90)
-
-
-@contextmanager
-def server_process(db: Path) -> Iterator[tuple[subprocess.Popen[str], Live]]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "client_cli", "serve", "--port", "0", "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert "ws://" in line, line + (process.stderr.read() if process.stderr else "")
-        url = line.split("WebSocket ")[1].split(")")[0]
-        http = url.replace("ws://", "http://").removesuffix("/ws")
-        yield process, Live(url, http, None)  # type: ignore[arg-type]
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
 
 
 def get(live: Live, path: str) -> Any:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.server.live import Client, Live
+from tests.server.live import Client, Live, server_process
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(60)
@@ -23,29 +22,18 @@ pytestmark = pytest.mark.timeout(60)
 
 @contextmanager
 def serve(db: Path) -> Iterator[Live]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "client_cli", "serve", "--port", "0", "--db", str(db)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert "ws://" in line, line + (process.stderr.read() if process.stderr else "")
-        url = line.split("WebSocket ")[1].split(")")[0]
-        http = url.replace("ws://", "http://").removesuffix("/ws")
-        yield Live(url, http, None)  # type: ignore[arg-type]
-    finally:
-        process.send_signal(signal.SIGTERM)
+    """The real server, stopped with SIGTERM at the end: it must exit cleanly."""
+    with server_process(db) as (process, live):
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    assert process.returncode == 0, process.stderr.read() if process.stderr else ""
+            yield live
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        assert process.returncode == 0, process.stderr.read() if process.stderr else ""
 
 
 async def play_solo(live: Live) -> tuple[str, str, dict]:  # type: ignore[type-arg]
