@@ -290,3 +290,36 @@ async def test_before_the_starter_nobody_sees_another_board_or_a_future_card(
         assert name or not dealt  # the spectator saw no card at all
         assert len(dealt) == (16 if name else 0)
     assert json.dumps(watcher.log[:-1]).count('"cell"') == 0
+
+
+# ----------------------------------------------------------------------
+# Memory: a closed connection is freed at once
+
+
+async def test_closed_connections_leave_no_reference_cycles(live: Live) -> None:
+    """What a connection held on the server is freed by reference counting when it
+    closes, not left for a full garbage collection (which pauses every player)."""
+    import gc
+
+    watched = {"RequestHandler", "Request", "WebSocketResponse", "WebSocketWriter", "Session"}
+
+    async def visit(name: str) -> None:
+        client = await signed_in(live, name)
+        await client.send(type="create_room", name=f"{name}'s room", seats=2)
+        await client.until("room_state")
+        await client.close()
+
+    await visit("warmup")
+    await asyncio.sleep(0.2)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for i in range(8):
+            await visit(f"visitor{i}")
+        await asyncio.sleep(0.3)  # the server notices the closes
+        gc.collect()
+        left = sorted({type(o).__name__ for o in gc.garbage} & watched)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []
