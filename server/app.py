@@ -85,7 +85,7 @@ class ServerConfig:
     allowed_origins: tuple[str, ...] = ()
     heartbeat_s: float = 30.0
     # `serve` runs a full garbage collection this often (0: never; see _collect_every).
-    full_collection_s: float = 60.0
+    full_collection_s: float = 600.0
     max_unsent_bytes: int = 1_048_576  # a client this far behind is disconnected
     # permessage-deflate keeps two zlib streams per connection (about 300 KiB once
     # used) and costs CPU on every frame; our frames are a few hundred bytes.
@@ -493,11 +493,26 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         finally:
             await hub.closed(session)
             await session.stop()
+            _drop_heartbeat_callback(request)
     finally:
         hub.by_address[address] -= 1
         if hub.by_address[address] <= 0:
             del hub.by_address[address]
     return ws
+
+
+def _drop_heartbeat_callback(request: web.Request) -> None:
+    """Break the reference cycle aiohttp leaves behind a WebSocket with a heartbeat.
+
+    The connection's protocol keeps the socket's heartbeat callback after the
+    socket closes (request -> protocol -> callback -> socket -> request), so
+    without this every closed connection waits for a full garbage collection
+    to be freed, and a full collection pauses every player (docs/benchmarks.md,
+    "The paced tail"). tests/server/test_limits_security.py checks no cycle is left.
+    """
+    protocol = request.protocol
+    if getattr(protocol, "_data_received_cb", None) is not None:
+        protocol._data_received_cb = None
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -660,12 +675,12 @@ GC_THRESHOLDS = (100_000, 50, 20)
 async def _collect_every(seconds: float) -> None:
     """A full garbage collection every ``seconds``.
 
-    A closed connection leaves aiohttp's request, handler and transport in
-    reference cycles that only a full collection frees, and GC_THRESHOLDS
-    make full collections rare: under heavy reconnect traffic memory climbed
-    for a quarter of an hour before the first one (docs/benchmarks.md, Soak).
-    One a minute keeps that bounded; it takes milliseconds, since what existed
-    at start-up is frozen out of it.
+    GC_THRESHOLDS make full collections rare, so garbage in reference cycles
+    would wait a long time for one. The server makes none that we know of
+    (closed connections are freed at once: _drop_heartbeat_callback); this is
+    the safety net for any other, and it is rare because a full collection of
+    a loaded server pauses every player for a fifth of a second or more
+    (docs/benchmarks.md, "The paced tail").
     """
     while True:
         await asyncio.sleep(seconds)
