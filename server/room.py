@@ -395,7 +395,7 @@ class Room:
         room.seats = []
         for player, contribution in zip(players, last.contributions, strict=True):
             seat = Seat(player, contribution, ready=True, present=player.id not in saved.forfeited)
-            if player.bot:
+            if player.bot and player.id.startswith("bot-"):  # a server bot; a bot program is not
                 strategy = player.id.split("-")[1] if player.id.count("-") >= 2 else ""
                 seed = f"{room.id}/{player.id}"
                 try:
