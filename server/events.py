@@ -213,9 +213,19 @@ class TournamentStatus:
     at_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentSnapshot:
+    """Everything a director knows (``Director.snapshot``), stored whenever it changes
+    so that a restarted server rebuilds the tournament (``Director.restore``)."""
+
+    tournament_id: str
+    state: dict[str, object]  # JSON-able
+    at_ms: int
+
+
 TournamentEvent = (
     TournamentCreated | TournamentEntry | TournamentRoundBegan | TournamentTableChanged
-    | TournamentRoundEnded | TournamentStatus
+    | TournamentRoundEnded | TournamentStatus | TournamentSnapshot
 )  # fmt: skip
 
 

@@ -16,15 +16,22 @@ same seat contribution (:func:`round_contribution`, made from every entrant's
 contribution), so every table of the round is dealt the same cards, and round
 k's secret is revealed when the round is over (docs/fairness.md, Tournaments).
 
+Surviving a restart: whenever its state has changed, the director adds a
+:class:`~server.events.TournamentSnapshot` (:meth:`Director.snapshot`, plain
+JSON, the chain's last secret included) to its storage events, and a restarted
+server rebuilds it from the latest one (:meth:`Director.restore`), on the same
+chain, with its clocks moved on by the time it was away.
+
 This module must never await, read a clock, or touch sockets or the database.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from engine.deal import commitment
 from protocol.messages import (
@@ -49,6 +56,7 @@ from server.events import (
     TournamentEntry,
     TournamentRoundBegan,
     TournamentRoundEnded,
+    TournamentSnapshot,
     TournamentStatus,
     TournamentTableChanged,
 )
@@ -65,6 +73,7 @@ from server.tournaments.scoring import (
 )
 
 TURNS = 16
+SNAPSHOT_VERSION = 1
 PUSH_INTERVAL_MS = 1_000  # live standings go out at most this often during a round
 ROUND_MARGIN_MS = 60_000  # added to a round's longest possible play for its default clock
 
@@ -152,6 +161,43 @@ class TournamentSettings:
             bots=msg.bots,
             late_join=msg.late_join and not knockout,
             between_rounds_ms=between_rounds_ms,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "format": self.format.value,
+            "rounds": self.rounds,
+            "best_of": self.best_of,
+            "pace": self.pace.value,
+            "card_clock_ms": self.card_clock_ms,
+            "deal_clock_ms": self.deal_clock_ms,
+            "round_clock_ms": self.round_clock_ms,
+            "start_at_ms": self.start_at,
+            "max_players": self.max_players,
+            "visibility": self.visibility.value,
+            "bots": self.bots,
+            "late_join": self.late_join,
+            "between_rounds_ms": self.between_rounds_ms,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TournamentSettings:
+        return cls(
+            name=str(data["name"]),
+            format=TournamentFormat(data["format"]),
+            rounds=int(data["rounds"]),
+            best_of=int(data["best_of"]),
+            pace=Pace(data["pace"]),
+            card_clock_ms=int(data["card_clock_ms"]),
+            deal_clock_ms=int(data["deal_clock_ms"]),
+            round_clock_ms=int(data["round_clock_ms"]),
+            start_at=None if data["start_at_ms"] is None else int(data["start_at_ms"]),
+            max_players=int(data["max_players"]),
+            visibility=Visibility(data["visibility"]),
+            bots=bool(data["bots"]),
+            late_join=bool(data["late_join"]),
+            between_rounds_ms=int(data["between_rounds_ms"]),
         )
 
 
@@ -272,6 +318,7 @@ class Director:
         self._pushed_at: int | None = None
         # The command being answered: its actor gets the next push with its ref.
         self._reply: tuple[str, str | None] | None = None
+        self._stored: dict[str, object] | None = None  # the last snapshot in the events
         chain = max(settings.rounds, knockout_rounds(settings.max_players))
         self._secrets = secret_chain(root_secret, chain)
         self.commitment = commitment(self._secrets[0])
@@ -293,12 +340,208 @@ class Director:
     # Queries
 
     def take_events(self) -> list[Event]:
+        """The storage events so far; a snapshot ends them if the state has changed
+        and the lobby has carried out every request (the tables have their rooms)."""
+        if not self.over and not self.requests:
+            state = self.snapshot()
+            if state != self._stored:
+                self._stored = state
+                self.events.append(TournamentSnapshot(self.id, state, self._now))
         events, self.events = self.events, []
         return events
 
     def take_requests(self) -> list[Request]:
         requests, self.requests = self.requests, []
         return requests
+
+    # ------------------------------------------------------------------
+    # Surviving a restart
+
+    def snapshot(self) -> dict[str, object]:
+        """Everything this director knows, as JSON, for :meth:`restore`. Spectators,
+        the pending push and the command being answered are not kept: they
+        belong to connections, which a restart closes."""
+        return {
+            "version": SNAPSHOT_VERSION,
+            "id": self.id,
+            "settings": self.settings.to_json(),
+            "host": self.host.model_dump(mode="json"),
+            "invite_code": self.invite_code,
+            "root_secret": self._secrets[-1],
+            "chain": len(self._secrets),
+            "commitment": self.commitment,
+            "phase": self.phase.value,
+            "created_at": self.created_at,
+            "next_at": self.next_at,
+            "finished_at": self.finished_at,
+            "bots": self._bots,
+            "entrants": [
+                {
+                    "player": e.player.model_dump(mode="json"),
+                    "number": e.number,
+                    "contribution": e.contribution,
+                    "joined_round": e.joined_round,
+                    "strategy": e.strategy,
+                    "status": e.status,
+                    "seed": e.seed,
+                    "out_in_round": e.out_in_round,
+                }
+                for e in self.entrants.values()
+            ],
+            "rounds": [
+                {
+                    "number": r.number,
+                    "contribution": r.contribution,
+                    "started_at": r.started_at,
+                    "ends_at": r.ends_at,
+                    "finished": r.finished,
+                    "stopped": r.stopped,
+                    "tables": [
+                        {
+                            "number": t.number,
+                            "players": list(t.players),
+                            "room_id": t.room_id,
+                            "series_id": t.series_id,
+                            "status": t.status,
+                            "winner": t.winner,
+                            "points": dict(t.points),
+                            "deals": [dict(d) for d in t.deals],
+                        }
+                        for t in r.tables
+                    ],
+                }
+                for r in self.rounds
+            ],
+            "bracket": [list(slots) for slots in self.bracket],
+            "had_bye": sorted(self.had_bye),
+        }
+
+    @classmethod
+    def restore(
+        cls,
+        state: Mapping[str, Any],
+        *,
+        saved_ms: int,
+        now_ms: int,
+        room_activity: Mapping[str, int] | None = None,
+        rating_of: Callable[[str], float] | None = None,
+        known_strategy: Callable[[str], bool] | None = None,
+    ) -> Director:
+        """Rebuild a director from its :meth:`snapshot` (stored at ``saved_ms``) after a
+        restart. Trusted input: what this server stored; ValueError if it is not whole.
+
+        The round secrets are the same chain (its commitment is checked against
+        the stored one). The server's time away is not charged to any clock: the
+        round clock, the break before the next round and a scheduled start are
+        moved on by the time from the last stored sign of life (the snapshot, or
+        the latest placement or deal start at a table still playing,
+        ``room_activity`` by room id) to ``now_ms``. A round whose clock had run
+        out asks again for its tables still playing to be stopped.
+        """
+        try:
+            if state["version"] != SNAPSHOT_VERSION:
+                raise ValueError(f"snapshot version {state['version']!r}")
+            settings = TournamentSettings.from_json(state["settings"])
+            director = cls(
+                str(state["id"]),
+                settings,
+                PlayerInfo.model_validate(state["host"]),
+                now_ms=int(state["created_at"]),
+                root_secret=str(state["root_secret"]),
+                invite_code=state["invite_code"],
+                rating_of=rating_of,
+                known_strategy=known_strategy,
+            )
+            if len(director._secrets) != state["chain"]:
+                raise ValueError("the round secrets' chain has another length")
+            if director.commitment != state["commitment"]:
+                raise ValueError("the round secrets are not the committed chain")
+            director.events = []  # stored long ago
+            director.phase = Phase(state["phase"])
+            director.next_at = state["next_at"]
+            director.finished_at = state["finished_at"]
+            director._bots = int(state["bots"])
+            for e in state["entrants"]:
+                player = PlayerInfo.model_validate(e["player"])
+                director.entrants[player.id] = Entrant(
+                    player=player,
+                    number=int(e["number"]),
+                    contribution=str(e["contribution"]),
+                    joined_round=int(e["joined_round"]),
+                    strategy=str(e["strategy"]),
+                    status=str(e["status"]),
+                    seed=e["seed"],
+                    out_in_round=e["out_in_round"],
+                )
+            for r in state["rounds"]:
+                number = int(r["number"])
+                if number != len(director.rounds) + 1:
+                    raise ValueError(f"round {number} out of order")
+                tables = [
+                    Table(
+                        number=int(t["number"]),
+                        players=tuple(t["players"]),
+                        room_id=t["room_id"],
+                        series_id=t["series_id"],
+                        status=str(t["status"]),
+                        winner=t["winner"],
+                        points={str(k): int(v) for k, v in t["points"].items()},
+                        deals=[{str(k): int(v) for k, v in d.items()} for d in t["deals"]],
+                    )
+                    for t in r["tables"]
+                ]
+                director.rounds.append(
+                    Round(
+                        number,
+                        director._secrets[number - 1],
+                        str(r["contribution"]),
+                        tables,
+                        int(r["started_at"]),
+                        int(r["ends_at"]),
+                        finished=bool(r["finished"]),
+                        stopped=bool(r["stopped"]),
+                    )
+                )
+            director.bracket = [list(slots) for slots in state["bracket"]]
+            director.had_bye = set(state["had_bye"])
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"tournament snapshot incomplete: {exc!r}") from None
+        for r in director.rounds:
+            for t in r.tables:
+                if t.status == "playing" and t.room_id is not None:
+                    director._by_room[t.room_id] = (r, t)
+        director._stored = director.snapshot()
+        # The clocks: the time the server was away is not charged.
+        activity = room_activity or {}
+        seen = max([saved_ms, *(activity.get(room, saved_ms) for room in director._by_room)])
+        away = max(0, now_ms - seen)
+        if director.next_at is not None:
+            director.next_at += away
+        current = director.rounds[-1] if director.rounds else None
+        if current is not None and not current.finished:
+            if current.stopped:
+                director.requests += [
+                    StopTable(t.room_id) for t in current.open_tables() if t.room_id
+                ]
+            else:
+                current.ends_at += away
+        director._now = now_ms
+        return director
+
+    def lost_tables(self, alive: Collection[str], now_ms: int) -> list[Outbound]:
+        """After a restart: the tables still playing whose room is not in ``alive``
+        (it could not be rebuilt) end with the deals they finished, as if the
+        round clock had stopped them there (docs/tournaments.md)."""
+        self._now = now_ms
+        outs: list[Outbound] = []
+        for r in self.rounds:
+            for t in r.tables:
+                if t.status != "playing" or (t.room_id is not None and t.room_id in alive):
+                    continue
+                if t.room_id is not None:
+                    self._by_room.pop(t.room_id, None)
+                outs += self._end_table(r, t, _leader(t), now_ms)
+        return outs
 
     @property
     def over(self) -> bool:
@@ -337,22 +580,9 @@ class Director:
         return min(times) if times else None
 
     def _settings_json(self) -> dict[str, object]:
-        s = self.settings
-        return {
-            "format": s.format.value,
-            "rounds": s.rounds,
-            "best_of": s.best_of,
-            "pace": s.pace.value,
-            "card_clock_ms": s.card_clock_ms,
-            "deal_clock_ms": s.deal_clock_ms,
-            "round_clock_ms": s.round_clock_ms,
-            "start_at_ms": s.start_at,
-            "max_players": s.max_players,
-            "visibility": s.visibility.value,
-            "bots": s.bots,
-            "late_join": s.late_join,
-            "between_rounds_ms": s.between_rounds_ms,
-        }
+        settings = self.settings.to_json()
+        del settings["name"]
+        return settings
 
     def summary(self, now_ms: int) -> TournamentSummary:
         s = self.settings
@@ -834,6 +1064,9 @@ class Director:
         if found is None:
             return []
         r, t = found
+        return self._end_table(r, t, winner_id, now_ms)
+
+    def _end_table(self, r: Round, t: Table, winner_id: str | None, now_ms: int) -> list[Outbound]:
         t.status = "finished"
         if self.settings.format == TournamentFormat.DUPLICATE:
             winner_id = None  # a one-seat table wins nothing: matchpoints rank the field
@@ -1077,6 +1310,25 @@ def _table_info(t: Table) -> TournamentTable:
         winner=t.winner,
         points=dict(t.points),
     )
+
+
+def _leader(t: Table) -> str | None:
+    """The player ahead at a table on the deals it finished: deals won (the best
+    score alone), then points; None if level."""
+    if len(t.players) < 2:
+        return None
+    won = dict.fromkeys(t.players, 0)
+    for deal in t.deals:
+        best = max(deal.values(), default=0)
+        top = [p for p, score in deal.items() if score == best]
+        if len(top) == 1 and top[0] in won:
+            won[top[0]] += 1
+
+    def key(p: str) -> tuple[int, int]:
+        return (won[p], t.points.get(p, 0))
+
+    first, second = sorted(t.players, key=key, reverse=True)[:2]
+    return first if key(first) > key(second) else None
 
 
 def _record(player: PlayerInfo) -> PlayerRecord:
