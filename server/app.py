@@ -262,10 +262,26 @@ class Hub:
             task.add_done_callback(self._thinking.discard)
 
     async def resume_series(self) -> None:
-        """At start: rooms whose series was being played when the server stopped play on."""
-        for saved in await self.storage.unfinished():
-            if saved.origin == "tournament":
-                # Its tournament is not resumed (docs/tournaments.md): neither are its tables.
+        """At start: the tournaments and the series being played when the server stopped
+        go on. Tournaments first, so that their tables' rooms are claimed as the
+        lobby rebuilds them; then the tables that could not be rebuilt are ended."""
+        unfinished = await self.storage.unfinished()
+        activity = {saved.room_id: saved.last_activity_ms for saved in unfinished}
+        desk = self.lobby.tournaments
+        for stored in await self.storage.unfinished_tournaments():
+            tid = stored.tournament_id
+            try:
+                if stored.state is None:
+                    raise ValueError("no snapshot stored")
+                desk.restore(stored.state, stored.saved_ms, activity, now_ms())
+            except Exception as exc:
+                log.warning("tournament %s cannot be resumed (%s): abandoned", tid, exc)
+                await self.storage.abandon_tournament(tid)
+            else:
+                log.info("resumed tournament %s", tid)
+        for saved in unfinished:
+            if saved.origin == "tournament" and not desk.claims(saved.room_id):
+                # Its tournament is over or was not resumed: neither is the table.
                 await self.storage.abandon(saved.series_id)
                 continue
             try:
@@ -275,6 +291,7 @@ class Hub:
                 await self.storage.abandon(saved.series_id)
             else:
                 log.info("resumed series %s in room %s", saved.series_id, saved.room_id)
+        await self.apply(lambda: desk.resumed(now_ms()))
 
     def _restore(self, saved: Resumable) -> list[Outbound]:
         return self.lobby.restore(saved, now_ms())

@@ -1,4 +1,4 @@
-"""What a restarted server needs to resume the series that were being played.
+"""What a restarted server needs to resume the series and tournaments that were being played.
 
 The storage layer reads these from the database (:meth:`Storage.unfinished`);
 :meth:`server.room.Room.restore` rebuilds a room from one. Nothing here does
@@ -8,11 +8,16 @@ A series is resumable when its room, its players, every begun deal's seed and
 the hash chain's last secret are stored. Every placement that was acknowledged
 is in the database (it is committed before the ``placed`` goes out), so the
 rebuilt boards hold at least every acknowledged placement.
+
+A tournament is resumable when its director's latest snapshot is stored
+(:class:`ResumableTournament`); it is written in the same transaction as the
+table events it reflects, so it agrees with the stored series of its tables.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from server.events import PlayerRecord
 
@@ -68,3 +73,10 @@ class Resumable:
         times = [d.started_ms for d in self.deals]
         times += [p.placed_ms for d in self.deals for p in d.placements]
         return max(times)
+
+
+@dataclass(frozen=True, slots=True)
+class ResumableTournament:
+    tournament_id: str
+    state: dict[str, Any] | None  # the director's snapshot; None: none stored (an older version)
+    saved_ms: int  # when the snapshot was taken

@@ -17,6 +17,8 @@ connection (WAL mode lets it read while the writer writes).
 Series still being played when the server stopped (or died) are read back at
 the next start (:meth:`Storage.unfinished`) so that their rooms resume; one
 that cannot be resumed is marked ``abandoned`` (:meth:`Storage.abandon`).
+Tournaments being run come back from their directors' latest snapshots
+(:meth:`Storage.unfinished_tournaments`, :meth:`Storage.abandon_tournament`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from server.events import (
     SeriesEnded,
 )
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating
-from server.recovery import Resumable, StoredDeal, StoredPlacement
+from server.recovery import Resumable, ResumableTournament, StoredDeal, StoredPlacement
 from server.tournaments import store as tournament_store
 
 log = logging.getLogger(__name__)
@@ -217,7 +219,7 @@ class _Abandon:
     series_id: str
 
 
-_Write = Event | _NewPlayer | _Abandon
+_Write = Event | _NewPlayer | _Abandon | tournament_store.Abandon
 _Item = tuple[Sequence[_Write], "asyncio.Future[None]"]
 
 
@@ -367,6 +369,14 @@ class Storage:
     async def abandon(self, series_id: str) -> None:
         """Mark a series that could not be resumed, and its unfinished deal, abandoned."""
         await self._submit([_Abandon(series_id)])
+
+    async def unfinished_tournaments(self) -> list[ResumableTournament]:
+        """Every tournament being run when the server last stopped, with its snapshot."""
+        return await tournament_store.unfinished_tournaments(self._reader)
+
+    async def abandon_tournament(self, tournament_id: str) -> None:
+        """Mark a tournament that could not be resumed ``abandoned``."""
+        await self._submit([tournament_store.Abandon(tournament_id)])
 
     async def series(self, series_id: str) -> dict[str, Any] | None:
         return await series_detail(self._reader, series_id)

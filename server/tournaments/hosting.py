@@ -6,6 +6,11 @@ carries out what a director asks for (open a table as a room on the round's
 secret and start it, stop the tables a round clock overtook, make a withdrawn
 entrant leave its table), and tells a director when one of its tables has
 finished a deal or its series. The directors' storage events join the lobby's.
+
+After a restart it takes back the tournaments being run (:meth:`TournamentDesk.restore`,
+from each director's stored snapshot), claims their tables' rooms before the
+lobby rebuilds them, and once every series that could be has been rebuilt,
+ends the tables whose room could not be (:meth:`TournamentDesk.resumed`).
 """
 
 from __future__ import annotations
@@ -39,7 +44,8 @@ from server.tournaments.director import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
     from server.lobby import Lobby
 
@@ -64,6 +70,7 @@ class TournamentDesk:
         self.directors: dict[str, Director] = {}
         self._invites: dict[str, str] = {}  # invite code -> tournament id
         self._rooms: dict[str, str] = {}  # room id -> tournament id, while the table plays
+        self._restored: list[Director] = []  # taken back after a restart, until resumed()
 
     # ------------------------------------------------------------------
     # Commands
@@ -136,7 +143,6 @@ class TournamentDesk:
         while tid in self.directors:
             tid = ids.room_id()
         invite = ids.invite_code() if settings.visibility == Visibility.PRIVATE else None
-        ratings = self.lobby.ratings
         director = Director(
             tid,
             settings,
@@ -144,13 +150,20 @@ class TournamentDesk:
             now_ms=now_ms,
             root_secret=ids.server_secret(),
             invite_code=invite,
-            rating_of=lambda pid: ratings.get(pid, settings.pace.value).rating,
+            rating_of=self._rating_of(settings.pace.value),
             known_strategy=self._known_strategy,
         )
-        self.directors[tid] = director
-        if invite is not None:
-            self._invites[invite] = tid
+        self._add(director)
         return director
+
+    def _add(self, director: Director) -> None:
+        self.directors[director.id] = director
+        if director.invite_code is not None:
+            self._invites[director.invite_code] = director.id
+
+    def _rating_of(self, pace: str) -> Callable[[str], float]:
+        ratings = self.lobby.ratings
+        return lambda pid: ratings.get(pid, pace).rating
 
     def _known_strategy(self, name: str) -> bool:
         bots = self.lobby.bots
@@ -230,6 +243,55 @@ class TournamentDesk:
             if pid not in lobby.online:  # the grace period starts; then the server plays it
                 outs += room.set_connected(pid, False, now_ms)
         return outs + lobby._after(room, now_ms)
+
+    # ------------------------------------------------------------------
+    # After a restart
+
+    def restore(
+        self,
+        state: Mapping[str, Any],
+        saved_ms: int,
+        room_activity: Mapping[str, int],
+        now_ms: int,
+    ) -> Director:
+        """Take back a tournament from its stored snapshot (ValueError: cannot) and
+        claim its tables' rooms, which the lobby rebuilds next (Lobby.restore)."""
+        settings = state.get("settings")
+        pace = settings.get("pace") if isinstance(settings, dict) else None
+        director = Director.restore(
+            state,
+            saved_ms=saved_ms,
+            now_ms=now_ms,
+            room_activity=room_activity,
+            rating_of=self._rating_of(str(pace)),
+            known_strategy=self._known_strategy,
+        )
+        if director.id in self.directors:
+            raise ValueError(f"tournament {director.id} is already running")
+        self._add(director)
+        for room_id in director.room_ids():
+            self._rooms[room_id] = director.id
+        self._restored.append(director)
+        return director
+
+    def claims(self, room_id: str) -> bool:
+        """Is ``room_id`` a table of a tournament being run?"""
+        return room_id in self._rooms
+
+    def resumed(self, now_ms: int) -> list[Outbound]:
+        """Every series that could be rebuilt has been: the tables whose room was
+        not are ended (Director.lost_tables), and the restored directors carry on."""
+        outs: list[Outbound] = []
+        restored, self._restored = self._restored, []
+        for director in restored:
+            for room_id in director.room_ids():
+                if room_id not in self.lobby.rooms:
+                    log.warning("tournament %s: table in room %s was not rebuilt: ended",
+                                director.id, room_id)  # fmt: skip
+                    self._rooms.pop(room_id, None)
+            outs += director.lost_tables(self.lobby.rooms.keys(), now_ms)
+            outs += self._run(director, now_ms)
+        return outs
 
     # ------------------------------------------------------------------
     # What the lobby tells the desk

@@ -14,6 +14,7 @@ import io
 import json
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import aiosqlite
@@ -24,9 +25,11 @@ from server.events import (
     TournamentEntry,
     TournamentRoundBegan,
     TournamentRoundEnded,
+    TournamentSnapshot,
     TournamentStatus,
     TournamentTableChanged,
 )
+from server.recovery import ResumableTournament
 
 TOURNAMENT_SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -77,23 +80,39 @@ CREATE TABLE IF NOT EXISTS tournament_tables (
     PRIMARY KEY (tournament_id, round, table_no)
 );
 CREATE INDEX IF NOT EXISTS tournament_tables_series ON tournament_tables (series_id);
+CREATE TABLE IF NOT EXISTS tournament_snapshots (
+    tournament_id  TEXT PRIMARY KEY,
+    state          TEXT NOT NULL,  -- JSON: the director's state (Director.snapshot)
+    saved_ms       INTEGER NOT NULL
+);
 """
 
-# Tournaments live in memory: one still running when the server stopped is over.
-ABANDON_SQL = (
-    "UPDATE tournaments SET status = 'abandoned'"
-    " WHERE status NOT IN ('finished', 'cancelled', 'abandoned')"
-)
+RUNNING = "status NOT IN ('finished', 'cancelled', 'abandoned')"
+
+
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    """A tournament that cannot be resumed after a restart is over: ``abandoned``."""
+
+    tournament_id: str
 
 
 def init(db: sqlite3.Connection) -> None:
     db.executescript(TOURNAMENT_SCHEMA)
-    db.execute(ABANDON_SQL)
 
 
-def apply(db: sqlite3.Connection, event: Event) -> bool:
+def apply(db: sqlite3.Connection, event: Event | Abandon) -> bool:
     """Write a tournament event; False for any other event."""
     match event:
+        case TournamentSnapshot():
+            db.execute(
+                "INSERT OR REPLACE INTO tournament_snapshots VALUES (?, ?, ?)",
+                (event.tournament_id, json.dumps(event.state), event.at_ms),
+            )
+        case Abandon(tournament_id=tid):
+            db.execute(f"UPDATE tournaments SET status = 'abandoned' WHERE id = ? AND {RUNNING}",
+                       (tid,))  # fmt: skip
+            db.execute("DELETE FROM tournament_snapshots WHERE tournament_id = ?", (tid,))
         case TournamentCreated():
             h = event.host
             db.execute(
@@ -161,6 +180,9 @@ def apply(db: sqlite3.Connection, event: Event) -> bool:
                     "UPDATE tournaments SET standings = ?, finished_ms = ? WHERE id = ?",
                     (json.dumps(list(event.standings)), event.at_ms, event.tournament_id),
                 )
+                # Over: nothing is left to resume (and the snapshot holds the chain's root).
+                db.execute("DELETE FROM tournament_snapshots WHERE tournament_id = ?",
+                           (event.tournament_id,))  # fmt: skip
         case _:
             return False
     return True
@@ -174,6 +196,26 @@ async def _rows(db: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> list
     db.row_factory = aiosqlite.Row
     async with db.execute(sql, args) as cur:
         return list(await cur.fetchall())
+
+
+async def unfinished_tournaments(db: aiosqlite.Connection) -> list[ResumableTournament]:
+    """Every tournament being run when the server last stopped, oldest first, with
+    its director's latest snapshot (None if none was stored)."""
+    rows = await _rows(
+        db,
+        "SELECT t.id, s.state, s.saved_ms FROM tournaments t"
+        " LEFT JOIN tournament_snapshots s ON s.tournament_id = t.id"
+        f" WHERE t.{RUNNING} ORDER BY t.created_ms",
+        (),
+    )
+    return [
+        ResumableTournament(
+            r["id"],
+            None if r["state"] is None else json.loads(r["state"]),
+            r["saved_ms"] or 0,
+        )
+        for r in rows
+    ]
 
 
 def _player(row: aiosqlite.Row, prefix: str = "") -> dict[str, Any]:
