@@ -1,6 +1,7 @@
-"""Kill the real server process while it runs a tournament, mid-deal and again between
-rounds, start it again on the same database: the tournament comes back and plays
-to its end, with every acknowledged placement and its committed round secrets."""
+"""Kill the real server process while it runs a tournament, mid-deal (SIGKILL) and
+again between rounds (SIGTERM), start it again on the same database each time: the
+tournament comes back and plays to its end, with every acknowledged placement and
+its committed round secrets."""
 
 from __future__ import annotations
 
@@ -41,9 +42,9 @@ async def place_cards(client: Client, count: int, pick: int) -> tuple[str, dict[
     return room_id, acked
 
 
-async def kill(process: subprocess.Popen[str], *clients: Client) -> None:
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+async def kill(process: subprocess.Popen[str], *clients: Client, sig: int = signal.SIGKILL) -> None:
+    process.send_signal(sig)
+    assert process.wait(timeout=15) == (0 if sig == signal.SIGTERM else -sig)
     for c in clients:
         with pytest.raises(websockets.ConnectionClosed):
             while True:
@@ -73,7 +74,9 @@ async def until_round_over(client: Client, number: int, pick: int) -> dict[str, 
                 return t
 
 
-async def test_a_tournament_survives_sigkill_mid_round_and_between_rounds(tmp_path: Path) -> None:
+async def test_a_tournament_survives_sigkill_mid_round_and_sigterm_between_rounds(
+    tmp_path: Path,
+) -> None:
     db = tmp_path / "cup.db"
     with server_process(db) as (process, live):
         alice, bob = await signed_in(live, "alice"), await signed_in(live, "bob")
@@ -119,7 +122,7 @@ async def test_a_tournament_survives_sigkill_mid_round_and_between_rounds(tmp_pa
         between = await asyncio.gather(until_round_over(alice, 1, 0), until_round_over(bob, 1, 2))
         assert between[0]["status"] == "playing" and between[0]["next_round_ms"] is not None
         killed_at = time.monotonic()
-        await kill(process, alice, bob)
+        await kill(process, alice, bob, sig=signal.SIGTERM)  # a clean stop this time
 
     with server_process(db) as (process, live):
         (alice, a_t), (bob, b_t) = await back(live, tokens[0]), await back(live, tokens[1])
