@@ -881,7 +881,11 @@ class PlainClient:
             if not found:
                 raise SessionError(f"no entrant {who} in {tid} (see: tournament {tid})")
             player_id = found[0]
-        await self.request(ManageTournament(tournament_id=tid, action=action, player_id=player_id))
+        await self.request(
+            ManageTournament.model_validate(
+                {"tournament_id": tid, "action": action, "player_id": player_id}
+            )
+        )
 
     async def cmd_addbots(self, args: list[str]) -> None:
         if not 1 <= len(args) <= 3:

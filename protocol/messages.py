@@ -905,7 +905,7 @@ def _is_int(value: object) -> bool:
 def placed_message(
     room_id: str, turn: int, cell: str, card: str, auto: bool, ref: str | None
 ) -> Prepared | Placed:
-    fields = {
+    fields: dict[str, Any] = {
         "room_id": room_id,
         "turn": turn,
         "cell": cell,
@@ -939,7 +939,7 @@ def card_message(
     legal_text: str | None = None,
 ) -> Prepared | CardDealt:
     """``legal_text``: ``legal_json(legal)``, when the caller keeps it (a room caches it)."""
-    fields = {
+    fields: dict[str, Any] = {
         "room_id": room_id,
         "turn": turn,
         "card": card,
@@ -970,7 +970,7 @@ def progress_message(
     connected: dict[str, bool],
     deadline_ms: int | None,
 ) -> Prepared | Progress:
-    fields = {
+    fields: dict[str, Any] = {
         "room_id": room_id,
         "turn": turn,
         "placed": placed,

@@ -161,7 +161,7 @@ class CribApp(App[int]):
                 self.refused(msg.reason)
             elif isinstance(msg, ChallengeUpdate) and msg.state != "offered":
                 self.tell(lines[0] if lines else f"challenge {msg.state}")
-            self._log(lines)
+            self._show_log(lines)
             self.refresh_views()
         except Exception as exc:  # a drawing bug must not cost the connection
             self.log.error(f"redraw failed on {msg.type}: {exc!r}")
@@ -175,10 +175,10 @@ class CribApp(App[int]):
             self.notify(f"Connection lost: {note or 'reconnecting'}", severity="warning", timeout=3)
         elif state == Connection.ONLINE and was == Connection.RECONNECTING:
             self.notify("Reconnected", timeout=3)
-        self._log(lines)
+        self._show_log(lines)
         self.refresh_views()
 
-    def _log(self, lines: list[str]) -> None:
+    def _show_log(self, lines: list[str]) -> None:
         self.log_lines += lines
         del self.log_lines[:-500]
         screen = self.screen

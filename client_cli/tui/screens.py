@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
+from textual.coordinate import Coordinate
 from textual.events import Key
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
@@ -342,7 +343,7 @@ q        quit"""
         if not self.model.rooms or table.cursor_row < 0:
             self.crib.tell("no room chosen: press n to create one")
             return
-        row_key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key
+        row_key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key
         if row_key.value:
             self.crib.join_room(room_id=row_key.value)
 

@@ -17,6 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
+from textual.coordinate import Coordinate
 from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
@@ -152,7 +153,7 @@ Escape   back to the lobby"""
         if not self.model.tournament_list or table.cursor_row < 0:
             self.crib.tell("no tournament chosen: press n to host one")
             return None
-        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         return str(key) if key else None
 
     def action_refresh(self) -> None:
@@ -546,7 +547,7 @@ a        add server bots (strategy and how many)"""
         if view is None or not view.info.standings or table.cursor_row < 0:
             self.crib.tell("choose a player in the standings first (↑ ↓)")
             return
-        pid = str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value)
+        pid = str(table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value)
         entrant = view.entrant(pid)
         if entrant is None or entrant.status != "active":
             self.crib.tell("only an active entrant can be removed")
