@@ -239,7 +239,10 @@ async def test_knockout_bracket_best_of_three(tmp_path: Path) -> None:
         await same_deal_on_every_table(live, stored)
         seeds = {e["player"]["id"]: e["seed"] for e in stored["entries"]}
         assert sorted(seeds.values()) == [1, 2, 3, 4, 5]  # all rated 1500: registration order
-        # Every match's winner, recomputed from its deals: deals won, then points, then seed.
+        # Every match's winner, recomputed from its deals: deals won, then points, then
+        # (a race) time used, then seed.
+        boards = (await get(live, f"/api/tournaments/{tid}/export?format=json"))["boards"]
+        used = {(b["match_id"], b["player"]["id"]): b["time_used_ms"] for b in boards}
         out: dict[str, int] = {}
         for r in stored["rounds"]:
             for t in r["tables"]:
@@ -248,7 +251,8 @@ async def test_knockout_bracket_best_of_three(tmp_path: Path) -> None:
                 a, b = t["players"]
                 won = {p: sum(d["results"][p]["rank"] == 1 for d in t["deals"]) for p in (a, b)}
                 pts = {p: sum(d["results"][p]["score"] for d in t["deals"]) for p in (a, b)}
-                key = {p: (won[p], pts[p], -seeds[p]) for p in (a, b)}
+                time_ = {p: sum(used[d["match_id"], p] for d in t["deals"]) for p in (a, b)}
+                key = {p: (won[p], pts[p], -time_[p], -seeds[p]) for p in (a, b)}
                 winner = max((a, b), key=lambda p: key[p])
                 assert t["winner_id"] == winner and 2 <= len(t["deals"]) <= 3
                 out[a if winner == b else b] = r["round"]
