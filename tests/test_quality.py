@@ -1,4 +1,5 @@
-"""Lint and types are part of the test command: ruff on the tree, mypy --strict on engine/."""
+"""Lint and types are part of the test command: ruff on the tree, mypy --strict on engine/,
+mypy on the server, the protocol and the client."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ def test_ruff_check() -> None:
 
 def test_mypy_strict_engine() -> None:
     result = _run("mypy", "--strict", "engine")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_server_protocol_client() -> None:
+    result = _run("mypy", "server", "protocol", "client_cli")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -31,7 +31,7 @@ import hashlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal, get_args
 
 from engine.deal import commitment
 from protocol.messages import (
@@ -73,6 +73,9 @@ from server.tournaments.scoring import (
 )
 
 TURNS = 16
+
+EntrantStatus = Literal["active", "withdrawn", "removed", "eliminated"]
+_ENTRANT_STATUSES: dict[str, EntrantStatus] = {s: s for s in get_args(EntrantStatus)}
 SNAPSHOT_VERSION = 1
 PUSH_INTERVAL_MS = 1_000  # live standings go out at most this often during a round
 ROUND_MARGIN_MS = 60_000  # added to a round's longest possible play for its default clock
@@ -249,7 +252,7 @@ class Entrant:
     contribution: str
     joined_round: int
     strategy: str = ""  # a server bot entrant's strategy
-    status: str = "active"  # active, withdrawn, removed, eliminated
+    status: EntrantStatus = "active"
     seed: int | None = None
     out_in_round: int | None = None  # knockout: the round it lost (or left) in
 
@@ -279,6 +282,13 @@ class Round:
 
     def open_tables(self) -> list[Table]:
         return [t for t in self.tables if t.status == "playing"]
+
+
+def _entrant_status(value: object) -> EntrantStatus:
+    """An entrant's status read back from a snapshot (ValueError: not one)."""
+    if not isinstance(value, str) or value not in _ENTRANT_STATUSES:
+        raise ValueError(f"no entrant status {value!r}")
+    return _ENTRANT_STATUSES[value]
 
 
 class Director:
@@ -469,7 +479,7 @@ class Director:
                     contribution=str(e["contribution"]),
                     joined_round=int(e["joined_round"]),
                     strategy=str(e["strategy"]),
-                    status=str(e["status"]),
+                    status=_entrant_status(e["status"]),
                     seed=e["seed"],
                     out_in_round=e["out_in_round"],
                 )
@@ -638,7 +648,7 @@ class Director:
             entrants=[
                 TournamentEntrant(
                     player=e.player, status=e.status, joined_round=e.joined_round, seed=e.seed
-                )  # type: ignore[arg-type]
+                )
                 for e in self.entrants.values()
             ],
             standings=self.standings(),
@@ -921,7 +931,7 @@ class Director:
 
         return self._command(player.id, ref, now_ms, act)
 
-    def _drop(self, entrant: Entrant, status: str, now_ms: int) -> None:
+    def _drop(self, entrant: Entrant, status: EntrantStatus, now_ms: int) -> None:
         pid = entrant.player.id
         entrant.status = status
         current = self.rounds[-1] if self.rounds else None
