@@ -378,6 +378,9 @@ class ClientModel:
         self.last_error: ErrorMessage | None = None
         self.series: SeriesInfo | None = None  # the room's series, as last told
         self.next_deal: Clock | None = None  # until the next deal of the series starts
+        # The last "match in progress" line: after a reconnect the server pushes the
+        # room's state and the client's resync asks for it again; say it once.
+        self._in_progress_note: str | None = None
         self.secrets: dict[int, str] = {}  # deal number -> server secret revealed, this series
         self.queue: Queued | None = None  # waiting for a quick-play opponent
         self.bot_after_ms: int | None = None  # what the last quick-play request asked for
@@ -1058,10 +1061,13 @@ class ClientModel:
         if msg.result is not None and match.result is None:
             lines += self._on_MatchResult(msg.result, now)
         elif match.result is None and match.card is not None:
-            lines.append(
+            note = (
                 f"match in progress: card {match.turn}/16 is {match.card}; "
                 f"legal: {' '.join(match.legal)}"
             )
+            if note != self._in_progress_note:
+                lines.append(note)
+            self._in_progress_note = note
         return lines
 
 

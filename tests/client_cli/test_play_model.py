@@ -200,11 +200,16 @@ def test_a_snapshot_resumes_the_match_where_it_stands() -> None:
             time_used_ms=0,
         ),
     )
-    model.apply(snapshot, 100.0)
+    lines = model.apply(snapshot, 100.0)
+    assert "match in progress: card 2/16 is 6H; legal: b1 a2 b2" in lines
     assert model.view == View.GAME
     m = model.match
     assert m is not None and m.card == "6H" and m.turn == 2 and m.cells[0] == "5H"
     assert m.clock is not None and m.clock.left_ms(101.0) == 11000
+    # After a reconnect the server pushes the room's state and the client's resync
+    # asks for it again: the log says where the match stands once.
+    again = model.apply(snapshot, 101.0)
+    assert not any(line.startswith("match in progress") for line in again)
 
 
 def test_a_closed_room_sends_the_player_back_to_the_lobby() -> None:
