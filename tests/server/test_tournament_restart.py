@@ -18,7 +18,7 @@ import pytest
 import websockets
 
 from tests.server.live import Client, Live, server_process, signed_in
-from tests.server.test_tournaments_live import check_round_secrets, play_tournament
+from tests.server.test_tournaments_live import check_round_secrets, play_tournament, play_until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -62,16 +62,11 @@ async def back(live: Live, token: str | None) -> tuple[Client, dict[str, Any]]:
 
 async def until_round_over(client: Client, number: int, pick: int) -> dict[str, Any]:
     """Play every card dealt until round ``number`` is over; return the tournament then."""
-    while True:
-        message = await client.recv(timeout=30)
-        if message["type"] == "card":
-            legal = message["legal"]
-            await client.send(type="place", room_id=message["room_id"], turn=message["turn"],
-                              cell=legal[min(pick, len(legal) - 1)])  # fmt: skip
-        elif message["type"] == "tournament":
-            t = message["tournament"]
-            if len(t["history"]) >= number and t["history"][number - 1]["status"] == "finished":
-                return t
+
+    def over(t: dict[str, Any]) -> bool:
+        return len(t["history"]) >= number and t["history"][number - 1]["status"] == "finished"
+
+    return await play_until(client, pick, over)
 
 
 async def test_a_tournament_survives_sigkill_mid_round_and_sigterm_between_rounds(

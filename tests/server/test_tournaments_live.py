@@ -10,6 +10,7 @@ import hashlib
 import io
 import json
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,22 +32,32 @@ def sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-async def play_tournament(client: Client, pick: int = 0, stop_at_round: int = 0) -> dict[str, Any]:
-    """Place every card dealt, in whatever table, until the tournament is over;
-    return its last state. ``stop_at_round``: close the socket when that round starts."""
+async def play_until(
+    client: Client, pick: int, done: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
+    """Place every card dealt, in whatever table (the legal cell at index ``pick``),
+    until a ``tournament`` update satisfies ``done``; return that tournament."""
     while True:
         message = await client.recv(timeout=30)
         if message["type"] == "card":
             legal = message["legal"]
             await client.send(type="place", room_id=message["room_id"], turn=message["turn"],
                               cell=legal[min(pick, len(legal) - 1)])  # fmt: skip
-        elif message["type"] == "tournament":
-            t = message["tournament"]
-            if t["status"] in ("finished", "cancelled"):
-                return t
-            if stop_at_round and t["round"] >= stop_at_round:
-                await client.close()
-                return t
+        elif message["type"] == "tournament" and done(message["tournament"]):
+            return message["tournament"]
+
+
+async def play_tournament(client: Client, pick: int = 0, stop_at_round: int = 0) -> dict[str, Any]:
+    """Play until the tournament is over and return its last state. ``stop_at_round``:
+    close the socket when that round starts."""
+
+    def done(t: dict[str, Any]) -> bool:
+        return t["status"] in ("finished", "cancelled") or 0 < stop_at_round <= t["round"]
+
+    t = await play_until(client, pick, done)
+    if t["status"] not in ("finished", "cancelled"):
+        await client.close()
+    return t
 
 
 async def host_with_bots(
