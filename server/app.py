@@ -279,6 +279,21 @@ class Hub:
                 await self.storage.abandon_tournament(tid)
             else:
                 log.info("resumed tournament %s", tid)
+        # Table results newer than a tournament's snapshot are in the tables' series.
+        for tid, room_id, series_id in desk.tables_to_check():
+            series = await self.storage.series(series_id)
+            if series is None:
+                continue
+            deals = [
+                {pid: r["score"] for pid, r in deal["results"].items()}
+                for deal in series["deals"]
+                if deal["status"] == "finished"
+            ]
+            finished = series["status"] == "finished"
+            winner = series["winner_id"]
+            await self.apply(
+                functools.partial(desk.catch_up, tid, room_id, deals, finished, winner, now_ms())
+            )
         for saved in unfinished:
             if saved.origin == "tournament" and not desk.claims(saved.room_id):
                 # Its tournament is over or was not resumed: neither is the table.
@@ -455,9 +470,7 @@ def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...
     )
 
 
-def client_address(
-    remote: str | None, headers: Mapping[str, str], trusted: tuple[str, ...]
-) -> str:
+def client_address(remote: str | None, headers: Mapping[str, str], trusted: tuple[str, ...]) -> str:
     """The address a connection is counted against.
 
     The peer's address, unless the peer is a trusted reverse proxy: then the

@@ -78,6 +78,9 @@ EntrantStatus = Literal["active", "withdrawn", "removed", "eliminated"]
 _ENTRANT_STATUSES: dict[str, EntrantStatus] = {s: s for s in get_args(EntrantStatus)}
 SNAPSHOT_VERSION = 1
 PUSH_INTERVAL_MS = 1_000  # live standings go out at most this often during a round
+# A snapshot follows a change of shape (phase, round, entrants) at once; table
+# results within a round at most this often (docs/tournaments.md, restart).
+SNAPSHOT_INTERVAL_MS = 1_000
 ROUND_MARGIN_MS = 60_000  # added to a round's longest possible play for its default clock
 
 
@@ -329,6 +332,9 @@ class Director:
         # The command being answered: its actor gets the next push with its ref.
         self._reply: tuple[str, str | None] | None = None
         self._stored: dict[str, object] | None = None  # the last snapshot in the events
+        self._stored_shape: tuple[object, ...] | None = None
+        self._stored_at = now_ms
+        self._snapshot_due: int | None = None  # a change waits for the interval
         chain = max(settings.rounds, knockout_rounds(settings.max_players))
         self._secrets = secret_chain(root_secret, chain)
         self.commitment = commitment(self._secrets[0])
@@ -351,14 +357,36 @@ class Director:
 
     def take_events(self) -> list[Event]:
         """The storage events so far; a snapshot ends them if the state has changed
-        and the lobby has carried out every request (the tables have their rooms)."""
+        and the lobby has carried out every request (the tables have their rooms).
+
+        A snapshot is the whole tournament, so while only table results change
+        (a round being played) one is taken at most every SNAPSHOT_INTERVAL_MS;
+        :meth:`next_deadline` asks for a tick when a late one is due. Results that
+        came after the last snapshot are in the tables' stored series, and a
+        restart takes them from there (:meth:`catch_up`)."""
         if not self.over and not self.requests:
-            state = self.snapshot()
-            if state != self._stored:
-                self._stored = state
-                self.events.append(TournamentSnapshot(self.id, state, self._now))
+            shape = self._shape()
+            if shape != self._stored_shape or self._now - self._stored_at >= SNAPSHOT_INTERVAL_MS:
+                self._snapshot_due = None
+                state = self.snapshot()
+                if state != self._stored:
+                    self._stored, self._stored_shape, self._stored_at = state, shape, self._now
+                    self.events.append(TournamentSnapshot(self.id, state, self._now))
+            elif self._snapshot_due is None:
+                self._snapshot_due = self._stored_at + SNAPSHOT_INTERVAL_MS
         events, self.events = self.events, []
         return events
+
+    def _shape(self) -> tuple[object, ...]:
+        """What a snapshot must not wait for: everything but results within a round."""
+        return (
+            self.phase,
+            len(self.rounds),
+            self.rounds[-1].finished if self.rounds else False,
+            self.rounds[-1].stopped if self.rounds else False,
+            self.next_at,
+            tuple(e.status for e in self.entrants.values()),
+        )
 
     def take_requests(self) -> list[Request]:
         requests, self.requests = self.requests, []
@@ -521,6 +549,8 @@ class Director:
                 if t.status == "playing" and t.room_id is not None:
                     director._by_room[t.room_id] = (r, t)
         director._stored = director.snapshot()
+        director._stored_shape = director._shape()
+        director._stored_at = saved_ms
         # The clocks: the time the server was away is not charged.
         activity = room_activity or {}
         seen = max([saved_ms, *(activity.get(room, saved_ms) for room in director._by_room)])
@@ -581,7 +611,7 @@ class Director:
         return list(self._by_room)
 
     def next_deadline(self) -> int | None:
-        times = [t for t in (self._push_due,) if t is not None]
+        times = [t for t in (self._push_due, self._snapshot_due) if t is not None]
         if self.phase in (Phase.REGISTERING, Phase.BETWEEN) and self.next_at is not None:
             times.append(self.next_at)
         current = self.rounds[-1] if self.rounds else None
@@ -1066,6 +1096,32 @@ class Director:
         for pid, score in scores.items():
             t.points[pid] = t.points.get(pid, 0) + score
         return self._changed(now_ms)
+
+    def playing_tables(self) -> list[tuple[str, str]]:
+        """(room id, series id) of every table still playing."""
+        return [(room, t.series_id) for room, (_, t) in self._by_room.items() if t.series_id]
+
+    def catch_up(
+        self,
+        room_id: str,
+        deals: Sequence[Mapping[str, int]],
+        finished: bool,
+        winner_id: str | None,
+        now_ms: int,
+    ) -> list[Outbound]:
+        """After a restart: the deals of a table's stored series (scores in deal
+        order) that came after the snapshot count now, and a series that was over
+        ends the table, as they would have when they happened."""
+        found = self._by_room.get(room_id)
+        if found is None:
+            return []
+        _, t = found
+        outs: list[Outbound] = []
+        for scores in deals[len(t.deals) :]:
+            outs += self.deal_ended(room_id, dict(scores), now_ms)
+        if finished:
+            outs += self.table_ended(room_id, winner_id, now_ms)
+        return outs
 
     def table_ended(self, room_id: str, winner_id: str | None, now_ms: int) -> list[Outbound]:
         """A table's series is over (``winner_id`` None: a draw)."""

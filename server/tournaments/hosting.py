@@ -274,6 +274,29 @@ class TournamentDesk:
         self._restored.append(director)
         return director
 
+    def tables_to_check(self) -> list[tuple[str, str, str]]:
+        """(tournament id, room id, series id) of every table the tournaments taken
+        back think is still playing: their stored series may know more."""
+        return [(d.id, room, series) for d in self._restored for room, series in d.playing_tables()]
+
+    def catch_up(
+        self,
+        tournament_id: str,
+        room_id: str,
+        deals: list[dict[str, int]],
+        finished: bool,
+        winner_id: str | None,
+        now_ms: int,
+    ) -> list[Outbound]:
+        """A table's stored series, read at start (Director.catch_up)."""
+        director = self.directors.get(tournament_id)
+        if director is None:
+            return []
+        outs = director.catch_up(room_id, deals, finished, winner_id, now_ms)
+        if finished:
+            self._rooms.pop(room_id, None)
+        return outs + self._run(director, now_ms)
+
     def claims(self, room_id: str) -> bool:
         """Is ``room_id`` a table of a tournament being run?"""
         return room_id in self._rooms

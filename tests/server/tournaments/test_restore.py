@@ -27,6 +27,7 @@ from server.lobby import Lobby, LobbyConfig
 from server.room import Room
 from server.storage import Storage, StoredPlayer
 from server.tournaments.director import (
+    SNAPSHOT_INTERVAL_MS,
     Director,
     Forfeit,
     OpenTable,
@@ -162,7 +163,10 @@ def test_a_restored_director_is_the_same_and_goes_on_the_same(
     for op in preamble + before:
         now += 700
         step(original, tables, op, now)
+    now += SNAPSHOT_INTERVAL_MS  # what changed is in the snapshot
+    step(original, tables, ("tick", 0, 0), now)
     original.take_events()
+    assert original.over or original._stored == original.snapshot()
     state = json.loads(json.dumps(original.snapshot()))  # as stored: plain JSON
     copy = Director.restore(state, saved_ms=now, now_ms=now)
     assert observed(copy, now) == observed(original, now)
@@ -361,3 +365,35 @@ async def test_a_bot_programs_seat_is_resumed_like_a_persons(tmp_path: Path) -> 
     assert seat is not None and seat.bot is None and not seat.connected
     assert [p.turn for p in back.view_for(ALICE.id, 1_000).you.placements] == [1]  # type: ignore[union-attr]
     await storage.close()
+
+
+def test_results_newer_than_the_snapshot_come_from_the_tables_series() -> None:
+    """Within a round a snapshot waits up to SNAPSHOT_INTERVAL_MS; a restart reads
+    the tables' stored series for what came after it (Director.catch_up)."""
+    original, tables = new_director("swiss", 2, False), Tables()
+    now = 0
+    for op in [("register", 0, 0), ("register", 1, 0), ("register", 2, 0), ("register", 3, 0)]:
+        now += 100
+        step(original, tables, op, now)
+    now += 100
+    step(original, tables, ("start", 0, 0), now)
+    original.take_events()
+    stale = json.loads(json.dumps(original.snapshot()))
+    saved = now
+    rooms = sorted(original.room_ids())
+    first, second = rooms[0], rooms[1]
+    players = {room: original._by_room[room][1].players for room in rooms}
+    # Within the interval: one table finishes, the other has a deal; no new snapshot.
+    now += 200
+    finished_scores = {players[first][0]: 30, players[first][1]: 12}
+    original.deal_ended(first, finished_scores, now)
+    original.table_ended(first, players[first][0], now)
+    original.deal_ended(second, {players[second][0]: 7, players[second][1]: 19}, now)
+    assert not any(e.__class__.__name__ == "TournamentSnapshot" for e in original.take_events())
+
+    copy = Director.restore(stale, saved_ms=saved, now_ms=saved)  # no time away
+    assert sorted(r for r, _ in copy.playing_tables()) == rooms  # both still playing to it
+    copy.catch_up(first, [finished_scores], True, players[first][0], now)
+    copy.catch_up(second, [{players[second][0]: 7, players[second][1]: 19}], False, None, now)
+    copy.catch_up(second, [{players[second][0]: 7, players[second][1]: 19}], False, None, now)
+    assert observed(copy, now) == observed(original, now)  # and a repeat changes nothing
