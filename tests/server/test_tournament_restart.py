@@ -44,6 +44,24 @@ async def place_cards(client: Client, count: int, pick: int) -> tuple[str, dict[
     return room_id, acked
 
 
+async def start_swiss(live: Live, name: str) -> tuple[Client, Client, dict[str, Any]]:
+    """alice hosts a 2-round lockstep Swiss; alice, bob and two greedy server bots
+    enter; it starts. Returns the two people and the tournament as created."""
+    alice, bob = await signed_in(live, "alice"), await signed_in(live, "bob")
+    await alice.send(type="create_tournament", name=name, format="swiss",
+                     rounds=2, pace="lockstep", card_clock_ms=60_000)  # fmt: skip
+    created: dict[str, Any] = (await alice.until("tournament"))["tournament"]
+    for i, c in enumerate((alice, bob)):
+        await c.send(type="join_tournament", tournament_id=created["id"], contribution=f"s{i}",
+                     ref="j")  # fmt: skip
+        while (await c.until("tournament"))["ref"] != "j":
+            pass
+    await alice.send(type="add_tournament_bot", tournament_id=created["id"], strategy="greedy",
+                     count=2)  # fmt: skip
+    await alice.send(type="manage_tournament", tournament_id=created["id"], action="start")
+    return alice, bob, created
+
+
 async def kill(process: subprocess.Popen[str], *clients: Client, sig: int = signal.SIGKILL) -> None:
     process.send_signal(sig)
     assert process.wait(timeout=15) == (0 if sig == signal.SIGTERM else -sig)
@@ -76,17 +94,8 @@ async def test_a_tournament_survives_sigkill_mid_round_and_sigterm_between_round
 ) -> None:
     db = tmp_path / "cup.db"
     with server_process(db) as (process, live):
-        alice, bob = await signed_in(live, "alice"), await signed_in(live, "bob")
-        await alice.send(type="create_tournament", name="restart cup", format="swiss",
-                         rounds=2, pace="lockstep", card_clock_ms=60_000, ref="c")  # fmt: skip
-        created = (await alice.until("tournament"))["tournament"]
+        alice, bob, created = await start_swiss(live, "restart cup")
         tid, committed = created["id"], created["commitment"]
-        for i, c in enumerate((alice, bob)):
-            await c.send(type="join_tournament", tournament_id=tid, contribution=f"s{i}", ref="j")
-            while (await c.until("tournament"))["ref"] != "j":
-                pass
-        await alice.send(type="add_tournament_bot", tournament_id=tid, strategy="greedy", count=2)
-        await alice.send(type="manage_tournament", tournament_id=tid, action="start")
         # Round 1, mid-deal: five cards each acknowledged, then the server dies.
         (a_room, a_acked), (b_room, b_acked) = await asyncio.gather(
             place_cards(alice, 5, 0), place_cards(bob, 5, 2)
@@ -177,16 +186,8 @@ async def test_results_newer_than_the_stored_snapshot_are_read_from_the_tables(
     round was played), and round 1 must still count in full."""
     db = tmp_path / "stale.db"
     with server_process(db) as (process, live):
-        alice, bob = await signed_in(live, "alice"), await signed_in(live, "bob")
-        await alice.send(type="create_tournament", name="stale cup", format="swiss",
-                         rounds=2, pace="lockstep", card_clock_ms=60_000)  # fmt: skip
-        tid = (await alice.until("tournament"))["tournament"]["id"]
-        for i, c in enumerate((alice, bob)):
-            await c.send(type="join_tournament", tournament_id=tid, contribution=f"s{i}", ref="j")
-            while (await c.until("tournament"))["ref"] != "j":
-                pass
-        await alice.send(type="add_tournament_bot", tournament_id=tid, strategy="greedy", count=2)
-        await alice.send(type="manage_tournament", tournament_id=tid, action="start")
+        alice, bob, created = await start_swiss(live, "stale cup")
+        tid = created["id"]
         await place_cards(alice, 1, 0)  # round 1's tables are open
         stale = stored_snapshot(db, tid)
         assert stale is not None and '"rounds": [{' in stale[0]
