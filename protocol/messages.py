@@ -21,13 +21,36 @@ import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic_core import PydanticCustomError
+
+from protocol import names
+from protocol.names import MAX_NAME, MAX_TITLE
 
 PROTOCOL_VERSION = 1
-MAX_NAME = 24
 MAX_CONTRIBUTION = 64
 
-Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=r"^[\w .\-]+$")]
+
+def _checked(check: Any) -> AfterValidator:
+    """A validator from a :mod:`protocol.names` check: its reason is the error's text."""
+
+    def validate(text: str) -> str:
+        try:
+            return str(check(text))
+        except names.BadName as exc:
+            raise PydanticCustomError("bad_name", str(exc)) from None
+
+    return AfterValidator(validate)
+
+
+# A player name (docs/protocol.md, Identity): its stored, PRECIS form.
+Name = Annotated[
+    str, Field(min_length=1, max_length=MAX_NAME), _checked(names.check_name)
+]
+# A room or tournament name: printable text, trimmed.
+Title = Annotated[
+    str, Field(min_length=1, max_length=MAX_TITLE), _checked(names.check_title)
+]
 RoomId = Annotated[str, Field(min_length=1, max_length=32)]
 CardText = Annotated[str, Field(min_length=2, max_length=3)]
 CellName = Annotated[str, Field(min_length=2, max_length=2)]
@@ -94,7 +117,7 @@ class CreateRoom(_Message):
     ``rated`` (two seats, no guests, no bots) moves the players' ratings."""
 
     type: Literal["create_room"] = "create_room"
-    name: Annotated[str, Field(min_length=1, max_length=40)]
+    name: Title
     visibility: Visibility = Visibility.PUBLIC
     seats: Annotated[int, Field(ge=1, le=8)] = 2
     pace: Pace = Pace.LOCKSTEP
@@ -258,7 +281,7 @@ class CreateTournament(_Message):
     a round may last (None: the longest its deals can take, plus a minute)."""
 
     type: Literal["create_tournament"] = "create_tournament"
-    name: Annotated[str, Field(min_length=1, max_length=40)]
+    name: Title
     format: TournamentFormat = TournamentFormat.DUPLICATE
     rounds: Annotated[int, Field(ge=1, le=20)] = 5
     best_of: BestOf = 1
@@ -385,6 +408,9 @@ class SeriesInfo(_Message):
     deal: int  # the deal being played, or the last one played
     standings: list[SeriesStanding]
     finished: bool = False
+    # Rated, and a side placed no card of the first deal itself: over, rated for
+    # nobody, no winner (docs/ratings.md). (Added in protocol 1, optional.)
+    aborted: bool = False
     winner: PlayerInfo | None = None
     next_deal_ms: int | None = None  # time until the next deal starts
 

@@ -43,7 +43,8 @@ from protocol.messages import (
     dump_server,
     parse_client,
 )
-from server import errors
+from protocol.names import reserved
+from server import errors, identity
 from server.bots import BotPool, bot_factory
 from server.limits import TokenBucket
 from server.lobby import Lobby, LobbyConfig
@@ -75,14 +76,19 @@ class ServerConfig:
     between_deals_ms: int = 8_000  # a series' results stay up this long before the next deal
     challenge_ttl_ms: int = 60_000  # an unanswered challenge expires
     between_rounds_ms: int = 10_000  # a tournament's pause between two rounds
-    tournament_admins: tuple[str, ...] = ()  # player names that may run any tournament
+    # Registered people who may run any tournament: player ids, or names resolved once
+    # at start to the id of the person holding the name (server.identity.resolve_admins).
+    tournament_admins: tuple[str, ...] = ()
     max_connections_per_address: int = 32  # concurrent WebSockets from one remote address
     # Reverse proxies (their addresses) whose X-Forwarded-For names the client:
     # connections through them are counted per client address, not per proxy.
     trusted_proxies: tuple[str, ...] = ()
     # Browser pages from these origins (e.g. "https://play.example.org") may open
-    # the WebSocket besides pages served from the server's own host.
+    # the WebSocket besides pages from the address the server listens on.
     allowed_origins: tuple[str, ...] = ()
+    # The addresses people reach the server by (e.g. "https://play.example.org" behind
+    # a proxy): pages from their origins may open the WebSocket too.
+    public_urls: tuple[str, ...] = ()
     heartbeat_s: float = 30.0
     # `serve` runs a full garbage collection this often (0: never; see _collect_every).
     full_collection_s: float = 600.0
@@ -404,13 +410,19 @@ class Hub:
                 raise errors.NameRequired("a new player needs a name (or say guest: true)")
             else:
                 name = hello.name
+            if not hello.guest and reserved(name):
+                raise errors.NameTaken(
+                    f"the name {name!r} is kept for the server's guests and bots; pick another"
+                )
             issued = secrets.token_urlsafe(32)
             digest = token_hash(issued)
             stored = StoredPlayer(f"p-{secrets.token_hex(6)}", name, hello.guest, hello.bot)
             try:
                 await self.storage.create_player(stored, digest)
             except NameInUse:
-                raise errors.NameTaken(f"the name {name!r} is taken; pick another") from None
+                raise errors.NameTaken(
+                    f"the name {name!r} is taken, or looks like one that is; pick another"
+                ) from None
         self._players[digest] = stored
         if session.player is not None:  # a second hello raced the first one
             raise errors.AlreadyIdentified("this connection has already said hello")
@@ -450,24 +462,55 @@ HUB = web.AppKey("hub", Hub)
 # HTTP handlers
 
 
-def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
-    """May a page from ``origin`` open the WebSocket of the server reached as ``host``?
+Origin = tuple[str, str, int]  # scheme, host, port: what browsers compare
+
+
+def parse_origin(url: str) -> Origin | None:
+    """``url``'s origin (``ws``/``wss`` read as ``http``/``https``); None if it has none."""
+    try:
+        parts = urlsplit(url.strip())
+        scheme = {"ws": "http", "wss": "https"}.get(parts.scheme.lower(), parts.scheme.lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return (scheme, parts.hostname.lower(), port or (443 if scheme == "https" else 80))
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def own_origins(config: ServerConfig, port: int) -> frozenset[Origin]:
+    """The origins of pages the server trusts: from the address it listens on (every
+    loopback name when that is loopback or every interface), from each public URL
+    and each allowed origin. Never from anything a request says."""
+    host = config.host.strip("[]").lower()
+    hosts = {host}
+    if host in LOOPBACK or host.startswith("127.") or host in ("", "0.0.0.0", "::"):
+        hosts = (hosts | set(LOOPBACK)) - {"", "0.0.0.0", "::"}
+    found = {("http", h, port) for h in hosts}
+    for url in (*config.public_urls, *config.allowed_origins):
+        origin = parse_origin(url)
+        if origin is not None:
+            found.add(origin)
+    return frozenset(found)
+
+
+def origin_allowed(origin: str | None, trusted: frozenset[Origin]) -> bool:
+    """May a page from ``origin`` open the WebSocket?
 
     Browsers send ``Origin`` with every WebSocket upgrade; other clients send
-    none and are welcome. A page served from the server's own host (same host
-    and port) is allowed, and so is any origin in ``allowed``; every other page
-    is refused, so that a foreign site cannot act as its visitor's player.
+    none and are welcome. A page from one of the server's own origins
+    (:func:`own_origins`) is allowed; every other page is refused, so that a
+    foreign site cannot act as its visitor's player. The request's ``Host`` is
+    not consulted: a page on a name that an attacker points at the server (DNS
+    rebinding) sends a matching ``Host``.
     """
     if origin is None:
         return True
-    if origin in allowed:
-        return True
-    parts = urlsplit(origin)
-    return (
-        parts.scheme in ("http", "https")
-        and host is not None
-        and parts.netloc.lower() == host.lower()
-    )
+    parsed = parse_origin(origin)
+    return parsed is not None and parsed in trusted
 
 
 def client_address(remote: str | None, headers: Mapping[str, str], trusted: tuple[str, ...]) -> str:
@@ -490,7 +533,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     hub = request.app[HUB]
     config = hub.config
     origin = request.headers.get("Origin")
-    if not origin_allowed(origin, request.host, config.allowed_origins):
+    if origin is not None and not origin_allowed(origin, own_origins(config, _local_port(request))):
         raise web.HTTPForbidden(text=f"WebSocket connections from {origin} are not allowed\n")
     address = client_address(request.remote, request.headers, config.trusted_proxies)
     if hub.by_address[address] >= config.max_connections_per_address:
@@ -529,6 +572,15 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         if hub.by_address[address] <= 0:
             del hub.by_address[address]
     return ws
+
+
+def _local_port(request: web.Request) -> int:
+    """The port this connection reached the server on (its socket's, not a header's)."""
+    transport = request.transport
+    sockname = transport.get_extra_info("sockname") if transport is not None else None
+    if isinstance(sockname, tuple) and len(sockname) >= 2:
+        return int(sockname[1])
+    return request.app[CONFIG].port
 
 
 def _drop_heartbeat_callback(request: web.Request) -> None:
@@ -645,6 +697,11 @@ def create_app(config: ServerConfig | None = None) -> web.Application:
 async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     config = app[CONFIG]
     storage = await Storage.open(config.db_path)
+    try:
+        admins = await identity.resolve_admins(storage.find_player, config.tournament_admins)
+    except identity.AdminNotFound:
+        await storage.close()
+        raise
     lobby = Lobby(
         LobbyConfig(
             grace_ms=config.grace_ms,
@@ -654,12 +711,13 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
             between_deals_ms=config.between_deals_ms,
             challenge_ttl_ms=config.challenge_ttl_ms,
             between_rounds_ms=config.between_rounds_ms,
-            admins=frozenset(name.casefold() for name in config.tournament_admins),
+            admins=admins,
         ),
         bots=bot_factory,
         think_elsewhere=True,
     )
     lobby.ratings.load(await storage.ratings())
+    lobby.shadowed = await storage.shadowed_players()
     app[STORAGE] = storage
     hub = Hub(config, storage, lobby, BotPool())
     app[HUB] = hub

@@ -43,6 +43,7 @@ from protocol.messages import (
     Rooms,
     Visibility,
 )
+from protocol.names import MAX_NAME, name_key, printable
 from server import errors
 from server.events import Event, MatchEnded, RatingChanged, SeriesEnded
 from server.matchmaking import Queue, Ticket
@@ -84,7 +85,7 @@ class LobbyConfig:
     quickplay_bot: str = "expert"
     between_rounds_ms: int = 10_000  # a tournament's pause between two rounds
     max_tournaments_per_host: int = 3  # not yet over
-    admins: frozenset[str] = frozenset()  # names (case-folded) that may run any tournament
+    admins: frozenset[str] = frozenset()  # ids of registered people who may run any tournament
 
 
 @dataclass(slots=True)
@@ -120,6 +121,11 @@ class Lobby:
         self._wake_at: dict[str, int] = {}  # room id -> time
         self._alarms: list[tuple[int, str]] = []
         self.online: dict[str, PlayerInfo] = {}  # signed-in players by id
+        # Names find players by key (protocol.names.name_key): the online ones holding
+        # their name's key, by key. Guests hold none, nor do the ``shadowed``: players
+        # whose name's key an earlier player holds (server.identity, kept from before keys).
+        self._named: dict[str, str] = {}
+        self.shadowed: set[str] = set()
         self.ratings = RatingBook()
         self.queue = Queue()
         self.bot_queue = Queue()  # bot programs (hello with bot: true) waiting
@@ -407,12 +413,13 @@ class Lobby:
     # ------------------------------------------------------------------
     # Challenges
 
+    def _holds_name(self, player: PlayerInfo) -> bool:
+        return not player.guest and player.id not in self.shadowed
+
     def _find_online(self, name: str) -> PlayerInfo | None:
-        wanted = name.casefold()
-        for p in self.online.values():
-            if p.name.casefold() == wanted and not p.guest:
-                return p
-        return None
+        """The online player holding the key of ``name``: a registered person or a bot program."""
+        pid = self._named.get(name_key(name))
+        return self.online.get(pid) if pid is not None else None
 
     def _challenge(self, player: PlayerInfo, msg: Challenge, now_ms: int) -> list[Outbound]:
         opponent = self._find_online(msg.opponent)
@@ -476,7 +483,7 @@ class Lobby:
         if not msg.accept:
             return self._challenge_update(info, "declined", ref=msg.ref, actor=player.id)
         settings = RoomSettings(
-            name=f"{info.challenger.name} v {info.opponent.name}",
+            name=printable(f"{info.challenger.name} v {info.opponent.name}", 2 * MAX_NAME + 3),
             visibility=Visibility.PRIVATE,
             seats=2,
             pace=info.pace,
@@ -519,9 +526,13 @@ class Lobby:
             ranked = e.rating.deviation <= PROVISIONAL_DEVIATION
             entries.append(_entry(len(entries) + 1 if ranked else 0, e))
         around: list[LeaderboardEntry] = []
-        wanted = msg.around.casefold() if msg.around is not None else None
+        wanted = name_key(msg.around) if msg.around is not None else None
         for i, e in enumerate(board):
-            if (e.name.casefold() == wanted) if wanted is not None else e.player_id == player.id:
+            if wanted is None:
+                found = e.player_id == player.id
+            else:
+                found = name_key(e.name) == wanted and e.player_id not in self.shadowed
+            if found:
                 around = entries[max(0, i - 5) : i + 6]
                 break
         else:
@@ -537,7 +548,7 @@ class Lobby:
 
     def _rate(self, room: Room, ended: SeriesEnded) -> list[Outbound]:
         """A rated series ended: move both players' ratings, tell the room."""
-        if not ended.rated or len(room.seats) != 2:
+        if not ended.rated or ended.aborted or len(room.seats) != 2:
             return []
         a, b = (s.player for s in room.seats)
         score_a = 0.5 if ended.winner_id is None else float(ended.winner_id == a.id)
@@ -654,6 +665,8 @@ class Lobby:
     def connect(self, player: PlayerInfo, now_ms: int) -> list[Outbound]:
         """A connection of ``player`` signed in: snapshots of every room it is in."""
         self.online[player.id] = player
+        if self._holds_name(player):
+            self._named[name_key(player.name)] = player.id
         outs: list[Outbound] = self.tournaments.connect(player, now_ms)
         for room in self.rooms_of(player.id):
             outs += room.set_connected(player.id, True, now_ms)
@@ -663,7 +676,9 @@ class Lobby:
     def disconnect(self, player_id: str, now_ms: int) -> list[Outbound]:
         """The last connection of ``player_id`` closed: its seats start their grace
         period, it leaves the quick-play queue, its challenges are withdrawn."""
-        self.online.pop(player_id, None)
+        gone = self.online.pop(player_id, None)
+        if gone is not None and self._named.get(name_key(gone.name)) == player_id:
+            del self._named[name_key(gone.name)]
         if self.queue.leave(player_id) or self.bot_queue.leave(player_id):
             del self._queued[player_id]
         outs: list[Outbound] = []

@@ -37,6 +37,7 @@ from typing import Any
 
 import aiosqlite
 
+from server import identity
 from server.events import (
     Abandoned,
     CardPlaced,
@@ -64,8 +65,6 @@ CREATE TABLE IF NOT EXISTS players (
     token_hash  TEXT UNIQUE,
     created_ms  INTEGER NOT NULL
 );
-CREATE UNIQUE INDEX IF NOT EXISTS players_registered_name
-    ON players (name COLLATE NOCASE) WHERE guest = 0 AND bot = 0;
 CREATE TABLE IF NOT EXISTS rooms (
     id                 TEXT PRIMARY KEY,
     name               TEXT NOT NULL,
@@ -134,8 +133,8 @@ CREATE TABLE IF NOT EXISTS series (
     rated        INTEGER NOT NULL,
     pace         TEXT NOT NULL,
     origin       TEXT NOT NULL,  -- room, quickplay, challenge
-    status       TEXT NOT NULL,  -- playing, finished, abandoned
-    winner_id    TEXT,  -- NULL: a draw, or not finished
+    status       TEXT NOT NULL,  -- playing, finished, aborted (rated for nobody), abandoned
+    winner_id    TEXT,  -- NULL: a draw, aborted, or not finished
     deals        INTEGER NOT NULL DEFAULT 0,
     standings    TEXT,  -- JSON: [{player_id, deals_won, points, time_used_ms, forfeited}]
     started_ms   INTEGER NOT NULL,
@@ -179,7 +178,8 @@ CREATE TABLE IF NOT EXISTS abandonments (
     room_id    TEXT NOT NULL,
     series_id  TEXT NOT NULL,
     match_id   TEXT NOT NULL,
-    kind       TEXT NOT NULL,  -- left (a forfeit), timeout (away beyond the grace period)
+    kind       TEXT NOT NULL,  -- left (a forfeit), timeout (away beyond the grace period),
+                               -- idle (never placed a card of an aborted rated series)
     at_ms      INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS abandonments_player ON abandonments (player_id);
@@ -250,7 +250,8 @@ class Storage:
         to write with it (every submitter waits that much longer for its commit).
         """
         path = str(path)
-        writer = await asyncio.to_thread(_open_writer, path)
+        writer, clashes = await asyncio.to_thread(_open_writer, path)
+        identity.report(clashes)
         reader = await aiosqlite.connect(path)
         reader.row_factory = aiosqlite.Row
         storage = cls(path, writer, reader, batch_wait_s)
@@ -332,6 +333,14 @@ class Storage:
             return None
         return StoredPlayer(row["id"], row["name"], bool(row["guest"]), bool(row["bot"]))
 
+    async def find_player(self, who: str) -> dict[str, Any] | None:
+        """The player with id ``who``, or holding the key of the name ``who``."""
+        return await identity.find_player(self._reader, who)
+
+    async def shadowed_players(self) -> set[str]:
+        """Players whose name's key an earlier player holds (kept from before keys)."""
+        return await identity.shadowed(self._reader)
+
     async def match(self, match_id: str) -> dict[str, Any] | None:
         return await match_detail(self._reader, match_id)
 
@@ -402,7 +411,7 @@ def _now_ms() -> int:
 # The writer thread's side: plain sqlite3, called only from Storage._thread.
 
 
-def _open_writer(path: str) -> sqlite3.Connection:
+def _open_writer(path: str) -> tuple[sqlite3.Connection, list[identity.Clash]]:
     db = sqlite3.connect(path, check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
@@ -413,13 +422,14 @@ def _open_writer(path: str) -> sqlite3.Connection:
         have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
         if column not in have:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+    clashes = identity.index_names(db)
     # Series being played are resumed (Storage.unfinished); a match of no series
     # (an earlier version's) cannot be.
     db.execute(
         "UPDATE matches SET status = 'abandoned' WHERE status = 'playing' AND series_id IS NULL"
     )
     db.commit()
-    return db
+    return db, clashes
 
 
 def _write_batch(
@@ -485,11 +495,7 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
         return
     match event:
         case _NewPlayer(player=p, token_hash=h):
-            db.execute(
-                "INSERT INTO players (id, name, guest, bot, token_hash, created_ms)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (p.id, p.name, int(p.guest), int(p.bot), h, _now_ms()),
-            )
+            identity.new_player_row(db, p.id, p.name, p.guest, p.bot, h, _now_ms())
         case RoomOpened():
             db.execute(
                 "INSERT OR IGNORE INTO rooms (id, name, visibility, pace, seats, card_clock_ms,"
@@ -585,11 +591,11 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
                 for pid, won, points, used, forfeited in event.standings
             ]  # fmt: skip
             db.execute(
-                "UPDATE series SET status = 'finished', winner_id = ?, deals = ?,"
+                "UPDATE series SET status = ?, winner_id = ?, deals = ?,"
                 " standings = ?, finished_ms = ? WHERE id = ?",
                 (
-                    event.winner_id, event.deals, json.dumps(standings), event.at_ms,
-                    event.series_id,
+                    "aborted" if event.aborted else "finished", event.winner_id, event.deals,
+                    json.dumps(standings), event.at_ms, event.series_id,
                 ),
             )  # fmt: skip
         case Abandoned():
@@ -790,7 +796,9 @@ async def unfinished_series(db: aiosqlite.Connection) -> list[Resumable]:
                 )
             )
         gone = await _rows(
-            db, "SELECT player_id, kind FROM abandonments WHERE series_id = ?", (sid,)
+            db,
+            "SELECT player_id, kind FROM abandonments WHERE series_id = ? ORDER BY at_ms, rowid",
+            (sid,),
         )
         found.append(
             Resumable(
@@ -810,7 +818,7 @@ async def unfinished_series(db: aiosqlite.Connection) -> list[Resumable]:
                 root_secret=row["root_secret"],
                 players=players,
                 deals=tuple(deals),
-                forfeited=frozenset(g["player_id"] for g in gone if g["kind"] == "left"),
+                forfeited=tuple(dict.fromkeys(g["player_id"] for g in gone if g["kind"] == "left")),
                 timed_out=frozenset(g["player_id"] for g in gone if g["kind"] == "timeout"),
             )
         )
@@ -865,18 +873,12 @@ async def series_detail(db: aiosqlite.Connection, series_id: str) -> dict[str, A
     }
 
 
-async def _find_player(db: aiosqlite.Connection, who: str) -> aiosqlite.Row | None:
-    """A player given by id or name (registered names first)."""
-    found = await _rows(
-        db,
-        "SELECT id, name, guest, bot FROM players WHERE id = ? OR name = ? COLLATE NOCASE"
-        " ORDER BY (id = ?) DESC, guest ASC, created_ms ASC LIMIT 1",
-        (who, who, who),
-    )
-    return found[0] if found else None
+async def _find_player(db: aiosqlite.Connection, who: str) -> dict[str, Any] | None:
+    """A player given by id or by name (server.identity: the holder of the name's key)."""
+    return await identity.find_player(db, who)
 
 
-def _player_json(p: aiosqlite.Row) -> dict[str, Any]:
+def _player_json(p: aiosqlite.Row | dict[str, Any]) -> dict[str, Any]:
     return {"id": p["id"], "name": p["name"], "guest": bool(p["guest"]), "bot": bool(p["bot"])}
 
 
@@ -886,7 +888,7 @@ async def _abandoned(db: aiosqlite.Connection, player_id: str) -> dict[str, int]
         "SELECT kind, COUNT(*) AS n FROM abandonments WHERE player_id = ? GROUP BY kind",
         (player_id,),
     )
-    counts = {"left": 0, "timeout": 0}
+    counts = {"left": 0, "timeout": 0, "idle": 0}
     counts.update({row["kind"]: row["n"] for row in rows})
     return counts
 

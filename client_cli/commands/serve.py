@@ -38,8 +38,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--admin",
         action="append",
         default=[],
-        metavar="NAME",
-        help="a registered player who may run any tournament as its host may (repeatable)",
+        metavar="PLAYER",
+        help="a registered person, by player id or name (found once, at start, and kept by"
+        " id), who may run any tournament as its host may (repeatable)",
+    )
+    parser.add_argument(
+        "--public-url",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="an address people reach the server by, e.g. https://play.example.org behind a"
+        " proxy: browser pages from it may open the WebSocket (repeatable)",
     )
     parser.add_argument("--verbose", "-v", action="store_true", help="log every request")
     parser.set_defaults(func=run)
@@ -48,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from server.app import ServerConfig
     from server.app import run as run_server
+    from server.identity import AdminNotFound
 
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
@@ -60,10 +70,13 @@ def run(args: argparse.Namespace) -> int:
         grace_ms=int(args.grace * 1000),
         trusted_proxies=tuple(args.trust_proxy),
         tournament_admins=tuple(args.admin),
+        public_urls=tuple(args.public_url),
     )
     _check_database(args.db)
     try:
         run_server(config, announce=lambda line: print(line, flush=True))
+    except AdminNotFound as exc:
+        raise UsageError(str(exc)) from None
     except OSError as exc:
         # Port taken or address not local: one line, not a traceback.
         reason = exc.strerror or str(exc)

@@ -48,6 +48,7 @@ from protocol.messages import (
     TournamentUpdate,
     Visibility,
 )
+from protocol.names import printable
 from server import errors
 from server.events import (
     Event,
@@ -1239,7 +1240,7 @@ class Director:
                     contribution=contribution,
                     secret=secret,
                     settings=RoomSettings(
-                        name=f"{s.name[:24]} r{number} t{t.number}",
+                        name=f"{printable(s.name, 24)} r{number} t{t.number}",
                         visibility=Visibility.PRIVATE,
                         seats=len(t.players),
                         pace=s.pace,

@@ -125,7 +125,8 @@ class TournamentDesk:
         return outs + self._run(director, now_ms)
 
     def _admin(self, player: PlayerInfo) -> bool:
-        return not player.guest and player.name.casefold() in self.lobby.config.admins
+        """A server admin: a registered person whose id the operator named (never a name)."""
+        return not player.guest and not player.bot and player.id in self.lobby.config.admins
 
     def _create(self, player: PlayerInfo, msg: CreateTournament, now_ms: int) -> Director:
         config = self.lobby.config

@@ -12,11 +12,12 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from server.app import HUB, Session, client_address, origin_allowed
+from server.app import HUB, ServerConfig, Session, client_address, origin_allowed, own_origins
 from tests.server.live import Client, Live, running_server, signed_in, two_player_room
 
 pytestmark = pytest.mark.timeout(60)
@@ -33,14 +34,25 @@ async def live(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def test_origin_rule() -> None:
-    assert origin_allowed(None, "example.org", ())  # not a browser
-    assert origin_allowed("https://example.org", "example.org", ())
-    assert origin_allowed("http://Example.org:8765", "example.org:8765", ())
-    assert not origin_allowed("http://example.org:9999", "example.org:8765", ())
-    assert not origin_allowed("https://evil.example", "example.org", ())
-    assert not origin_allowed("null", "example.org", ())
-    assert not origin_allowed("https://example.org", None, ())
-    assert origin_allowed("https://play.example", "example.org", ("https://play.example",))
+    loopback = own_origins(ServerConfig(host="127.0.0.1"), 8765)
+    assert origin_allowed(None, loopback)  # not a browser
+    for page in ("http://127.0.0.1:8765", "http://LOCALHOST:8765", "http://[::1]:8765"):
+        assert origin_allowed(page, loopback), page
+    for page in ("http://127.0.0.1:9999", "https://127.0.0.1:8765", "null", "", "http://x:y"):
+        assert not origin_allowed(page, loopback), page
+    # Whatever name a request arrives by: a rebinding page sends its own Host to match.
+    assert not origin_allowed("http://rebind.example:8765", loopback)
+    public = own_origins(
+        ServerConfig(host="0.0.0.0", public_urls=("https://play.example.org/",),
+                     allowed_origins=("https://friends.example",)),
+        8765,
+    )  # fmt: skip
+    for page in ("https://play.example.org", "https://play.example.org:443",
+                 "https://friends.example", "http://localhost:8765"):  # fmt: skip
+        assert origin_allowed(page, public), page
+    for page in ("http://play.example.org", "https://play.example.org:8443", "https://evil.example"):
+        assert not origin_allowed(page, public), page
+    assert origin_allowed("wss://play.example.org", public)  # ws(s) URLs are read as http(s)
 
 
 async def test_browser_pages_from_foreign_origins_are_refused(tmp_path: Path) -> None:
@@ -49,6 +61,16 @@ async def test_browser_pages_from_foreign_origins_are_refused(tmp_path: Path) ->
             await websockets.connect(live.url, origin="https://evil.example")  # type: ignore[arg-type]
         assert refused.value.response.status_code == 403
         assert b"not allowed" in refused.value.response.body
+        # DNS rebinding: a page on the attacker's name, resolved to this server. The
+        # browser sends that name as Host and as Origin; the server trusts neither.
+        port = live.url.split(":")[2].split("/")[0]
+        async with aiohttp.ClientSession() as http:
+            for name in ("rebind.example", "127.0.0.1.rebind.example"):
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await http.ws_connect(
+                        live.url, origin=f"http://{name}:{port}", headers={"Host": f"{name}:{port}"}
+                    )
+                assert refused.value.status == 403
         for origin in (None, live.http, "https://play.example"):  # no Origin: not a browser
             client = Client(await websockets.connect(live.url, origin=origin))  # type: ignore[arg-type]
             assert (await client.hello(guest=True))["type"] == "welcome"

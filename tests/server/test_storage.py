@@ -38,13 +38,28 @@ async def test_a_match_is_stored_and_read_back(tmp_path: Path) -> None:
     await storage.close()
 
 
-async def test_registered_names_are_unique_but_guests_may_share(tmp_path: Path) -> None:
+async def test_names_hold_one_key_and_guests_share_only_among_themselves(
+    tmp_path: Path,
+) -> None:
     storage = await Storage.open(tmp_path / "db")
     await storage.create_player(StoredPlayer("p1", "Alice", False, False), "h1")
-    with pytest.raises(NameInUse):
-        await storage.create_player(StoredPlayer("p2", "alice", False, False), "h2")
-    await storage.create_player(StoredPlayer("p3", "alice", True, False), "h3")
-    await storage.create_player(StoredPlayer("p4", "alice", True, False), "h4")
+    # A person, a bot program and a guest alike: no name that reads as Alice's.
+    for pid, name, guest, bot in (
+        ("p2", "alice", False, False),
+        ("p3", "ALICE", False, True),
+        ("p4", "Аlice", False, False),  # a Cyrillic А
+        ("p5", "alice", True, False),
+    ):
+        with pytest.raises(NameInUse):
+            await storage.create_player(StoredPlayer(pid, name, guest, bot), "h" + pid)
+    await storage.create_player(StoredPlayer("p6", "bob", True, False), "h6")
+    await storage.create_player(StoredPlayer("p7", "Bob", True, False), "h7")
+    await storage.create_player(StoredPlayer("p8", "BOB", False, False), "h8")  # guests hold none
+    assert (await storage.find_player("ALICE")) == {
+        "id": "p1", "name": "Alice", "guest": 0, "bot": 0,
+    }  # fmt: skip
+    assert (await storage.find_player("bob"))["id"] == "p8"  # type: ignore[index]
+    assert (await storage.find_player("p6"))["guest"]  # type: ignore[index]
     await storage.close()
 
 

@@ -18,6 +18,7 @@ from protocol.messages import (
     ListTournaments,
     ManageTournament,
     Place,
+    PlayerInfo,
     TournamentUpdate,
 )
 from server import errors
@@ -237,7 +238,7 @@ def test_a_bot_thinking_elsewhere_is_asked_again_on_every_deal_of_a_series() -> 
 
 
 def test_a_server_admin_may_run_a_tournament_it_does_not_host() -> None:
-    lb = lobby(admins=frozenset({"carol"}))
+    lb = lobby(admins=frozenset({CAROL.id}))
     d = create(lb, format="duplicate", rounds=1)
     for who in (ALICE, BOB):
         lb.handle(who, JoinTournament(tournament_id=d.id), 0)
@@ -245,3 +246,22 @@ def test_a_server_admin_may_run_a_tournament_it_does_not_host() -> None:
         lb.handle(BOB, ManageTournament(tournament_id=d.id, action="start"), 0)
     lb.handle(CAROL, ManageTournament(tournament_id=d.id, action="start"), 0)
     assert d.phase == Phase.PLAYING
+
+
+def test_admin_rights_go_by_id_never_to_a_name_a_bot_or_a_guest() -> None:
+    lb = lobby(admins=frozenset({CAROL.id}))
+    d = create(lb, format="duplicate", rounds=1)
+    for who in (ALICE, BOB):
+        lb.handle(who, JoinTournament(tournament_id=d.id), 0)
+    pretenders = (
+        PlayerInfo(id="p-other", name=CAROL.name),  # her name, another id
+        PlayerInfo(id=CAROL.id, name=CAROL.name, bot=True),  # even her id, as a bot
+        PlayerInfo(id=CAROL.id, name=CAROL.name, guest=True),
+    )
+    for who in pretenders:
+        before = d.phase
+        with pytest.raises(errors.NotHost):
+            lb.handle(who, ManageTournament(tournament_id=d.id, action="start"), 0)
+        with pytest.raises(errors.NotHost):
+            lb.handle(who, AddTournamentBot(tournament_id=d.id), 0)
+        assert d.phase == before

@@ -1,0 +1,280 @@
+"""Names people read: player names, and the names of rooms and tournaments.
+
+Three functions, pure (no I/O), shared by the protocol's types and the server:
+
+* :func:`check_name`: is this text a player name one may register, and what
+  is its stored form? Each space-separated part goes through the PRECIS
+  ``UsernameCasePreserved`` profile (RFC 8265, the ``precis-i18n`` package),
+  which refuses control and invisible characters, Hangul fillers and
+  compatibility forms, maps fullwidth letters to their ordinary forms and
+  normalizes to NFC. On top of that: letters or digits are required, the only
+  ASCII punctuation is ``. - _``, one script per name (Han may go with kana or
+  Hangul), a Latin, Greek or Cyrillic letter takes no combining mark that NFC
+  cannot compose into it, and spaces are single and inside the name.
+* :func:`name_key`: the one key names are compared on. Total (any text has
+  one): NFKC, case folding, invisible characters and extra spaces dropped,
+  then the confusable skeleton of Unicode TR39 (UTS #39, section 4, on the
+  confusables table that ``confusable-homoglyphs`` ships), so that ``Ada``,
+  ``ada``, ``ＡＤＡ``, ``Аda`` (Cyrillic А) and ``AdA`` share a key, and so do
+  ``bob1``, ``bobl`` and ``BobI`` (case does not count, and a capital I looks
+  like a small l: the key reads i and l as one letter).
+* :func:`check_title`: room and tournament names, printable text: the PRECIS
+  ``NicknameCasePreserved`` profile (RFC 8266) refuses control characters (C0,
+  C1, DEL, so every escape sequence), bidi controls and every other invisible
+  formatting character, and trims and collapses spaces; runs of more than
+  :data:`MAX_MARKS` combining marks are refused too.
+
+Each refusal is a :class:`BadName` (a ``ValueError``) whose text says what is
+wrong in words and names the character by its code point, never printing it.
+docs/protocol.md, *Identity*, is the prose version. This module must never
+import from ``server/`` or do I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from typing import Any
+
+import confusable_homoglyphs
+import precis_i18n
+from confusable_homoglyphs import categories, confusables
+from precis_i18n.unicode import UnicodeData
+
+MAX_NAME = 24
+MAX_TITLE = 40
+MAX_MARKS = 3  # combining marks in a row on one character of a title
+
+NAME_PUNCTUATION = ".-_"  # the ASCII punctuation a player name may hold
+GUEST_PREFIX = "guest"  # names starting "guest-", "guest " ... are the server's for guests
+
+# What the keys depend on: a stored key made under another is made again (server.identity).
+KEY_VERSION = (
+    f"1; unicode {unicodedata.unidata_version}; precis-i18n {precis_i18n.__version__};"
+    f" confusable-homoglyphs {confusable_homoglyphs.__version__}"
+)
+
+_USERNAME = precis_i18n.get_profile("UsernameCasePreserved")
+_NICKNAME = precis_i18n.get_profile("NicknameCasePreserved")
+_UCD = UnicodeData()
+
+# Scripts that write one language together (UTS #39, 5.1, "augmented script sets").
+_JOINED_SCRIPTS = (
+    frozenset({"HAN", "HIRAGANA", "KATAKANA"}),
+    frozenset({"HAN", "HANGUL"}),
+    frozenset({"HAN", "BOPOMOFO"}),
+)
+# Scripts whose accented letters NFC writes as one character.
+_PRECOMPOSED_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC", "COMMON"})
+
+# Why PRECIS refused a character (precis-i18n's reasons), in words.
+_WHY = {
+    "controls": "a control character",
+    "precis_ignorable_properties": "an invisible character",
+    "zero_width_joiner": "an invisible character",
+    "zero_width_nonjoiner": "an invisible character",
+    "old_hangul_jamo": "a Hangul filler",
+    "has_compat": "a compatibility form",
+    "spaces": "a space character other than the plain space",
+    "symbols": "a symbol",
+    "punctuation": "punctuation",
+    "unassigned": "a character Unicode has not assigned",
+    "other": "a character names may not hold",
+    "bidi_rule": "right-to-left text mixed in a way that displays ambiguously",
+}
+
+
+class BadName(ValueError):
+    """A name or title that is refused; the text says why, for people."""
+
+
+def _code(char: str) -> str:
+    return f"U+{ord(char):04X}"
+
+
+def _precis(profile: Any, text: str, what: str) -> str:
+    try:
+        return str(profile.enforce(text))
+    except UnicodeEncodeError as exc:
+        kind = exc.reason.split("/")[-1]
+        why = _WHY.get(kind, "a character that is not allowed")
+        if kind == "bidi_rule" or exc.start >= len(text):
+            raise BadName(f"{what} holds {why}") from None
+        raise BadName(f"{what} may not hold {_code(text[exc.start])} ({why})") from None
+
+
+# ----------------------------------------------------------------------
+# Player names
+
+
+def check_name(text: str) -> str:
+    """``text`` as a player name is stored (its PRECIS form); :class:`BadName` if refused."""
+    if not text:
+        raise BadName("a name cannot be empty")
+    if len(text) > MAX_NAME:
+        raise BadName(f"a name has at most {MAX_NAME} characters")
+    if text[0] == " " or text[-1] == " ":
+        raise BadName("a name may not begin or end with a space")
+    if "  " in text:
+        raise BadName("a name may not hold two spaces in a row")
+    # RFC 8265 section 3.5: a name of several words is enforced word by word.
+    name = " ".join(_precis(_USERNAME, part, "a name") for part in text.split(" "))
+    _no_invisible(name, "a name")
+    if len(name) > MAX_NAME:
+        raise BadName(f"a name has at most {MAX_NAME} characters")
+    for char in name:
+        if char.isascii() and not char.isalnum() and char not in " " + NAME_PUNCTUATION:
+            raise BadName(
+                f"a name may not hold {char!r}: letters, digits, spaces and"
+                f" {', '.join(NAME_PUNCTUATION)} only"
+            )
+    if not any(unicodedata.category(c)[0] in "LN" for c in name):
+        raise BadName("a name needs a letter or a digit")
+    _one_script(name)
+    _composed_accents(name)
+    return name
+
+
+def _no_invisible(text: str, what: str) -> None:
+    # PRECIS lets a joiner follow a virama; a name or title shows none.
+    for char in text:
+        if _UCD.default_ignorable(ord(char)):
+            raise BadName(f"{what} may not hold {_code(char)} (an invisible character)")
+
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char)[0] == "M"
+
+
+def _one_script(name: str) -> None:
+    scripts = {categories.alias(c) for c in name} - {"COMMON", "INHERITED"}
+    if len(scripts) > 1 and not any(scripts <= joined for joined in _JOINED_SCRIPTS):
+        names = ", ".join(s.title() for s in sorted(scripts))
+        raise BadName(f"a name is written in one script, not several ({names})")
+
+
+def _composed_accents(name: str) -> None:
+    base = ""
+    for char in name:
+        if not _is_mark(char):
+            base = char
+            continue
+        if not base or categories.alias(base) in _PRECOMPOSED_SCRIPTS:
+            raise BadName(
+                f"a name may not hold the combining mark {_code(char)} there:"
+                " write the accented letter as one character"
+            )
+
+
+def reserved(name: str) -> bool:
+    """Names the server gives its own players: guests' ``guest-…`` and its bots' ``… bot N``.
+
+    Only guests may have such a name (the server makes theirs up).
+    """
+    key = name_key(name)
+    guest = name_key(GUEST_PREFIX)
+    if key == guest or (key.startswith(guest) and key[len(guest)] in " -_."):
+        return True
+    words = key.split(" ")
+    return len(words) == 3 and words[1] == name_key("bot")
+
+
+@functools.lru_cache(maxsize=65_536)
+def name_key(text: str) -> str:
+    """The key names are compared on: equal keys, the same name to a reader."""
+    key = _visible(unicodedata.normalize("NFKC", text))
+    # Case does not count, and a capital I looks like a small l: so i and l are one
+    # letter here (else "BiII" would stand beside "Bill"). Folding case can make a
+    # character the skeleton maps: again until nothing changes.
+    for _ in range(4):
+        again = _visible(_skeleton(key.casefold()).casefold()).replace("i", "l")
+        if again == key:
+            break
+        key = again
+    return key
+
+
+def _visible(text: str) -> str:
+    kept = "".join(
+        " " if c.isspace() else c
+        for c in text
+        if not (_UCD.default_ignorable(ord(c)) or unicodedata.category(c) in ("Cc", "Cf", "Cs"))
+        and not _UCD.old_hangul_jamo(ord(c))
+    )
+    return " ".join(kept.split())
+
+
+def _skeleton(text: str) -> str:
+    """UTS #39's skeleton: NFD, each character to its confusable prototype, NFD."""
+    table = _prototypes()
+    mapped = "".join(table.get(c, c) for c in unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFD", mapped)
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Each confusable character's prototype, from the Unicode confusables table.
+
+    ``confusable-homoglyphs`` keeps that table both ways: a character that
+    Unicode maps to a prototype lists only it, and a prototype lists every
+    character mapped to it. A class of two is listed alike both ways; its
+    smaller member serves as its prototype, which gives the same equality.
+    """
+    table = {
+        _bare(char): [_bare(entry["c"]) for entry in alikes]
+        for char, alikes in confusables.confusables_data.items()
+    }
+    found: dict[str, str] = {}
+    for char, alikes in table.items():
+        if len(char) != 1 or len(alikes) != 1:
+            continue
+        (target,) = alikes
+        back = table.get(target, [])
+        if char not in back:
+            continue
+        if len(back) == 1 and len(target) == 1:
+            found[char] = min(char, target)
+        else:
+            found[char] = target
+    return found
+
+
+def _bare(text: str) -> str:
+    # The table wraps right-to-left characters in LEFT-TO-RIGHT MARKs for display.
+    return text.replace("\u200e", "").replace("\u200f", "")
+
+
+# ----------------------------------------------------------------------
+# Room and tournament names
+
+
+def check_title(text: str) -> str:
+    """``text`` as a room or tournament name is stored; :class:`BadName` if refused."""
+    title = _precis(_NICKNAME, text, "a name") if text.strip() else ""
+    if not title:
+        raise BadName("a name needs a visible character")
+    _no_invisible(title, "a name")
+    if len(title) > MAX_TITLE:
+        raise BadName(f"a name has at most {MAX_TITLE} characters")
+    run = 0
+    for char in title:
+        run = run + 1 if _is_mark(char) else 0
+        if run > MAX_MARKS:
+            raise BadName(f"a name may not stack more than {MAX_MARKS} combining marks")
+    return title
+
+
+def printable(text: str, limit: int = MAX_TITLE) -> str:
+    """``text`` without anything a title may not show, at most ``limit`` characters.
+
+    For the titles the server makes itself from other names (a challenge's
+    room, a tournament's tables), whose parts may come from before these rules.
+    """
+    kept = "".join(
+        c
+        for c in text
+        if unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
+        and not _UCD.default_ignorable(ord(c))
+        and not _UCD.old_hangul_jamo(ord(c))
+    )
+    return " ".join(kept.split())[:limit].rstrip() or "?"
