@@ -107,9 +107,11 @@ class SeriesEnded:
     pace: str
     # (player id, deals won, points, time used, forfeited), best first
     standings: tuple[tuple[str, int, int, int, bool], ...]
-    winner_id: str | None  # None: a draw
+    winner_id: str | None  # None: a draw (or aborted)
     deals: int
     at_ms: int
+    # A rated series a side never played (docs/ratings.md): rated for nobody.
+    aborted: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,7 @@ class Resumable:
     root_secret: str
     players: tuple[PlayerRecord, ...]  # seat order
     deals: tuple[StoredDeal, ...]  # in order; the last may be unfinished
-    forfeited: frozenset[str]
+    forfeited: tuple[str, ...]  # in the order they left
     timed_out: frozenset[str]
 
     @property

@@ -410,7 +410,9 @@ class Room:
             room.seats.append(seat)
         series = room.series
         series.players = tuple(p.id for p in players)
-        series.forfeited = set(saved.forfeited)
+        for pid in saved.forfeited:  # in the order they left
+            series.forfeit(pid)
+        series.gone = set(saved.forfeited) | set(saved.timed_out)
         series.started = len(saved.deals)
         for d in saved.deals:
             if d.finished:
@@ -443,6 +445,8 @@ class Room:
             )
         for board in boards.values():
             board.dealt = board.placed
+        if series.started == 1:
+            series.moved = {p.player_id for p in last.placements if not p.auto}
         low = min(b.placed for b in boards.values())
         room.match = Match(
             id=last.match_id,
@@ -529,6 +533,7 @@ class Room:
                 if st.player_id in names
             ],
             finished=series.finished,
+            aborted=series.aborted,
             winner=names.get(winner) if winner is not None else None,
             next_deal_ms=next_ms,
         )
@@ -872,7 +877,8 @@ class Room:
         # Leaving a series being played forfeits it; the server plays out the deal.
         seat.connected, seat.away_since = False, now_ms
         series = self.series
-        series.forfeited.add(player.id)
+        series.forfeit(player.id)
+        series.gone.add(player.id)
         self.events.append(
             Abandoned(player.id, self.id, series.id, self.match.id if self.match else "", "left",
                       now_ms)
@@ -1044,6 +1050,8 @@ class Room:
         board.card_at = now_ms
         name, text = cell_name(cell), str(card)
         self.events.append(CardPlaced(m.id, player_id, turn, name, text, elapsed, auto, now_ms))
+        if not auto and self.series.started == 1:
+            self.series.moved.add(player_id)
         seat = self.seat_of(player_id)
         if seat is None or not seat.receives or turn > board.dealt:
             # Not a member, or the deal clock ran out and the server is filling the
@@ -1302,7 +1310,14 @@ class Room:
         )
         self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms))
         outs = self._progress_now(now_ms)
-        if series.decided() or self.last_deal:
+        idle = series.aborts() if self.settings.rated else []
+        if idle:  # a side placed no card of the first deal: nobody is rated on it
+            series.aborted = True
+            for pid in idle:
+                if pid not in series.gone:  # never left nor went away: it never moved
+                    series.gone.add(pid)
+                    self.events.append(Abandoned(pid, self.id, series.id, m.id, "idle", now_ms))
+        if series.aborted or series.decided() or self.last_deal:
             self._enter(Phase.FINISHED)
             self._close_series(now_ms)
         else:
@@ -1340,6 +1355,7 @@ class Room:
                 winner_id=series.winner(),
                 deals=len(series.deals),
                 at_ms=now_ms,
+                aborted=series.aborted,
             )
         )
         if self._ids is not None:
@@ -1416,6 +1432,7 @@ class Room:
         ]
         for seat in lost:  # away too long: the server plays the rest of the deal for it
             seat.timed_out = True
+            self.series.gone.add(seat.player.id)
             self.events.append(
                 Abandoned(seat.player.id, self.id, self.series.id, m.id, "timeout", now_ms)
             )

@@ -3,9 +3,14 @@
 Every deal of a series is played by the same seats. After each deal the
 standings are, in order: most deals won (ranked first in the deal; shared
 firsts count for each), then most points over the deals, then, at race pace,
-least time used. A player who forfeits (leaves during the series) is last. The
-series ends when the deals are all played, when the leader can no longer be
-caught on deals won, or when at most one player has not forfeited.
+least time used. A player who forfeits (leaves during the series) is last, and
+of two who forfeit the first to leave is below the other. The series ends when
+the deals are all played, when the leader can no longer be caught on deals won,
+or when at most one player has not forfeited.
+
+A rated series is *aborted* when its first deal ends and a side placed none of
+its cards itself (:meth:`Series.aborts`): it ends there, rated for nobody
+(docs/ratings.md, "No free rating").
 
 Each deal has its own server secret, and the secrets form a hash chain fixed
 before anyone contributes to the seed: ``secret[k-1] = commitment(secret[k])``,
@@ -57,6 +62,10 @@ class Series:
     race: bool = False
     deals: list[DealOutcome] = field(default_factory=list)
     forfeited: set[str] = field(default_factory=set)
+    forfeit_order: list[str] = field(default_factory=list)  # who forfeited, first first
+    moved: set[str] = field(default_factory=set)  # placed a card of the first deal themselves
+    gone: set[str] = field(default_factory=set)  # has an abandonment on record in this series
+    aborted: bool = False
     started: int = 0  # deals begun
     finished: bool = False
     next_at: int | None = None  # when the next deal begins (between deals)
@@ -82,12 +91,31 @@ class Series:
         ]
         return sorted(rows, key=self._key)
 
-    def _key(self, s: Standing) -> tuple[bool, int, int, int]:
-        return (s.forfeited, -s.deals_won, -s.points, s.time_used_ms if self.race else 0)
+    def forfeit(self, player_id: str) -> None:
+        """``player_id`` left the series: last, below anyone who forfeits after it."""
+        if player_id not in self.forfeited:
+            self.forfeited.add(player_id)
+            self.forfeit_order.append(player_id)
+
+    def aborts(self) -> list[str]:
+        """At the end of the first deal: the players who placed none of its cards
+        themselves (every one placed for them: they left, were away, or never moved).
+        Any of them aborts a rated series."""
+        if len(self.deals) != 1:
+            return []
+        return [pid for pid in self.players if pid not in self.moved]
+
+    def _key(self, s: Standing) -> tuple[int, int, int, int]:
+        order = self.forfeit_order
+        # Not forfeited: 0; forfeited: the earlier, the lower in the standings.
+        out = len(order) - order.index(s.player_id) if s.player_id in order else 0
+        if s.forfeited and not out:
+            out = len(order) + 1
+        return (out, -s.deals_won, -s.points, s.time_used_ms if self.race else 0)
 
     def winner(self) -> str | None:
         """The series winner once it is over; None while it goes on, and for a draw."""
-        if not self.finished:
+        if not self.finished or self.aborted:
             return None
         rows = self.standings()
         if len(rows) > 1 and self._key(rows[0]) == self._key(rows[1]):

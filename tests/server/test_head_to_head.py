@@ -121,7 +121,8 @@ async def test_quickplay_best_of_three_moves_ratings_and_the_leaderboard(tmp_pat
         assert mine["ratings"]["lockstep"]["games"] == 1
         (entry,) = mine["history"]
         assert entry["before"] == 1500 and entry["after"] == expected["alice"]
-        assert entry["opponent"] == "bob" and mine["abandoned"] == {"left": 0, "timeout": 0}
+        assert entry["opponent"] == "bob"
+        assert mine["abandoned"] == {"left": 0, "timeout": 0, "idle": 0}
         stored = await get(live, f"/api/series/{a_deals[0]['result']['match_id']}")
         assert stored["status"] == "finished" and stored["rated"] and stored["best_of"] == 3
         assert [d["match_id"] for d in stored["deals"]] == [
@@ -263,7 +264,7 @@ async def test_leaving_a_series_forfeits_it_and_is_on_the_record(tmp_path: Path)
         after = {c["player"]["name"]: c["after"] for c in ratings["changes"]}
         assert after == {"alice": 1662, "bob": 1338}
         record = await get(live, "/api/players/bob/matches")
-        assert record["abandoned"] == {"left": 1, "timeout": 0}
+        assert record["abandoned"] == {"left": 1, "timeout": 0, "idle": 0}
         assert (await get(live, "/api/players/bob/ratings"))["history"][0]["result"] == "loss"
         await alice.close()
         await bob.close()
@@ -282,7 +283,7 @@ async def test_a_player_away_beyond_the_grace_period_is_played_for(tmp_path: Pat
         dave_board = next(b for b in result["boards"] if b["player"]["name"] == "dave")
         assert all(p["auto"] for p in dave_board["placements"])
         record = await get(live, "/api/players/dave/matches")
-        assert record["abandoned"] == {"left": 0, "timeout": 1}
+        assert record["abandoned"] == {"left": 0, "timeout": 1, "idle": 0}
         await carol.close()
 
 
