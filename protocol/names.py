@@ -85,7 +85,14 @@ _WHY = {
 
 
 class BadName(ValueError):
-    """A name or title that is refused; the text says why, for people."""
+    """A name or title that is refused; the text says why, for people.
+
+    ``at``: where in the text the refused character is, when one is.
+    """
+
+    def __init__(self, reason: str, at: int | None = None) -> None:
+        super().__init__(reason)
+        self.at = at
 
 
 def _code(char: str) -> str:
@@ -100,7 +107,7 @@ def _precis(profile: Any, text: str, what: str) -> str:
         why = _WHY.get(kind, "a character that is not allowed")
         if kind == "bidi_rule" or exc.start >= len(text):
             raise BadName(f"{what} holds {why}") from None
-        raise BadName(f"{what} may not hold {_code(text[exc.start])} ({why})") from None
+        raise BadName(f"{what} may not hold {_code(text[exc.start])} ({why})", exc.start) from None
 
 
 # ----------------------------------------------------------------------
@@ -137,9 +144,9 @@ def check_name(text: str) -> str:
 
 def _no_invisible(text: str, what: str) -> None:
     # PRECIS lets a joiner follow a virama; a name or title shows none.
-    for char in text:
+    for at, char in enumerate(text):
         if _UCD.default_ignorable(ord(char)):
-            raise BadName(f"{what} may not hold {_code(char)} (an invisible character)")
+            raise BadName(f"{what} may not hold {_code(char)} (an invisible character)", at)
 
 
 def _is_mark(char: str) -> bool:
@@ -257,24 +264,28 @@ def check_title(text: str) -> str:
     if len(title) > MAX_TITLE:
         raise BadName(f"a name has at most {MAX_TITLE} characters")
     run = 0
-    for char in title:
+    for at, char in enumerate(title):
         run = run + 1 if _is_mark(char) else 0
         if run > MAX_MARKS:
-            raise BadName(f"a name may not stack more than {MAX_MARKS} combining marks")
+            raise BadName(f"a name may not stack more than {MAX_MARKS} combining marks", at)
     return title
 
 
 def printable(text: str, limit: int = MAX_TITLE) -> str:
-    """``text`` without anything a title may not show, at most ``limit`` characters.
+    """``text`` as a title, without whatever a title may not hold, at most ``limit`` long.
 
     For the titles the server makes itself from other names (a challenge's
     room, a tournament's tables), whose parts may come from before these rules.
     """
-    kept = "".join(
-        c
-        for c in text
-        if unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
-        and not _UCD.default_ignorable(ord(c))
-        and not _UCD.old_hangul_jamo(ord(c))
-    )
-    return " ".join(kept.split())[:limit].rstrip() or "?"
+    kept = unicodedata.normalize("NFKC", text)
+    for _ in range(len(kept) + 1):
+        kept = " ".join(kept.split())[:limit].rstrip()
+        if not kept:
+            break
+        try:
+            return check_title(kept)
+        except BadName as exc:
+            if exc.at is None:
+                break
+            kept = kept[: exc.at] + kept[exc.at + 1 :]
+    return "?"

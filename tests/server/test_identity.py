@@ -1,0 +1,298 @@
+"""Identity over real sockets: admins by id, names on one key, bots that cannot shadow
+a person, room and tournament names, and an old database's names keyed and reported."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+import subprocess
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.identity import AdminNotFound
+from server.storage import NameInUse, Storage, StoredPlayer
+from tests.server.live import ROOT, Client, Live, running_server, signed_in
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def http(live: Live, path: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(live.http + urllib.parse.quote(path), timeout=10) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+async def get(live: Live, path: str) -> tuple[int, Any]:
+    return await asyncio.to_thread(http, live, path)
+
+
+async def hello(live: Live, name: str, **extra: Any) -> tuple[Client, dict[str, Any]]:
+    client = await Client.connect(live)
+    return client, await client.hello(name, **extra)
+
+
+# ----------------------------------------------------------------------
+# Finding 3: admin rights
+
+
+async def test_admin_rights_belong_to_a_person_never_to_a_name(tmp_path: Path) -> None:
+    db = tmp_path / "admin.db"
+    async with running_server(db) as live:  # ada registers; nobody is admin yet
+        ada = await signed_in(live, "ada")
+        host = await signed_in(live, "host")
+        tokens = ada.token, host.token
+        await ada.close()
+        await host.close()
+    async with running_server(db, tournament_admins=("ADA",)) as live:  # resolved to her id
+        host = await Client.connect(live)
+        await host.hello(token=tokens[1])
+        await host.send(
+            type="create_tournament", name="private cup", visibility="private", ref="t"
+        )
+        tid = (await host.until("tournament"))["tournament"]["id"]
+        # The attack of the finding: hello as the admin's name, as a bot program.
+        for extra in ({"bot": True}, {}, {"guest": True}):
+            impostor, welcome = await hello(live, "ada", **extra)
+            assert welcome["type"] == "error" and welcome["code"] == "name_taken", welcome
+            await impostor.close()
+        # Anyone else, whatever its name, gets nothing of an admin's.
+        other = await signed_in(live, "ada-bot", bot=True)
+        for message in (
+            {"type": "get_tournament", "tournament_id": tid},
+            {"type": "add_tournament_bot", "tournament_id": tid},
+            {"type": "manage_tournament", "tournament_id": tid, "action": "cancel"},
+        ):
+            await other.send(**message)
+            assert (await other.until("error"))["code"] == "tournament_not_found"
+        # The admin herself, by her token: her id is the admin's.
+        admin = await Client.connect(live)
+        await admin.hello(token=tokens[0])
+        await admin.send(type="get_tournament", tournament_id=tid)
+        seen = await admin.until("tournament", "error")
+        assert seen["type"] == "tournament" and seen["tournament"]["invite_code"]
+        await admin.send(type="manage_tournament", tournament_id=tid, action="cancel", ref="x")
+        cancelled = await admin.until("tournament", "error")
+        assert cancelled["type"] == "tournament", cancelled
+        for c in (host, other, admin):
+            await c.close()
+
+
+async def test_an_admin_must_be_a_registered_person(tmp_path: Path) -> None:
+    db = tmp_path / "who.db"
+    async with running_server(db) as live:
+        for name, extra in (("botty", {"bot": True}), ("visitor", {"guest": True})):
+            client = await signed_in(live, name, **extra)
+            await client.close()
+    for given in ("nobody", "botty", "visitor"):
+        with pytest.raises(AdminNotFound):
+            async with running_server(db, tournament_admins=(given,)):
+                pass
+    process = subprocess.run(
+        [sys.executable, "-m", "client_cli", "serve", "--port", "0", "--db", str(db),
+         "--admin", "botty"],
+        cwd=ROOT, capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert process.returncode == 2
+    assert "botty" in process.stderr and "a bot, not a registered person" in process.stderr
+    assert "Traceback" not in process.stderr
+
+
+# ----------------------------------------------------------------------
+# Finding 4: names
+
+
+async def test_no_name_that_reads_as_a_taken_one_registers(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "names.db") as live:
+        first = {}
+        for name in ("Ärger", "Ada", "pay", "José", "bob1"):
+            first[name] = await signed_in(live, name)
+        taken = ["äRGER", "ada", "ADA", "ａｄａ", "рау", "Jose\u0301", "bobl", "BOB1"]
+        refused = {
+            " Ada": "begin or end with a space",
+            "Ada ": "begin or end with a space",
+            "A\u200dda": "U+200D",
+            "A\u200cda": "U+200C",
+            "A\u034fda": "U+034F",
+            "Аda": "one script",  # a Cyrillic А
+            "   ": "begin or end with a space",
+            ".": "a letter or a digit",
+            "\u3164": "U+3164",
+            "\u115f": "U+115F",
+            "\u1160": "U+1160",
+        }
+        for n, name in enumerate(taken):
+            for k, extra in enumerate(({}, {"bot": True}, {"guest": True})):
+                client, reply = await hello(live, name, **extra)
+                assert reply["code"] == "name_taken", (name, extra, reply)
+                again = await client.hello(f"fresh{n}x{k}", **extra)
+                assert again["type"] == "welcome"  # refused, and the connection goes on
+                await client.close()
+        for name, why in refused.items():
+            client, reply = await hello(live, name)
+            assert reply["code"] == "bad_message" and why in reply["reason"], (name, reply)
+            await client.close()
+        client, reply = await hello(live, "ＺＯＥ")
+        assert reply["player"]["name"] == "ZOE"  # stored as the letters it is
+        await client.close()
+        for c in first.values():
+            await c.close()
+
+
+async def test_a_bot_program_cannot_shadow_a_person_and_is_visibly_a_bot(
+    tmp_path: Path,
+) -> None:
+    async with running_server(tmp_path / "shadow.db") as live:
+        ada = await signed_in(live, "ada")
+        carol = await signed_in(live, "carol")
+        # The finding: a bot program signed in first under ada's name.
+        shadow, reply = await hello(live, "Ada", bot=True)
+        assert reply["code"] == "name_taken"
+        await shadow.close()
+        # Challenges by name reach ada herself, whatever the case or width.
+        await carol.send(type="challenge", opponent="ＡＤＡ", rated=False, ref="c")
+        offered = await ada.until("challenge_state")
+        assert offered["challenge"]["opponent"]["id"] == ada.id
+        await ada.send(type="answer_challenge", challenge_id=offered["challenge"]["id"],
+                       accept=False)  # fmt: skip
+        # So do the HTTP lookups.
+        for path in ("/api/players/ADA/ratings", "/api/players/ａｄａ/matches"):
+            status, found = await get(live, path)
+            assert status == 200 and found["player"]["id"] == ada.id, (path, found)
+        # A bot program holds its own name, and shows as a bot wherever it appears.
+        robo = await signed_in(live, "robo", bot=True)
+        status, found = await get(live, "/api/players/ROBO/matches")
+        assert status == 200 and found["player"] == {
+            "id": robo.id, "name": "robo", "guest": False, "bot": True,
+        }  # fmt: skip
+        await carol.send(type="challenge", opponent="robo", rated=True)
+        assert (await carol.until("error"))["code"] == "not_rateable"
+        await carol.send(type="challenge", opponent="robo", rated=False)
+        state = await robo.until("challenge_state")
+        assert state["challenge"]["opponent"]["bot"] is True
+        # Guests are found by id only, never by name.
+        guest = await signed_in(live, "wanderer", guest=True)
+        assert (await get(live, "/api/players/wanderer/matches"))[0] == 404
+        assert (await get(live, f"/api/players/{guest.id}/matches"))[0] == 200
+        await carol.send(type="challenge", opponent="wanderer", rated=False)
+        assert (await carol.until("error"))["code"] == "player_not_found"
+        for c in (ada, carol, robo, guest):
+            await c.close()
+
+
+async def test_the_server_keeps_its_guest_and_bot_names(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "kept.db") as live:
+        for name in ("guest-1a2b", "expert bot 1"):
+            for extra in ({}, {"bot": True}):
+                client, reply = await hello(live, name, **extra)
+                assert reply["code"] == "name_taken" and "kept" in reply["reason"]
+                await client.close()
+        client, reply = await hello(live, "guest-1a2b", guest=True)
+        assert reply["type"] == "welcome"
+        await client.close()
+
+
+# ----------------------------------------------------------------------
+# Finding 7, the server's side: room and tournament names
+
+
+async def test_room_and_tournament_names_hold_printable_text_only(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "titles.db") as live:
+        ada = await signed_in(live, "ada")
+        for kind in ("create_room", "create_tournament"):
+            for name in ("\x1b]0;pwned\x07\x1b[2J", "evil\u202etxt.exe", "a\u200bb", "\x9b2J"):
+                await ada.send(type=kind, name=name, ref="r")
+                error = await ada.until("error")
+                assert error["code"] == "bad_message" and error["ref"] == "r", error
+                assert "U+" in error["reason"]
+        await ada.send(type="create_room", name="  Friday   night ")
+        state = await ada.until("room_state")
+        assert state["room"]["name"] == "Friday night"
+        await ada.send(type="create_tournament", name=" cup ", format="knockout")
+        assert (await ada.until("tournament"))["tournament"]["name"] == "cup"
+        await ada.close()
+
+
+async def test_an_old_database_names_clashing_are_kept_reported_and_found_by_id(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    db = tmp_path / "old.db"
+    _old_database(db)
+    with caplog.at_level(logging.WARNING, logger="server.identity"):
+        storage = await Storage.open(db)
+    reports = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(reports) == 1, reports
+    assert "'Ada' (p-1, found by name) shadows 'ada ' (p-2), 'a\\u200dda' (p-3)" in reports[0]
+    assert "\x1b" not in reports[0] and "'Bob' (p-4" in reports[0]
+    ids = {row[0] for row in sqlite3.connect(db).execute("SELECT id FROM players")}
+    assert ids == {"p-1", "p-2", "p-3", "p-4", "p-5", "p-6", "bot-greedy-1"}  # none merged
+    assert (await storage.find_player("ADA"))["id"] == "p-1"  # type: ignore[index]
+    for pid in ("p-2", "p-3"):
+        assert (await storage.find_player(pid))["id"] == pid  # type: ignore[index]
+    assert await storage.shadowed_players() == {"p-2", "p-3", "p-5"}
+    with pytest.raises(NameInUse):
+        await storage.create_player(StoredPlayer("p-9", "ＡＤＡ", False, False), "h9")
+    await storage.close()
+    # What an operator may do (docs/operations.md): rename one, restart.
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE players SET name = 'ada two', name_key = NULL WHERE id = 'p-2'")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="server.identity"):
+        storage = await Storage.open(db)
+    assert await storage.shadowed_players() == {"p-3", "p-5"}
+    assert (await storage.find_player("Ada Two"))["id"] == "p-2"  # type: ignore[index]
+    await storage.close()
+
+
+def _old_database(path: Path) -> None:
+    """The players of a database from before keys: names compared with NOCASE only."""
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            """
+            CREATE TABLE players (
+                id TEXT PRIMARY KEY, name TEXT NOT NULL, guest INTEGER NOT NULL DEFAULT 0,
+                bot INTEGER NOT NULL DEFAULT 0, token_hash TEXT UNIQUE,
+                created_ms INTEGER NOT NULL);
+            CREATE UNIQUE INDEX players_registered_name
+                ON players (name COLLATE NOCASE) WHERE guest = 0 AND bot = 0;
+            """
+        )
+        con.executemany(
+            "INSERT INTO players VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                ("p-1", "Ada", 0, 0, "h1", 1),
+                ("p-2", "ada ", 0, 0, "h2", 2),
+                ("p-3", "a\u200dda", 0, 0, "h3", 3),
+                ("p-4", "Bob", 0, 0, "h4", 4),
+                ("p-5", "bob", 0, 1, "h5", 5),  # a bot program: NOCASE let it in
+                ("p-6", "ada", 1, 0, "h6", 6),  # a guest holds no name: no clash
+                ("bot-greedy-1", "greedy bot 1", 0, 1, None, 7),  # the server's own
+            ],
+        )
+
+
+def test_the_leaderboard_finds_around_a_name_by_its_key() -> None:
+    from protocol.messages import GetLeaderboard, PlayerInfo
+    from server import errors
+    from server.lobby import Lobby
+
+    lobby = Lobby()
+    for pid, name, score in (("p-1", "Ada", 1.0), ("p-2", "ada ", 0.0)):
+        lobby.ratings.rate("lockstep", (pid, name), ("p-0", "zed"), score, 0)
+    nobody = PlayerInfo(id="", name="")
+    board = lobby.leaderboard(nobody, GetLeaderboard(around="ＡＤＡ"))
+    assert board.around and board.around[0].player.id == "p-1"  # the higher-rated of the two
+    lobby.shadowed = {"p-2"}
+    assert lobby.leaderboard(nobody, GetLeaderboard(around="ada")).around
+    lobby.shadowed = {"p-1", "p-2"}
+    with pytest.raises(errors.PlayerNotFound):
+        lobby.leaderboard(nobody, GetLeaderboard(around="ada"))

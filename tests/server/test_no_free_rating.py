@@ -1,0 +1,232 @@
+"""No free rating: a rated series a side never played is aborted, and of two who
+forfeit the first to leave loses. The room directly, then the farming attack over
+real sockets against a live server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from protocol.messages import LeaveRoom, Pace, PlayerInfo
+from server.events import Abandoned, SeriesEnded
+from server.room import TURNS, Room, RoomSettings
+from server.series import Series
+from server.storage import Storage, StoredPlayer
+from tests.server.live import Live, running_server, signed_in
+from tests.server.roomkit import ALICE, BOB, SECRET, FixedIds, Mailbox, place, seat_and_start
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def rated_room(deals: int = 1, *, pace: Pace = Pace.LOCKSTEP) -> Room:
+    settings = RoomSettings(name="rated", pace=pace, deals=deals, rated=True, card_clock_ms=1_000)
+    return Room(
+        "room1", settings, ALICE, now_ms=0, server_secret=SECRET, match_id="match1",
+        ids=FixedIds(), between_deals_ms=100,
+    )  # fmt: skip
+
+
+def play_deal(room: Room, box: Mailbox, *people: PlayerInfo, now_ms: int = 10) -> int:
+    """Each of ``people`` places every card it is dealt until the deal is over."""
+    series = room.series
+    deals = len(series.deals)
+    while len(series.deals) == deals:
+        for who in people:
+            if room._waiting_turn(who.id) is not None:
+                place(room, box, who, now_ms)
+        now_ms += 10
+    return now_ms
+
+
+def ended(room: Room) -> SeriesEnded:
+    (found,) = [e for e in room.take_events() if isinstance(e, SeriesEnded)]
+    return found
+
+
+def abandonments(events: list[Any]) -> list[tuple[str, str]]:
+    return [(e.player_id, e.kind) for e in events if isinstance(e, Abandoned)]
+
+
+@pytest.mark.parametrize("pace", [Pace.LOCKSTEP, Pace.RACE])
+@pytest.mark.parametrize("deals", [1, 3, 5])
+def test_leaving_before_placing_a_card_aborts_a_rated_series(deals: int, pace: Pace) -> None:
+    room, box = rated_room(deals, pace=pace), Mailbox()
+    seat_and_start(room, box, BOB)
+    box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 5))
+    play_deal(room, box, ALICE)
+    events = room.take_events()
+    (end,) = [e for e in events if isinstance(e, SeriesEnded)]
+    assert end.aborted and end.winner_id is None and end.deals == 1
+    assert abandonments(events) == [(BOB.id, "left")]  # counted once, for the leaver
+    result = box.result(ALICE)
+    assert result.series is not None and result.series.aborted and result.series.finished
+    assert result.series.winner is None and room.phase == "finished"
+
+
+def test_a_player_who_never_moves_aborts_it_and_is_recorded_idle() -> None:
+    room, box = rated_room(3), Mailbox()
+    seat_and_start(room, box, BOB)
+    now = 0
+    while not room.series.finished:  # alice plays; bob's cards go by the card clock
+        if room._waiting_turn(ALICE.id) is not None:
+            place(room, box, ALICE, now)
+        now += 1_000
+        box.add(room.tick(now))
+    events = room.take_events()
+    (end,) = [e for e in events if isinstance(e, SeriesEnded)]
+    assert end.aborted and end.deals == 1
+    assert abandonments(events) == [(BOB.id, "idle")]
+
+
+def test_one_card_placed_is_a_game_played_and_a_later_leaver_forfeits() -> None:
+    room, box = rated_room(1), Mailbox()
+    seat_and_start(room, box, BOB)
+    place(room, box, BOB, 1)
+    box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 2))
+    play_deal(room, box, ALICE)
+    end = ended(room)
+    assert not end.aborted and end.winner_id == ALICE.id
+    # Best of three: both play the first deal; bob leaves in the second without a card.
+    room, box = rated_room(3), Mailbox()
+    seat_and_start(room, box, BOB)
+    now = play_deal(room, box, ALICE, BOB)
+    box.add(room.tick(now + 200))  # the second deal begins
+    assert room.series.started == 2
+    box.add(room.handle(BOB, LeaveRoom(room_id=room.id), now + 300))
+    play_deal(room, box, ALICE, now_ms=now + 400)
+    end = ended(room)
+    assert not end.aborted and end.winner_id == ALICE.id
+
+
+@pytest.mark.parametrize("first", [ALICE, BOB])
+def test_when_both_leave_the_first_to_leave_loses(first: PlayerInfo) -> None:
+    second = BOB if first is ALICE else ALICE
+    room, box = rated_room(1), Mailbox()
+    seat_and_start(room, box, BOB)
+    place(room, box, ALICE, 1)
+    place(room, box, BOB, 1)
+    box.add(room.handle(first, LeaveRoom(room_id=room.id), 2))
+    box.add(room.handle(second, LeaveRoom(room_id=room.id), 3))
+    assert room.series.finished  # the server played both boards out, the same way
+    end = ended(room)
+    assert not end.aborted and end.winner_id == second.id
+    assert [s[0] for s in end.standings] == [second.id, first.id]
+
+
+def test_the_forfeit_order_ranks_and_a_series_without_order_still_ranks() -> None:
+    series = Series("s", 1, ("a", "b", "c"), ["x"])
+    series.forfeit("c")
+    series.forfeit("a")
+    assert [s.player_id for s in series.standings()] == ["b", "a", "c"]
+
+
+async def test_an_abort_survives_a_restart_in_the_first_deal(tmp_path: Path) -> None:
+    """Bob left before a card; the server stops; the deal goes on after the restart."""
+    storage = await Storage.open(tmp_path / "db")
+    for who in (ALICE, BOB):
+        await storage.create_player(StoredPlayer(who.id, who.name, False, False), who.id)
+    room, box = rated_room(3), Mailbox()
+    seat_and_start(room, box, BOB)
+    place(room, box, ALICE, 1)
+    box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 2))
+    place(room, box, ALICE, 3)
+    await storage.persist(room.take_events())
+    (saved,) = await storage.unfinished()
+    await storage.close()
+    again = Room.restore(saved, 10, ids=FixedIds(), between_deals_ms=100)
+    assert again.series.forfeit_order == [BOB.id] and again.series.moved == {ALICE.id}
+    box = Mailbox()
+    box.add(again.resume(10))
+    now = 20
+    while not again.series.finished:
+        card = [m for m in box.of(ALICE) if type(m).__name__ == "CardDealt"]
+        if again._waiting_turn(ALICE.id) is not None and card:
+            place(again, box, ALICE, now)
+        now += 1_000
+        box.add(again.tick(now))
+    assert ended(again).aborted
+
+
+# ----------------------------------------------------------------------
+# Over real sockets: the farming attack of the finding, twenty times in a row
+
+FAST = {"between_deals_ms": 200, "tick_ms": 20}
+
+
+def http_json(live: Live, path: str) -> Any:
+    with urllib.request.urlopen(live.http + path, timeout=10) as reply:
+        return json.loads(reply.read())
+
+
+async def get(live: Live, path: str) -> Any:
+    return await asyncio.to_thread(http_json, live, path)
+
+
+async def test_farming_wins_off_fresh_accounts_that_leave_moves_no_rating(tmp_path: Path) -> None:
+    # The farmer places 320 cards as fast as it can: no flood limit in the way.
+    async with running_server(
+        tmp_path / "farm.db", rate_per_second=1_000.0, rate_burst=1_000, **FAST
+    ) as live:
+        farmer = await signed_in(live, "farmer")
+        for i in range(20):
+            await farmer.send(type="create_room", name="farm", seats=2, rated=True, ref="c")
+            room_id = (await farmer.until("room_state"))["room"]["id"]
+            fresh = await signed_in(live, f"throwaway{i}")
+            await fresh.send(type="join_room", room_id=room_id)
+            await fresh.until("room_state")
+            await fresh.send(type="ready", room_id=room_id)
+            await farmer.send(type="ready", room_id=room_id)
+            await fresh.until("match_started")
+            await fresh.send(type="leave_room", room_id=room_id)
+            await fresh.until("left")
+            result = await farmer.play_to_end(room_id)
+            mine = next(b for b in result["boards"] if b["player"]["id"] == farmer.id)
+            assert len(mine["placements"]) == TURNS and not any(
+                p["auto"] for p in mine["placements"]
+            )
+            assert result["series"]["aborted"] and result["series"]["winner"] is None
+            record = await get(live, f"/api/players/throwaway{i}/matches")
+            assert record["abandoned"] == {"left": 1, "timeout": 0, "idle": 0}
+            await fresh.close()
+        await farmer.still_alive()
+        assert not [m for m in farmer.log if m["type"] == "ratings"]
+        rated = await get(live, "/api/players/farmer/ratings")
+        assert rated["ratings"] == {} and rated["history"] == []
+        board = await get(live, "/api/leaderboard/lockstep?top=100")
+        assert board["top"] == []
+        series = await get(live, f"/api/series/{result['match_id']}")
+        assert series["status"] == "aborted" and series["winner_id"] is None
+        await farmer.close()
+
+
+async def test_both_leaving_a_rated_match_the_first_loses_over_the_wire(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "both.db", **FAST) as live:
+        ann = await signed_in(live, "ann")
+        ben = await signed_in(live, "ben")
+        await ann.send(type="create_room", name="duel", seats=2, rated=True)
+        room_id = (await ann.until("room_state"))["room"]["id"]
+        await ben.send(type="join_room", room_id=room_id)
+        await ben.until("room_state")
+        for c in (ann, ben):
+            await c.send(type="ready", room_id=room_id)
+        for c in (ann, ben):
+            card = await c.until("card")
+            await c.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
+            await c.until("placed")
+        await ann.send(type="leave_room", room_id=room_id)
+        await ann.until("left")
+        await ben.send(type="leave_room", room_id=room_id)
+        await ben.until("left")
+        await asyncio.sleep(0.3)
+        ann_record = await get(live, "/api/players/ann/ratings")
+        ben_record = await get(live, "/api/players/ben/ratings")
+        assert ann_record["history"][0]["result"] == "loss"
+        assert ben_record["history"][0]["result"] == "win"
+        assert ben_record["ratings"]["lockstep"]["rating"] > 1500
+        await ann.close()
+        await ben.close()
