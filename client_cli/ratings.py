@@ -152,7 +152,7 @@ def ratings_lines(data: PlayerRatings, limit: int = 20) -> list[str]:
         )
     counts = data.abandoned_counts
     if counts:
-        how = {"left": "left", "timeout": "away too long"}
+        how = {"left": "left", "timeout": "away too long", "idle": "never moved"}
         parts = ", ".join(f"{how.get(k, k)} {n}" for k, n in sorted(counts.items()))
         lines.append(f"  series abandoned: {sum(counts.values())} ({parts})")
     history = sorted(data.history, key=lambda e: e.at_ms, reverse=True)[:limit]
