@@ -80,6 +80,7 @@ from protocol.messages import (
     Visibility,
     Welcome,
 )
+from protocol.names import MAX_NAME
 
 Choose = Callable[[BotView], "int | str"]
 """A bot: the visible state in, a cell index or name out."""
@@ -221,11 +222,27 @@ class Outcome:
 
 
 class BotSession(Session):
-    """The play client's session, signing in as a bot."""
+    """The play client's session, signing in as a bot.
+
+    A bot program's name is registered like a person's (docs/protocol.md,
+    *Names*): when its name is taken (by itself on an earlier run, say) it
+    registers as ``NAME-2``, ``NAME-3`` … instead, on the same connection.
+    """
 
     async def _hello(self, ws: ClientConnection, hello: Hello) -> Welcome | ErrorMessage:
         labelled = hello.model_copy(update={"bot": True, "client": BOT_CLIENT})
-        return await super()._hello(ws, labelled)
+        reply = await super()._hello(ws, labelled)
+        base = hello.name
+        for n in range(2, MAX_NAME_TRIES + 1):
+            if not (isinstance(reply, ErrorMessage) and reply.code == "name_taken" and base):
+                break
+            suffix = f"-{n}"
+            name = base[: MAX_NAME - len(suffix)] + suffix
+            reply = await super()._hello(ws, labelled.model_copy(update={"name": name}))
+        return reply
+
+
+MAX_NAME_TRIES = 20
 
 
 @dataclass

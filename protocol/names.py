@@ -46,7 +46,7 @@ MAX_TITLE = 40
 MAX_MARKS = 3  # combining marks in a row on one character of a title
 
 NAME_PUNCTUATION = ".-_"  # the ASCII punctuation a player name may hold
-GUEST_PREFIX = "guest"  # names starting "guest-", "guest " ... are the server's for guests
+GUEST_PREFIX = "guest"  # "guest" and names starting "guest-" are the server's for guests
 
 # What the keys depend on: a stored key made under another is made again (server.identity).
 KEY_VERSION = (
@@ -180,7 +180,7 @@ def reserved(name: str) -> bool:
     """
     key = name_key(name)
     guest = name_key(GUEST_PREFIX)
-    if key == guest or (key.startswith(guest) and key[len(guest)] in " -_."):
+    if key == guest or key.startswith(guest + "-"):
         return True
     words = key.split(" ")
     return len(words) == 3 and words[1] == name_key("bot")

@@ -13,7 +13,7 @@ The tree (docs/protocol.md lists every code with its meaning)::
     │   ├── UnsupportedProtocol      unsupported_protocol  ``hello.protocol`` is not ours
     │   ├── BadToken                 bad_token             no player has that token
     │   ├── NameRequired             name_required         new non-guest player without a name
-    │   ├── NameTaken                name_taken            that name (or one reading like it) is held
+    │   ├── NameTaken                name_taken            that name, or a look-alike, is held
     │   ├── FrameTooLarge            frame_too_large       frame over the size limit
     │   └── RateLimited              rate_limited          too many frames per second
     └── RoomError (also ValueError)  a room or the lobby refuses a command

@@ -59,6 +59,18 @@ async def test_a_bot_plays_a_solo_match_and_is_labelled_a_bot(live: Live) -> Non
     assert not any(p["auto"] for p in board["placements"])
 
 
+async def test_a_bot_run_again_under_a_taken_name_registers_as_the_next_free_one(
+    live: Live,
+) -> None:
+    names = []
+    for _ in range(3):  # the same default name, run after run, on one server
+        bot = BotClient(live.url, load_chooser("greedy"), name="expert bot", say=quiet)
+        await bot.run(Plan(seats=1, wait_s=5))
+        assert bot.welcome is not None and bot.welcome.player.bot
+        names.append(bot.welcome.player.name)
+    assert names == ["expert bot", "expert bot-2", "expert bot-3"]
+
+
 async def test_two_bots_play_each_other_one_joining_by_room_id(live: Live) -> None:
     host = BotClient(live.url, load_chooser("greedy"), name="host bot", say=quiet)
     hosting = asyncio.create_task(host.run(Plan(seats=2, wait_s=30)))

@@ -102,9 +102,9 @@ def test_accepted_names_are_stored_in_their_precis_form(text: str, stored: str) 
 
 
 def test_the_server_keeps_guest_and_bot_names_for_itself() -> None:
-    for name in ("guest-1a2b", "Guest", "GUEST_x", "greedy bot 1", "expert bot l"):
+    for name in ("guest-1a2b", "Guest", "GUEST-x", "greedy bot 1", "expert bot l"):
         assert reserved(name), name
-    for name in ("guesthouse", "ada", "robot 1", "bot"):
+    for name in ("guesthouse", "guest bot", "ada", "robot 1", "bot", "expert bot-2"):
         assert not reserved(name), name
 
 
