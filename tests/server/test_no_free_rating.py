@@ -5,8 +5,6 @@ real sockets against a live server."""
 from __future__ import annotations
 
 import asyncio
-import json
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +15,9 @@ from server.events import Abandoned, SeriesEnded
 from server.room import TURNS, Room, RoomSettings
 from server.series import Series
 from server.storage import Storage, StoredPlayer
-from tests.server.live import Live, running_server, signed_in
+from tests.server.live import running_server, signed_in
 from tests.server.roomkit import ALICE, BOB, SECRET, FixedIds, Mailbox, place, seat_and_start
+from tests.server.test_head_to_head import FAST, get
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -154,18 +153,6 @@ async def test_an_abort_survives_a_restart_in_the_first_deal(tmp_path: Path) -> 
 
 # ----------------------------------------------------------------------
 # Over real sockets: the farming attack of the finding, twenty times in a row
-
-FAST = {"between_deals_ms": 200, "tick_ms": 20}
-
-
-def http_json(live: Live, path: str) -> Any:
-    with urllib.request.urlopen(live.http + path, timeout=10) as reply:
-        return json.loads(reply.read())
-
-
-async def get(live: Live, path: str) -> Any:
-    return await asyncio.to_thread(http_json, live, path)
-
 
 async def test_farming_wins_off_fresh_accounts_that_leave_moves_no_rating(tmp_path: Path) -> None:
     # The farmer places 320 cards as fast as it can: no flood limit in the way.
