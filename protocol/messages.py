@@ -45,11 +45,23 @@ def _checked(check: Any) -> AfterValidator:
 
 # A player name (docs/protocol.md, Identity): its stored, PRECIS form.
 Name = Annotated[
-    str, Field(min_length=1, max_length=MAX_NAME), _checked(names.check_name)
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description="a player name: PRECIS (RFC 8265), one script; docs/protocol.md, Names",
+    ),
+    _checked(names.check_name),
 ]
 # A room or tournament name: printable text, trimmed.
 Title = Annotated[
-    str, Field(min_length=1, max_length=MAX_TITLE), _checked(names.check_title)
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_TITLE,
+        description="printable text, PRECIS Nickname (RFC 8266); docs/protocol.md",
+    ),
+    _checked(names.check_title),
 ]
 RoomId = Annotated[str, Field(min_length=1, max_length=32)]
 CardText = Annotated[str, Field(min_length=2, max_length=3)]
