@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from engine import WIN_SCORE, Card, Grid, commitment, deal, parse_cell, room_seed
+from engine.deal import table_deal_secret, table_root
 from engine.errors import EngineError
 from protocol.messages import (
     BoardResult,
@@ -134,6 +135,7 @@ def verify_result(
     deal_number: int = 1,
     series_commitment: str | None = None,
     previous_secret: str | None = None,
+    chained: bool = True,
 ) -> Verification:
     """Check a revealed deal; every check is listed, passed or not.
 
@@ -142,7 +144,9 @@ def verify_result(
     is the room's (``series_commitment``), deal k's is the secret revealed by
     deal k-1 (``previous_secret``), and in any case deal k's secret hashed k
     times gives the room's commitment, so a client that missed a deal still
-    checks the chain.
+    checks the chain. A tournament table's deal secrets are not a chain
+    (``chained`` False): they are checked against the round's secret once the
+    round is over (:func:`table_round_checks`).
     """
     checks: list[Check] = []
     try:
@@ -165,7 +169,7 @@ def verify_result(
                     server_commitment == series_commitment,
                 )
             )
-        if deal_number > 1 and previous_secret is not None and server_commitment:
+        if chained and deal_number > 1 and previous_secret is not None and server_commitment:
             checks.append(
                 Check(
                     f"deal {deal_number}'s commitment is the secret revealed by deal "
@@ -173,7 +177,7 @@ def verify_result(
                     server_commitment == previous_secret,
                 )
             )
-        if deal_number > 1 and series_commitment:
+        if chained and deal_number > 1 and series_commitment:
             checks.append(
                 Check(
                     f"the secret hashed {deal_number} times is the room's commitment",
@@ -209,13 +213,12 @@ def verify_result(
     return Verification(tuple(checks))
 
 
-def tournament_checks(
-    info: TournamentInfo, contributions: Sequence[str], table_commitment: str, best_of: int
-) -> tuple[Check, ...]:
-    """A tournament table's deal against what the tournament published
-    (docs/fairness.md, *Tournaments*): every seat has the round's contribution,
-    the table's chain of secrets hangs from the round's commitment, and that
-    commitment is the tournament's (round 1) or the secret the round before revealed."""
+def tournament_checks(info: TournamentInfo, contributions: Sequence[str]) -> tuple[Check, ...]:
+    """A tournament table's deal against what the tournament published, as soon as
+    the deal is over (docs/fairness.md, *Tournaments*): every seat has the round's
+    contribution, and the round's commitment is the tournament's (round 1) or the
+    secret the round before revealed. That the table's secrets come from the
+    round's secret is checked once the round is over (:func:`table_round_checks`)."""
     k = info.round
     current = next((r for r in info.history if r.number == k), None)
     if current is None:
@@ -224,11 +227,6 @@ def tournament_checks(
         Check(
             f"every seat has round {k}'s published contribution",
             bool(contributions) and all(c == current.contribution for c in contributions),
-        ),
-        Check(
-            f"the table's commitment follows from round {k}'s",
-            bool(table_commitment)
-            and chain_back(current.server_commitment, max(0, best_of - 1)) == table_commitment,
         ),
     ]
     if k == 1:
@@ -247,6 +245,57 @@ def tournament_checks(
                     current.server_commitment == before.server_secret,
                 )
             )
+    return tuple(checks)
+
+
+@dataclass(frozen=True)
+class TableDeal:
+    """A deal this player played at a tournament table, kept until its round's secret
+    is revealed: then its secret is checked against it (:func:`table_round_checks`)."""
+
+    tournament_id: str
+    round: int
+    deal: int
+    match_id: str
+    server_secret: str  # revealed by the deal's result
+    table_commitment: str  # the room's, published when the table opened
+
+
+def table_round_checks(
+    info: TournamentInfo, number: int, deals: Sequence[TableDeal]
+) -> tuple[Check, ...]:
+    """Once round ``number`` is over: its revealed secret matches the commitment the
+    round began with, and every deal of the table took its secret from it:
+    ``table_deal_secret(table_root(secret, tournament id, round), deal)``, the first
+    deal's hashing to the table's published commitment (docs/fairness.md)."""
+    revealed = next((r for r in info.history if r.number == number), None)
+    if revealed is None or not revealed.server_secret:
+        return (Check(f"round {number}'s secret was revealed", False),)
+    secret = revealed.server_secret
+    checks = [
+        Check(
+            f"round {number}'s revealed secret matches its commitment",
+            commitment(secret) == revealed.server_commitment,
+        )
+    ]
+    try:
+        root = table_root(secret, info.id, number)
+        for d in deals:
+            checks.append(
+                Check(
+                    f"deal {d.deal}'s secret comes from round {number}'s secret",
+                    table_deal_secret(root, d.deal) == d.server_secret,
+                )
+            )
+        first = commitment(table_deal_secret(root, 1))
+        checks.append(
+            Check(
+                "the table's commitment comes from the round's secret",
+                all(d.table_commitment == first for d in deals),
+            )
+        )
+    except EngineError as exc:
+        checks.append(Check(f"the revealed round secret is unusable ({exc})", False))
     return tuple(checks)
 
 
@@ -392,6 +441,8 @@ class ClientModel:
         self.tournament_id: str | None = None  # the one the tournament screen shows
         self.watching: set[str] = set()  # tournaments this player spectates
         self.table_rooms: dict[str, str] = {}  # tournament table room id -> tournament id
+        # Deals played at tournament tables whose round's secret is not yet revealed.
+        self.table_deals: dict[tuple[str, int], list[TableDeal]] = {}
         self.revision = 0  # bumped on every change, so views can skip redundant work
 
     # -- derived -------------------------------------------------------------
@@ -845,15 +896,22 @@ class ClientModel:
             deal_number=msg.deal,
             series_commitment=series_commitment or None,
             previous_secret=self.secrets.get(msg.deal - 1),
+            chained=tournament is None,
         )
         if tournament is not None:
-            extra = tournament_checks(
-                tournament.info, match.contributions, series_commitment, match.best_of
-            )
+            extra = tournament_checks(tournament.info, match.contributions)
             match.verification = Verification(match.verification.checks + extra)
+            info = tournament.info
+            if self.my_seat() is not None:  # a player of the table, not a spectator
+                self.table_deals.setdefault((info.id, info.round), []).append(
+                    TableDeal(info.id, info.round, msg.deal, msg.match_id, msg.server_secret,
+                              series_commitment)
+                )  # fmt: skip
         self.secrets[msg.deal] = msg.server_secret
         self._set_series(msg.series, now)
         lines = result_lines(msg, match.verification, self.me)
+        if tournament is not None:  # a result seen after its round's secret: check it now
+            lines += self._verify_rounds(tournament.info)
         solo_table = tournament is not None and self.room is not None and self.room.seats == 1
         if self.series is not None and msg.series is not None and not solo_table:
             lines.append(series_text(self.series, self.me, self.next_in_ms(now)))
@@ -932,7 +990,31 @@ class ClientModel:
         self.tournament_list = [
             _summary_of(info) if t.id == info.id else t for t in self.tournament_list
         ]
-        return self._tournament_lines(old.info if old else None, view, now)
+        lines = self._tournament_lines(old.info if old else None, view, now)
+        return lines + self._verify_rounds(info)
+
+    def _verify_rounds(self, info: TournamentInfo) -> list[str]:
+        """Rounds now over whose deals this player played: check them against the
+        round's revealed secret, and say so."""
+        lines: list[str] = []
+        for r in info.history:
+            deals = self.table_deals.get((info.id, r.number))
+            if not deals or not r.server_secret:
+                continue
+            del self.table_deals[(info.id, r.number)]
+            checks = table_round_checks(info, r.number, deals)
+            match = self.match
+            mine = match is not None and any(d.match_id == match.match_id for d in deals)
+            if match is not None and mine and match.verification is not None:
+                match.verification = Verification(match.verification.checks + checks)
+            verified = Verification(checks)
+            which = f"{info.name}, round {r.number}"
+            if verified.ok:
+                lines.append(f"{which}: your table's deals come from the round's revealed secret")
+            else:
+                failed = "; ".join(c.label for c in checks if not c.ok)
+                lines.append(f"{which}: DEALS NOT VERIFIED: {failed}")
+        return lines
 
     def _tournament_lines(
         self, old: TournamentInfo | None, view: TournamentView, now: float

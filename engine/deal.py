@@ -13,7 +13,10 @@ version number there. In short:
   Fisher-Yates from the top: for i = 51 down to 1, swap deck[i] with deck[j],
   j uniform in 0..i; the deal is deck[0..16], deck[16] being the starter;
 * a multiplayer seed comes from :func:`room_seed` (server secret committed
-  first, then every participant's contribution).
+  first, then every participant's contribution);
+* a tournament table's deal secrets come from the round's secret through
+  :func:`table_root` and :func:`table_deal_secret` (HMAC-SHA256, keyed by a
+  secret nobody else holds until the round is over).
 
 Never use Python's ``random`` here.
 """
@@ -33,6 +36,8 @@ DEAL_VERSION: Final = 1
 DEAL_CARDS: Final = 17
 STREAM_LABEL: Final = b"cribsquares/deal/v1"
 ROOM_SEED_LABEL: Final = b"cribsquares/room-seed/v1"
+TABLE_ROOT_LABEL: Final = b"cribsquares/tournament-table/v1"
+TABLE_DEAL_LABEL: Final = b"cribsquares/tournament-deal/v1"
 MAX_SEED_BYTES: Final = 256
 
 
@@ -176,3 +181,33 @@ def room_seed(server_secret: str, contributions: Sequence[str]) -> str:
             raise SeedError("a contribution is text")
         h.update(_length_prefixed(_utf8(part, "contribution")))
     return h.hexdigest()
+
+
+def _hmac_hex(key: str, label: bytes, parts: Sequence[str]) -> str:
+    msg = label + b"".join(_length_prefixed(_utf8(p, "part")) for p in parts)
+    return hmac.new(seed_bytes(key), msg, hashlib.sha256).hexdigest()
+
+
+def table_root(round_secret: str, tournament_id: str, round_number: int) -> str:
+    """The root of every table of a tournament round (docs/fairness.md, Tournaments).
+
+    HMAC-SHA256 keyed by the round's secret (its UTF-8 bytes) over the label
+    ``cribsquares/tournament-table/v1``, then the length-prefixed UTF-8 of the
+    tournament id and of the round number in decimal; lower-case hex. Nobody
+    can compute it without the round's secret, which is revealed only when the
+    round is over, and the server was bound to that secret when it published
+    the tournament's commitment, before anyone registered.
+    """
+    return _hmac_hex(round_secret, TABLE_ROOT_LABEL, (tournament_id, str(round_number)))
+
+
+def table_deal_secret(root: str, deal_number: int) -> str:
+    """The server secret of deal ``deal_number`` (1-based) at every table whose root is
+    ``root``: HMAC-SHA256 keyed by the root over ``cribsquares/tournament-deal/v1``
+    and the length-prefixed deal number in decimal; lower-case hex.
+
+    The deals' secrets are independent of one another (no hash chain): the
+    tables of a round are not in step, and a chain's next commitment would be
+    the secret of a deal another table is still playing.
+    """
+    return _hmac_hex(root, TABLE_DEAL_LABEL, (str(deal_number),))

@@ -3,11 +3,15 @@
 Rooms append these as they change; the WebSocket handler hands them to
 :class:`server.storage.Storage`, which writes them and nothing else. Times are
 wall-clock milliseconds since the epoch, as the room was told them.
+
+Fields that hold a secret or a card (seeds, server secrets, the roots they
+come from, cells and cards, a director's snapshot) are left out of ``repr``,
+so that no log line that names an event can show a deal.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +46,8 @@ class MatchBegan:
     room_id: str
     pace: str
     players: tuple[tuple[int, PlayerRecord, str], ...]  # (seat, player, contribution)
-    seed: str
-    server_secret: str
+    seed: str = field(repr=False)
+    server_secret: str = field(repr=False)
     seed_commitment: str
     server_commitment: str
     card_clock_ms: int
@@ -51,6 +55,7 @@ class MatchBegan:
     at_ms: int
     series_id: str = ""
     deal: int = 1
+    embargo: str = ""  # a tournament round's embargo group (server.visibility); "" none
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +63,8 @@ class CardPlaced:
     match_id: str
     player_id: str
     turn: int
-    cell: str
-    card: str
+    cell: str = field(repr=False)
+    card: str = field(repr=False)
     elapsed_ms: int
     auto: bool
     at_ms: int
@@ -72,14 +77,14 @@ class BoardOutcome:
     rank: int
     score: int
     time_used_ms: int
-    cells: tuple[str, ...]
-    detail: dict[str, object]  # engine BoardScore.to_dict()
+    cells: tuple[str, ...] = field(repr=False)
+    detail: dict[str, object] = field(repr=False)  # engine BoardScore.to_dict()
 
 
 @dataclass(frozen=True, slots=True)
 class MatchEnded:
     match_id: str
-    starter: str
+    starter: str = field(repr=False)
     outcomes: tuple[BoardOutcome, ...]
     at_ms: int
 
@@ -94,9 +99,10 @@ class SeriesBegan:
     origin: str
     players: tuple[PlayerRecord, ...]  # seat order
     at_ms: int
-    # The last secret of the series' hash chain: with it a restarted server can
-    # go on with the series (server.series.secret_chain). Kept secret.
-    root_secret: str = ""
+    # What the series' deal secrets follow from, and how (server.series.deal_secrets):
+    # with it a restarted server goes on with the series. Kept secret.
+    root_secret: str = field(default="", repr=False)
+    secret_scheme: str = "chain"  # chain (a room), table (a tournament table)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +206,16 @@ class TournamentTableChanged:
 class TournamentRoundEnded:
     tournament_id: str
     round: int
-    server_secret: str
+    server_secret: str = field(repr=False)
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class EmbargoLifted:
+    """Every table playing the deals of ``embargo`` (a tournament round's group,
+    server.visibility.round_embargo) has finished: they may be shown to anyone."""
+
+    embargo: str
     at_ms: int
 
 
@@ -221,13 +236,13 @@ class TournamentSnapshot:
     so that a restarted server rebuilds the tournament (``Director.restore``)."""
 
     tournament_id: str
-    state: dict[str, object]  # JSON-able
+    state: dict[str, object] = field(repr=False)  # JSON-able; holds the round secrets' root
     at_ms: int
 
 
 TournamentEvent = (
     TournamentCreated | TournamentEntry | TournamentRoundBegan | TournamentTableChanged
-    | TournamentRoundEnded | TournamentStatus | TournamentSnapshot
+    | TournamentRoundEnded | TournamentStatus | TournamentSnapshot | EmbargoLifted
 )  # fmt: skip
 
 

@@ -50,6 +50,7 @@ from server.matchmaking import Queue, Ticket
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
 from server.recovery import Resumable
 from server.room import BETWEEN_DEALS_MS, BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
+from server.series import SecretScheme
 from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
 
 log = logging.getLogger(__name__)
@@ -245,7 +246,11 @@ class Lobby:
         contribution: str,
         now_ms: int,
         *,
-        server_secret: str | None = None,  # a tournament round's: the same deal on every table
+        # A tournament table: the round's table root, its deal secrets taken from it
+        # on their own (SecretScheme.TABLE), and the round's embargo group.
+        server_secret: str | None = None,
+        secret_scheme: SecretScheme = SecretScheme.CHAIN,
+        embargo: str | None = None,
     ) -> Room:
         room_id = self.ids.room_id()
         while room_id in self.rooms:
@@ -265,6 +270,8 @@ class Lobby:
             think_elsewhere=self.think_elsewhere,
             ids=self.ids,
             between_deals_ms=self.config.between_deals_ms,
+            secret_scheme=secret_scheme,
+            embargo=embargo,
         )
         self.rooms[room_id] = room
         if invite is not None:

@@ -5,7 +5,7 @@ The storage layer reads these from the database (:meth:`Storage.unfinished`);
 I/O or decides anything: it is the shape of the stored facts.
 
 A series is resumable when its room, its players, every begun deal's seed and
-the hash chain's last secret are stored. Every placement that was acknowledged
+the root its deal secrets follow from are stored. Every placement that was acknowledged
 is in the database (it is committed before the ``placed`` goes out), so the
 rebuilt boards hold at least every acknowledged placement.
 
@@ -66,6 +66,9 @@ class Resumable:
     deals: tuple[StoredDeal, ...]  # in order; the last may be unfinished
     forfeited: tuple[str, ...]  # in the order they left
     timed_out: frozenset[str]
+    secret_scheme: str = "chain"  # how the deal secrets follow from root_secret
+    embargo: str | None = None  # a tournament round's embargo group
+    embargo_lifted: bool = False
 
     @property
     def last_activity_ms(self) -> int:

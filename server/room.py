@@ -11,9 +11,12 @@ then changes anything.
 Hidden information is filtered here and only here. An :class:`Outbound` is built
 only by :meth:`Room._out`, which refuses to address a private message (a dealt
 card, a placement, a snapshot with a board) to anyone but its owner, refuses a
-card not yet due to that owner, and refuses the match result before the match
-has finished. Snapshots come only from :meth:`Room.view_for`, which puts in the
-recipient's own board and nothing of anyone else's.
+card not yet due to that owner, refuses the match result before the match
+has finished, and refuses it to anyone :mod:`server.visibility` does not let
+see it (a spectator of a tournament table before its round is over).
+Snapshots come only from :meth:`Room.view_for`, which puts in the recipient's
+own board and nothing of anyone else's, and the result only for those who may
+see it.
 
 This module must never await, read a clock, or touch sockets or the database.
 """
@@ -71,7 +74,7 @@ from protocol.messages import (
     placed_message,
     progress_message,
 )
-from server import errors
+from server import errors, visibility
 from server.events import (
     Abandoned,
     BoardOutcome,
@@ -86,7 +89,7 @@ from server.events import (
 )
 from server.fallback import CellChooser, fallback_cell
 from server.recovery import Resumable
-from server.series import DealOutcome, Series, secret_chain
+from server.series import DealOutcome, SecretScheme, Series, deal_secrets
 
 TURNS = 16
 # A placement that leaves the turn open is announced in a ``progress`` this long
@@ -292,6 +295,8 @@ class Room:
         think_elsewhere: bool = False,
         ids: Ids | None = None,
         between_deals_ms: int = BETWEEN_DEALS_MS,
+        secret_scheme: SecretScheme = SecretScheme.CHAIN,
+        embargo: str | None = None,
     ) -> None:
         self.id = room_id
         self.settings = settings
@@ -314,7 +319,7 @@ class Room:
         self.progress_due: int | None = None
         # A clock above the room's ran out (a tournament round): no deal after this one.
         self.last_deal = False
-        self.series = self._new_series(match_id, server_secret)
+        self.series = self._new_series(match_id, server_secret, secret_scheme, embargo)
         self.server_commitment = self.series.commitment
         # Series over: what the server has committed to for a rematch.
         self._next_series: Series | None = None
@@ -387,7 +392,10 @@ class Room:
             think_elsewhere=think_elsewhere,
             ids=ids,
             between_deals_ms=between_deals_ms,
+            secret_scheme=SecretScheme(saved.secret_scheme),
+            embargo=saved.embargo,
         )
+        room.series.embargo_lifted = saved.embargo_lifted
         room.events = []  # all of it is stored already
         last = saved.deals[-1]
         if len(last.contributions) != len(players):
@@ -429,7 +437,7 @@ class Room:
             series.next_at = now_ms + between_deals_ms
             return room
         if room_seed(series.secret(series.started), last.contributions) != last.seed:
-            raise ValueError(f"series {saved.series_id}: the stored seed is not the chain's")
+            raise ValueError(f"series {saved.series_id}: the stored seed is not the series'")
         the_deal = deal(last.seed)
         downtime = max(0, now_ms - saved.last_activity_ms)
         boards = {p.id: Board(card_at=now_ms) for p in players}
@@ -471,14 +479,23 @@ class Room:
     # ------------------------------------------------------------------
     # Queries
 
-    def _new_series(self, series_id: str, root_secret: str) -> Series:
+    def _new_series(
+        self,
+        series_id: str,
+        root_secret: str,
+        scheme: SecretScheme = SecretScheme.CHAIN,
+        embargo: str | None = None,
+    ) -> Series:
         deals = self.settings.deals
         return Series(
             id=series_id,
             best_of=deals,
             players=(),
-            secrets=secret_chain(root_secret, deals),
+            secrets=deal_secrets(scheme, root_secret, deals),
             race=self.settings.pace == Pace.RACE,
+            root=root_secret,
+            scheme=scheme,
+            embargo=embargo,
         )
 
     def take_events(self) -> list[Event]:
@@ -667,11 +684,22 @@ class Room:
                 self._check_card_due(recipients[0], message.turn)
             if isinstance(message, Placed):
                 self._check_card_seen(recipients[0], message.turn)
-        if isinstance(message, MatchResult) and (
-            self.match is None or self.match.result is None or self.phase == Phase.PLAYING
-        ):
-            raise AssertionError("the result may only be sent once the deal is over")
+        if isinstance(message, MatchResult):
+            if self.match is None or self.match.result is None or self.phase == Phase.PLAYING:
+                raise AssertionError("the result may only be sent once the deal is over")
+            if not all(self._sees_result(p) for p in recipients):
+                raise AssertionError("the result is under its round's embargo")
+        shown = message.result if isinstance(message, RoomState) else None
+        if shown is not None and not self._sees_result(recipients[0]):
+            raise AssertionError("the result is under its round's embargo")
         return Outbound(recipients, message)
+
+    def _sees_result(self, player_id: str) -> bool:
+        """May ``player_id`` see the result of the deal that is over (server.visibility)?"""
+        m = self.match
+        series = self.series
+        seated = m is not None and player_id in m.boards
+        return visibility.sees_result(seated, series.embargo, series.embargo_lifted)
 
     def _check_card_due(self, player_id: str, turn: int) -> None:
         m = self.match
@@ -729,7 +757,7 @@ class Room:
             contributions=list(m.contributions) if m else [],
             you=you,
             progress=progress,
-            result=m.result if m else None,
+            result=m.result if m and self._sees_result(player_id) else None,
             ref=ref,
         )
 
@@ -1179,7 +1207,8 @@ class Room:
                     origin=s.origin,
                     players=tuple(_record(seat.player) for seat in self.seats),
                     at_ms=now_ms,
-                    root_secret=series.secrets[-1],
+                    root_secret=series.root,
+                    secret_scheme=series.scheme.value,
                 )
             )
         self.events.append(
@@ -1199,6 +1228,7 @@ class Room:
                 at_ms=now_ms,
                 series_id=series.id,
                 deal=number,
+                embargo=series.embargo or "",
             )
         )
         started = MatchStarted(
@@ -1334,7 +1364,10 @@ class Room:
             deal=series.started,
             series=self.series_info(now_ms),
         )
-        return outs + self._to_members(m.result) + self._room_update()
+        seeing = [p for p in self.members() if self._sees_result(p)]
+        if seeing:
+            outs.append(self._out(seeing, m.result))
+        return outs + self._room_update()
 
     def _close_series(self, now_ms: int) -> None:
         """The series is over: record it, and commit to the secret of a rematch."""
@@ -1367,6 +1400,19 @@ class Room:
         self._enter(Phase.FINISHED)
         self._close_series(now_ms)
         return self._room_update()
+
+    def lift_embargo(self, embargo: str, now_ms: int) -> list[Outbound]:
+        """Every table of this room's tournament round has finished: the deals of its
+        series may be shown to everyone, and the spectators get the result they
+        were not shown (a snapshot with it)."""
+        series = self.series
+        if series.embargo != embargo or series.embargo_lifted:
+            return []
+        series.embargo_lifted = True
+        m = self.match
+        if m is None or m.result is None:
+            return []
+        return [self.state_for(pid, now_ms) for pid in self.spectators]
 
     def _changed(self, now_ms: int) -> list[Outbound]:
         """Seats changed (connection, presence): tell the members."""

@@ -12,17 +12,34 @@ A rated series is *aborted* when its first deal ends and a side placed none of
 its cards itself (:meth:`Series.aborts`): it ends there, rated for nobody
 (docs/ratings.md, "No free rating").
 
-Each deal has its own server secret, and the secrets form a hash chain fixed
-before anyone contributes to the seed: ``secret[k-1] = commitment(secret[k])``,
-the room publishes ``commitment(secret[0])``, and revealing one deal's secret
-reveals nothing of the next one's (docs/fairness.md, "Series").
+Each deal has its own server secret, fixed by the series' root before anyone
+contributes to the seed. A room's series is a hash chain,
+``secret[k-1] = commitment(secret[k])``: the room publishes
+``commitment(secret[0])``, and revealing one deal's secret reveals nothing of
+the next one's (docs/fairness.md, "Series"). The tables of a tournament round
+are not in step, so their series take every deal's secret from the table root
+on its own (:func:`engine.deal.table_deal_secret`): a chain would announce, as
+the next deal's commitment, the secret of a deal another table is still playing
+(docs/fairness.md, "Tournaments").
+
+A series of a tournament table is under the round's embargo (``embargo``, a
+:mod:`server.visibility` group): what its deals were is shown to nobody but
+their players until every table of the round has finished.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
-from engine.deal import commitment
+from engine.deal import commitment, table_deal_secret
+
+
+class SecretScheme(StrEnum):
+    """How a series' deal secrets follow from its root (stored with the series)."""
+
+    CHAIN = "chain"  # a room: secret[k-1] = commitment(secret[k]), the root the last
+    TABLE = "table"  # a tournament table: secret[k] = table_deal_secret(root, k)
 
 
 def secret_chain(root: str, length: int) -> list[str]:
@@ -32,6 +49,13 @@ def secret_chain(root: str, length: int) -> list[str]:
         chain.append(commitment(chain[-1]))
     chain.reverse()
     return chain
+
+
+def deal_secrets(scheme: SecretScheme, root: str, length: int) -> list[str]:
+    """The secrets of a series' ``length`` deals, first deal first."""
+    if scheme == SecretScheme.TABLE:
+        return [table_deal_secret(root, k) for k in range(1, length + 1)]
+    return secret_chain(root, length)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +93,10 @@ class Series:
     started: int = 0  # deals begun
     finished: bool = False
     next_at: int | None = None  # when the next deal begins (between deals)
+    root: str = ""  # what the secrets follow from (stored, never shown)
+    scheme: SecretScheme = SecretScheme.CHAIN
+    embargo: str | None = None  # a tournament round's embargo group, if any
+    embargo_lifted: bool = False  # that round is over: its deals may be shown
 
     @property
     def commitment(self) -> str:

@@ -37,10 +37,11 @@ from typing import Any
 
 import aiosqlite
 
-from server import identity
+from server import identity, visibility
 from server.events import (
     Abandoned,
     CardPlaced,
+    EmbargoLifted,
     Event,
     MatchBegan,
     MatchEnded,
@@ -183,6 +184,10 @@ CREATE TABLE IF NOT EXISTS abandonments (
     at_ms      INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS abandonments_player ON abandonments (player_id);
+CREATE TABLE IF NOT EXISTS embargoes (
+    id         TEXT PRIMARY KEY,  -- a group of deals played at several tables (server.visibility)
+    lifted_ms  INTEGER            -- NULL: its deals are shown to nobody but their players
+);
 """
 
 # Columns added after the first release: (table, column, declaration).
@@ -193,6 +198,20 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("rooms", "deals", "INTEGER NOT NULL DEFAULT 1"),
     ("rooms", "rated", "INTEGER NOT NULL DEFAULT 0"),
     ("rooms", "origin", "TEXT NOT NULL DEFAULT 'room'"),
+    ("matches", "embargo", "TEXT"),  # a tournament round's group (server.visibility)
+    ("series", "secret_scheme", "TEXT NOT NULL DEFAULT 'chain'"),  # server.series.SecretScheme
+)
+
+# Tournament tables stored before matches had an embargo: each gets its round's,
+# lifted if the round (or the tournament) is over.
+_EMBARGO_EXISTING = (
+    "UPDATE matches SET embargo = (SELECT tt.tournament_id || '/' || tt.round"
+    " FROM tournament_tables tt WHERE tt.series_id = matches.series_id)"
+    " WHERE series_id IN (SELECT series_id FROM tournament_tables WHERE series_id IS NOT NULL)",
+    "INSERT OR IGNORE INTO embargoes (id, lifted_ms)"
+    " SELECT r.tournament_id || '/' || r.round, COALESCE(r.finished_ms, CASE WHEN t.status IN"
+    " ('finished', 'cancelled', 'abandoned') THEN COALESCE(t.finished_ms, 0) END)"
+    " FROM tournament_rounds r JOIN tournaments t ON t.id = r.tournament_id",
 )
 
 
@@ -422,6 +441,9 @@ def _open_writer(path: str) -> tuple[sqlite3.Connection, list[identity.Clash]]:
         have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
         if column not in have:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            if (table, column) == ("matches", "embargo"):
+                for sql in _EMBARGO_EXISTING:
+                    db.execute(sql)
     clashes = identity.index_names(db)
     # Series being played are resumed (Storage.unfinished); a match of no series
     # (an earlier version's) cannot be.
@@ -486,8 +508,8 @@ def _insert_placements(db: sqlite3.Connection, rows: list[tuple[object, ...]]) -
         for row in rows:
             try:
                 db.execute("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
-            except sqlite3.IntegrityError as exc:
-                log.error("could not store placement %r: %s", row, exc)
+            except sqlite3.IntegrityError as exc:  # no card or cell in the log: it may be live
+                log.error("could not store placement %s/%s turn %s: %s", *row[:3], exc)
 
 
 def _apply(db: sqlite3.Connection, event: _Write) -> None:
@@ -518,14 +540,16 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
                     for _, p, _ in event.players
                 ],
             )
+            if event.embargo:
+                db.execute("INSERT OR IGNORE INTO embargoes (id) VALUES (?)", (event.embargo,))
             db.execute(
                 "INSERT INTO matches (id, room_id, pace, status, seed_commitment,"
-                " server_commitment, card_clock_ms, deal_clock_ms, started_ms, series_id, deal)"
-                " VALUES (?, ?, ?, 'playing', ?, ?, ?, ?, ?, ?, ?)",
+                " server_commitment, card_clock_ms, deal_clock_ms, started_ms, series_id, deal,"
+                " embargo) VALUES (?, ?, ?, 'playing', ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     event.match_id, event.room_id, event.pace, event.seed_commitment,
                     event.server_commitment, event.card_clock_ms, event.deal_clock_ms,
-                    event.at_ms, event.series_id or None, event.deal,
+                    event.at_ms, event.series_id or None, event.deal, event.embargo or None,
                 ),
             )  # fmt: skip
             db.executemany(
@@ -574,10 +598,12 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
             )
             db.execute(
                 "INSERT INTO series (id, room_id, best_of, rated, pace, origin, status,"
-                " started_ms, root_secret) VALUES (?, ?, ?, ?, ?, ?, 'playing', ?, ?)",
+                " started_ms, root_secret, secret_scheme)"
+                " VALUES (?, ?, ?, ?, ?, ?, 'playing', ?, ?, ?)",
                 (
                     event.series_id, event.room_id, event.best_of, int(event.rated),
                     event.pace, event.origin, event.at_ms, event.root_secret,
+                    event.secret_scheme,
                 ),
             )  # fmt: skip
             db.executemany(
@@ -598,6 +624,12 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
                     json.dumps(standings), event.at_ms, event.series_id,
                 ),
             )  # fmt: skip
+        case EmbargoLifted():
+            db.execute(
+                "INSERT INTO embargoes (id, lifted_ms) VALUES (?, ?) ON CONFLICT (id)"
+                " DO UPDATE SET lifted_ms = COALESCE(embargoes.lifted_ms, excluded.lifted_ms)",
+                (event.embargo, event.at_ms),
+            )
         case Abandoned():
             db.execute(
                 "INSERT INTO abandonments VALUES (?, ?, ?, ?, ?, ?)",
@@ -628,8 +660,9 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
 
 # ----------------------------------------------------------------------
 # History queries, shared by the HTTP endpoints and `cribsquares history`.
-# A match still being played shows who plays it and nothing hidden: no
-# placements, no boards, no seed.
+# What they return is what anyone may see: server.visibility decides (a match
+# still being played, or under its tournament round's embargo, shows who plays
+# it and nothing of its cards), and lists only what may be listed publicly.
 
 
 async def _rows(db: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> list[aiosqlite.Row]:
@@ -639,9 +672,17 @@ async def _rows(db: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> list
 
 
 async def match_detail(db: aiosqlite.Connection, match_id: str) -> dict[str, Any] | None:
+    """One match as anyone may see it (server.visibility.public_match)."""
+    facts = await _match_facts(db, match_id)
+    return None if facts is None else visibility.public_match(facts)
+
+
+async def _match_facts(db: aiosqlite.Connection, match_id: str) -> dict[str, Any] | None:
+    """Everything stored of a match, its embargo included: for visibility to judge."""
     found = await _rows(
         db,
-        "SELECT m.*, r.name AS room_name FROM matches m JOIN rooms r ON r.id = m.room_id"
+        "SELECT m.*, r.name AS room_name, e.lifted_ms AS embargo_lifted_ms FROM matches m"
+        " JOIN rooms r ON r.id = m.room_id LEFT JOIN embargoes e ON e.id = m.embargo"
         " WHERE m.id = ?",
         (match_id,),
     )
@@ -717,6 +758,8 @@ async def match_detail(db: aiosqlite.Connection, match_id: str) -> dict[str, Any
         "seed": seed.get("seed"),
         "server_secret": seed.get("server_secret"),
         "boards": boards,
+        "embargo": m["embargo"],
+        "embargo_lifted": m["embargo_lifted_ms"] is not None,
     }
 
 
@@ -758,14 +801,17 @@ async def unfinished_series(db: aiosqlite.Connection) -> list[Resumable]:
             )
         )
         deals = []
+        embargo: tuple[str | None, bool] = (None, False)  # the last deal's
         for m in await _rows(
             db,
-            "SELECT m.id, m.deal, m.status, m.started_ms, s.seed, s.contributions"
-            " FROM matches m JOIN seeds s ON s.match_id = m.id"
+            "SELECT m.id, m.deal, m.status, m.started_ms, m.embargo, e.lifted_ms, s.seed,"
+            " s.contributions FROM matches m JOIN seeds s ON s.match_id = m.id"
+            " LEFT JOIN embargoes e ON e.id = m.embargo"
             " WHERE m.series_id = ? ORDER BY m.deal",
             (sid,),
         ):
             finished = m["status"] == "finished"
+            embargo = (m["embargo"], m["lifted_ms"] is not None)
             outcomes: dict[str, tuple[int, int, int]] = {}
             placements: tuple[StoredPlacement, ...] = ()
             if finished:
@@ -820,6 +866,9 @@ async def unfinished_series(db: aiosqlite.Connection) -> list[Resumable]:
                 deals=tuple(deals),
                 forfeited=tuple(dict.fromkeys(g["player_id"] for g in gone if g["kind"] == "left")),
                 timed_out=frozenset(g["player_id"] for g in gone if g["kind"] == "timeout"),
+                secret_scheme=row["secret_scheme"],
+                embargo=embargo[0],
+                embargo_lifted=embargo[1],
             )
         )
     return found
@@ -938,7 +987,8 @@ async def player_ratings(db: aiosqlite.Connection, who: str, limit: int) -> dict
 
 
 async def player_matches(db: aiosqlite.Connection, who: str, limit: int) -> dict[str, Any] | None:
-    """The matches of a player given by id or name (registered names first)."""
+    """The matches of a player given by id or name (registered names first) that may
+    be listed publicly (server.visibility: not a private room's)."""
     p = await _find_player(db, who)
     if p is None:
         return None
@@ -948,7 +998,8 @@ async def player_matches(db: aiosqlite.Connection, who: str, limit: int) -> dict
         " FROM match_players mp JOIN matches m ON m.id = mp.match_id"
         " JOIN rooms r ON r.id = m.room_id"
         " LEFT JOIN results res ON res.match_id = m.id AND res.player_id = mp.player_id"
-        " WHERE mp.player_id = ? ORDER BY m.started_ms DESC LIMIT ?",
+        f" WHERE mp.player_id = ? AND {visibility.LISTED_ROOM_SQL}"
+        " ORDER BY m.started_ms DESC LIMIT ?",
         (p["id"], limit),
     )
     matches = []
@@ -967,7 +1018,7 @@ async def recent_matches(db: aiosqlite.Connection, limit: int) -> list[dict[str,
     rows = await _rows(
         db,
         _SUMMARY_SQL + " FROM matches m JOIN rooms r ON r.id = m.room_id"
-        " ORDER BY m.started_ms DESC LIMIT ?",
+        f" WHERE {visibility.LISTED_ROOM_SQL} ORDER BY m.started_ms DESC LIMIT ?",
         (limit,),
     )
     return [_summary(row) for row in rows]

@@ -11,10 +11,15 @@ The lobby owns the rooms; the director only decides. A refused command raises a
 
 Same deal on every table of a round: at creation the director draws a hash
 chain of round secrets (:func:`server.series.secret_chain`) and publishes the
-first one's commitment; every table of round k is opened on secret k with the
-same seat contribution (:func:`round_contribution`, made from every entrant's
-contribution), so every table of the round is dealt the same cards, and round
-k's secret is revealed when the round is over (docs/fairness.md, Tournaments).
+first one's commitment. Every table of round k is opened on the same table root,
+an HMAC of round k's secret (:func:`engine.deal.table_root`), from which each
+deal of the table takes its own secret, and with the same seat contribution
+(:func:`round_contribution`, made from every entrant's contribution), so every
+table of the round is dealt the same cards. Nothing published before the round
+is over (the commitments, the earlier rounds' secrets, the contributions) lets
+anyone compute a table's secrets. When the round is over its secret is revealed
+and its embargo lifted (:mod:`server.visibility`): until then nobody but the
+players of a table sees the cards of its deals (docs/fairness.md, Tournaments).
 
 Surviving a restart: whenever its state has changed, the director adds a
 :class:`~server.events.TournamentSnapshot` (:meth:`Director.snapshot`, plain
@@ -33,7 +38,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, get_args
 
-from engine.deal import commitment
+from engine.deal import commitment, table_root
 from protocol.messages import (
     CreateTournament,
     Pace,
@@ -49,8 +54,9 @@ from protocol.messages import (
     Visibility,
 )
 from protocol.names import printable
-from server import errors
+from server import errors, visibility
 from server.events import (
+    EmbargoLifted,
     Event,
     PlayerRecord,
     TournamentCreated,
@@ -215,7 +221,9 @@ class TournamentSettings:
 @dataclass(frozen=True, slots=True)
 class OpenTable:
     """Open a room for one table, seat ``players`` (bots where ``strategies`` says),
-    on ``secret`` with every seat contributing ``contribution``, and start it."""
+    its deals' secrets taken from the round's table ``root``
+    (``SecretScheme.TABLE``), every seat contributing ``contribution``, under the
+    round's ``embargo``, and start it."""
 
     tournament_id: str
     round: int
@@ -223,7 +231,8 @@ class OpenTable:
     players: tuple[PlayerInfo, ...]
     strategies: tuple[str, ...]  # "" for a person
     contribution: str
-    secret: str
+    root: str = field(repr=False)  # secret until the round is over: never in a log
+    embargo: str
     settings: RoomSettings
 
 
@@ -242,7 +251,15 @@ class Forfeit:
     player: PlayerInfo
 
 
-Request = OpenTable | StopTable | Forfeit
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A round is over: its tables' rooms may show their deals to everyone."""
+
+    embargo: str
+    room_ids: tuple[str, ...]
+
+
+Request = OpenTable | StopTable | Forfeit | Reveal
 
 
 # ----------------------------------------------------------------------
@@ -704,7 +721,7 @@ class Director:
             status="finished" if r.finished else "playing",
             contribution=r.contribution,
             server_commitment=commitment(r.secret),
-            server_secret=r.secret if r.finished else None,
+            server_secret=visibility.round_secret(r.secret, r.finished),
             tables=sum(1 for t in r.tables if t.status != "bye"),
             finished_tables=sum(1 for t in r.tables if t.status == "finished"),
         )
@@ -1142,6 +1159,8 @@ class Director:
             winner_id = min(t.players, key=lambda p: self.entrants[p].seed or 0)
         t.winner = winner_id
         self._table_event(r, t, now_ms)
+        if self.over and not r.open_tables() and not r.finished:
+            self._reveal(r, now_ms)  # the last table of a cancelled round: nobody plays on
         if self.over or r.open_tables():
             return self._changed(now_ms)
         return self._end_round(r, now_ms)
@@ -1208,6 +1227,7 @@ class Director:
         contributors = [(e.player.id, e.contribution) for e in playing]
         contribution = round_contribution(self.id, number, [c for _, c in contributors])
         secret = self._secrets[number - 1]
+        root = table_root(secret, self.id, number)
         tables = [Table(i + 1, g) for i, g in enumerate(groups)]
         tables += [
             Table(len(groups) + i + 1, (p,), status="bye", winner=p) for i, p in enumerate(byes)
@@ -1238,7 +1258,8 @@ class Director:
                     players=players,
                     strategies=tuple(self.entrants[p].strategy for p in t.players),
                     contribution=contribution,
-                    secret=secret,
+                    root=root,
+                    embargo=visibility.round_embargo(self.id, number),
                     settings=RoomSettings(
                         name=f"{printable(s.name, 24)} r{number} t{t.number}",
                         visibility=Visibility.PRIVATE,
@@ -1286,9 +1307,19 @@ class Director:
             winners.append(winner)
         return winners
 
-    def _end_round(self, r: Round, now_ms: int) -> list[Outbound]:
+    def _reveal(self, r: Round, now_ms: int) -> None:
+        """Every table of round ``r`` has finished: its secret is revealed and its
+        deals' embargo lifted (stored, and told to the tables' rooms)."""
         r.finished = True
+        embargo = visibility.round_embargo(self.id, r.number)
         self.events.append(TournamentRoundEnded(self.id, r.number, r.secret, now_ms))
+        self.events.append(EmbargoLifted(embargo, now_ms))
+        rooms = tuple(t.room_id for t in r.tables if t.room_id is not None)
+        if rooms:
+            self.requests.append(Reveal(embargo, rooms))
+
+    def _end_round(self, r: Round, now_ms: int) -> list[Outbound]:
+        self._reveal(r, now_ms)
         if self.settings.format == TournamentFormat.KNOCKOUT:
             for t in r.tables:
                 for p in t.players:
@@ -1316,6 +1347,8 @@ class Director:
         if current is not None and not current.finished:
             current.stopped = True
             self.requests += [StopTable(t.room_id) for t in current.open_tables() if t.room_id]
+            if not current.open_tables():
+                self._reveal(current, now_ms)
         self._go(phase)
         self.next_at = None
         self.finished_at = now_ms

@@ -3,8 +3,9 @@
 Synchronous and without I/O, like the lobby it belongs to. It routes the
 tournament commands to their :class:`~server.tournaments.director.Director`,
 carries out what a director asks for (open a table as a room on the round's
-secret and start it, stop the tables a round clock overtook, make a withdrawn
-entrant leave its table), and tells a director when one of its tables has
+table root, under the round's embargo, and start it; stop the tables a round
+clock overtook; make a withdrawn entrant leave its table; lift the embargo in
+the rooms of a round that is over), and tells a director when one of its tables has
 finished a deal or its series. The directors' storage events join the lobby's.
 
 After a restart it takes back the tournaments being run (:meth:`TournamentDesk.restore`,
@@ -35,10 +36,12 @@ from protocol.messages import (
 from server import errors
 from server.events import MatchEnded, SeriesEnded
 from server.room import Outbound, Room
+from server.series import SecretScheme
 from server.tournaments.director import (
     Director,
     Forfeit,
     OpenTable,
+    Reveal,
     StopTable,
     TournamentSettings,
 )
@@ -214,10 +217,23 @@ class TournamentDesk:
                             outs += self._in_room(room_id, now_ms, lambda r: r.time_up(now_ms))
                         case Forfeit(room_id=room_id, player=who):
                             outs += self._in_room(room_id, now_ms, _leave(who, now_ms))
+                        case Reveal(embargo=embargo, room_ids=rooms):
+                            outs += self._reveal(embargo, rooms, now_ms)
                 except errors.RoomError as exc:  # the table had moved on meanwhile
                     log.info("tournament %s: %r not done: %s", director.id, request, exc)
             if opened:
                 outs += director.tables_opened(now_ms)
+
+    def _reveal(self, embargo: str, room_ids: tuple[str, ...], now_ms: int) -> list[Outbound]:
+        """Lift a round's embargo in its tables' rooms still open. Lifting changes no
+        seat and stores nothing (the director stored it), so the rooms need no
+        lobby bookkeeping; this may run while the lobby is still busy with one of them."""
+        outs: list[Outbound] = []
+        for room_id in room_ids:
+            room = self.lobby.rooms.get(room_id)
+            if room is not None:
+                outs += room.lift_embargo(embargo, now_ms)
+        return outs
 
     def _in_room(self, room_id: str, now_ms: int, act: _RoomAction) -> list[Outbound]:
         room = self.lobby.rooms.get(room_id)
@@ -228,7 +244,13 @@ class TournamentDesk:
     def _open_table(self, director: Director, req: OpenTable, now_ms: int) -> list[Outbound]:
         lobby = self.lobby
         room = lobby._open(
-            req.settings, req.players[0], req.contribution, now_ms, server_secret=req.secret
+            req.settings,
+            req.players[0],
+            req.contribution,
+            now_ms,
+            server_secret=req.root,
+            secret_scheme=SecretScheme.TABLE,
+            embargo=req.embargo,
         )
         for p in req.players[1:]:
             room.seat_player(p, req.contribution)

@@ -3,8 +3,9 @@ and the read-only queries behind ``/api/tournaments`` and the exports.
 
 Like :mod:`server.storage`, it only persists what a director decided and reads
 it back; the boards themselves are the ordinary matches and results of each
-table's series. A tournament still being played shows no secret of a round not
-over and no board of a deal not over (results exist only for finished deals).
+table's series. What the queries return is what anyone may see
+(server.visibility): no secret of a round not over, and no board of a deal
+whose round is not over (the round's embargo, stored in ``embargoes``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import aiosqlite
 
+from server import visibility
 from server.events import (
     Event,
     TournamentCreated,
@@ -113,6 +115,12 @@ def apply(db: sqlite3.Connection, event: Event | Abandon) -> bool:
             db.execute(f"UPDATE tournaments SET status = 'abandoned' WHERE id = ? AND {RUNNING}",
                        (tid,))  # fmt: skip
             db.execute("DELETE FROM tournament_snapshots WHERE tournament_id = ?", (tid,))
+            # Nothing of it is played any more: its rounds' deals are no longer embargoed.
+            db.execute(
+                "UPDATE embargoes SET lifted_ms = CAST(strftime('%s', 'now') AS INTEGER) * 1000"
+                " WHERE lifted_ms IS NULL AND substr(id, 1, length(?) + 1) = ? || '/'",
+                (tid, tid),
+            )
         case TournamentCreated():
             h = event.host
             db.execute(
@@ -318,16 +326,18 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
             }
         )
     rounds = [
-        {
-            "round": r["round"],
-            "contribution": r["contribution"],
-            "contributors": json.loads(r["contributors"]),
-            "server_commitment": r["server_commitment"],
-            "server_secret": r["server_secret"],
-            "started_ms": r["started_ms"],
-            "finished_ms": r["finished_ms"],
-            "tables": tables.get(r["round"], []),
-        }
+        visibility.public_round(
+            {
+                "round": r["round"],
+                "contribution": r["contribution"],
+                "contributors": json.loads(r["contributors"]),
+                "server_commitment": r["server_commitment"],
+                "server_secret": r["server_secret"],
+                "started_ms": r["started_ms"],
+                "finished_ms": r["finished_ms"],
+                "tables": tables.get(r["round"], []),
+            }
+        )
         for r in await _rows(
             db, "SELECT * FROM tournament_rounds WHERE tournament_id = ? ORDER BY round", (tid,)
         )
@@ -351,18 +361,21 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
 
 
 async def tournament_boards(db: aiosqlite.Connection, tid: str) -> list[dict[str, Any]]:
-    """Every board of every finished deal of the tournament, round by round."""
+    """Every board of the tournament anyone may see (server.visibility: the deals
+    over whose round is over), round by round."""
     rows = await _rows(
         db,
-        "SELECT tt.round, tt.table_no, m.id AS match_id, m.deal, m.starter, res.seat,"
-        " res.rank, res.score, res.time_used_ms, res.cells, p.id, p.name, p.guest, p.bot"
+        "SELECT tt.round, tt.table_no, m.id AS match_id, m.deal, m.starter, m.status,"
+        " m.embargo, e.lifted_ms, res.seat, res.rank, res.score, res.time_used_ms, res.cells,"
+        " p.id, p.name, p.guest, p.bot"
         " FROM tournament_tables tt JOIN matches m ON m.series_id = tt.series_id"
+        " LEFT JOIN embargoes e ON e.id = m.embargo"
         " JOIN results res ON res.match_id = m.id JOIN players p ON p.id = res.player_id"
         " WHERE tt.tournament_id = ? AND m.status = 'finished'"
         " ORDER BY tt.round, tt.table_no, m.deal, res.seat",
         (tid,),
     )
-    return [
+    return visibility.public_boards(
         {
             "round": r["round"],
             "table": r["table_no"],
@@ -375,9 +388,12 @@ async def tournament_boards(db: aiosqlite.Connection, tid: str) -> list[dict[str
             "score": r["score"],
             "time_used_ms": r["time_used_ms"],
             "cells": json.loads(r["cells"]),
+            "status": r["status"],
+            "embargo": r["embargo"],
+            "embargo_lifted": r["lifted_ms"] is not None,
         }
         for r in rows
-    ]
+    )
 
 
 STANDINGS_COLUMNS = (

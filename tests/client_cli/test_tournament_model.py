@@ -7,10 +7,18 @@ them), the model's state, its lines and the text out: no server, no screen.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from client_cli import tournaments as tt
-from client_cli.model import ClientModel, View, chain_back, tournament_checks
+from client_cli.model import (
+    ClientModel,
+    TableDeal,
+    View,
+    table_round_checks,
+    tournament_checks,
+)
+from engine.deal import commitment, table_deal_secret, table_root
 from protocol.messages import (
     ErrorMessage,
     Left,
@@ -447,20 +455,47 @@ def test_a_tables_deal_is_checked_against_what_the_tournament_published() -> Non
     r1 = history(1, "finished", 2, 2)
     r2 = {**history(2, "playing", 2, 0), "contribution": "d" * 64, "server_commitment": C64}
     first = update(status="playing", round=1, history=[history(1, "playing", 2, 0)])
-    checks = tournament_checks(first.tournament, [C64, C64], C64, 1)
-    assert [c.ok for c in checks] == [True, True, True]
+    checks = tournament_checks(first.tournament, [C64, C64])
+    assert [c.ok for c in checks] == [True, True]
     assert (
-        checks[2].label
+        checks[1].label
         == "round 1's commitment is the one the tournament published at its creation"
     )
-    # a best of 3: the table's commitment is round k's hashed twice more
-    assert all(c.ok for c in tournament_checks(first.tournament, [C64], chain_back(C64, 2), 3))
     # round 2 hangs from the secret round 1 revealed; a seat with another contribution fails
     second = update(status="playing", round=2, history=[r1, r2])
-    checks = tournament_checks(second.tournament, ["d" * 64, "e" * 64], C64, 1)
-    assert [c.ok for c in checks] == [False, True, True]
+    checks = tournament_checks(second.tournament, ["d" * 64, "e" * 64])
+    assert [c.ok for c in checks] == [False, True]
     assert checks[0].label == "every seat has round 2's published contribution"
-    assert checks[2].label == "round 2's commitment is the secret revealed by round 1"
+    assert checks[1].label == "round 2's commitment is the secret revealed by round 1"
     wrong = {**r1, "server_secret": "f" * 64}
-    checks = tournament_checks(update(round=2, history=[wrong, r2]).tournament, ["d" * 64], C64, 1)
-    assert not checks[2].ok and not tournament_checks(update().tournament, [], "", 1)[0].ok
+    checks = tournament_checks(update(round=2, history=[wrong, r2]).tournament, ["d" * 64])
+    assert not checks[1].ok and not tournament_checks(update().tournament, [])[0].ok
+
+
+def test_once_its_round_is_over_every_deal_of_a_table_is_checked_against_the_round_secret() -> None:
+    secret = "5e" * 32
+    root = table_root(secret, "T1", 1)
+    first = commitment(table_deal_secret(root, 1))
+    deals = [TableDeal("T1", 1, k, f"m{k}", table_deal_secret(root, k), first) for k in (1, 2, 3)]
+    over = {**history(1, "finished", 2, 2), "server_secret": secret,
+            "server_commitment": commitment(secret)}  # fmt: skip
+    revealed = update(status="playing", round=1, history=[over]).tournament
+    checks = table_round_checks(revealed, 1, deals)
+    assert len(checks) == 5 and all(c.ok for c in checks)
+    assert checks[2].label == "deal 2's secret comes from round 1's secret"
+    # A table dealt from the round secret's hash chain (as before the secrets were
+    # made fresh) fails: its second deal's secret would be the tournament's commitment.
+    chained = [replace(deals[0], server_secret=commitment(commitment(secret))),
+               replace(deals[1], server_secret=commitment(secret))]  # fmt: skip
+    assert [c.ok for c in table_round_checks(revealed, 1, chained)] == [True, False, False, True]
+    # Another tournament's root (or another round's) is not this one's.
+    elsewhere = table_deal_secret(table_root(secret, "T2", 1), 1)
+    assert not table_round_checks(revealed, 1, [replace(deals[0], server_secret=elsewhere)])[1].ok
+    round_two = table_deal_secret(table_root(secret, "T1", 2), 1)
+    assert not table_round_checks(revealed, 1, [replace(deals[0], server_secret=round_two)])[1].ok
+    assert not table_round_checks(revealed, 1, [replace(deals[0], table_commitment=C64)])[-1].ok
+    # A secret that does not match the round's commitment, or none yet: not verified.
+    lying = update(history=[{**over, "server_commitment": C64}]).tournament
+    assert not table_round_checks(lying, 1, deals)[0].ok
+    playing = update(history=[history(1, "playing", 2, 0)]).tournament
+    assert not table_round_checks(playing, 1, deals)[0].ok

@@ -52,6 +52,8 @@ async def test_a_script_hosts_a_duplicate_field_plays_both_deals_and_reads_the_s
     assert "Friday field has started" in out and "round 1 of 2 begins" in out
     assert sum(line.startswith("placed ") for line in out.splitlines()) == 32
     assert out.count("deal verified") == 2
+    # Once each round is over, its secret shows the table's deal came from it.
+    assert out.count("your table's deals come from the round's revealed secret") == 2
     assert "round 2 of 2 begins" in out
     first, second = out.split("Friday field (" + tid + "): duplicate field")[1:3]
     # the next round began at once (300 ms between rounds on this server)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from engine.deal import table_deal_secret, table_root
 from protocol.messages import (
     AddTournamentBot,
     CreateTournament,
@@ -75,9 +76,11 @@ def test_duplicate_field_every_table_of_a_round_has_the_same_deal() -> None:
     scores: list[dict[str, int]] = [{} for _ in range(3)]
     match_round: dict[str, int] = {}
     chain = secret_chain(d._secrets[-1], len(d._secrets))
+    # Round k's tables deal from the HMAC of round k's secret (docs/fairness.md).
+    firsts = [table_deal_secret(table_root(s, d.id, i + 1), 1) for i, s in enumerate(chain)]
     for e in events:
         if isinstance(e, MatchBegan):
-            (number,) = [i + 1 for i, s in enumerate(chain) if s == e.server_secret]
+            (number,) = [i + 1 for i, s in enumerate(firsts) if s == e.server_secret]
             seeds.setdefault(str(number), set()).add(e.seed)
             match_round[e.match_id] = number
             assert [c for _, _, c in e.players] == [d.rounds[number - 1].contribution]

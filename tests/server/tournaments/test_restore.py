@@ -80,7 +80,7 @@ class Tables:
                     opened = True
                     room = f"room-{req.round}-{req.table}"
                     d.table_opened(req.round, req.table, room, f"series-{room}")
-                    done.append(("open", room, [p.id for p in req.players], req.secret))
+                    done.append(("open", room, [p.id for p in req.players], req.root, req.embargo))
                 elif isinstance(req, StopTable):
                     done.append(("stop", req.room_id))
                     d.table_ended(req.room_id, None, now)

@@ -1,0 +1,116 @@
+"""Who may see what of a deal, on every surface: the one place it is decided. Pure.
+
+Every outward view of a deal is made here or by asking here: the messages a
+room sends (:meth:`server.room.Room` asks :func:`sees_result` before it
+addresses a result, and refuses to address one otherwise), the tournament
+updates (:func:`round_secret`), the HTTP API and ``cribsquares history``
+(storage hands what it read to :func:`public_match`, :func:`public_boards`,
+:func:`public_round`, and lists only what :data:`LISTED_ROOM_SQL` allows).
+
+The rules (docs/fairness.md, *Who sees a deal*):
+
+* **The cards of a deal** are its seed, its server secret, the starter and
+  every board's cells, placements and itemized score. While the deal is
+  played nobody sees them but each player its own cards, as they are dealt
+  (the room's one choke point, ``Room._out``, sees to that).
+* **Once the deal is over** its players see its whole result. Everybody else
+  (spectators, the HTTP API) sees it too, unless the deal is under an
+  **embargo**: a deal of a tournament round is played by every table of the
+  round, so its cards stay hidden from everyone but the players seated at a
+  table that played it until every table of the round has finished. The round's
+  embargo group (:func:`round_embargo`) is stored with each of its matches and
+  lifted by a stored event (``EmbargoLifted``) when the round is over (or its
+  tournament is cancelled or abandoned and no table plays any more), so the
+  HTTP API, which reads the database, keeps it across restarts.
+* **Numbers are not embargoed.** Ranks, scores, time used, a table's points and
+  the standings name no card; a tournament shows them live as tables finish.
+* **Listing.** A match appears in public lists (a player's matches, recent
+  matches) when its room was public, or rated (its result is public in the
+  rating history anyway), or a table of a public tournament. A private room's
+  matches are found only by their id, which only its members were told.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+# The hidden parts of a deal and of its boards, as the history API names them.
+DEAL_FIELDS = ("seed", "server_secret", "starter")
+BOARD_FIELDS = ("cells", "placements", "detail")
+
+# An SQL condition on a ``rooms`` row aliased ``r``: may its matches be listed publicly?
+LISTED_ROOM_SQL = (
+    "(r.visibility = 'public' OR r.rated = 1 OR EXISTS ("
+    "SELECT 1 FROM tournament_tables lt JOIN tournaments lv ON lv.id = lt.tournament_id"
+    " WHERE lt.room_id = r.id AND lv.visibility = 'public'))"
+)
+
+
+def round_embargo(tournament_id: str, round_number: int) -> str:
+    """The embargo group of every deal of a tournament round."""
+    return f"{tournament_id}/{round_number}"
+
+
+def sees_result(seated: bool, embargo: str | None, lifted: bool) -> bool:
+    """May a member of a room see the result of a deal that is over there?
+
+    A player seated at the deal always may (it saw every card of it); a spectator
+    may unless the deal is under an embargo not yet lifted.
+    """
+    return seated or embargo is None or lifted
+
+
+def deal_open(status: str, embargo: str | None, lifted: bool) -> bool:
+    """May anyone, whoever it is, see the cards of a stored deal?"""
+    return status == "finished" and (embargo is None or lifted)
+
+
+def round_secret(secret: str, finished: bool) -> str | None:
+    """A tournament round's secret, as shown: only once the round is over."""
+    return secret if finished else None
+
+
+def public_match(facts: Mapping[str, Any]) -> dict[str, Any]:
+    """One stored match as anyone may see it (``GET /api/matches/{id}``).
+
+    ``facts`` is everything storage read, its internal ``embargo`` and
+    ``embargo_lifted`` included. A deal not open shows who played it, the
+    commitments, the contributions and (once it is over) each board's rank,
+    score and time used; never its seed, secret, starter, cells, placements or
+    itemized scores. ``embargoed`` says whether a finished deal is still held back.
+    """
+    view = {k: v for k, v in facts.items() if k not in ("embargo", "embargo_lifted")}
+    embargo = facts.get("embargo")
+    lifted = bool(facts.get("embargo_lifted"))
+    is_open = deal_open(str(facts.get("status")), embargo, lifted)
+    view["embargoed"] = embargo is not None and not lifted
+    if not is_open:
+        for key in DEAL_FIELDS:
+            view[key] = None
+        view["boards"] = [
+            {k: v for k, v in board.items() if k not in BOARD_FIELDS}
+            for board in facts.get("boards", [])
+        ]
+    return view
+
+
+def public_boards(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Stored boards (the tournament export) as anyone may see them: only those of
+    open deals, each without the internal ``status``, ``embargo`` and ``embargo_lifted``."""
+    internal = ("status", "embargo", "embargo_lifted")
+    return [
+        {k: v for k, v in row.items() if k not in internal}
+        for row in rows
+        if deal_open(str(row.get("status")), row.get("embargo"), bool(row.get("embargo_lifted")))
+    ]
+
+
+def public_round(facts: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored tournament round as anyone may see it: its secret once it is over."""
+    view = dict(facts)
+    view["server_secret"] = (
+        round_secret(str(facts.get("server_secret") or ""), facts.get("finished_ms") is not None)
+        or None
+    )
+    return view
