@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.deal import room_seed, table_deal_secret, table_root
 from tests.server.live import Client, Live, running_server, signed_in
 
 FAST = {"between_deals_ms": 100, "between_rounds_ms": 200, "tick_ms": 20}
@@ -98,12 +99,17 @@ def check_round_secrets(stored: dict[str, Any]) -> None:
 
 
 async def same_deal_on_every_table(live: Live, stored: dict[str, Any]) -> None:
+    """Every table of a round dealt the same deals, each from the round's revealed
+    secret as docs/fairness.md says (table root, then one secret per deal)."""
     for r in stored["rounds"]:
         seeds = set()
+        root = table_root(r["server_secret"], stored["id"], r["round"])
         for t in r["tables"]:
             for d in t["deals"]:
                 match = await get(live, f"/api/matches/{d['match_id']}")
                 assert match["contributions"] == [r["contribution"]] * len(t["players"])
+                assert match["server_secret"] == table_deal_secret(root, d["deal"])
+                assert match["seed"] == room_seed(match["server_secret"], match["contributions"])
                 seeds.add((d["deal"], match["seed"]))
         deals = {deal for deal, _ in seeds}
         assert len(seeds) == len(deals), f"round {r['round']}: tables were dealt differently"

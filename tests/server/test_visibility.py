@@ -1,0 +1,226 @@
+"""The embargo and the listing rule, case by case: a tournament table's spectator,
+the stored embargo across a restart and its lifting, a database made before
+embargoes, a cancelled round, private rooms in public lists, and log lines."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from protocol.messages import (
+    AddBot,
+    AddTournamentBot,
+    CreateRoom,
+    CreateTournament,
+    JoinRoom,
+    JoinTournament,
+    ManageTournament,
+    MatchResult,
+    Place,
+    RoomState,
+    StartMatch,
+)
+from server import visibility
+from server.bots import bot_factory, think
+from server.events import (
+    CardPlaced,
+    EmbargoLifted,
+    MatchBegan,
+    MatchEnded,
+    SeriesBegan,
+    TournamentRoundEnded,
+    TournamentSnapshot,
+)
+from server.lobby import Lobby, LobbyConfig
+from server.room import Outbound, Room
+from server.storage import Storage, StoredPlayer
+from server.tournaments.director import Director
+from tests.server.roomkit import ALICE, BOB, SPECTATOR, FixedIds
+
+CUP = CreateTournament(name="cup", format="duplicate", rounds=2, pace="lockstep",
+                       card_clock_ms=60_000)  # fmt: skip
+
+
+def lobby(think_elsewhere: bool = False) -> Lobby:
+    return Lobby(LobbyConfig(between_rounds_ms=1_000), ids=FixedIds(), bots=bot_factory,
+                 think_elsewhere=think_elsewhere)  # fmt: skip
+
+
+class Run:
+    """A pure lobby whose events go to storage as the server's would."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.lobby, self.storage = lobby(think_elsewhere=True), storage
+        self.outs: list[Outbound] = []
+
+    async def do(self, outs: list[Outbound]) -> list[Outbound]:
+        self.outs += outs
+        await self.storage.persist(self.lobby.take_events())
+        return outs
+
+
+async def duplicate_with_alice_at_card_one(run: Run) -> tuple[Director, Room, list[Room]]:
+    """alice and two greedy bots in a duplicate field; SPECTATOR watches every table.
+    The bots' tables finish; alice's holds card 1."""
+    lb = run.lobby
+    for p in (ALICE, SPECTATOR):
+        await run.do(lb.connect(p, 0))
+    await run.do(lb.handle(ALICE, CUP, 0))
+    (director,) = lb.tournaments.directors.values()
+    await run.do(lb.handle(ALICE, JoinTournament(tournament_id=director.id, contribution="a"), 0))
+    await run.do(lb.handle(ALICE, AddTournamentBot(tournament_id=director.id, count=2), 0))
+    await run.do(lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="start"), 0))
+    tables = [lb.rooms[t.room_id] for t in director.rounds[0].tables if t.room_id in lb.rooms]
+    mine = next(r for r in tables if r.seat_of(ALICE.id))
+    for room in tables:
+        join = JoinRoom(invite_code=room.invite_code, spectate=True)
+        await run.do(lb.handle(SPECTATOR, join, 1))
+    while turns := lb.take_bot_turns():
+        for turn in turns:
+            await run.do(lb.bot_move(turn.room_id, turn.player_id, turn.turn, think(turn), 2))
+    return director, mine, tables
+
+
+async def alice_plays_out(run: Run, room: Room, now: int) -> None:
+    while (you := room.view_for(ALICE.id, now).you) is not None and you.turn is not None:
+        place = Place(room_id=room.id, turn=you.turn, cell=you.legal[0])
+        await run.do(run.lobby.handle(ALICE, place, now))
+
+
+async def test_a_finished_table_is_shown_to_its_spectator_and_the_api_once_the_round_is_over(
+    tmp_path: Path,
+) -> None:
+    storage = await Storage.open(tmp_path / "db")
+    run = Run(storage)
+    director, mine, tables = await duplicate_with_alice_at_card_one(run)
+    bots_table = next(r for r in tables if r is not mine)
+    # The bots' table is over; it stays open while its spectator watches.
+    m = bots_table.match
+    assert m is not None and m.result is not None
+    state = bots_table.view_for(SPECTATOR.id, 10)
+    assert state.result is None and state.seed_commitment  # no result, the commitments
+    with pytest.raises(AssertionError, match="embargo"):
+        bots_table._out([SPECTATOR.id], m.result)
+    shown = await storage.match(m.id)
+    assert shown is not None and shown["status"] == "finished" and shown["embargoed"]
+    assert shown["seed"] is None and shown["server_secret"] is None and shown["starter"] is None
+    assert all("cells" not in b and "placements" not in b and b["score"] for b in shown["boards"])
+    assert await storage.tournament_boards(director.id) == []
+    # A restart: the storage is read again, and the embargo still holds.
+    await storage.close()
+    storage = await Storage.open(tmp_path / "db")
+    run.storage = storage
+    assert (await storage.match(m.id) or {})["seed"] is None
+    # alice finishes: the round is over, the spectator gets the result, the API the seed.
+    before = len(run.outs)
+    await alice_plays_out(run, mine, 20)
+    assert director.rounds[0].finished
+    states = [
+        o.message
+        for o in run.outs[before:]
+        if SPECTATOR.id in o.to
+        and isinstance(o.message, RoomState)
+        and o.message.room.id == bots_table.id
+    ]
+    assert states and states[-1].result == m.result
+    shown = await storage.match(m.id)
+    assert shown is not None and not shown["embargoed"] and shown["seed"] == m.seed
+    assert all(len(b["cells"]) == 16 for b in shown["boards"])
+    assert len(await storage.tournament_boards(director.id)) == 3
+    # Only alice's own result went to alice; the bots' tables' results to no one.
+    results = [o for o in run.outs if isinstance(o.message, MatchResult)]
+    assert all(o.to == (ALICE.id,) for o in results)
+    await storage.close()
+
+
+async def test_a_database_made_before_embargoes_embargoes_its_rounds_in_play(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "old.db"
+    storage = await Storage.open(db)
+    run = Run(storage)
+    _, _, tables = await duplicate_with_alice_at_card_one(run)
+    finished = [r.match.id for r in tables if r.match and r.match.result]
+    await storage.close()
+    with sqlite3.connect(db) as conn:  # what an earlier version left
+        conn.execute("ALTER TABLE matches DROP COLUMN embargo")
+        conn.execute("DROP TABLE embargoes")
+    storage = await Storage.open(db)
+    for mid in finished:
+        shown = await storage.match(mid)
+        assert shown is not None and shown["embargoed"] and shown["seed"] is None
+    await storage.close()
+
+
+def test_cancelling_a_round_reveals_it_once_its_tables_are_stopped() -> None:
+    lb = lobby()
+    lb.connect(ALICE, 0)
+    lb.handle(ALICE, CUP, 0)
+    (director,) = lb.tournaments.directors.values()
+    lb.handle(ALICE, JoinTournament(tournament_id=director.id, contribution="a"), 0)
+    lb.handle(ALICE, AddTournamentBot(tournament_id=director.id, count=1), 0)
+    lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="start"), 0)
+    lb.take_events()
+    lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="cancel"), 5)
+    events = lb.take_events()
+    ended = [e for e in events if isinstance(e, TournamentRoundEnded)]
+    lifted = [e for e in events if isinstance(e, EmbargoLifted)]
+    assert [e.round for e in ended] == [1] and ended[0].server_secret == director.rounds[0].secret
+    assert [e.embargo for e in lifted] == [visibility.round_embargo(director.id, 1)]
+    assert director.info(5).history[0].server_secret  # verifiable, though cancelled
+
+
+async def test_private_rooms_are_not_listed_public_and_rated_ones_are(tmp_path: Path) -> None:
+    storage = await Storage.open(tmp_path / "db")
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h")
+    run = Run(storage)
+    lb = run.lobby
+    await run.do(lb.connect(ALICE, 0))
+    ids = {}
+    for name, visibility_ in (("open", "public"), ("hidden", "private")):
+        await run.do(lb.handle(ALICE, CreateRoom(name=name, seats=2, visibility=visibility_), 0))
+        room = next(r for r in lb.rooms.values() if r.settings.name == name)
+        await run.do(lb.handle(ALICE, AddBot(room_id=room.id, strategy="greedy"), 0))
+        await run.do(lb.handle(ALICE, StartMatch(room_id=room.id), 0))
+        assert room.match is not None
+        ids[name] = room.match.id
+    listed = await storage.player_matches(ALICE.id)
+    assert listed is not None and [m["match_id"] for m in listed["matches"]] == [ids["open"]]
+    assert [m["match_id"] for m in await storage.recent_matches(10)] == [ids["open"]]
+    assert await storage.match(ids["hidden"]) is not None  # by its id, for its members
+    await storage.close()
+
+
+def test_no_repr_names_a_secret_or_a_card() -> None:
+    lb = lobby()
+    lb.connect(ALICE, 0)
+    lb.connect(BOB, 0)
+    lb.handle(ALICE, CUP, 0)
+    (director,) = lb.tournaments.directors.values()
+    for p in (ALICE, BOB):
+        lb.handle(p, JoinTournament(tournament_id=director.id, contribution="c"), 0)
+    lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="start"), 0)
+    events: list[Any] = lb.take_events()
+    rooms = list(lb.rooms.values())
+    secrets = {director.rounds[0].secret, *(s for r in rooms for s in r.series.secrets)}
+    secrets |= {r.series.root for r in rooms} | {r.match.seed for r in rooms if r.match}
+    room = rooms[0]
+    you = room.view_for(room.seats[0].player.id, 0).you
+    assert you is not None and you.turn is not None
+    player = room.seats[0].player
+    lb.handle(player, Place(room_id=room.id, turn=you.turn, cell=you.legal[0]), 1)
+    events += lb.take_events()
+    kinds = (MatchBegan, SeriesBegan, CardPlaced, MatchEnded, TournamentSnapshot,
+             TournamentRoundEnded)  # fmt: skip
+    logged = [repr(e) for e in events if isinstance(e, kinds)]
+    assert any("MatchBegan" in t for t in logged) and any("CardPlaced" in t for t in logged)
+    card = you.card
+    assert card is not None
+    for text in logged:
+        assert not any(s in text for s in secrets), text
+        assert f"'{card}'" not in text and f"'{you.legal[0]}'" not in text, text
+    opened = [r for r in director.take_requests()]
+    assert all(director.rounds[0].secret not in repr(r) for r in opened)
