@@ -10,7 +10,11 @@ Conventions (docs/protocol.md is the prose version):
 * times are integers in milliseconds; ``deadline_ms`` values are durations
   remaining at the moment the message was sent, not wall-clock times;
 * a client may put a ``ref`` string on any request; replies and errors caused by
-  that request echo it, so a client can match them.
+  that request echo it, so a client can match them (a ref that cannot be echoed,
+  see :func:`echoable_ref`, is answered with ``ref: null``);
+* client messages are validated strictly: a field has exactly its schema's JSON
+  type (``"2"`` is not 2, ``2.0`` is not 2, ``true`` is not 1); only the
+  enumerations take their string values.
 
 This module must never import from ``server/`` or do I/O.
 """
@@ -21,7 +25,16 @@ import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    TypeAdapter,
+    ValidationError,
+)
 from pydantic_core import PydanticCustomError
 
 from protocol import names
@@ -93,7 +106,18 @@ class _Message(BaseModel):
 # Client -> server
 
 
-class Hello(_Message):
+class _Request(_Message):
+    """A client message: untrusted, so strict. Every field must have its JSON type
+    exactly; no string is read as a number or a boolean, no float as an int."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+# Enumerations are given by their values, which are JSON strings: these take them.
+Choice = Strict(False)
+
+
+class Hello(_Request):
     """First message on every connection: protocol version and identity.
 
     With ``token``: sign in as the player that token belongs to (reconnect).
@@ -113,7 +137,7 @@ class Hello(_Message):
     ref: Ref = None
 
 
-class ListRooms(_Message):
+class ListRooms(_Request):
     type: Literal["list_rooms"] = "list_rooms"
     ref: Ref = None
 
@@ -121,18 +145,27 @@ class ListRooms(_Message):
 CardClock = Annotated[int, Field(ge=1_000, le=600_000)]
 DealClock = Annotated[int, Field(ge=10_000, le=3_600_000)]
 Contribution = Annotated[str, Field(max_length=MAX_CONTRIBUTION)]
-BestOf = Literal[1, 3, 5]
 
 
-class CreateRoom(_Message):
+def _exactly_an_int(value: Any) -> Any:
+    # A Literal of ints takes true for 1 and 3.0 for 3 even in strict mode.
+    if type(value) is not int:
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+BestOf = Annotated[Literal[1, 3, 5], BeforeValidator(_exactly_an_int)]
+
+
+class CreateRoom(_Request):
     """Open a room. ``deals`` > 1 makes it a best-of-N series on as many deals;
     ``rated`` (two seats, no guests, no bots) moves the players' ratings."""
 
     type: Literal["create_room"] = "create_room"
     name: Title
-    visibility: Visibility = Visibility.PUBLIC
+    visibility: Annotated[Visibility, Choice] = Visibility.PUBLIC
     seats: Annotated[int, Field(ge=1, le=8)] = 2
-    pace: Pace = Pace.LOCKSTEP
+    pace: Annotated[Pace, Choice] = Pace.LOCKSTEP
     card_clock_ms: CardClock = 30_000
     deal_clock_ms: DealClock = 300_000
     contribution: Contribution = ""
@@ -141,7 +174,7 @@ class CreateRoom(_Message):
     ref: Ref = None
 
 
-class JoinRoom(_Message):
+class JoinRoom(_Request):
     """Join by ``room_id`` (public rooms) or ``invite_code`` (private rooms).
 
     ``contribution`` is this player's share of the deal's seed (any text); a
@@ -156,20 +189,20 @@ class JoinRoom(_Message):
     ref: Ref = None
 
 
-class LeaveRoom(_Message):
+class LeaveRoom(_Request):
     type: Literal["leave_room"] = "leave_room"
     room_id: RoomId
     ref: Ref = None
 
 
-class Ready(_Message):
+class Ready(_Request):
     type: Literal["ready"] = "ready"
     room_id: RoomId
     ready: bool = True
     ref: Ref = None
 
 
-class StartMatch(_Message):
+class StartMatch(_Request):
     """The room's creator starts the match without waiting for everyone ready."""
 
     type: Literal["start"] = "start"
@@ -177,7 +210,7 @@ class StartMatch(_Message):
     ref: Ref = None
 
 
-class AddBot(_Message):
+class AddBot(_Request):
     """The room's creator fills an empty seat with a server-side bot."""
 
     type: Literal["add_bot"] = "add_bot"
@@ -186,7 +219,7 @@ class AddBot(_Message):
     ref: Ref = None
 
 
-class Place(_Message):
+class Place(_Request):
     """Place the card of ``turn`` (1..16) on ``cell`` (``"a1"``..``"d4"``)."""
 
     type: Literal["place"] = "place"
@@ -196,7 +229,7 @@ class Place(_Message):
     ref: Ref = None
 
 
-class Resync(_Message):
+class Resync(_Request):
     """Ask for a full ``room_state`` snapshot of a room one belongs to."""
 
     type: Literal["resync"] = "resync"
@@ -204,12 +237,12 @@ class Resync(_Message):
     ref: Ref = None
 
 
-class Ping(_Message):
+class Ping(_Request):
     type: Literal["ping"] = "ping"
     ref: Ref = None
 
 
-class Rematch(_Message):
+class Rematch(_Request):
     """After a series: offer a rematch, or accept the one on offer (``want``
     false withdraws). When every seated player wants it, a new series starts in
     the same room on a fresh deal; ``contribution`` is this player's share of it."""
@@ -221,29 +254,29 @@ class Rematch(_Message):
     ref: Ref = None
 
 
-class QuickPlay(_Message):
+class QuickPlay(_Request):
     """Wait to be paired with a player of close rating for a rated head-to-head
     match; ``bot_after_ms``: take a (casual) bot opponent after that long."""
 
     type: Literal["quickplay"] = "quickplay"
-    pace: Pace = Pace.LOCKSTEP
+    pace: Annotated[Pace, Choice] = Pace.LOCKSTEP
     deals: BestOf = 1
     bot_after_ms: Annotated[int | None, Field(default=None, ge=0, le=600_000)] = None
     contribution: Contribution = ""
     ref: Ref = None
 
 
-class CancelQuickPlay(_Message):
+class CancelQuickPlay(_Request):
     type: Literal["cancel_quickplay"] = "cancel_quickplay"
     ref: Ref = None
 
 
-class Challenge(_Message):
+class Challenge(_Request):
     """Challenge a named online player to a head-to-head match."""
 
     type: Literal["challenge"] = "challenge"
     opponent: Name
-    pace: Pace = Pace.LOCKSTEP
+    pace: Annotated[Pace, Choice] = Pace.LOCKSTEP
     deals: BestOf = 1
     card_clock_ms: CardClock = 30_000
     deal_clock_ms: DealClock = 300_000
@@ -252,7 +285,7 @@ class Challenge(_Message):
     ref: Ref = None
 
 
-class AnswerChallenge(_Message):
+class AnswerChallenge(_Request):
     """The challenged player accepts or declines; the challenger may cancel."""
 
     type: Literal["answer_challenge"] = "answer_challenge"
@@ -262,12 +295,12 @@ class AnswerChallenge(_Message):
     ref: Ref = None
 
 
-class GetLeaderboard(_Message):
+class GetLeaderboard(_Request):
     """The top ``top`` rated players of a pace, and the ones around ``around``
     (a player's name; default: oneself)."""
 
     type: Literal["get_leaderboard"] = "get_leaderboard"
-    pace: Pace = Pace.LOCKSTEP
+    pace: Annotated[Pace, Choice] = Pace.LOCKSTEP
     top: Annotated[int, Field(ge=1, le=100)] = 20
     around: Name | None = None
     ref: Ref = None
@@ -285,7 +318,7 @@ class TournamentFormat(StrEnum):
 TournamentId = Annotated[str, Field(min_length=1, max_length=32)]
 
 
-class CreateTournament(_Message):
+class CreateTournament(_Request):
     """Open a tournament and host it. ``rounds``: deals for a duplicate field,
     rounds for Swiss (a knockout has as many rounds as its bracket needs);
     ``best_of``: deals per knockout match; ``start_in_ms``: start by itself
@@ -294,27 +327,27 @@ class CreateTournament(_Message):
 
     type: Literal["create_tournament"] = "create_tournament"
     name: Title
-    format: TournamentFormat = TournamentFormat.DUPLICATE
+    format: Annotated[TournamentFormat, Choice] = TournamentFormat.DUPLICATE
     rounds: Annotated[int, Field(ge=1, le=20)] = 5
     best_of: BestOf = 1
-    pace: Pace = Pace.LOCKSTEP
+    pace: Annotated[Pace, Choice] = Pace.LOCKSTEP
     card_clock_ms: CardClock = 30_000
     deal_clock_ms: DealClock = 300_000
     round_clock_ms: Annotated[int | None, Field(default=None, ge=10_000, le=14_400_000)] = None
     start_in_ms: Annotated[int | None, Field(default=None, ge=0, le=604_800_000)] = None
     max_players: Annotated[int, Field(ge=2, le=512)] = 64
-    visibility: Visibility = Visibility.PUBLIC
+    visibility: Annotated[Visibility, Choice] = Visibility.PUBLIC
     bots: bool = True  # bots may enter (server bots added by the host, bot clients)
     late_join: bool = True  # duplicate and Swiss: register after the start
     ref: Ref = None
 
 
-class ListTournaments(_Message):
+class ListTournaments(_Request):
     type: Literal["list_tournaments"] = "list_tournaments"
     ref: Ref = None
 
 
-class JoinTournament(_Message):
+class JoinTournament(_Request):
     """Register (or, with ``spectate``, watch) by ``tournament_id`` or ``invite_code``."""
 
     type: Literal["join_tournament"] = "join_tournament"
@@ -325,7 +358,7 @@ class JoinTournament(_Message):
     ref: Ref = None
 
 
-class LeaveTournament(_Message):
+class LeaveTournament(_Request):
     """An entrant withdraws; a spectator stops watching."""
 
     type: Literal["leave_tournament"] = "leave_tournament"
@@ -333,7 +366,7 @@ class LeaveTournament(_Message):
     ref: Ref = None
 
 
-class ManageTournament(_Message):
+class ManageTournament(_Request):
     """The host's (or an admin's) commands; ``player_id`` names whom to remove."""
 
     type: Literal["manage_tournament"] = "manage_tournament"
@@ -343,7 +376,7 @@ class ManageTournament(_Message):
     ref: Ref = None
 
 
-class AddTournamentBot(_Message):
+class AddTournamentBot(_Request):
     """The host enters ``count`` server-side bots playing ``strategy``."""
 
     type: Literal["add_tournament_bot"] = "add_tournament_bot"
@@ -353,7 +386,7 @@ class AddTournamentBot(_Message):
     ref: Ref = None
 
 
-class GetTournament(_Message):
+class GetTournament(_Request):
     """A fresh ``tournament`` snapshot (public, or one's own private tournament)."""
 
     type: Literal["get_tournament"] = "get_tournament"
@@ -836,11 +869,68 @@ class ProtocolError(ValueError):
         self.ref = ref
 
 
+MAX_REF = 64
+
+
+def echoable_ref(value: object) -> str | None:
+    """``value`` if an error may echo it as its ``ref``, else None.
+
+    A ``ref`` is echoed when it is what the schema allows: a string of at most
+    64 characters of valid Unicode. Anything else (a number, a longer string, a
+    lone surrogate such as ``"\\ud800"``) cannot be sent back: the error has
+    ``ref: null`` and its reason says why (:func:`ref_trouble`).
+    """
+    return value if ref_trouble(value) is None else None  # type: ignore[return-value]
+
+
+def ref_trouble(value: object) -> str | None:
+    """Why ``value`` cannot be echoed as a ``ref`` (None: it can, or there is none)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return f"ref is a JSON {_json_kind(value)}, not a string"
+    if len(value) > MAX_REF:
+        return f"ref is longer than {MAX_REF} characters"
+    if not value.isascii() and not _valid_unicode(value):
+        return "ref is not valid Unicode text (a lone surrogate)"
+    return None
+
+
+def readable(text: str) -> str:
+    """``text`` made safe to send: a lone surrogate becomes its escape ``\\ud800``."""
+    if text.isascii() or _valid_unicode(text):
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _valid_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
 def parse_client(frame: str | bytes) -> ClientMessage:
     """Parse one untrusted frame; raise :class:`ProtocolError` with a stable code.
 
-    Codes: ``bad_json`` (not JSON or not an object), ``unknown_type`` (missing
-    or unknown ``type``), ``bad_message`` (a known type with wrong fields).
+    Codes: ``bad_json`` (not JSON, not an object, a binary frame that is not
+    UTF-8, a byte-order mark, ``NaN`` or ``Infinity``), ``unknown_type``
+    (missing or unknown ``type``), ``bad_message`` (a known type with missing,
+    extra or mistyped fields). The error's ``ref`` is the frame's when it can
+    be echoed (:func:`echoable_ref`), else None.
     """
     # Fast path: a frame of printable ASCII without escapes (every frame a client
     # sends in play) is parsed and validated in one call of pydantic's JSON
@@ -858,29 +948,85 @@ def parse_client(frame: str | bytes) -> ClientMessage:
 _PLAIN_FRAME = re.compile(r"[ -\[\]-~]*")
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number")
+
+
 def _parse_client_slowly(frame: str | bytes) -> ClientMessage:
     import json
 
+    if isinstance(frame, bytes):
+        try:
+            frame = frame.decode("utf-8")  # strictly: no UTF-16 or UTF-32, no surrogates
+        except UnicodeDecodeError as exc:
+            raise ProtocolError("bad_json", f"a binary frame must be UTF-8 text: {exc}") from None
+    if frame.startswith("\ufeff"):
+        raise ProtocolError("bad_json", "a frame must not begin with a byte-order mark")
     try:
-        data: Any = json.loads(frame)
-    except (ValueError, UnicodeDecodeError) as exc:
+        data: Any = json.loads(frame, parse_constant=_not_json)
+    except ValueError as exc:
         raise ProtocolError("bad_json", f"frame is not valid JSON: {exc}") from None
     except RecursionError:  # "[[[[…": the json module gives up on deep nesting this way
         raise ProtocolError("bad_json", "frame is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a frame must be a JSON object")
-    ref = data.get("ref") if isinstance(data.get("ref"), str) else None
+    raw_ref = data.get("ref")
+    ref = echoable_ref(raw_ref)
+    trouble = ref_trouble(raw_ref)
+    note = f" ({trouble}: not echoed)" if trouble is not None else ""
     kind = data.get("type")
     if kind not in CLIENT_TYPES:
         raise ProtocolError(
-            "unknown_type", f"unknown message type {kind!r}; known: {', '.join(CLIENT_TYPES)}", ref
+            "unknown_type",
+            readable(f"unknown message type {_shown(kind)}; known: {', '.join(CLIENT_TYPES)}")
+            + note,
+            ref,
         )
+    if "\\u" in frame:  # only an escape can make a lone surrogate
+        where = _lone_surrogate(data)
+        if where is not None:
+            raise ProtocolError(
+                "bad_message",
+                f"{kind}: {where}: a lone surrogate escape is not text" + note,
+                ref,
+            )
     try:
         return CLIENT_ADAPTER.validate_python(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"][1:]) or kind
-        raise ProtocolError("bad_message", f"{kind}: {where}: {first['msg']}", ref) from None
+        first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
+        where = ".".join(_shown(p) for p in first["loc"][1:]) or kind
+        raise ProtocolError("bad_message", readable(f"{kind}: {where}: {first['msg']}") + note,
+                            ref) from None  # fmt: skip
+
+
+def _lone_surrogate(data: dict[str, Any]) -> str | None:
+    """Where a key or string of ``data`` holds a lone surrogate, or None."""
+    stack: list[tuple[str, object]] = [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii() and not _valid_unicode(value):
+                return path or "frame"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if not key.isascii() and not _valid_unicode(key):
+                    return f"{path}: a key" if path else "a key"
+                stack.append((f"{path}.{_shown(key)}" if path else _shown(key), item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
+    return None
+
+
+def _shown(part: object) -> str:
+    """A key or value of the frame as a reason shows it: plain names as they are,
+    anything else quoted and cut short."""
+    if isinstance(part, str) and _NAME.fullmatch(part):
+        return part
+    text = repr(part)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")
 
 
 def dump_server(message: BaseModel) -> str:
