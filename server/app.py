@@ -6,6 +6,11 @@ goes to the lobby (synchronous, no I/O); the events it produced go to storage,
 whose commit is awaited; then the addressed messages are queued to the
 recipients' connections. Every refusal becomes one ``error`` reply and the
 connection goes on. A background task ticks the lobby's clocks.
+
+Nothing is sent before what it tells is stored. A write the database lost
+(:class:`server.storage.WriteFailed`) sends nothing of its step: the requester
+gets ``storage_failed``, and the rooms it concerned are taken out of play at
+once and rebuilt from the database, as after a restart (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import secrets
 import signal
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -41,22 +46,26 @@ from protocol.messages import (
     ProtocolError,
     Welcome,
     dump_server,
+    echoable_ref,
     parse_client,
+    readable,
 )
 from protocol.names import reserved
 from server import errors, identity
 from server.bots import BotPool, bot_factory
+from server.events import Event
 from server.limits import TokenBucket
 from server.lobby import Lobby, LobbyConfig
 from server.recovery import Resumable
-from server.room import BotTurn, Outbound
-from server.storage import NameInUse, Storage, StoredPlayer
+from server.room import BotTurn, Outbound, Room
+from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
 from server.tournaments.http import routes as tournament_routes
 
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "cribsquares/0.1"
-MAX_REF = 64  # protocol.messages.Ref
+# A room lost again this soon after it was rebuilt from the database ends instead.
+REBUILD_AGAIN_MS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,13 +165,15 @@ class Session:
         self.send(dump_server(message))
 
     def send_error(self, code: str, reason: str, *, room_id: Any = None, ref: Any = None) -> None:
+        # Whatever a refused frame held, its error can be written: a ref or room
+        # id that could not be sent back is left out, and a reason quoting the
+        # frame has its lone surrogates escaped.
         self.send_message(
             ErrorMessage(
                 code=code,
-                reason=reason,
-                room_id=room_id if isinstance(room_id, str) else None,
-                # A refused frame's ref may be anything: echo it only if it is one.
-                ref=ref if isinstance(ref, str) and len(ref) <= MAX_REF else None,
+                reason=readable(reason),
+                room_id=echoable_ref(room_id),
+                ref=echoable_ref(ref),
             )
         )
 
@@ -240,6 +251,9 @@ class Hub:
         self.by_address: Counter[str] = Counter()  # open WebSockets per remote address
         self._players: dict[str, StoredPlayer] = {}  # token hash -> player (cache)
         self._unflushed: list[Session] = []
+        self._rebuilding: set[asyncio.Task[None]] = set()
+        self._rebuilt_ms: dict[str, int] = {}  # room id -> when it was last rebuilt
+        storage.on_lost = self._lost
 
     def schedule_flush(self, session: Session) -> None:
         """``session`` has messages to write: write them once this turn of the loop is done."""
@@ -256,11 +270,20 @@ class Hub:
                 log.exception("could not write to a connection")
 
     async def apply(self, produce: Callable[[], list[Outbound]]) -> None:
-        """Run one synchronous lobby step, persist its events, then send its messages."""
+        """Run one synchronous lobby step, persist its events, then send its messages.
+
+        Raises :class:`errors.StorageFailed`, sending none of them, if the
+        database lost the events (:meth:`_lost` has set the rooms back).
+        """
         outs = produce()
         events = self.lobby.take_events()
         turns = self.lobby.take_bot_turns()
-        await self.storage.persist(events)
+        try:
+            await self.storage.persist(events)
+        except WriteFailed as exc:
+            raise errors.StorageFailed(
+                f"the server could not store that, so it was not done ({exc.reason})"
+            ) from None
         self.deliver(outs)
         for turn in turns:
             task = asyncio.create_task(self._think(turn))
@@ -317,6 +340,41 @@ class Hub:
     def _restore(self, saved: Resumable) -> list[Outbound]:
         return self.lobby.restore(saved, now_ms())
 
+    def _lost(self, events: Sequence[Event]) -> None:
+        """Storage lost these events (called before any other task runs): the rooms
+        and tournaments they concern leave play now; the rooms come back from the
+        database."""
+        rooms, notices = self.lobby.withdraw(events)
+        self.deliver(notices)
+        for room in rooms:
+            task = asyncio.create_task(self._rebuild(room))
+            self._rebuilding.add(task)
+            task.add_done_callback(self._rebuilding.discard)
+
+    async def _rebuild(self, room: Room) -> None:
+        """``room`` again, as stored: its series resumes where its last stored move left it."""
+        now = now_ms()
+        again = self._rebuilt_ms.get(room.id)
+        self._rebuilt_ms[room.id] = now
+        try:
+            self.lobby.ratings.load(await self.storage.ratings(), replace=True)
+            found = await self.storage.unfinished(room.id)
+            if not found or (again is not None and now - again < REBUILD_AGAIN_MS):
+                # Nothing stored to go on from (a room still waiting, a series over),
+                # or lost again straight after its rebuild: it ends here.
+                for saved in found:
+                    await self.storage.abandon(saved.series_id)
+                self.deliver(self.lobby.gone(room))
+                return
+            spectators = dict(room.spectators)
+            await self.apply(lambda: self.lobby.rebuild(found[-1], spectators, now_ms()))
+            log.warning("room %s rebuilt from the database after a lost write", room.id)
+        except errors.StorageFailed:
+            pass  # lost again: _lost has it in hand
+        except Exception:
+            log.exception("room %s could not be rebuilt after a lost write", room.id)
+            self.deliver(self.lobby.gone(room))
+
     async def _think(self, turn: BotTurn) -> None:
         """A bot seat's move, computed off the loop, goes back in as its placement."""
         cell = await self.bots.move(turn)
@@ -324,15 +382,17 @@ class Hub:
             await self.apply(
                 lambda: self.lobby.bot_move(turn.room_id, turn.player_id, turn.turn, cell, now_ms())
             )
-        except errors.RoomError as exc:  # the clock placed it first, or the room is gone
+        except (errors.RoomError, errors.StorageFailed) as exc:
+            # The clock placed it first, the room is gone, or it could not be stored.
             log.info("bot move for %s turn %d dropped: %s", turn.player_id, turn.turn, exc)
         except Exception:
             log.exception("bot move for %s turn %d failed", turn.player_id, turn.turn)
 
     async def stop_thinking(self) -> None:
-        for task in list(self._thinking):
+        tasks = [*self._thinking, *self._rebuilding]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._thinking, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self.bots.close()
 
     def deliver(self, outs: list[Outbound]) -> None:
@@ -388,7 +448,18 @@ class Hub:
         if isinstance(message, Ping):
             session.send_message(Pong(ref=message.ref))
             return
+        self._require_storage()
         await self.apply(lambda: self.lobby.handle(player, message, now_ms()))
+
+    def _require_storage(self) -> None:
+        """While the database cannot be written, requests are refused, untouched:
+        what they decided could not be acknowledged until it can."""
+        failing = self.storage.failing
+        if failing is not None:
+            raise errors.StorageFailed(
+                f"the server cannot store anything right now ({failing}): nothing was done;"
+                " send it again in a moment"
+            )
 
     async def _hello(self, session: Session, hello: Hello) -> None:
         if session.player is not None:
@@ -397,6 +468,12 @@ class Hub:
             raise errors.UnsupportedProtocol(
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}"
             )
+        if hello.token is not None and hello.name is not None:
+            raise errors.ServerError(
+                "hello: give a token (to sign in again) or a name (to register), not both",
+                code="bad_message",
+            )
+        self._require_storage()
         issued: str | None = None
         if hello.token is not None:
             digest = token_hash(hello.token)
@@ -423,6 +500,10 @@ class Hub:
                 raise errors.NameTaken(
                     f"the name {name!r} is taken, or looks like one that is; pick another"
                 ) from None
+            except WriteFailed as exc:
+                raise errors.StorageFailed(
+                    f"the server could not register you ({exc.reason}); try again"
+                ) from None
         self._players[digest] = stored
         if session.player is not None:  # a second hello raced the first one
             raise errors.AlreadyIdentified("this connection has already said hello")
@@ -443,7 +524,8 @@ class Hub:
         others.discard(session)
         if not others:
             self.by_player.pop(player.id, None)
-            await self.apply(lambda: self.lobby.disconnect(player.id, now_ms()))
+            with contextlib.suppress(errors.StorageFailed):  # its rooms were set back
+                await self.apply(lambda: self.lobby.disconnect(player.id, now_ms()))
 
     async def tick_forever(self) -> None:
         interval = self.config.tick_ms / 1000
@@ -451,6 +533,8 @@ class Hub:
             await asyncio.sleep(interval)
             try:
                 await self.apply(lambda: self.lobby.tick(now_ms()))
+            except errors.StorageFailed:
+                pass  # the storage log says why; the rooms concerned were set back
             except Exception:
                 log.exception("clock tick failed")
 
@@ -598,14 +682,18 @@ def _drop_heartbeat_callback(request: web.Request) -> None:
 
 
 async def healthz(request: web.Request) -> web.Response:
+    """``ok``, or 503 ``storage_failing`` while the database cannot be written."""
     hub = request.app[HUB]
+    failing = hub.storage.failing
     return web.json_response(
         {
-            "status": "ok",
+            "status": "ok" if failing is None else "storage_failing",
             "protocol": PROTOCOL_VERSION,
             "rooms": len(hub.lobby.rooms),
             "connections": len(hub.sessions),
-        }
+            "storage": failing,
+        },
+        status=200 if failing is None else 503,
     )
 
 

@@ -16,6 +16,7 @@ The tree (docs/protocol.md lists every code with its meaning)::
     │   ├── NameTaken                name_taken            that name, or a look-alike, is held
     │   ├── FrameTooLarge            frame_too_large       frame over the size limit
     │   └── RateLimited              rate_limited          too many frames per second
+    ├── StorageFailed                storage_failed        the database could not store it: not done
     └── RoomError (also ValueError)  a room or the lobby refuses a command
         ├── RoomNotFound             room_not_found        no such room (or wrong invite code)
         ├── NotInRoom                not_in_room           acting in a room one has not joined
@@ -45,7 +46,7 @@ The tree (docs/protocol.md lists every code with its meaning)::
         │   ├── TournamentState      tournament_state      not now (start twice, resume unpaused...)
         │   └── TooFewPlayers        too_few_players       a start with fewer than two entrants
         └── RuleError                the engine's code:    bad_cell, illegal_cell,
-                                                           occupied_cell, grid_full
+                                                           occupied_cell
 
 Frames that are not valid messages at all are refused by
 :func:`protocol.parse_client` with ``bad_json``, ``unknown_type`` or
@@ -104,6 +105,13 @@ class FrameTooLarge(SessionError):
 
 class RateLimited(SessionError):
     code = "rate_limited"
+
+
+class StorageFailed(ServerError):
+    """What the request decided could not be stored, or the database cannot be
+    written right now: nothing of it was done, and nothing of it was acknowledged."""
+
+    code = "storage_failed"
 
 
 class RoomError(ServerError, ValueError):
@@ -234,13 +242,14 @@ INTERNAL_ERROR = "internal_error"
 ALL_CODES: tuple[str, ...] = (
     "bad_json", "unknown_type", "bad_message",
     HelloRequired.code, AlreadyIdentified.code, UnsupportedProtocol.code, BadToken.code,
-    NameRequired.code, NameTaken.code, FrameTooLarge.code, RateLimited.code,
+    NameRequired.code, NameTaken.code, FrameTooLarge.code, RateLimited.code, StorageFailed.code,
     RoomNotFound.code, NotInRoom.code, RoomFull.code, RoomStarted.code, NotCreator.code,
     NotSeated.code, NotPlaying.code, PastTurn.code, FutureTurn.code, AlreadyPlaced.code,
     UnknownStrategy.code, LimitReached.code, PlayerNotFound.code, AlreadyQueued.code,
     NotQueued.code, ChallengeNotFound.code, NotRateable.code, SeriesNotOver.code,
     TournamentNotFound.code, NotHost.code, RegistrationClosed.code, TournamentFull.code,
     BotsNotAllowed.code, NotRegistered.code, TournamentState.code, TooFewPlayers.code,
-    "bad_cell", "illegal_cell", "occupied_cell", "grid_full",
+    # The engine's grid_full cannot happen here: no card is dealt to a full board.
+    "bad_cell", "illegal_cell", "occupied_cell",
     INTERNAL_ERROR,
 )  # fmt: skip

@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
@@ -28,10 +28,12 @@ from protocol.messages import (
     ChallengeUpdate,
     ClientMessage,
     CreateRoom,
+    ErrorMessage,
     GetLeaderboard,
     JoinRoom,
     Leaderboard,
     LeaderboardEntry,
+    Left,
     ListRooms,
     Pace,
     Place,
@@ -45,7 +47,7 @@ from protocol.messages import (
 )
 from protocol.names import MAX_NAME, name_key, printable
 from server import errors
-from server.events import Event, MatchEnded, RatingChanged, SeriesEnded
+from server.events import Event, MatchEnded, RatingChanged, SeriesEnded, TournamentEvent
 from server.matchmaking import Queue, Ticket
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
 from server.recovery import Resumable
@@ -606,8 +608,10 @@ class Lobby:
             if tournament and isinstance(event, (MatchEnded, SeriesEnded)):
                 outs += self.tournaments.room_event(room, event, now_ms)
         self.bot_turns.extend(room.take_bot_turns())
-        closing = room.closable(now_ms, self.config.finished_ttl_ms)
-        members = frozenset() if closing else frozenset(room.members())
+        if room.closable(now_ms, self.config.finished_ttl_ms):
+            self._forget(room)
+            return outs
+        members = frozenset(room.members())
         known = self._members.get(room.id)
         if members != known:  # most commands (a placement) change nobody's membership
             before = known or frozenset()
@@ -620,13 +624,6 @@ class Lobby:
             for pid in members - before:
                 self._member_of.setdefault(pid, set()).add(room.id)
             self._members[room.id] = members
-        if closing:
-            del self.rooms[room.id]
-            del self._members[room.id]
-            self._wake_at.pop(room.id, None)
-            if room.invite_code is not None:
-                self._invites.pop(room.invite_code, None)
-            return outs
         wake = self._next_wake(room)
         if wake is None:
             self._wake_at.pop(room.id, None)
@@ -634,6 +631,19 @@ class Lobby:
             self._wake_at[room.id] = wake
             heapq.heappush(self._alarms, (wake, room.id))
         return outs
+
+    def _forget(self, room: Room) -> None:
+        """``room`` leaves memory: nobody is a member of it any more."""
+        for pid in self._members.pop(room.id, frozenset()):
+            rooms = self._member_of.get(pid)
+            if rooms is not None:
+                rooms.discard(room.id)
+                if not rooms:
+                    del self._member_of[pid]
+        self.rooms.pop(room.id, None)
+        self._wake_at.pop(room.id, None)
+        if room.invite_code is not None:
+            self._invites.pop(room.invite_code, None)
 
     def _next_wake(self, room: Room) -> int | None:
         """When the clock must next look at ``room``: a deadline, or its time to be forgotten."""
@@ -658,6 +668,69 @@ class Lobby:
         if room.invite_code is not None:
             self._invites[room.invite_code] = room.id
         return room.resume(now_ms) + self._after(room, now_ms)
+
+    # ------------------------------------------------------------------
+    # When the database lost what was decided (docs/operations.md)
+
+    def withdraw(self, events: Sequence[Event]) -> tuple[list[Room], list[Outbound]]:
+        """The database could not store ``events``: take every room they concern out
+        of play now, before it builds on them, and stop the tournaments they concern.
+
+        Returns the rooms taken out (for :meth:`rebuild`) and a ``storage_failed``
+        notice to everyone who was in them.
+        """
+        by_match = {r.match.id: r for r in self.rooms.values() if r.match is not None}
+        by_series = {r.series.id: r for r in self.rooms.values()}
+        rooms: dict[str, Room] = {}
+        tournaments: dict[str, None] = {}
+        for event in events:
+            if isinstance(event, TournamentEvent):
+                tournaments[event.tournament_id] = None
+                continue
+            found = (
+                self.rooms.get(getattr(event, "room_id", ""))
+                or by_match.get(getattr(event, "match_id", ""))
+                or by_series.get(getattr(event, "series_id", ""))
+            )
+            if found is not None:
+                rooms[found.id] = found
+        outs: list[Outbound] = []
+        for room in rooms.values():
+            members = tuple(room.members())
+            self._forget(room)
+            if members:
+                notice = ErrorMessage(
+                    code=errors.StorageFailed.code,
+                    reason="the server could not store this room's last moves: the room goes"
+                    " back to what is stored",
+                    room_id=room.id,
+                )
+                outs.append(Outbound(members, notice))
+        for tid in tournaments:
+            outs += self.tournaments.withdraw(tid)
+        return list(rooms.values()), outs
+
+    def rebuild(
+        self, saved: Resumable, spectators: Mapping[str, PlayerInfo], now_ms: int
+    ) -> list[Outbound]:
+        """A room :meth:`withdraw` took out, back as the database has it (as after a
+        restart); its members online get its snapshot (ValueError: cannot)."""
+        outs = self.restore(saved, now_ms)
+        room = self.rooms[saved.room_id]
+        for seat in room.seats:
+            if seat.player.id in self.online:
+                outs += room.set_connected(seat.player.id, True, now_ms)
+        for pid, player in spectators.items():
+            if pid in self.online and room.seat_of(pid) is None:
+                room.spectators[pid] = player
+                outs.append(room.state_for(pid, now_ms))
+        return outs + self._after(room, now_ms)
+
+    @staticmethod
+    def gone(room: Room) -> list[Outbound]:
+        """A room :meth:`withdraw` took out that cannot come back: its members are out."""
+        members = tuple(room.members())
+        return [Outbound(members, Left(room_id=room.id))] if members else []
 
     def bot_move(
         self, room_id: str, player_id: str, turn: int, cell: int, now_ms: int

@@ -170,8 +170,10 @@ class RatingBook:
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], Entry] = {}
 
-    def load(self, entries: Sequence[tuple[str, Entry]]) -> None:
-        """(pace, entry) pairs, as the database stored them."""
+    def load(self, entries: Sequence[tuple[str, Entry]], *, replace: bool = False) -> None:
+        """(pace, entry) pairs, as the database stored them (``replace``: and nothing else)."""
+        if replace:
+            self._entries.clear()
         for pace, entry in entries:
             self._entries[(entry.player_id, pace)] = entry
 

@@ -10,9 +10,21 @@ once; then the task resolves the waiting futures in order. It gathers for
 ``batch_wait_s`` (2 ms) after the first submission of a batch: under load that
 turns a trip to the thread per placement into one per several. The WebSocket
 handler awaits that future before sending the messages a command produced,
-so a placement is on disk before it is acknowledged, yet a burst of
+so a placement is committed before it is acknowledged, yet a burst of
 placements costs one commit and one trip to the thread. Reads use a second
 connection (WAL mode lets it read while the writer writes).
+
+A write that fails never resolves as success (docs/operations.md, *When the
+database cannot be written*). A failure that can pass (the disk full, the file
+read-only, locked by another program, an I/O error) is retried, with backoff,
+until the write commits: it and everything submitted after it wait, in order,
+and :attr:`Storage.failing` says why. Any other failure is the write's own:
+it is tried alone (so the writes batched with it still commit) and is lost,
+and so is every write already waiting behind it, because the rooms that made
+them may have built on what was lost. Before anything else runs, the writer
+tells its owner which writes are lost (``on_lost``), so that it can take the
+rooms concerned out of play before they make more; their futures then fail
+with :class:`WriteFailed`.
 
 Series still being played when the server stopped (or died) are read back at
 the next start (:meth:`Storage.unfinished`) so that their rooms resume; one
@@ -29,11 +41,11 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import aiosqlite
 
@@ -227,6 +239,33 @@ class NameInUse(Exception):
     """A registered player already has that name."""
 
 
+class WriteFailed(Exception):
+    """A write that did not commit and will not: nothing of it is stored."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# SQLite result codes of failures that can pass: retried until the write commits.
+PASSING_FAILURES = (
+    "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY",
+    "SQLITE_CANTOPEN", "SQLITE_PROTOCOL", "SQLITE_NOMEM",
+)  # fmt: skip
+RETRY_FIRST_S = 0.05
+RETRY_MOST_S = 1.0
+
+
+def passing(exc: BaseException) -> bool:
+    """Is ``exc`` a failure of the database's surroundings, that a retry may get past?"""
+    name = getattr(exc, "sqlite_errorname", None)
+    return (
+        isinstance(exc, sqlite3.OperationalError)
+        and isinstance(name, str)
+        and name.startswith(PASSING_FAILURES)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _NewPlayer:
     player: StoredPlayer
@@ -239,7 +278,16 @@ class _Abandon:
 
 
 _Write = Event | _NewPlayer | _Abandon | tournament_store.Abandon
-_Item = tuple[Sequence[_Write], "asyncio.Future[None]"]
+
+
+@dataclass(slots=True)
+class _Item:
+    writes: Sequence[_Write]
+    future: asyncio.Future[None]
+    chained: bool  # made by a room step: the writes after it may build on it
+
+
+LostWrites = Callable[[Sequence[Event]], None]
 
 
 class Storage:
@@ -258,6 +306,12 @@ class Storage:
         self._reader = reader
         self._queue: asyncio.Queue[_Item | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        # Why writes are waiting for the database (None: they are not).
+        self.failing: str | None = None
+        self._failing_since = 0.0
+        self._closing = False
+        # Told, synchronously, of the events of every write lost (see the module's doc).
+        self.on_lost: LostWrites | None = None
         # The write connection is used by this one thread only, one batch at a time.
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="storage-writer")
 
@@ -279,6 +333,7 @@ class Storage:
 
     async def close(self) -> None:
         """Write everything queued, then close."""
+        self._closing = True  # a write waiting for the database gives up
         if self._task is not None:
             await self._queue.put(None)
             await self._task
@@ -295,20 +350,21 @@ class Storage:
 
         Resolution is in submission order, also for an empty list, so awaiting
         it before sending keeps messages in the order the rooms produced them.
+        It fails with :class:`WriteFailed` if they cannot be stored.
         """
-        return self._submit(events)
+        return self._submit(events, chained=True)
 
     async def create_player(self, player: StoredPlayer, token_hash: str) -> None:
-        """Register a player; raise :class:`NameInUse` for a taken registered name."""
-        await self._submit([_NewPlayer(player, token_hash)])
+        """Register a player; raise :class:`NameInUse` for a taken registered name,
+        :class:`WriteFailed` if it cannot be stored."""
+        await self._submit([_NewPlayer(player, token_hash)], chained=False)
 
-    def _submit(self, items: Sequence[_Write]) -> asyncio.Future[None]:
+    def _submit(self, items: Sequence[_Write], *, chained: bool) -> asyncio.Future[None]:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((items, future))
+        self._queue.put_nowait(_Item(items, future, chained))
         return future
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
         while True:
             item = await self._queue.get()
             if item is None:
@@ -323,22 +379,95 @@ class Storage:
                     stop = True
                     break
                 batch.append(more)
-            # One trip to the writer thread per batch: every statement and the commit.
-            if any(events for events, _ in batch):
-                outcomes = await loop.run_in_executor(
-                    self._thread, _write_batch, self._db, [events for events, _ in batch]
-                )
-            else:
-                outcomes = [None] * len(batch)
-            for (_, future), failure in zip(batch, outcomes, strict=True):
-                if future.done():
-                    continue
-                if failure is not None:
-                    future.set_exception(failure)
-                else:
-                    future.set_result(None)
+            stop = await self._commit(batch) or stop
             if stop:
                 return
+
+    async def _commit(self, items: list[_Item]) -> bool:
+        """Write ``items`` in one transaction (one trip to the writer thread) and
+        resolve their futures in order. If that fails, each alone, to pin the
+        failure on its item: those before it still commit. True if the close
+        marker was met while taking the queue behind a lost write."""
+        try:
+            outcomes = await self._attempt([item.writes for item in items])
+        except Exception as exc:
+            if len(items) == 1:
+                return self._lost(items[0], exc, [])
+            for i, item in enumerate(items):
+                try:
+                    (outcome,) = await self._attempt([item.writes])
+                except Exception as alone:
+                    if item.chained:
+                        return self._lost(item, alone, items[i + 1 :])
+                    self._lost(item, alone, [])
+                    continue
+                _resolve(item, outcome)
+            return False
+        for item, outcome in zip(items, outcomes, strict=True):
+            _resolve(item, outcome)
+        return False
+
+    def _lost(self, item: _Item, exc: BaseException, behind: list[_Item]) -> bool:
+        """``item`` cannot be stored. If it is chained, neither can anything already
+        waiting behind it (``behind`` and the queue): the owner hears of all their
+        events at once, before any other task runs, then their futures fail."""
+        reason = _describe(exc)
+        stopping = self._closing and passing(exc)
+        if not item.chained and not stopping:
+            log.warning("storage: a write failed (%s)", reason)
+            _fail(item, f"not stored: {reason}")
+            return False
+        rest = list(behind)
+        stop = False
+        while not self._queue.empty():
+            more = self._queue.get_nowait()
+            if more is None:
+                stop = True
+                break
+            rest.append(more)
+        if stopping:  # the server stops while the database cannot be written
+            log.warning("storage: stopping with %d writes not stored (%s)", 1 + len(rest), reason)
+            for lost in (item, *rest):
+                _fail(lost, f"not stored: the server stopped first ({reason})")
+            return stop
+        log.error("storage: a write failed and is lost (%s), with %d waiting behind it;"
+                  " their rooms go back to what is stored", reason, len(rest))  # fmt: skip
+        if self.on_lost is not None:
+            events = [w for lost in (item, *rest) for w in lost.writes if _is_event(w)]
+            try:
+                self.on_lost(events)
+            except Exception:
+                log.exception("storage: taking the lost writes back failed")
+        _fail(item, f"not stored: {reason}")
+        for lost in rest:
+            _fail(lost, "not stored: a write before it failed")
+        return stop
+
+    async def _attempt(self, batch: list[Sequence[_Write]]) -> list[BaseException | None]:
+        """Write ``batch``, retrying for as long as the failure is one that can pass."""
+        if not any(batch):
+            return [None] * len(batch)
+        loop = asyncio.get_running_loop()
+        delay = RETRY_FIRST_S
+        while True:
+            try:
+                outcomes = await loop.run_in_executor(self._thread, _write_batch, self._db, batch)
+            except Exception as exc:
+                if not passing(exc) or self._closing:
+                    raise
+                if self.failing is None:
+                    self._failing_since = time.monotonic()
+                    log.error("storage: cannot write (%s): every reply waits until it can;"
+                              " retrying", _describe(exc))  # fmt: skip
+                self.failing = _describe(exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MOST_S)
+                continue
+            if self.failing is not None:
+                log.warning("storage: writing again after %.1f s (%s)",
+                            time.monotonic() - self._failing_since, self.failing)  # fmt: skip
+                self.failing = None
+            return outcomes
 
     # ------------------------------------------------------------------
     # Reading
@@ -390,13 +519,14 @@ class Storage:
             for row in rows
         ]
 
-    async def unfinished(self) -> list[Resumable]:
-        """Every series being played when the server last stopped, oldest first."""
-        return await unfinished_series(self._reader)
+    async def unfinished(self, room_id: str | None = None) -> list[Resumable]:
+        """Every series being played when the server last stopped, oldest first
+        (``room_id``: only that room's, as stored)."""
+        return await unfinished_series(self._reader, room_id)
 
     async def abandon(self, series_id: str) -> None:
         """Mark a series that could not be resumed, and its unfinished deal, abandoned."""
-        await self._submit([_Abandon(series_id)])
+        await self._submit([_Abandon(series_id)], chained=False)
 
     async def unfinished_tournaments(self) -> list[ResumableTournament]:
         """Every tournament being run when the server last stopped, with its snapshot."""
@@ -404,7 +534,7 @@ class Storage:
 
     async def abandon_tournament(self, tournament_id: str) -> None:
         """Mark a tournament that could not be resumed ``abandoned``."""
-        await self._submit([tournament_store.Abandon(tournament_id)])
+        await self._submit([tournament_store.Abandon(tournament_id)], chained=False)
 
     async def series(self, series_id: str) -> dict[str, Any] | None:
         return await series_detail(self._reader, series_id)
@@ -457,10 +587,14 @@ def _open_writer(path: str) -> tuple[sqlite3.Connection, list[identity.Clash]]:
 def _write_batch(
     db: sqlite3.Connection, batch: list[Sequence[_Write]]
 ) -> list[BaseException | None]:
-    """Write every submission of ``batch`` in one transaction; one outcome per submission.
+    """Write every submission of ``batch`` in one transaction and commit it.
 
-    Placements, the bulk of the traffic, go in with one ``executemany`` per run
-    of consecutive placements, in submission order with everything else.
+    Returns one outcome per submission: None, or :class:`NameInUse` for a
+    registration refused (the rest of the batch still commits). Anything else
+    that fails rolls the whole transaction back and raises: nothing of the
+    batch is stored. Placements, the bulk of the traffic, go in with one
+    ``executemany`` per run of consecutive placements, in submission order with
+    everything else.
     """
     outcomes: list[BaseException | None] = []
     try:
@@ -474,23 +608,47 @@ def _write_batch(
                 if placements:
                     _insert_placements(db, placements)
                     placements = []
-                try:
-                    _apply(db, event)
-                except sqlite3.IntegrityError as exc:
-                    if isinstance(event, _NewPlayer):
+                if isinstance(event, _NewPlayer):
+                    try:
+                        _apply(db, event)
+                    except sqlite3.IntegrityError as exc:  # the statement alone is undone
+                        if exc.sqlite_errorname != "SQLITE_CONSTRAINT_UNIQUE":
+                            raise
                         failure = NameInUse(event.player.name)
-                    else:
-                        log.error("could not store %r: %s", event, exc)
+                    continue
+                _apply(db, event)
             outcomes.append(failure)
         if placements:
             _insert_placements(db, placements)
         db.commit()
-    except Exception:
-        log.exception("storage write failed; the games go on")
+    except BaseException:
         with contextlib.suppress(Exception):
             db.rollback()
-        outcomes = [None] * len(batch)
+        raise
     return outcomes
+
+
+def _describe(exc: BaseException) -> str:
+    name = getattr(exc, "sqlite_errorname", None)
+    return f"{exc} [{name}]" if name else f"{type(exc).__name__}: {exc}"
+
+
+def _resolve(item: _Item, outcome: BaseException | None) -> None:
+    if item.future.done():
+        return
+    if outcome is not None:
+        item.future.set_exception(outcome)
+    else:
+        item.future.set_result(None)
+
+
+def _is_event(write: _Write) -> TypeGuard[Event]:
+    return not isinstance(write, (_NewPlayer, _Abandon, tournament_store.Abandon))
+
+
+def _fail(item: _Item, reason: str) -> None:
+    if not item.future.done():
+        item.future.set_exception(WriteFailed(reason))
 
 
 def _placement_row(event: CardPlaced) -> tuple[object, ...]:
@@ -501,15 +659,7 @@ def _placement_row(event: CardPlaced) -> tuple[object, ...]:
 
 
 def _insert_placements(db: sqlite3.Connection, rows: list[tuple[object, ...]]) -> None:
-    try:
-        db.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    except sqlite3.IntegrityError:
-        # executemany stops at the first bad row: store the others one by one.
-        for row in rows:
-            try:
-                db.execute("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
-            except sqlite3.IntegrityError as exc:  # no card or cell in the log: it may be live
-                log.error("could not store placement %s/%s turn %s: %s", *row[:3], exc)
+    db.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
 
 def _apply(db: sqlite3.Connection, event: _Write) -> None:
@@ -781,14 +931,16 @@ _SUMMARY_SQL = (
 )
 
 
-async def unfinished_series(db: aiosqlite.Connection) -> list[Resumable]:
+async def unfinished_series(
+    db: aiosqlite.Connection, room_id: str | None = None
+) -> list[Resumable]:
     found = []
     for row in await _rows(
         db,
         "SELECT s.*, r.name, r.visibility, r.invite_code, r.seats, r.card_clock_ms,"
         " r.deal_clock_ms, r.creator_id FROM series s JOIN rooms r ON r.id = s.room_id"
-        " WHERE s.status = 'playing' ORDER BY s.started_ms",
-        (),
+        " WHERE s.status = 'playing' AND (? IS NULL OR s.room_id = ?) ORDER BY s.started_ms",
+        (room_id, room_id),
     ):
         sid = row["id"]
         players = tuple(

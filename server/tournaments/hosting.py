@@ -23,6 +23,7 @@ from protocol.messages import (
     AddTournamentBot,
     ClientMessage,
     CreateTournament,
+    ErrorMessage,
     GetTournament,
     JoinTournament,
     LeaveRoom,
@@ -338,6 +339,25 @@ class TournamentDesk:
             outs += director.lost_tables(self.lobby.rooms.keys(), now_ms)
             outs += self._run(director, now_ms)
         return outs
+
+    def withdraw(self, tournament_id: str) -> list[Outbound]:
+        """The database lost what this tournament decided: it stops here, as if the
+        server had stopped, and is taken back from what is stored at the next start
+        (its tables play on as rooms; their series are stored and it catches up)."""
+        director = self.directors.pop(tournament_id, None)
+        if director is None:
+            return []
+        if director.invite_code is not None:
+            self._invites.pop(director.invite_code, None)
+        for room_id in [r for r, t in self._rooms.items() if t == tournament_id]:
+            del self._rooms[room_id]
+        log.error("tournament %s stopped: what it decided could not be stored", tournament_id)
+        notice = ErrorMessage(
+            code=errors.StorageFailed.code,
+            reason=f"the server could not store what tournament {director.id} decided: it is"
+            " stopped until the server restarts, then goes on from what is stored",
+        )
+        return [Outbound(tuple(director.members()), notice)]
 
     # ------------------------------------------------------------------
     # What the lobby tells the desk

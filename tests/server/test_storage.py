@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from protocol.messages import Ready
-from server.storage import NameInUse, Storage, StoredPlayer
+from server.events import CardPlaced
+from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
 from tests.server.roomkit import ALICE, SECRET, Mailbox, make_room, place
 
 
@@ -83,4 +85,49 @@ async def test_unfinished_series_are_read_back_at_restart_to_be_resumed(tmp_path
     match = await storage.match("match1")
     assert match is not None and match["status"] == "abandoned"
     assert await storage.unfinished() == []
+    await storage.close()
+
+
+async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_it(
+    tmp_path: Path,
+) -> None:
+    """Never a success for what is not stored: the lost write and those queued behind
+    it fail, the owner hears of their events first; writes before it still commit."""
+    storage = await Storage.open(tmp_path / "db", batch_wait_s=0.05)
+    heard: list[list[object]] = []
+    storage.on_lost = lambda events: heard.append(list(events))
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h0")
+    room, box = make_room(1), Mailbox()
+    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    await storage.persist(room.take_events())
+    with sqlite3.connect(tmp_path / "db") as conn:
+        conn.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON placements WHEN NEW.turn = 2"
+            " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+    writes = []
+    for i in range(3):  # turns 1, 2, 3: one batch (the writer gathers for 50 ms)
+        place(room, box, ALICE, 100 * (i + 1))
+        writes.append(storage.persist(room.take_events()))
+    outcomes = await asyncio.gather(*writes, return_exceptions=True)
+    assert outcomes[0] is None
+    assert isinstance(outcomes[1], WriteFailed) and "refused" in outcomes[1].reason
+    assert isinstance(outcomes[2], WriteFailed) and "a write before it" in outcomes[2].reason
+    (lost,) = heard
+    assert [e.turn for e in lost if isinstance(e, CardPlaced)] == [2, 3]
+    with sqlite3.connect(tmp_path / "db") as conn:
+        turns = [t for (t,) in conn.execute("SELECT turn FROM placements ORDER BY turn")]
+    assert turns == [1]
+    # A registration that fails is lost alone: nothing queued behind it builds on it.
+    with sqlite3.connect(tmp_path / "db") as conn:
+        conn.execute("DROP TRIGGER refuse")
+        conn.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON players WHEN NEW.name = 'mallory'"
+            " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+    first = storage.create_player(StoredPlayer("p1", "mallory", False, False), "h1")
+    second = storage.create_player(StoredPlayer("p2", "trent", False, False), "h2")
+    failed, fine = await asyncio.gather(first, second, return_exceptions=True)
+    assert isinstance(failed, WriteFailed) and fine is None and len(heard) == 1
+    assert await storage.player_by_token_hash("h2") is not None
     await storage.close()
