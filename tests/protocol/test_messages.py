@@ -110,3 +110,77 @@ def test_deeply_nested_json_is_bad_json_not_a_crash() -> None:
     with pytest.raises(ProtocolError) as info:
         parse_client("[" * 100_000)
     assert info.value.code == "bad_json"
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        '{"type": "hello", "protocol": "1", "name": "mallory"}',
+        '{"type": "hello", "protocol": 1.0, "name": "mallory"}',
+        '{"type": "hello", "protocol": true, "name": "mallory"}',
+        '{"type": "hello", "protocol": 1, "name": "mallory", "guest": 1}',
+        '{"type": "hello", "protocol": 1, "name": "mallory", "bot": "true"}',
+        '{"type": "ready", "room_id": "r", "ready": "yes"}',
+        '{"type": "ready", "room_id": "r", "ready": 0}',
+        '{"type": "place", "room_id": "r", "turn": "2", "cell": "a1"}',
+        '{"type": "place", "room_id": "r", "turn": 2.0, "cell": "a1"}',
+        '{"type": "place", "room_id": "r", "turn": true, "cell": "a1"}',
+        '{"type": "place", "room_id": 12345678, "turn": 2, "cell": "a1"}',
+        '{"type": "create_room", "name": "x", "seats": "2"}',
+        '{"type": "create_room", "name": "x", "deals": true}',
+        '{"type": "create_room", "name": "x", "deals": 3.0}',
+        '{"type": "create_room", "name": "x", "card_clock_ms": 30000.0}',
+        '{"type": "create_room", "name": "x", "rated": "false"}',
+        '{"type": "create_room", "name": 7}',
+        '{"type": "quickplay", "bot_after_ms": "0"}',
+        '{"type": "get_leaderboard", "top": "5"}',
+        '{"type": "add_tournament_bot", "tournament_id": "t", "count": 2.0}',
+    ],
+)
+def test_a_field_of_the_wrong_json_type_is_refused_not_coerced(frame: str) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        parse_client(frame)
+    assert caught.value.code == "bad_message"
+
+
+def test_enumerations_still_take_their_string_values() -> None:
+    room = parse_client('{"type": "create_room", "name": "x", "pace": "race", "deals": 3}')
+    assert room.pace == "race" and room.deals == 3  # type: ignore[union-attr]
+    for frame in (
+        '{"type": "create_room", "name": "x", "pace": "RACE"}',
+        '{"type": "create_room", "name": "x", "pace": 1}',
+        '{"type": "create_room", "name": "x", "visibility": true}',
+    ):
+        with pytest.raises(ProtocolError):
+            parse_client(frame)
+
+
+@pytest.mark.parametrize(
+    ("frame", "ref", "why"),
+    [
+        ('{"type": "ping", "ref": "\\ud800"}', None, "lone surrogate"),
+        ('{"type": "ping", "ref": "' + "x" * 65 + '"}', None, "longer than 64"),
+        ('{"type": "ping", "ref": 5}', None, "not a string"),
+        ('{"type": "teleport", "ref": 5}', None, "not a string"),
+        ('{"type": "ping", "ref": "ok", "\\udc00": 1}', "ok", "lone surrogate"),
+    ],
+)
+def test_a_ref_that_cannot_be_echoed_is_null_and_the_reason_says_why(
+    frame: str, ref: str | None, why: str
+) -> None:
+    from protocol.messages import ErrorMessage, dump_server
+
+    with pytest.raises(ProtocolError) as caught:
+        parse_client(frame)
+    assert caught.value.ref == ref and why in caught.value.reason
+    # The error can always be written.
+    dump_server(ErrorMessage(code=caught.value.code, reason=caught.value.reason, ref=ref))
+
+
+def test_binary_frames_are_utf8_only() -> None:
+    ping = '{"type": "ping", "ref": "b"}'
+    assert parse_client(ping.encode()).ref == "b"
+    for frame in (ping.encode("utf-16"), ping.encode("utf-32"), b"\xef\xbb\xbf" + ping.encode()):
+        with pytest.raises(ProtocolError) as caught:
+            parse_client(frame)
+        assert caught.value.code == "bad_json"

@@ -265,6 +265,31 @@ frames = st.one_of(
 )
 
 
+# Frames strict validation and the slow path's checks are about: values of the wrong
+# JSON type for every field (strings of numbers, floats, booleans for ints, ints for
+# booleans), lone surrogate escapes, NaN and Infinity, byte-order marks, repeats.
+wrong_typed = st.builds(
+    lambda kind, fields, prefix, repeat: prefix
+    + json.dumps({"type": kind, **fields}, separators=(",", ":"))[:-1]
+    + repeat
+    + "}",
+    st.sampled_from(CLIENT_TYPES),
+    st.dictionaries(
+        st.sampled_from(FIELDS),
+        st.one_of(
+            st.sampled_from(["1", "2", "16", "yes", "true", "race", "a1", "A1", "\ud800"]),
+            st.sampled_from([1, 2, 3, 5, 16, 1.0, 2.0, 3.0, 16.0, 0.5, True, False, None]),
+            st.integers(min_value=-3, max_value=30_001),
+        ),
+        max_size=5,
+    ),
+    st.sampled_from(["", "", "", "\ufeff", " "]),
+    st.sampled_from(
+        ["", "", "", ',"ref":"\\ud800"', ',"ref":NaN', ',"turn":Infinity', ',"ref":"a","ref":"b"']
+    ),
+)
+
+
 def outcome(parse: Callable[[str], object], frame: str) -> tuple[object, ...]:
     try:
         message = parse(frame)
@@ -277,6 +302,19 @@ def outcome(parse: Callable[[str], object], frame: str) -> tuple[object, ...]:
 @given(frames)
 def test_parse_client_fast_path_is_the_slow_path(frame: str) -> None:
     assert outcome(parse_client, frame) == outcome(_parse_client_slowly, frame)
+
+
+@settings(max_examples=1_500, deadline=None)
+@given(wrong_typed)
+def test_the_two_paths_agree_on_frames_of_the_wrong_types(frame: str) -> None:
+    assert outcome(parse_client, frame) == outcome(_parse_client_slowly, frame)
+    # And what is accepted has exactly the schema's types: no value was coerced.
+    result = outcome(parse_client, frame)
+    if result[0] == "ok":
+        sent = json.loads(frame.lstrip())
+        for name, value in sent.items():
+            got = getattr(result[2], name)
+            assert type(value) is type(got) or (isinstance(value, str) and got == value), name
 
 
 def test_the_frames_tried_include_accepted_ones() -> None:
@@ -311,5 +349,15 @@ def test_parse_client_fast_path_edge_cases() -> None:
         '{"type":"create_room","name":"x","deals":3.0}',
         '{"type":"ready","room_id":"a","ready":"true"}',
         '{"type":"place","room_id":"a","turn":100000000000000000000000,"cell":"b3"}',
+        '{"type":"place","room_id":"a","turn":true,"cell":"b3"}',
+        '{"type":"hello","protocol":"1"}',
+        '{"type":"hello","protocol":1.0}',
+        '{"type":"ready","room_id":"a","ready":"yes"}',
+        '{"type":"ready","room_id":"a","ready":1}',
+        '{"type":"create_room","name":"x","deals":true}',
+        '{"type":"create_room","name":"x","seats":"2"}',
+        '{"type":"ping","ref":"\\ud800"}',
+        '{"type":"ping","ref":-Infinity}',
+        '\ufeff{"type":"ping"}',
     ]:
         assert outcome(parse_client, frame) == outcome(_parse_client_slowly, frame), frame
