@@ -96,6 +96,7 @@ TURNS = 16
 # after it, together with every other placement made meanwhile; a placement that
 # completes a turn or the match is announced at once (docs/protocol.md, progress).
 PROGRESS_DELAY_MS = 100
+CELL_NAMES = frozenset(cell_name(c) for c in range(16))
 
 
 class Phase(StrEnum):
@@ -1046,12 +1047,19 @@ class Room:
             raise errors.NotPlaying("no match is being played in this room")
         board = m.boards[player.id]
         if msg.turn <= board.placed:
-            if msg.turn == board.placed:
-                raise errors.AlreadyPlaced(f"you have already placed the card of turn {msg.turn}")
-            raise errors.PastTurn(f"turn {msg.turn} is over")
+            # Over: at lockstep every seat has placed it (the next card is out); in a
+            # race any turn before one's latest. Otherwise one has just placed it.
+            lockstep = self.settings.pace == Pace.LOCKSTEP
+            if msg.turn < (m.turn if lockstep else board.placed):
+                raise errors.PastTurn(f"turn {msg.turn} is over")
+            raise errors.AlreadyPlaced(f"you have already placed the card of turn {msg.turn}")
         waiting = self._waiting_turn(player.id)
         if waiting is None or msg.turn > waiting:
             raise errors.FutureTurn(f"the card of turn {msg.turn} has not been dealt yet")
+        if msg.cell not in CELL_NAMES:  # the one spelling: the engine's parse also takes "B3"
+            raise errors.RuleError(
+                f"unknown cell {msg.cell!r}: cells are a1 to d4, in lower case", code="bad_cell"
+            )
         try:
             cell = parse_cell(msg.cell)
         except EngineError as exc:

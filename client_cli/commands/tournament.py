@@ -125,7 +125,7 @@ def list_(args: argparse.Namespace) -> int:
         sys.stdout.write(
             f"{t['id']:<10} {t['status']:<11} {t['format']:<9} {s['pace']:<8}"
             f" {t['entrants']:>3}/{s['max_players']:<3} round {t['rounds_played']}/{s['rounds']}"
-            f"  {t['name']} (host {t['host']})\n"
+            f"  {t['name']} (host {t['host']['name']})\n"
         )
     return 0
 

@@ -239,7 +239,7 @@ async def tournament_list(db: aiosqlite.Connection, limit: int = 100) -> list[di
     """Public tournaments, newest first."""
     rows = await _rows(
         db,
-        "SELECT t.*, p.name AS host_name,"
+        "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot,"
         " (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id"
         "  AND e.status != 'withdrawn' AND e.status != 'removed') AS entrants,"
         " (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_played"
@@ -253,7 +253,7 @@ async def tournament_list(db: aiosqlite.Connection, limit: int = 100) -> list[di
             "name": r["name"],
             "format": r["format"],
             "status": r["status"],
-            "host": r["host_name"],
+            "host": _player(r, "h_"),  # a player, as everywhere else
             "entrants": r["entrants"],
             "rounds_played": r["rounds_played"],
             "settings": json.loads(r["settings"]),

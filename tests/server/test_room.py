@@ -355,6 +355,14 @@ def _playing() -> tuple[Room, Mailbox]:
     return room, box
 
 
+def _turn_over() -> tuple[Room, Mailbox]:
+    """Lockstep: both placed turn 2 (it is over), alice turn 3 too (it is not)."""
+    room, box = _playing()
+    place(room, box, BOB, 300)
+    place(room, box, ALICE, 400)
+    return room, box
+
+
 R = "room1"
 REFUSALS = [
     (_waiting, ALICE, Place(room_id=R, turn=1, cell="a1"), "not_playing"),
@@ -378,6 +386,9 @@ REFUSALS = [
     (_playing, BOB, Place(room_id=R, turn=2, cell="z9"), "bad_cell"),
     (_playing, SPECTATOR, Place(room_id=R, turn=2, cell="b1"), "not_seated"),
     (_playing, SPECTATOR, Ready(room_id=R), "not_seated"),
+    (_playing, BOB, Place(room_id=R, turn=2, cell="B1"), "bad_cell"),  # one spelling only
+    (_turn_over, ALICE, Place(room_id=R, turn=2, cell="d4"), "past_turn"),
+    (_turn_over, ALICE, Place(room_id=R, turn=3, cell="d4"), "already_placed"),
 ]
 
 

@@ -169,6 +169,9 @@ async def test_duplicate_field_people_and_bots_with_a_spectator(tmp_path: Path) 
         assert exported["tournament"]["id"] == tid and len(exported["boards"]) == 15
         listed = await get(live, "/api/tournaments")
         assert [t["id"] for t in listed["tournaments"]] == [tid]
+        # The host is a player, as in every other view of it.
+        assert listed["tournaments"][0]["host"] == exported["tournament"]["host"]
+        assert set(listed["tournaments"][0]["host"]) == {"id", "name", "guest", "bot"}
         for c in (*clients, dave):
             await c.close()
 

@@ -106,6 +106,9 @@ async def test_reconnect_mid_match_restores_the_state(live: Live) -> None:
     while progress["connected"][bob.id]:
         progress = await alice.until("progress")
     back = await Client.connect(live)
+    # A token and a name together say two things: refused, not one of them ignored.
+    refused = await back.hello("mallory", token=bob.token, ref="both")
+    assert (refused["code"], refused["ref"]) == ("bad_message", "both")
     welcome = await back.hello(token=bob.token)
     assert welcome["player"]["id"] == bob.id and welcome["token"] is None
     state = await back.until("room_state")
