@@ -16,7 +16,10 @@ from server.errors import ALL_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text()
-EXAMPLES = re.findall(r"```json\n(.*?)\n```", DOC, flags=re.S)
+# Every ```json block, also one indented inside a list item.
+EXAMPLES = [
+    body for _, body in re.findall(r"^( *)```json\n(.*?)\n\1```", DOC, flags=re.S | re.M)
+]
 
 
 def test_the_docs_have_examples() -> None:
@@ -184,3 +187,40 @@ def test_binary_frames_are_utf8_only() -> None:
         with pytest.raises(ProtocolError) as caught:
             parse_client(frame)
         assert caught.value.code == "bad_json"
+
+
+# What version 1's first draft had besides its client messages, which the page lists.
+FIRST_SERVER_TYPES = {
+    "welcome", "error", "rooms", "room", "left", "match_started", "card", "placed",
+    "progress", "match_result", "room_state", "pong",
+}  # fmt: skip
+FIRST_CODES = {
+    "bad_json", "unknown_type", "bad_message", "hello_required", "already_identified",
+    "unsupported_protocol", "bad_token", "name_required", "name_taken", "frame_too_large",
+    "rate_limited", "room_not_found", "not_in_room", "room_full", "room_started", "not_creator",
+    "not_seated", "not_playing", "past_turn", "future_turn", "already_placed",
+    "unknown_strategy", "limit_reached", "bad_cell", "illegal_cell", "occupied_cell",
+    "internal_error",
+}  # fmt: skip
+
+
+def test_the_versioning_section_names_every_addition() -> None:
+    section = DOC.split("\n## Versioning\n")[1]
+    first, added = section.split("were added within version 1:")
+    named = lambda text: re.findall(r"`([a-z_]+)`", text)  # noqa: E731
+    lists = added.split("\n\nOther changes")[0].split("\n* ")[1:]
+    client, server, codes = (set(named(part.split(":", 1)[1])) for part in lists)
+    assert set(named(first.split("first draft had")[1])) | client == set(CLIENT_TYPES)
+    server_types = set(json_schema()["server_to_client"]["discriminator"]["mapping"])
+    assert FIRST_SERVER_TYPES | server == server_types
+    assert not FIRST_SERVER_TYPES & server
+    assert FIRST_CODES | codes == set(ALL_CODES) and not FIRST_CODES & codes
+
+
+def test_the_documented_refusal_of_a_long_ref_is_what_the_server_says() -> None:
+    (documented,) = [json.loads(e) for e in EXAMPLES if "not echoed" in e]
+    with pytest.raises(ProtocolError) as caught:
+        parse_client(json.dumps({"type": "ping", "ref": "x" * 65}))
+    assert (caught.value.code, caught.value.reason, caught.value.ref) == (
+        documented["code"], documented["reason"], documented["ref"],
+    )  # fmt: skip
