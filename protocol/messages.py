@@ -892,7 +892,7 @@ def ref_trouble(value: object) -> str | None:
     if len(value) > MAX_REF:
         return f"ref is longer than {MAX_REF} characters"
     if not value.isascii() and not _valid_unicode(value):
-        return "ref is not valid Unicode text (a lone surrogate)"
+        return "ref holds a lone surrogate"
     return None
 
 
