@@ -371,17 +371,20 @@ class Storage:
                 return
             if self._batch_wait_s > 0:
                 await asyncio.sleep(self._batch_wait_s)
-            batch = [item]
-            stop = False
-            while not self._queue.empty():
-                more = self._queue.get_nowait()
-                if more is None:
-                    stop = True
-                    break
-                batch.append(more)
-            stop = await self._commit(batch) or stop
+            more, stop = self._drain()
+            stop = await self._commit([item, *more]) or stop
             if stop:
                 return
+
+    def _drain(self) -> tuple[list[_Item], bool]:
+        """Everything queued now, and whether the close marker was among it."""
+        items: list[_Item] = []
+        while not self._queue.empty():
+            more = self._queue.get_nowait()
+            if more is None:
+                return items, True
+            items.append(more)
+        return items, False
 
     async def _commit(self, items: list[_Item]) -> bool:
         """Write ``items`` in one transaction (one trip to the writer thread) and
@@ -417,14 +420,8 @@ class Storage:
             log.warning("storage: a write failed (%s)", reason)
             _fail(item, f"not stored: {reason}")
             return False
-        rest = list(behind)
-        stop = False
-        while not self._queue.empty():
-            more = self._queue.get_nowait()
-            if more is None:
-                stop = True
-                break
-            rest.append(more)
+        queued, stop = self._drain()
+        rest = [*behind, *queued]
         if stopping:  # the server stops while the database cannot be written
             log.warning("storage: stopping with %d writes not stored (%s)", 1 + len(rest), reason)
             for lost in (item, *rest):

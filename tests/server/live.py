@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -41,6 +42,28 @@ async def running_server(db: Path, **overrides: Any) -> AsyncIterator[Live]:
         yield Live(f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}", app)
     finally:
         await runner.cleanup()
+
+
+class ErrorRecords(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextlib.asynccontextmanager
+async def unlimited_server_logging_no_error(db: Path) -> AsyncIterator[Live]:
+    """A live server without a frame rate limit, for fuzzing; fails if it logged an error."""
+    records = ErrorRecords()
+    logging.getLogger().addHandler(records)
+    try:
+        async with running_server(db, rate_per_second=1e6, rate_burst=1_000_000) as live:
+            yield live
+    finally:
+        logging.getLogger().removeHandler(records)
+    assert not records.records, [r.getMessage() for r in records.records]
 
 
 class Client:

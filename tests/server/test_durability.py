@@ -11,11 +11,12 @@ a player received is stored and every stored placement was acknowledged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,32 @@ async def duel(live: Live, a: str, b: str, **room: Any) -> tuple[Client, Client,
     return first, second, room_id, match_id
 
 
+async def solo_two_cards_in(client: Client) -> tuple[Player, str, dict[str, Any]]:
+    """A solo room, two cards placed and acknowledged: the player, the match, card 3."""
+    await client.send(type="create_room", name="solo", seats=1)
+    room = (await client.until("room_state"))["room"]["id"]
+    await client.send(type="ready", room_id=room)
+    match = (await client.until("match_started"))["match_id"]
+    player = Player(client, room)
+    for _ in range(2):
+        card = await client.until("card")
+        await player.place(card["turn"], card["legal"])
+        player.acked[card["turn"]] = await client.until("placed")
+    return player, match, await client.until("card")
+
+
+@contextlib.contextmanager
+def write_lock(db: Path) -> Iterator[None]:
+    """Another program holds the database's write lock (as a backup tool or a shell may)."""
+    lock = sqlite3.connect(db, timeout=10, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        lock.rollback()
+        lock.close()
+
+
 def health(live: Live) -> tuple[int, dict[str, Any]]:
     try:
         with urllib.request.urlopen(live.http + "/healthz", timeout=10) as reply:
@@ -176,20 +203,8 @@ async def test_while_the_database_is_locked_replies_wait_and_new_requests_are_re
     with server_process(db) as (process, live):
         alice = await signed_in(live, "alice")
         bob = await signed_in(live, "bob")
-        await alice.send(type="create_room", name="solo", seats=1)
-        room = (await alice.until("room_state"))["room"]["id"]
-        await alice.send(type="ready", room_id=room)
-        match = (await alice.until("match_started"))["match_id"]
-        a = Player(alice, room)
-        for _ in range(2):
-            card = await alice.until("card")
-            await a.place(card["turn"], card["legal"])
-            a.acked[card["turn"]] = await alice.until("placed")
-        card = await alice.until("card")
-        # Another program takes the write lock and keeps it.
-        lock = sqlite3.connect(db, timeout=10, isolation_level=None)
-        lock.execute("BEGIN IMMEDIATE")
-        try:
+        a, match, card = await solo_two_cards_in(alice)
+        with write_lock(db):  # another program takes the write lock and keeps it
             await a.place(card["turn"], card["legal"])
             for _ in range(150):  # the writer gives up waiting after 5 s, then retries
                 status, body = health(live)
@@ -207,9 +222,6 @@ async def test_while_the_database_is_locked_replies_wait_and_new_requests_are_re
             await bob.still_alive()  # a ping is answered all the same
             with pytest.raises(TimeoutError):
                 await alice.until("placed", timeout=0.5)
-        finally:
-            lock.rollback()
-            lock.close()
         # The lock gone, the held placement commits and only then is acknowledged.
         placed = await alice.until("placed", timeout=15)
         assert placed["turn"] == 3 and placed["ref"] in a.sent
@@ -229,19 +241,8 @@ async def test_a_server_killed_while_it_cannot_write_never_acknowledged_what_it_
     db = tmp_path / "killed.db"
     with server_process(db) as (process, live):
         alice = await signed_in(live, "alice")
-        await alice.send(type="create_room", name="solo", seats=1)
-        room = (await alice.until("room_state"))["room"]["id"]
-        await alice.send(type="ready", room_id=room)
-        match = (await alice.until("match_started"))["match_id"]
-        a = Player(alice, room)
-        for _ in range(2):
-            card = await alice.until("card")
-            await a.place(card["turn"], card["legal"])
-            a.acked[card["turn"]] = await alice.until("placed")
-        card = await alice.until("card")
-        lock = sqlite3.connect(db, timeout=10, isolation_level=None)
-        lock.execute("BEGIN IMMEDIATE")
-        try:
+        a, match, card = await solo_two_cards_in(alice)
+        with write_lock(db):
             await a.place(card["turn"], card["legal"])
             # Past the writer's first attempt (it waits 5 s for the lock), and more.
             with pytest.raises(TimeoutError):
@@ -249,9 +250,6 @@ async def test_a_server_killed_while_it_cannot_write_never_acknowledged_what_it_
             assert health(live)[0] == 503
             process.kill()
             process.wait(timeout=10)
-        finally:
-            lock.rollback()
-            lock.close()
         token = alice.token
     assert stored(db, match, alice.id or "").keys() == {1, 2} == a.acked.keys()
     with server_process(db) as (_, live):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import typing
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from websockets.sync.client import connect as connect_sync
 
 from protocol.messages import SERVER_ADAPTER, ClientMessage
 from server.errors import ALL_CODES
-from tests.server.live import Client, Live, running_server, two_player_room
+from tests.server.live import Client, Live, two_player_room, unlimited_server_logging_no_error
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -63,15 +62,6 @@ FRAMES = st.one_of(
     shaped().map(json.dumps),
     st.integers(min_value=1, max_value=5_000).map(lambda n: "[" * n),
 )
-
-
-class ErrorRecords(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
 
 
 def fuzz(url: str, match_room: str) -> int:
@@ -136,16 +126,8 @@ async def play_slowly(client: Client, room_id: str, pick: int) -> tuple[list[str
 async def test_hostile_frames_get_answers_and_the_match_beside_them_finishes(
     tmp_path: Path,
 ) -> None:
-    records = ErrorRecords()
-    logging.getLogger().addHandler(records)
-    try:
-        async with running_server(
-            tmp_path / "fuzz.db", rate_per_second=1e6, rate_burst=1_000_000
-        ) as live:
-            await fuzz_beside_a_match(live)
-    finally:
-        logging.getLogger().removeHandler(records)
-    assert not records.records, [r.getMessage() for r in records.records]
+    async with unlimited_server_logging_no_error(tmp_path / "fuzz.db") as live:
+        await fuzz_beside_a_match(live)
 
 
 async def fuzz_beside_a_match(live: Live) -> None:
