@@ -609,7 +609,12 @@ def _write_batch(
                     try:
                         _apply(db, event)
                     except sqlite3.IntegrityError as exc:  # the statement alone is undone
-                        if exc.sqlite_errorname != "SQLITE_CONSTRAINT_UNIQUE":
+                        # A unique key taken (the name's key is checked by identity, which
+                        # raises without a code); any other refusal is a failed write.
+                        if getattr(exc, "sqlite_errorname", None) not in (
+                            None,
+                            "SQLITE_CONSTRAINT_UNIQUE",
+                        ):
                             raise
                         failure = NameInUse(event.player.name)
                     continue
