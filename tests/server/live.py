@@ -7,6 +7,7 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -161,6 +162,7 @@ def server_process(db: Path) -> Iterator[tuple[subprocess.Popen[str], Live]]:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,  # its bot workers join its process group
     )
     try:
         assert process.stdout is not None
@@ -173,3 +175,7 @@ def server_process(db: Path) -> Iterator[tuple[subprocess.Popen[str], Live]]:
         if process.poll() is None:
             process.kill()
         process.wait()
+        # A server killed on purpose (a crash test) leaves its bot workers behind:
+        # nothing of it outlives the test.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
