@@ -685,7 +685,9 @@ class Lobby:
         tournaments: dict[str, None] = {}
         for event in events:
             if isinstance(event, TournamentEvent):
-                tournaments[event.tournament_id] = None
+                tid = getattr(event, "tournament_id", None)  # a lifted embargo names none
+                if tid is not None:
+                    tournaments[tid] = None
                 continue
             found = (
                 self.rooms.get(getattr(event, "room_id", ""))

@@ -43,6 +43,7 @@ from protocol.messages import (
 )
 from server.room import Phase
 from server.series import secret_chain
+from server.storage import StoredPlayer
 from tests.server.fairworld import World, card_leaks, derived, round_contributions, strings
 
 HOST = PlayerInfo(id="p-host", name="host")
@@ -96,7 +97,9 @@ def check(world: World, tids: list[str], rounds: int, deals: int) -> None:
 
 
 async def sign_in(world: World) -> None:
-    for p in EVERYONE:
+    assert world.storage is not None
+    for p in EVERYONE:  # registered first, as hello does: the rooms they open refer to them
+        await world.storage.create_player(StoredPlayer(p.id, p.name, False, False), f"t-{p.id}")
         await world.apply(lambda p=p: world.lobby.connect(p, world.now))
 
 
