@@ -12,13 +12,25 @@ move (:class:`server.room.BotTurn`), :class:`BotPool` computes it with
 the room as the bot seat's placement. A bot too slow for the card clock is
 placed for by the clock, like a person. Rooms driven directly (tests) may still
 call :func:`bot_factory`'s choosers in place.
+
+The workers die with the server however it dies, SIGKILL included
+(:func:`die_with_parent`): on Linux the kernel kills them when the server's
+process ends (``prctl(PR_SET_PDEATHSIG)``), and everywhere a thread in each
+worker ends it once its parent is gone. multiprocessing's resource tracker,
+which the workers hold open, then ends too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
 from typing import Any
 
@@ -74,6 +86,34 @@ def think(turn: BotTurn) -> int:
     return bot_factory(turn.strategy, turn.seed)(grid_of(turn), Card.parse(turn.card))
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PARENT_CHECK_S = 1.0  # how often a worker looks for its parent where no signal tells it
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: end this process when ``parent`` (the server) ends.
+
+    Linux delivers SIGKILL to the worker the moment its parent dies; on every
+    platform a daemon thread also polls the parent id, which changes when the
+    worker is orphaned. If the parent died before this ran, the worker leaves now.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the polling thread below still covers it
+    if os.getppid() != parent:
+        os._exit(0)
+    threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(0)
+
+
 class BotPool:
     """Bot moves computed off the event loop, in at most ``workers`` processes.
 
@@ -90,7 +130,10 @@ class BotPool:
         if self._executor is None:
             # spawn: the server has threads (the database's), which fork would copy badly.
             self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn")
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=die_with_parent,
+                initargs=(os.getpid(),),
             )
         return self._executor
 

@@ -1,0 +1,51 @@
+"""Session-wide checks: nothing the tests started may outlive them.
+
+At the end of the run every process started from this checkout (its
+interpreter, or working in it) that was not there at the start must have
+ended; one that lives on fails the run, named with its command line. The only
+exception is multiprocessing's resource tracker of the test process itself,
+which ends with it (its pipe closes when the test process exits).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.processes import Process, gone, of_checkout
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTLE_S = 10.0  # how long processes being stopped get to end before they count
+
+_before: set[int] = set()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _before.update(p.pid for p in of_checkout(ROOT))
+
+
+def _ends_with_us(p: Process) -> bool:
+    import os
+
+    return p.ppid == os.getpid() and "multiprocessing.resource_tracker" in p.cmdline
+
+
+def leftovers() -> list[Process]:
+    started = [p for p in of_checkout(ROOT) if p.pid not in _before and not _ends_with_us(p)]
+    alive = gone({p.pid for p in started}, SETTLE_S)
+    return [p for p in started if p.pid in alive]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    left = leftovers()
+    if not left:
+        return
+    lines = [f"  pid {p.pid} (parent {p.ppid}): {p.cmdline}" for p in left]
+    message = f"{len(left)} process(es) started by the tests outlived them:\n" + "\n".join(lines)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(message, red=True)
+    else:
+        print(message)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
