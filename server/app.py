@@ -54,7 +54,7 @@ from protocol.names import reserved
 from server import errors, identity
 from server.bots import BotPool, bot_factory
 from server.events import Event
-from server.limits import TokenBucket
+from server.limits import Quota, TokenBucket
 from server.lobby import Lobby, LobbyConfig
 from server.recovery import Resumable
 from server.room import BotTurn, Outbound, Room
@@ -106,6 +106,33 @@ class ServerConfig:
     # used) and costs CPU on every frame; our frames are a few hundred bytes.
     # docs/benchmarks.md has the measurement.
     compress: bool = False
+    # -- Hostile load (docs/operations.md, Limits): HTTP, quotas, what is held open.
+    header_timeout_s: float = 10.0  # a request head must arrive this soon after connect/reply
+    body_timeout_s: float = 5.0  # an unread request body is drained at most this long
+    max_request_line_bytes: int = 8_190  # longer: 400, one warning
+    max_header_bytes: int = 8_190  # one header line; longer: 400
+    max_headers: int = 64  # header lines per request; more: 400
+    hello_timeout_s: float = 10.0  # a WebSocket that says no hello this long is closed
+    signins_per_address: Quota = Quota(60, 60)  # every hello
+    signins_per_account: Quota = Quota(20, 60)
+    new_guests_per_address: Quota = Quota(60, 3_600)
+    new_players_per_address: Quota = Quota(20, 3_600)  # registrations
+    rooms_per_address: Quota = Quota(120, 3_600)  # rooms created
+    rooms_per_account: Quota = Quota(60, 3_600)
+    tournaments_per_address: Quota = Quota(10, 3_600)  # tournaments created
+    tournaments_per_account: Quota = Quota(5, 3_600)
+    joins_per_address: Quota = Quota(120, 60)  # join/leave a room or tournament, spectate
+    joins_per_account: Quota = Quota(60, 60)
+    http_per_address: Quota = Quota(600, 60)  # HTTP requests, the WebSocket upgrade included
+    quota_keys: int = 100_000  # addresses (or accounts) each quota remembers, LRU
+    max_waiting_rooms_per_address: int = 20
+    max_open_rooms_per_address: int = 40  # waiting or playing
+    max_tournaments_per_address: int = 6  # not yet over
+    max_waiting_rooms: int = 20_000  # on the whole server
+    max_registering_tournaments: int = 1_000  # on the whole server
+    waiting_room_ttl_ms: int = 3_600_000  # a room still waiting this long after it opened closes
+    registration_ttl_ms: int = 86_400_000  # a tournament never started is cancelled after this
+    player_cache_size: int = 10_000  # signed-in players kept in memory (LRU)
 
 
 CONFIG = web.AppKey("config", ServerConfig)

@@ -1,6 +1,10 @@
-"""Per-connection flood control: a token bucket, and a throttle on complaining about it."""
+"""Flood control: a connection's frame bucket (and a throttle on complaining about
+it), and the quotas of what one remote address or one account may do how often."""
 
 from __future__ import annotations
+
+import ipaddress
+from collections import OrderedDict
 
 
 class TokenBucket:
@@ -34,3 +38,108 @@ class TokenBucket:
             self._warned_ms = now_ms
             return True
         return False
+
+
+# ----------------------------------------------------------------------
+# Quotas: how often one remote address, or one account, may do a thing
+
+_PERIODS = {"s": 1, "second": 1, "min": 60, "minute": 60, "h": 3_600, "hour": 3_600,
+            "day": 86_400}  # fmt: skip
+
+
+class Quota:
+    """At most ``count`` times per ``period_s`` seconds, as a token bucket: a burst
+    of ``count`` at once, then one more every ``period_s / count`` seconds.
+
+    Its text form is ``"COUNT/PERIOD"`` with PERIOD one of s, min, h, day
+    (``"60/h"``); ``Quota.parse`` reads it (ValueError: not one).
+    """
+
+    __slots__ = ("count", "period_s")
+
+    def __init__(self, count: int, period_s: float) -> None:
+        if count < 1 or period_s <= 0:
+            raise ValueError(f"a quota is at least 1 per a positive period, not {count}/{period_s}s")
+        self.count = count
+        self.period_s = period_s
+
+    @classmethod
+    def parse(cls, text: str) -> Quota:
+        count, sep, period = text.strip().partition("/")
+        if not sep or period.strip() not in _PERIODS or not count.strip().isdigit():
+            raise ValueError(f"{text!r} is not a quota like '60/min' (periods: s, min, h, day)")
+        return cls(int(count), _PERIODS[period.strip()])
+
+    def __str__(self) -> str:
+        for name in ("day", "h", "min", "s"):
+            if self.period_s == _PERIODS[name]:
+                return f"{self.count}/{name}"
+        return f"{self.count}/{self.period_s:g}s"
+
+    def __repr__(self) -> str:
+        return f"Quota.parse({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Quota) and (self.count, self.period_s) == (other.count,
+                                                                            other.period_s)  # fmt: skip
+
+    def __hash__(self) -> int:
+        return hash((self.count, self.period_s))
+
+
+class QuotaBook:
+    """One quota's token buckets, by key (a remote address, an account id).
+
+    Bounded: at most ``max_keys`` buckets are kept, the least recently used
+    going first, and a bucket that has refilled completely is worth nothing
+    (a new one would be the same), so forgetting it loses no information.
+    """
+
+    __slots__ = ("_buckets", "max_keys", "quota")
+
+    def __init__(self, quota: Quota, max_keys: int = 100_000) -> None:
+        self.quota = quota
+        self.max_keys = max_keys
+        self._buckets: OrderedDict[str, tuple[float, int]] = OrderedDict()  # key -> (tokens, ms)
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def take(self, key: str, now_ms: int) -> float:
+        """Spend one of ``key``'s turns: 0.0 if it had one, else the seconds until it has."""
+        quota = self.quota
+        per_ms = quota.count / (quota.period_s * 1000.0)
+        tokens, last = self._buckets.pop(key, (float(quota.count), now_ms))
+        tokens = min(float(quota.count), tokens + max(0, now_ms - last) * per_ms)
+        if tokens >= 1.0:
+            self._buckets[key] = (tokens - 1.0, now_ms)
+            wait = 0.0
+        else:
+            self._buckets[key] = (tokens, now_ms)
+            wait = (1.0 - tokens) / per_ms / 1000.0
+        while len(self._buckets) > self.max_keys:
+            self._buckets.popitem(last=False)
+        return wait
+
+    def forget_full(self, now_ms: int) -> None:
+        """Drop every bucket that has refilled completely (they cost memory, say nothing)."""
+        quota = self.quota
+        per_ms = quota.count / (quota.period_s * 1000.0)
+        full = [k for k, (tokens, last) in self._buckets.items()
+                if tokens + max(0, now_ms - last) * per_ms >= quota.count]  # fmt: skip
+        for key in full:
+            del self._buckets[key]
+
+
+def quota_key(address: str) -> str:
+    """The key an address's quotas are kept under: the address itself, or for IPv6
+    its /64 network (one subscriber usually holds a whole /64)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return address

@@ -89,6 +89,13 @@ def run(args: argparse.Namespace) -> int:
     from client_cli.botkit import BotError, default_name, load_chooser, play
     from client_cli.cli import UsageError
 
+    if args.games < 1:
+        raise UsageError(f"--games: 1 or more, not {args.games}")
+    if not 1 <= args.seats <= 8:
+        raise UsageError(f"--seats: 1 to 8, not {args.seats}")
+    for option, value in (("--wait", args.wait), ("--bot-after", args.bot_after)):
+        if value is not None and not 0 <= value < float("inf"):
+            raise UsageError(f"{option}: a number of seconds, 0 or more, not {value:g}")
     try:
         choose = load_chooser(args.strategy, seed=args.seed)
         return play(args, choose, args.name or default_name(args.strategy))

@@ -29,6 +29,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        raise UsageError(f"--limit: 1 or more, not {args.limit}")
     if not Path(args.db).is_file():
         raise UsageError(f"no database at {args.db} (start the server with --db to create one)")
     data = asyncio.run(_query(args))

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
+import math
 import sqlite3
+import sys
+from typing import Any
 
 from client_cli.cli import UsageError
+
+DEFAULT_PORT = 8765
+DEFAULT_GRACE_S = 60.0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -14,17 +21,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "serve",
         help="run the game server",
         description="Run the cribsquares server: WebSocket endpoint /ws, GET /healthz and "
-        "the read-only history API. The SQLite database is created on first start.",
+        "the read-only history API. The SQLite database is created on first start. Every "
+        "other setting (limits, quotas, timeouts) can be set in a TOML file (--config).",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
-    parser.add_argument("--db", default="cribsquares.db", metavar="PATH", help="SQLite file")
+    # None: not given, so the config file's value (or the default) stands.
+    parser.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    parser.add_argument(
+        "--port", default=None, metavar="PORT", help=f"1 to 65535, 0: any free port (default {DEFAULT_PORT})"
+    )
+    parser.add_argument("--db", default=None, metavar="PATH", help="SQLite file")
     parser.add_argument(
         "--grace",
-        type=float,
-        default=60.0,
+        default=None,
         metavar="SECONDS",
-        help="how long a dropped player keeps its seat (default 60)",
+        help=f"how long a dropped player keeps its seat (default {DEFAULT_GRACE_S:g})",
     )
     parser.add_argument(
         "--trust-proxy",
@@ -50,29 +60,88 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="an address people reach the server by, e.g. https://play.example.org behind a"
         " proxy: browser pages from it may open the WebSocket (repeatable)",
     )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a TOML file of settings by name (docs/operations.md); options given here win",
+    )
+    parser.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print every setting (defaults, the file, the options) as TOML and exit",
+    )
     parser.add_argument("--verbose", "-v", action="store_true", help="log every request")
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65_535:
+        raise UsageError(f"--port: 1 to 65535 (0: any free port), not {text!r}")
+    return port
+
+
+def _seconds(option: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not math.isfinite(value) or value < 0:
+        raise UsageError(f"{option}: a number of seconds, 0 or more, not {text!r}")
+    return value
+
+
+def config_from(args: argparse.Namespace) -> Any:
+    """The server's settings: the defaults, then the --config file, then the options."""
+    from server import config as settings
     from server.app import ServerConfig
+
+    base = ServerConfig(port=DEFAULT_PORT)
+    if args.config is not None:
+        try:
+            base = settings.load(args.config, base)
+        except settings.ConfigError as exc:
+            raise UsageError(f"--config {exc}") from None
+    changes: dict[str, Any] = {}
+    if args.host is not None:
+        changes["host"] = args.host
+    if args.port is not None:
+        changes["port"] = _port(args.port)
+    if args.db is not None:
+        changes["db_path"] = args.db
+    if args.grace is not None:
+        changes["grace_ms"] = round(_seconds("--grace", args.grace) * 1000)
+    if args.trust_proxy:
+        changes["trusted_proxies"] = tuple(args.trust_proxy)
+    if args.admin:
+        changes["tournament_admins"] = tuple(args.admin)
+    if args.public_url:
+        changes["public_urls"] = tuple(args.public_url)
+    config = dataclasses.replace(base, **changes)
+    try:
+        settings.check(config)
+    except settings.ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    return config
+
+
+def run(args: argparse.Namespace) -> int:
+    from server import config as settings
     from server.app import run as run_server
     from server.identity import AdminNotFound
 
+    config = config_from(args)
+    if args.print_config:
+        sys.stdout.write(settings.to_toml(config))
+        return 0
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    config = ServerConfig(
-        host=args.host,
-        port=args.port,
-        db_path=args.db,
-        grace_ms=int(args.grace * 1000),
-        trusted_proxies=tuple(args.trust_proxy),
-        tournament_admins=tuple(args.admin),
-        public_urls=tuple(args.public_url),
-    )
-    _check_database(args.db)
+    _check_database(config.db_path)
     try:
         run_server(config, announce=lambda line: print(line, flush=True))
     except AdminNotFound as exc:
@@ -80,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         # Port taken or address not local: one line, not a traceback.
         reason = exc.strerror or str(exc)
-        raise UsageError(f"cannot listen on {args.host}:{args.port}: {reason}") from None
+        raise UsageError(f"cannot listen on {config.host}:{config.port}: {reason}") from None
     return 0
 
 

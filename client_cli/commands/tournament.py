@@ -213,6 +213,7 @@ def create(args: argparse.Namespace) -> int:
         message["round_clock_ms"] = round(args.round_clock * 1000)
     if args.start_in is not None:
         message["start_in_ms"] = round(args.start_in * 1000)
+    _check_create(message, args.bots)
     try:
         info = asyncio.run(_create(args.server, message, args.bots, args.bot_strategy))
     except _Refused as exc:
@@ -228,6 +229,34 @@ def create(args: argparse.Namespace) -> int:
     if args.start_in is None:
         sys.stdout.write("start it from the terminal client (tournament screen) when ready\n")
     return 0
+
+
+# The option that sets each field of create_tournament, for the error line.
+_OPTIONS = {
+    "name": "NAME", "rounds": "--rounds", "best_of": "--best-of", "card_clock_ms": "--card-clock",
+    "deal_clock_ms": "--deal-clock", "round_clock_ms": "--round-clock",
+    "start_in_ms": "--start-in", "max_players": "--max-players",
+}  # fmt: skip
+
+
+def _check_create(message: dict[str, Any], bots: int) -> None:
+    """The options checked as the server will check them, before connecting: one line."""
+    from pydantic import ValidationError
+
+    from client_cli.cli import UsageError
+    from protocol.messages import CreateTournament
+
+    if bots < 0:
+        raise UsageError(f"--bots: 0 or more, not {bots}")
+    try:
+        CreateTournament.model_validate(message)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        option = _OPTIONS.get(field, field)
+        unit = " ms" if field.endswith("_ms") else ""  # the options take seconds
+        got = f"{message.get(field)!r}{unit}"
+        raise UsageError(f"{option}: {first['msg'].lower()}{unit} (got {got})") from None
 
 
 class _Refused(Exception):

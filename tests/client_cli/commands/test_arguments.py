@@ -1,0 +1,82 @@
+"""Every numeric option is checked: one line on stderr and a non-zero exit, never a
+traceback, a wrapped-around port or a negative time accepted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from client_cli.cli import main
+from tests.client_cli.commands.helpers import Runner, assert_one_line_error
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["serve", "--port", "99999"], "--port: 1 to 65535"),
+        (["serve", "--port", "-5"], "--port: 1 to 65535"),
+        (["serve", "--port", "65536"], "--port: 1 to 65535"),
+        (["serve", "--port", "eighty"], "--port: 1 to 65535"),
+        (["serve", "--grace", "-1"], "--grace: a number of seconds, 0 or more"),
+        (["serve", "--grace", "nan"], "--grace"),
+        (["serve", "--grace", "inf"], "--grace"),
+        (["history", "--limit", "-5"], "--limit: 1 or more"),
+        (["bot", "--strategy", "greedy", "--room", "x", "--games", "0"], "--games"),
+        (["bot", "--strategy", "greedy", "--room", "x", "--seats", "99"], "--seats: 1 to 8"),
+        (["bot", "--strategy", "greedy", "--room", "x", "--wait", "-3"], "--wait"),
+        (["bot", "--strategy", "greedy", "--quickplay", "--bot-after", "-1"], "--bot-after"),
+        (["tournament", "create", "t", "--max-players", "9999"], "--max-players"),
+        (["tournament", "create", "t", "--card-clock", "-1"], "--card-clock"),
+        (["tournament", "create", "t", "--rounds", "0"], "--rounds"),
+        (["tournament", "create", "t", "--start-in", "-5"], "--start-in"),
+        (["tournament", "create", "t", "--bots", "-2"], "--bots"),
+    ],
+)
+def test_out_of_range_options_are_one_line_errors(
+    run_cli: Runner, argv: list[str], fragment: str
+) -> None:
+    assert_one_line_error(run_cli(*argv), fragment)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("rate_burst = -3\n", "rate_burst: more than 0"),
+        ("grace_ms = -1\n", "grace_ms: 0 or more"),
+        ("port = 70000\n", "port: 1 to 65535"),
+        ("nosuch = 1\n", "no setting 'nosuch'"),
+        ('rooms_per_address = "5/week"\n', "rooms_per_address"),
+        ('max_waiting_rooms = "many"\n', "max_waiting_rooms: a whole number"),
+        ("[unclosed\n", "is not TOML"),
+    ],
+)
+def test_a_bad_config_file_is_a_one_line_error(
+    run_cli: Runner, tmp_path: Path, text: str, fragment: str
+) -> None:
+    path = tmp_path / "server.toml"
+    path.write_text(text)
+    assert_one_line_error(run_cli("serve", "--config", str(path)), fragment)
+
+
+def test_the_config_file_and_the_options_make_the_settings(
+    run_cli: Runner, tmp_path: Path
+) -> None:
+    path = tmp_path / "server.toml"
+    path.write_text('rooms_per_address = "5/min"\nmax_waiting_rooms = 300\nport = 9000\n')
+    result = run_cli("serve", "--config", str(path), "--port", "0", "--grace", "1.5",
+                     "--print-config")  # fmt: skip
+    assert result.code == 0, result.err
+    lines = set(result.out.splitlines())
+    assert {'rooms_per_address = "5/min"', "max_waiting_rooms = 300", "port = 0",
+            "grace_ms = 1500"} <= lines  # fmt: skip
+    # What it prints is a config file it reads back unchanged.
+    again = tmp_path / "again.toml"
+    again.write_text(result.out)
+    assert run_cli("serve", "--config", str(again), "--print-config").out == result.out
+
+
+def test_serve_defaults_print_as_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--print-config"]) == 0
+    out = capsys.readouterr().out
+    assert "port = 8765\n" in out and "grace_ms = 60000\n" in out
