@@ -31,6 +31,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from aiohttp import WSCloseCode, WSMsgType, web
+from aiohttp.http import HttpProcessingError
 from pydantic import BaseModel
 
 from protocol.messages import (
@@ -53,6 +54,7 @@ from protocol.messages import (
 from protocol.names import reserved
 from server import errors, identity
 from server.bots import BotPool, bot_factory
+from server.config import check as check_config
 from server.events import Event
 from server.limits import Quota, TokenBucket
 from server.lobby import Lobby, LobbyConfig
@@ -792,6 +794,7 @@ async def public_rooms(request: web.Request) -> web.Response:
 
 def create_app(config: ServerConfig | None = None) -> web.Application:
     config = config or ServerConfig()
+    check_config(config)  # ValueError (ConfigError): a setting out of range
     app = web.Application()
     app[CONFIG] = config
     app.router.add_get("/ws", websocket)
@@ -905,9 +908,44 @@ def run(config: ServerConfig, *, announce: Callable[[str], None] = print) -> Non
         runner.run(serve(config, announce=announce))
 
 
+class HttpLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """The HTTP layer's logger: a request the parser refused (a request line or a
+    header too long, too many headers, a duplicate Host, not HTTP at all) is the
+    client's fault, answered 400 and logged as one warning line, no traceback;
+    anything else is logged as aiohttp logs it."""
+
+    def exception(self, msg: object, *args: object, exc_info: Any = True, **kw: Any) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            reason = (exc_info.message or str(exc_info)).splitlines()[0][:200]
+            self.warning("%s: %s %s", msg % args if args else msg, exc_info.code, reason)
+            return
+        super().exception(msg, *args, exc_info=exc_info, **kw)
+
+
+def make_runner(app: web.Application, config: ServerConfig) -> web.AppRunner:
+    """The app's runner with the HTTP layer's limits (docs/operations.md, Limits).
+
+    aiohttp's keep-alive timer starts when a connection opens and again after
+    each response, and closes the connection if no complete request head has
+    arrived by then: it is the header timeout. A body the handler does not read
+    (none of ours reads one) is drained for at most ``lingering_time``.
+    """
+    return web.AppRunner(
+        app,
+        handle_signals=False,
+        access_log=None,
+        keepalive_timeout=config.header_timeout_s,
+        lingering_time=config.body_timeout_s,
+        max_line_size=config.max_request_line_bytes,
+        max_field_size=config.max_header_bytes,
+        max_headers=config.max_headers,
+        logger=HttpLog(logging.getLogger("aiohttp.server"), {}),
+    )
+
+
 async def serve(config: ServerConfig, *, announce: Callable[[str], None] = print) -> None:
     """Run the server until SIGINT or SIGTERM."""
-    runner = web.AppRunner(create_app(config), handle_signals=False, access_log=None)
+    runner = make_runner(create_app(config), config)
     await runner.setup()
     site = web.TCPSite(runner, config.host, config.port)
     try:

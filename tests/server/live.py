@@ -18,7 +18,7 @@ from typing import Any
 import websockets
 from aiohttp import web
 
-from server.app import ServerConfig, create_app
+from server.app import ServerConfig, create_app, make_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ class Live:
 async def running_server(db: Path, **overrides: Any) -> AsyncIterator[Live]:
     config = replace(ServerConfig(port=0, db_path=str(db), tick_ms=20), **overrides)
     app = create_app(config)
-    runner = web.AppRunner(app)
+    runner = make_runner(app, config)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
