@@ -66,7 +66,7 @@ from protocol.messages import (
 
 HELP = """\
 commands:
-  rooms                              list open rooms
+  rooms [more]                       list open rooms (more: the next page)
   create NAME [--seats N] [--pace lockstep|race] [--private] [--clock SECONDS]
          [--best-of 1|3|5] [--rated]
                                      create a room (1 seat: a solo game)
@@ -103,7 +103,7 @@ commands:
   withdraw ID                        leave a tournament for good (or stop watching)
   host NAME [--format duplicate|swiss|knockout] [--rounds N] [--best-of 1|3|5]
        [--pace P] [--clock SECONDS] [--round-clock MINUTES] [--start-in MINUTES]
-       [--max-players N] [--private] [--no-bots]
+       [--max-players N] [--private] [--no-bots] [--registered-only]
                                      open a tournament and host it
   manage ID start|pause|resume|cancel|remove PLAYER
                                      run a tournament you host
@@ -173,6 +173,7 @@ def _host_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-players", type=int, default=64)
     p.add_argument("--private", action="store_true")
     p.add_argument("--no-bots", action="store_true")
+    p.add_argument("--registered-only", action="store_true")
     return p
 
 
@@ -194,6 +195,7 @@ class PlainClient:
         self.out = out or sys.stdout
         self.inp = inp or sys.stdin
         self.model = ClientModel(url)
+        self._rooms_next: str | None = None  # the cursor of the next page of rooms
         self.changed = asyncio.Event()
         self.printed: set[str] = set()
         self.verbose_bot = True
@@ -308,8 +310,14 @@ class PlainClient:
             self.say(line)
 
     async def cmd_rooms(self, args: list[str]) -> None:
-        reply = await self.request(ListRooms())
+        if args not in ([], ["more"]):
+            raise SessionError("usage: rooms [more]")
+        after = self._rooms_next if args == ["more"] else None
+        if args and after is None:
+            raise SessionError("no more rooms: that was the last page")
+        reply = await self.request(ListRooms(after=after))
         rooms = reply.rooms if isinstance(reply, Rooms) else self.model.rooms
+        self._rooms_next = reply.next if isinstance(reply, Rooms) else None
         if not rooms:
             self.say("no open rooms: create one with: create NAME")
         for r in rooms:
@@ -322,6 +330,8 @@ class PlainClient:
                 f"room {r.id}: {r.name}, {r.taken}/{r.seats} seated, {r.pace.value} "
                 f"{clock}, {r.status.value}, by {r.creator.name}"
             )
+        if isinstance(reply, Rooms) and reply.next is not None:
+            self.say(f"{len(rooms)} of {reply.total} open rooms: 'rooms more' for the next ones")
 
     async def cmd_create(self, args: list[str]) -> None:
         opts = _create_parser().parse_args(args)
@@ -842,6 +852,7 @@ class PlainClient:
             "max_players": opts.max_players,
             "visibility": Visibility.PRIVATE if opts.private else Visibility.PUBLIC,
             "bots": not opts.no_bots,
+            "registered_only": opts.registered_only,
         }
         if opts.clock is not None:
             fields["card_clock_ms" if opts.pace == "lockstep" else "deal_clock_ms"] = (

@@ -137,8 +137,19 @@ class Hello(_Request):
     ref: Ref = None
 
 
+PAGE_DEFAULT = 50  # listings: rooms (or tournaments) per page unless asked
+PAGE_MAX = 100
+PageLimit = Annotated[int, Field(ge=1, le=PAGE_MAX)]
+Cursor = Annotated[str | None, Field(default=None, max_length=32)]
+
+
 class ListRooms(_Request):
+    """A page of the public rooms waiting or playing, oldest first: ``limit`` of
+    them, after the page whose ``next`` cursor is ``after`` (None: the first page)."""
+
     type: Literal["list_rooms"] = "list_rooms"
+    limit: PageLimit = PAGE_DEFAULT
+    after: Cursor = None
     ref: Ref = None
 
 
@@ -339,11 +350,16 @@ class CreateTournament(_Request):
     visibility: Annotated[Visibility, Choice] = Visibility.PUBLIC
     bots: bool = True  # bots may enter (server bots added by the host, bot clients)
     late_join: bool = True  # duplicate and Swiss: register after the start
+    registered_only: bool = False  # guests may not enter
     ref: Ref = None
 
 
 class ListTournaments(_Request):
+    """A page of the public tournaments, oldest first (as ``list_rooms``)."""
+
     type: Literal["list_tournaments"] = "list_tournaments"
+    limit: PageLimit = PAGE_DEFAULT
+    after: Cursor = None
     ref: Ref = None
 
 
@@ -548,8 +564,13 @@ class ErrorMessage(_Message):
 
 
 class Rooms(_Message):
+    """A page of public rooms; ``next``: the cursor of the next page (None: the last);
+    ``total``: how many rooms are listed in all."""
+
     type: Literal["rooms"] = "rooms"
     rooms: list[RoomSummary]
+    next: str | None = None
+    total: int | None = None
     ref: Ref = None
 
 
@@ -755,6 +776,7 @@ class TournamentSummary(_Message):
     max_players: int
     host: PlayerInfo
     starts_ms: int | None = None  # time left before a scheduled start
+    registered_only: bool = False  # guests may not enter
 
 
 class TournamentEntrant(_Message):
@@ -831,6 +853,7 @@ class TournamentInfo(_Message):
     history: list[TournamentRound]  # every round begun, first first
     tables: list[TournamentTable]  # the tables of the current (or last) round
     bracket: list[list[str | None]] | None = None  # knockout: each round's slots
+    registered_only: bool = False  # guests may not enter
 
 
 class TournamentUpdate(_Message):
@@ -843,8 +866,12 @@ class TournamentUpdate(_Message):
 
 
 class Tournaments(_Message):
+    """A page of public tournaments, as ``rooms`` is of rooms."""
+
     type: Literal["tournaments"] = "tournaments"
     tournaments: list[TournamentSummary]
+    next: str | None = None
+    total: int | None = None
     ref: Ref = None
 
 

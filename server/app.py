@@ -24,7 +24,7 @@ import logging
 import secrets
 import signal
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -32,14 +32,21 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSCloseCode, WSMsgType, web
 from aiohttp.http import HttpProcessingError
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from protocol.messages import (
     PROTOCOL_VERSION,
     ClientMessage,
+    CreateRoom,
+    CreateTournament,
     ErrorMessage,
     GetLeaderboard,
     Hello,
+    JoinRoom,
+    JoinTournament,
+    LeaveRoom,
+    LeaveTournament,
+    ListRooms,
     Pace,
     Ping,
     PlayerInfo,
@@ -56,7 +63,7 @@ from server import errors, identity
 from server.bots import BotPool, bot_factory
 from server.config import check as check_config
 from server.events import Event
-from server.limits import Quota, TokenBucket
+from server.limits import Quota, Quotas, TokenBucket, quota_key
 from server.lobby import Lobby, LobbyConfig
 from server.recovery import Resumable
 from server.room import BotTurn, Outbound, Room
@@ -180,6 +187,10 @@ class Session:
     pending: list[str] = field(default_factory=list)
     on_pending: Callable[[Session], None] | None = None
     closing: bool = False
+    address: str = "?"  # the quota key of its remote address (server.limits.quota_key)
+    socket: asyncio.BaseTransport | None = None  # the connection, to cut a slow one off
+    on_too_slow: Callable[[Session], None] | None = None  # the hub drops it from its rooms
+    gone: bool = False  # the hub has let go of it (closed, or dropped as too slow)
     _queue: asyncio.Queue[str] | None = None
     _writer: asyncio.Task[None] | None = None
 
@@ -230,14 +241,27 @@ class Session:
         transport.write(b"".join(map(text_frame, texts)))
 
     def _too_slow(self) -> None:
+        """More than ``limit`` bytes unread: the connection is dropped now. Its rooms see
+        it go at once (``on_too_slow``: the hub lets go of it, so its grace period
+        starts, as for any dropped connection); the close frame goes behind its backlog,
+        and the socket is cut off if the close is not done within SLOW_CLOSE_S."""
         log.warning("closing a connection that does not read its messages")
         self.closing = True
         self.pending.clear()
-        task = asyncio.create_task(
-            self.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too slow")
-        )
+        if self.on_too_slow is not None:
+            self.on_too_slow(self)
+        task = asyncio.create_task(self._close_slow())
         _BACKGROUND.add(task)
         task.add_done_callback(_closed_slow_client)
+
+    async def _close_slow(self) -> None:
+        try:
+            async with asyncio.timeout(SLOW_CLOSE_S):
+                await self.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too slow")
+        finally:
+            socket = cast(asyncio.Transport | None, self.socket)
+            if socket is not None and not socket.is_closing():
+                socket.abort()
 
     async def _write_through_aiohttp(self) -> None:
         assert self._queue is not None
@@ -256,12 +280,50 @@ class Session:
 
 
 _BACKGROUND: set[asyncio.Task[Any]] = set()
+SLOW_CLOSE_S = 2.0  # a too-slow connection's close frame gets this long before the cut
 
 
 def _closed_slow_client(task: asyncio.Task[Any]) -> None:
     _BACKGROUND.discard(task)
     if not task.cancelled() and task.exception() is not None:
-        log.info("closing a slow connection failed: %s", task.exception())
+        log.info("closing a slow connection: %s", task.exception() or "timed out")
+
+
+def _background(coroutine: Any) -> None:
+    task = asyncio.create_task(coroutine)
+    _BACKGROUND.add(task)
+    task.add_done_callback(_BACKGROUND.discard)
+
+
+# What each command spends of the quotas (docs/operations.md, Limits); hello's
+# are spent in Hub._hello, HTTP requests' in http_quota.
+QUOTA_KINDS: dict[type[BaseModel], str] = {
+    CreateRoom: "room",
+    CreateTournament: "tournament",
+    JoinRoom: "join",
+    LeaveRoom: "join",
+    JoinTournament: "join",
+    LeaveTournament: "join",
+}
+
+
+def make_quotas(config: ServerConfig) -> Quotas:
+    return Quotas(
+        {
+            "signin": ("sign-ins", config.signins_per_address, config.signins_per_account),
+            "guest": ("new guests", config.new_guests_per_address, None),
+            "register": ("new players", config.new_players_per_address, None),
+            "room": ("rooms created", config.rooms_per_address, config.rooms_per_account),
+            "tournament": (
+                "tournaments created",
+                config.tournaments_per_address,
+                config.tournaments_per_account,
+            ),
+            "join": ("joins and leaves", config.joins_per_address, config.joins_per_account),
+            "http": ("HTTP requests", config.http_per_address, None),
+        },
+        config.quota_keys,
+    )
 
 
 class Hub:
@@ -278,11 +340,30 @@ class Hub:
         self.sessions: set[Session] = set()
         self.by_player: dict[str, set[Session]] = {}
         self.by_address: Counter[str] = Counter()  # open WebSockets per remote address
-        self._players: dict[str, StoredPlayer] = {}  # token hash -> player (cache)
+        # token hash -> player, the most recently signed in last (bounded: LRU)
+        self._players: OrderedDict[str, StoredPlayer] = OrderedDict()
         self._unflushed: list[Session] = []
         self._rebuilding: set[asyncio.Task[None]] = set()
         self._rebuilt_ms: dict[str, int] = {}  # room id -> when it was last rebuilt
         storage.on_lost = self._lost
+        self.quotas = make_quotas(config)
+
+    def _cached_player(self, digest: str) -> StoredPlayer | None:
+        stored = self._players.get(digest)
+        if stored is not None:
+            self._players.move_to_end(digest)
+        return stored
+
+    def _cache_player(self, digest: str, stored: StoredPlayer) -> None:
+        self._players[digest] = stored
+        self._players.move_to_end(digest)
+        while len(self._players) > self.config.player_cache_size:
+            self._players.popitem(last=False)
+
+    def _spend(self, kind: str, address: str | None, account: str | None) -> None:
+        refused = self.quotas.take(kind, address, account, now_ms())
+        if refused is not None:
+            raise errors.RateLimited(refused.reason)
 
     def schedule_flush(self, session: Session) -> None:
         """``session`` has messages to write: write them once this turn of the loop is done."""
@@ -478,6 +559,9 @@ class Hub:
             session.send_message(Pong(ref=message.ref))
             return
         self._require_storage()
+        kind = QUOTA_KINDS.get(type(message))
+        if kind is not None:
+            self._spend(kind, session.address, player.id)
         await self.apply(lambda: self.lobby.handle(player, message, now_ms()))
 
     def _require_storage(self) -> None:
@@ -504,12 +588,17 @@ class Hub:
             )
         self._require_storage()
         issued: str | None = None
+        self._spend("signin", session.address, None)
         if hello.token is not None:
             digest = token_hash(hello.token)
-            stored = self._players.get(digest) or await self.storage.player_by_token_hash(digest)
+            stored = self._cached_player(digest) or await self.storage.player_by_token_hash(
+                digest
+            )
             if stored is None:
                 raise errors.BadToken("no player has that token")
+            self._spend("signin", None, stored.id)
         else:
+            self._spend("guest" if hello.guest else "register", session.address, None)
             if hello.guest:
                 name = hello.name or f"guest-{secrets.token_hex(2)}"
             elif hello.name is None:
@@ -533,7 +622,7 @@ class Hub:
                 raise errors.StorageFailed(
                     f"the server could not register you ({exc.reason}); try again"
                 ) from None
-        self._players[digest] = stored
+        self._cache_player(digest, stored)
         if session.player is not None:  # a second hello raced the first one
             raise errors.AlreadyIdentified("this connection has already said hello")
         player = PlayerInfo(id=stored.id, name=stored.name, guest=stored.guest, bot=stored.bot)
@@ -542,9 +631,24 @@ class Hub:
         session.send_message(
             Welcome(server=SERVER_NAME, player=player, token=issued, ref=hello.ref)
         )
-        await self.apply(lambda: self.lobby.connect(player, now_ms()))
+        address = session.address
+        await self.apply(lambda: self.lobby.connect(player, now_ms(), address=address))
+
+    def drop(self, session: Session) -> None:
+        """Let go of a connection the server is closing (too slow) at once: its player's
+        rooms see it go now, not once its socket has finished closing."""
+        _background(self.closed(session))
+
+    def hello_overdue(self, session: Session) -> None:
+        """A connection that has not said hello in time is closed."""
+        if session.player is None and not session.ws.closed and not session.closing:
+            session.closing = True
+            _background(session.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"no hello"))
 
     async def closed(self, session: Session) -> None:
+        if session.gone:
+            return
+        session.gone = True
         self.sessions.discard(session)
         player = session.player
         if player is None:
@@ -562,6 +666,7 @@ class Hub:
             await asyncio.sleep(interval)
             try:
                 await self.apply(lambda: self.lobby.tick(now_ms()))
+                self.quotas.sweep(now_ms(), 200)
             except errors.StorageFailed:
                 pass  # the storage log says why; the rooms concerned were set back
             except Exception:
@@ -668,8 +773,14 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
             # With permessage-deflate aiohttp must write the frames: it keeps the stream.
             transport=None if ws.compress else request.transport,
             on_pending=hub.schedule_flush,
+            address=quota_key(address),
+            socket=request.transport,
+            on_too_slow=hub.drop,
         )
         hub.sessions.add(session)
+        no_hello = asyncio.get_running_loop().call_later(
+            config.hello_timeout_s, hub.hello_overdue, session
+        )
         try:
             async for frame in ws:
                 if frame.type in (WSMsgType.TEXT, WSMsgType.BINARY):
@@ -677,6 +788,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
                 elif frame.type == WSMsgType.ERROR:
                     break
         finally:
+            no_hello.cancel()
             await hub.closed(session)
             await session.stop()
             _drop_heartbeat_callback(request)
@@ -778,14 +890,49 @@ async def player_ratings(request: web.Request) -> web.Response:
     return web.json_response(found)
 
 
+def _bad_request(reason: str) -> web.Response:
+    return web.json_response({"error": {"code": "bad_request", "reason": reason}}, status=400)
+
+
+def page_query(request: web.Request) -> dict[str, Any]:
+    """``?limit=N&after=CURSOR`` of a listing, as the fields of its message (a limit
+    that is not a whole number stays text, which the message refuses)."""
+    fields: dict[str, Any] = {}
+    if "limit" in request.query:
+        text = request.query["limit"]
+        fields["limit"] = int(text) if text.lstrip("-").isdigit() else text
+    if "after" in request.query:
+        fields["after"] = request.query["after"]
+    return fields
+
+
 async def public_rooms(request: web.Request) -> web.Response:
-    lobby = request.app[HUB].lobby
-    rooms = [
-        r.summary().model_dump(mode="json")
-        for r in lobby.rooms.values()
-        if r.settings.visibility == "public" and r.phase != "finished"
-    ]
-    return web.json_response({"rooms": rooms})
+    """``/api/rooms?limit=N&after=CURSOR``: a page of the ``rooms`` message."""
+    try:
+        asked = ListRooms.model_validate(page_query(request))
+        page = request.app[HUB].lobby.list_rooms(asked)
+    except ValidationError as exc:
+        return _bad_request(exc.errors()[0]["msg"] + " (limit: 1 to 100)")
+    except errors.RoomError as exc:
+        return _bad_request(exc.reason)
+    return web.json_response(page.model_dump(mode="json", exclude={"type", "ref"}))
+
+
+@web.middleware
+async def http_quota(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Every HTTP request (a WebSocket upgrade too) spends its address's quota; over it: 429."""
+    hub = request.app[HUB]
+    config = hub.config
+    address = quota_key(client_address(request.remote, request.headers, config.trusted_proxies))
+    refused = hub.quotas.take("http", address, None, now_ms())
+    if refused is not None:
+        return web.json_response(
+            {"error": {"code": errors.RateLimited.code, "reason": refused.reason}},
+            status=429,
+            headers={"Retry-After": str(refused.wait_s)},
+        )
+    response: web.StreamResponse = await handler(request)
+    return response
 
 
 # ----------------------------------------------------------------------
@@ -795,7 +942,7 @@ async def public_rooms(request: web.Request) -> web.Response:
 def create_app(config: ServerConfig | None = None) -> web.Application:
     config = config or ServerConfig()
     check_config(config)  # ValueError (ConfigError): a setting out of range
-    app = web.Application()
+    app = web.Application(middlewares=[http_quota])
     app[CONFIG] = config
     app.router.add_get("/ws", websocket)
     app.router.add_get("/healthz", healthz)
@@ -830,6 +977,13 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
             challenge_ttl_ms=config.challenge_ttl_ms,
             between_rounds_ms=config.between_rounds_ms,
             admins=admins,
+            max_waiting_rooms_per_address=config.max_waiting_rooms_per_address,
+            max_open_rooms_per_address=config.max_open_rooms_per_address,
+            max_tournaments_per_address=config.max_tournaments_per_address,
+            max_waiting_rooms=config.max_waiting_rooms,
+            max_registering_tournaments=config.max_registering_tournaments,
+            waiting_room_ttl_ms=config.waiting_room_ttl_ms,
+            registration_ttl_ms=config.registration_ttl_ms,
         ),
         bots=bot_factory,
         think_elsewhere=True,
@@ -917,7 +1071,7 @@ class HttpLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     def exception(self, msg: object, *args: object, exc_info: Any = True, **kw: Any) -> None:
         if isinstance(exc_info, HttpProcessingError):
             reason = (exc_info.message or str(exc_info)).splitlines()[0][:200]
-            self.warning("%s: %s %s", msg % args if args else msg, exc_info.code, reason)
+            self.warning("%s: %s %s", str(msg) % args if args else msg, exc_info.code, reason)
             return
         super().exception(msg, *args, exc_info=exc_info, **kw)
 

@@ -15,7 +15,7 @@ The tree (docs/protocol.md lists every code with its meaning)::
     │   ├── NameRequired             name_required         new non-guest player without a name
     │   ├── NameTaken                name_taken            that name, or a look-alike, is held
     │   ├── FrameTooLarge            frame_too_large       frame over the size limit
-    │   └── RateLimited              rate_limited          too many frames per second
+    │   └── RateLimited              rate_limited          too many frames, or requests of a kind
     ├── StorageFailed                storage_failed        the database could not store it: not done
     └── RoomError (also ValueError)  a room or the lobby refuses a command
         ├── RoomNotFound             room_not_found        no such room (or wrong invite code)
@@ -29,7 +29,7 @@ The tree (docs/protocol.md lists every code with its meaning)::
         ├── FutureTurn               future_turn           that card has not been dealt yet
         ├── AlreadyPlaced            already_placed        this turn's card is already placed
         ├── UnknownStrategy          unknown_strategy      no bot plays that strategy
-        ├── LimitReached             limit_reached         too many rooms open for one player
+        ├── LimitReached             limit_reached         too many rooms (tournaments) held open
         ├── PlayerNotFound           player_not_found      no such player, or not online
         ├── AlreadyQueued            already_queued        quick play: already waiting
         ├── NotQueued                not_queued            quick play: not waiting
@@ -42,6 +42,7 @@ The tree (docs/protocol.md lists every code with its meaning)::
         │   ├── RegistrationClosed   registration_closed   too late to register
         │   ├── TournamentFull       tournament_full       every place is taken
         │   ├── BotsNotAllowed       bots_not_allowed      the host said no bots
+        │   ├── RegisteredOnly       registered_only       the host said no guests
         │   ├── NotRegistered        not_registered        not an entrant (or spectator) of it
         │   ├── TournamentState      tournament_state      not now (start twice, resume unpaused...)
         │   └── TooFewPlayers        too_few_players       a start with fewer than two entrants
@@ -216,6 +217,10 @@ class BotsNotAllowed(TournamentError):
     code = "bots_not_allowed"
 
 
+class RegisteredOnly(TournamentError):
+    code = "registered_only"
+
+
 class NotRegistered(TournamentError):
     code = "not_registered"
 
@@ -248,7 +253,8 @@ ALL_CODES: tuple[str, ...] = (
     UnknownStrategy.code, LimitReached.code, PlayerNotFound.code, AlreadyQueued.code,
     NotQueued.code, ChallengeNotFound.code, NotRateable.code, SeriesNotOver.code,
     TournamentNotFound.code, NotHost.code, RegistrationClosed.code, TournamentFull.code,
-    BotsNotAllowed.code, NotRegistered.code, TournamentState.code, TooFewPlayers.code,
+    BotsNotAllowed.code, RegisteredOnly.code, NotRegistered.code, TournamentState.code,
+    TooFewPlayers.code,
     # The engine's grid_full cannot happen here: no card is dealt to a full board.
     "bad_cell", "illegal_cell", "occupied_cell",
     INTERNAL_ERROR,

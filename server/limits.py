@@ -4,7 +4,10 @@ it), and the quotas of what one remote address or one account may do how often."
 from __future__ import annotations
 
 import ipaddress
+import math
 from collections import OrderedDict
+from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class TokenBucket:
@@ -47,6 +50,7 @@ _PERIODS = {"s": 1, "second": 1, "min": 60, "minute": 60, "h": 3_600, "hour": 3_
             "day": 86_400}  # fmt: skip
 
 
+@dataclass(frozen=True, slots=True)
 class Quota:
     """At most ``count`` times per ``period_s`` seconds, as a token bucket: a burst
     of ``count`` at once, then one more every ``period_s / count`` seconds.
@@ -55,13 +59,12 @@ class Quota:
     (``"60/h"``); ``Quota.parse`` reads it (ValueError: not one).
     """
 
-    __slots__ = ("count", "period_s")
+    count: int
+    period_s: float
 
-    def __init__(self, count: int, period_s: float) -> None:
-        if count < 1 or period_s <= 0:
-            raise ValueError(f"a quota is at least 1 per a positive period, not {count}/{period_s}s")
-        self.count = count
-        self.period_s = period_s
+    def __post_init__(self) -> None:
+        if self.count < 1 or self.period_s <= 0:
+            raise ValueError(f"a quota is at least 1 per a positive period, not {self}")
 
     @classmethod
     def parse(cls, text: str) -> Quota:
@@ -78,13 +81,6 @@ class Quota:
 
     def __repr__(self) -> str:
         return f"Quota.parse({str(self)!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Quota) and (self.count, self.period_s) == (other.count,
-                                                                            other.period_s)  # fmt: skip
-
-    def __hash__(self) -> int:
-        return hash((self.count, self.period_s))
 
 
 class QuotaBook:
@@ -121,14 +117,19 @@ class QuotaBook:
             self._buckets.popitem(last=False)
         return wait
 
-    def forget_full(self, now_ms: int) -> None:
-        """Drop every bucket that has refilled completely (they cost memory, say nothing)."""
+    def forget_full(self, now_ms: int, most: int = 1_000) -> None:
+        """Drop up to ``most`` buckets that have refilled completely, least recently
+        used first (they cost memory and say nothing); stop at one that has not."""
         quota = self.quota
         per_ms = quota.count / (quota.period_s * 1000.0)
-        full = [k for k, (tokens, last) in self._buckets.items()
-                if tokens + max(0, now_ms - last) * per_ms >= quota.count]  # fmt: skip
-        for key in full:
-            del self._buckets[key]
+        buckets = self._buckets
+        for _ in range(most):
+            if not buckets:
+                return
+            key, (tokens, last) = next(iter(buckets.items()))
+            if tokens + max(0, now_ms - last) * per_ms < quota.count:
+                return
+            del buckets[key]
 
 
 def quota_key(address: str) -> str:
@@ -143,3 +144,54 @@ def quota_key(address: str) -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return address
+
+
+class Refusal(NamedTuple):
+    """A quota said no: why, for people, and how long until it would say yes."""
+
+    reason: str
+    wait_s: int
+
+
+class Quotas:
+    """The quotas of one server: for each kind of request, a book per remote address
+    and one per account (either may be None: not limited that way)."""
+
+    def __init__(
+        self, kinds: dict[str, tuple[str, Quota | None, Quota | None]], max_keys: int
+    ) -> None:
+        # kind -> (what it is called in a refusal, by address, by account)
+        self._kinds = {
+            kind: (label,
+                   QuotaBook(by_address, max_keys) if by_address else None,
+                   QuotaBook(by_account, max_keys) if by_account else None)
+            for kind, (label, by_address, by_account) in kinds.items()
+        }  # fmt: skip
+
+    def take(
+        self, kind: str, address: str | None, account: str | None, now_ms: int
+    ) -> Refusal | None:
+        """Spend a turn of ``kind`` for ``address`` and ``account``: None if both had
+        one, else why not (a turn refused by the address is not spent by the account)."""
+        label, by_address, by_account = self._kinds[kind]
+        for book, key, whose in ((by_address, address, "your address"),
+                                 (by_account, account, "you")):  # fmt: skip
+            if book is None or key is None:
+                continue
+            wait = book.take(key, now_ms)
+            if wait > 0:
+                seconds = max(1, math.ceil(wait))
+                return Refusal(f"too many {label} from {whose}: at most {book.quota};"
+                               f" try again in {seconds} s", seconds)  # fmt: skip
+        return None
+
+    def sweep(self, now_ms: int, most: int = 1_000) -> None:
+        """Forget a few buckets that have refilled (least recently used first)."""
+        for _, by_address, by_account in self._kinds.values():
+            for book in (by_address, by_account):
+                if book is not None:
+                    book.forget_full(now_ms, most)
+
+    def keys(self) -> int:
+        """Buckets held in all (what the quotas cost in memory)."""
+        return sum(len(b) for _, a, c in self._kinds.values() for b in (a, c) if b is not None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -48,6 +49,7 @@ from protocol.messages import (
 from protocol.names import MAX_NAME, name_key, printable
 from server import errors
 from server.events import Event, MatchEnded, RatingChanged, SeriesEnded, TournamentEvent
+from server.listing import BadCursor, Listing
 from server.matchmaking import Queue, Ticket
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
 from server.recovery import Resumable
@@ -89,6 +91,15 @@ class LobbyConfig:
     between_rounds_ms: int = 10_000  # a tournament's pause between two rounds
     max_tournaments_per_host: int = 3  # not yet over
     admins: frozenset[str] = frozenset()  # ids of registered people who may run any tournament
+    # What one remote address (its players' create_room and create_tournament), and
+    # the whole server, may hold open; 0 for a count: no limit.
+    max_waiting_rooms_per_address: int = 20
+    max_open_rooms_per_address: int = 40
+    max_tournaments_per_address: int = 6  # not yet over
+    max_waiting_rooms: int = 20_000
+    max_registering_tournaments: int = 1_000
+    waiting_room_ttl_ms: int = 3_600_000  # 0: a waiting room never expires
+    registration_ttl_ms: int = 86_400_000  # a tournament not started (and not scheduled)
 
 
 @dataclass(slots=True)
@@ -134,6 +145,16 @@ class Lobby:
         self.bot_queue = Queue()  # bot programs (hello with bot: true) waiting
         self._queued: dict[str, tuple[PlayerInfo, QuickPlay]] = {}
         self.challenges: dict[str, OpenChallenge] = {}
+        # The address each signed-in player came from (set by the server at sign-in):
+        # what rooms and tournaments an address holds open is counted by it.
+        self.addresses: dict[str, str] = {}
+        # The public rooms waiting or playing, kept as rooms change (list_rooms pages it).
+        self.listed: Listing[Room] = Listing()
+        # Rooms opened with create_room: who holds them (creator id, its address, and
+        # "*" for the whole server) and in which state ("waiting" or "open").
+        self._holder: dict[str, tuple[str, ...]] = {}
+        self._held_state: dict[str, str] = {}
+        self._held: Counter[tuple[str, str]] = Counter()
         self.tournaments = TournamentDesk(self)
 
     def take_events(self) -> list[Event]:
@@ -159,13 +180,7 @@ class Lobby:
             return outs + self._after(room, now_ms)
         match message:
             case ListRooms():
-                listed = [
-                    room.summary()
-                    for room in self.rooms.values()
-                    if room.settings.visibility == Visibility.PUBLIC
-                    and room.phase != Phase.FINISHED
-                ]
-                return [Outbound((player.id,), Rooms(rooms=listed, ref=message.ref))]
+                return [Outbound((player.id,), self.list_rooms(message))]
             case CreateRoom():
                 return self._create(player, message, now_ms)
             case QuickPlay():
@@ -195,6 +210,76 @@ class Lobby:
         outs = room.handle(player, message, now_ms)
         return outs + self._after(room, now_ms)
 
+    def list_rooms(self, asked: ListRooms) -> Rooms:
+        """A page of the public rooms waiting or playing (BadCursor: not one of ours)."""
+        try:
+            rooms, after = self.listed.page(asked.after, asked.limit)
+        except BadCursor as exc:
+            raise errors.RoomError(str(exc), code="bad_message") from None
+        summaries = [room.summary() for room in rooms]
+        return Rooms(rooms=summaries, next=after, total=len(self.listed), ref=asked.ref)
+
+    def held(self, key: str, state: str) -> int:
+        """How many create_room rooms ``key`` (a player id, "@" + an address, or "*")
+        holds in ``state`` ("waiting", or "open": started and not finished)."""
+        return self._held[(key, state)]
+
+    def _check_holdings(self, player: PlayerInfo) -> None:
+        """LimitReached if ``player``, its address or the server holds enough rooms."""
+        config = self.config
+        if config.max_waiting_rooms and self.held("*", "waiting") >= config.max_waiting_rooms:
+            raise errors.LimitReached(
+                f"the server has {config.max_waiting_rooms} rooms waiting already:"
+                " join one, or try again later"
+            )
+        address = self.addresses.get(player.id)
+        checks = [(player.id, "you already have",
+                   config.max_waiting_rooms_per_player, config.max_open_rooms_per_player)]
+        if address is not None:
+            checks.append((f"@{address}", "your address already has",
+                           config.max_waiting_rooms_per_address,
+                           config.max_open_rooms_per_address))  # fmt: skip
+        for key, who, most_waiting, most_open in checks:
+            waiting = self.held(key, "waiting")
+            if most_waiting and waiting >= most_waiting:
+                raise errors.LimitReached(
+                    f"{who} {waiting} rooms waiting; start or leave one first"
+                )
+            # Solo rooms start at once: without this one could keep any number playing.
+            open_ = waiting + self.held(key, "open")
+            if most_open and open_ >= most_open:
+                raise errors.LimitReached(
+                    f"{who} {open_} rooms waiting or playing; finish one first"
+                )
+
+    def _hold(self, room: Room, closing: bool) -> None:
+        """Count ``room`` (if opened with create_room) in the state it is in now."""
+        holder = self._holder.get(room.id)
+        if holder is None:
+            return
+        if closing:
+            state = ""
+        elif room.phase == Phase.WAITING:
+            state = "waiting"
+        elif room.phase == Phase.FINISHED:
+            state = "done"
+        else:
+            state = "open"
+        before = self._held_state.get(room.id, "")
+        if state == before:
+            return
+        for key in holder:
+            if before:
+                self._held[(key, before)] -= 1
+                if self._held[(key, before)] <= 0:
+                    del self._held[(key, before)]
+            if state:
+                self._held[(key, state)] += 1
+        if state:
+            self._held_state[room.id] = state
+        else:
+            del self._held_state[room.id], self._holder[room.id]
+
     def _find(self, player: PlayerInfo, message: JoinRoom) -> Room:
         if message.invite_code is not None:
             room_id = self._invites.get(message.invite_code)
@@ -216,18 +301,7 @@ class Lobby:
     def _create(self, player: PlayerInfo, msg: CreateRoom, now_ms: int) -> list[Outbound]:
         if msg.rated and (msg.seats != 2 or player.guest or player.bot):
             raise errors.NotRateable("a rated room has two seats, for registered players")
-        mine = [r.phase for r in self.rooms.values() if r.creator.id == player.id]
-        waiting = mine.count(Phase.WAITING)
-        if waiting >= self.config.max_waiting_rooms_per_player:
-            raise errors.LimitReached(
-                f"you already have {waiting} rooms waiting; start or leave one first"
-            )
-        # Solo rooms start at once: without this a player could keep any number playing.
-        open_ = waiting + mine.count(Phase.PLAYING)
-        if open_ >= self.config.max_open_rooms_per_player:
-            raise errors.LimitReached(
-                f"you already have {open_} rooms waiting or playing; finish one first"
-            )
+        self._check_holdings(player)
         settings = RoomSettings(
             name=msg.name,
             visibility=msg.visibility,
@@ -239,6 +313,8 @@ class Lobby:
             rated=msg.rated,
         )
         room = self._open(settings, player, msg.contribution, now_ms)
+        address = self.addresses.get(player.id)
+        self._holder[room.id] = (player.id, "*") + ((f"@{address}",) if address else ())
         return [room.state_for(player.id, now_ms, msg.ref), *self._after(room, now_ms)]
 
     def _open(
@@ -608,7 +684,15 @@ class Lobby:
             if tournament and isinstance(event, (MatchEnded, SeriesEnded)):
                 outs += self.tournaments.room_event(room, event, now_ms)
         self.bot_turns.extend(room.take_bot_turns())
-        if room.closable(now_ms, self.config.finished_ttl_ms):
+        closing = room.closable(now_ms, self.config.finished_ttl_ms)
+        self._hold(room, closing)
+        if not closing and room.settings.visibility == Visibility.PUBLIC and (
+            room.phase != Phase.FINISHED
+        ):
+            self.listed.add(room.id, room)
+        else:
+            self.listed.discard(room.id)
+        if closing:
             self._forget(room)
             return outs
         members = frozenset(room.members())
@@ -646,10 +730,17 @@ class Lobby:
             self._invites.pop(room.invite_code, None)
 
     def _next_wake(self, room: Room) -> int | None:
-        """When the clock must next look at ``room``: a deadline, or its time to be forgotten."""
+        """When the clock must next look at ``room``: a deadline, or its time to be
+        forgotten (finished), or to be closed (waiting too long)."""
+        due = room.next_deadline()
         if room.phase == Phase.FINISHED and room.finished_at is not None:
-            return room.finished_at + self.config.finished_ttl_ms
-        return room.next_deadline()
+            forget = room.finished_at + self.config.finished_ttl_ms
+            return forget if due is None else min(due, forget)
+        ttl = self.config.waiting_room_ttl_ms
+        if room.phase == Phase.WAITING and ttl:
+            expires = room.created_at + ttl
+            return expires if due is None else min(due, expires)
+        return due
 
     # ------------------------------------------------------------------
 
@@ -744,11 +835,16 @@ class Lobby:
         outs = room.bot_move(player_id, turn, cell, now_ms)
         return outs + self._after(room, now_ms)
 
-    def connect(self, player: PlayerInfo, now_ms: int) -> list[Outbound]:
-        """A connection of ``player`` signed in: snapshots of every room it is in."""
+    def connect(
+        self, player: PlayerInfo, now_ms: int, *, address: str | None = None
+    ) -> list[Outbound]:
+        """A connection of ``player`` signed in (from ``address``, if known): snapshots
+        of every room it is in."""
         self.online[player.id] = player
         if self._holds_name(player):
             self._named[name_key(player.name)] = player.id
+        if address is not None:
+            self.addresses[player.id] = address
         outs: list[Outbound] = self.tournaments.connect(player, now_ms)
         for room in self.rooms_of(player.id):
             outs += room.set_connected(player.id, True, now_ms)
@@ -761,6 +857,7 @@ class Lobby:
         gone = self.online.pop(player_id, None)
         if gone is not None and self._named.get(name_key(gone.name)) == player_id:
             del self._named[name_key(gone.name)]
+        self.addresses.pop(player_id, None)
         if self.queue.leave(player_id) or self.bot_queue.leave(player_id):
             del self._queued[player_id]
         outs: list[Outbound] = []
@@ -783,9 +880,13 @@ class Lobby:
                 del self._wake_at[room_id]
                 due.append(self.rooms[room_id])
         outs: list[Outbound] = []
+        ttl = self.config.waiting_room_ttl_ms
         for room in due:
             try:
-                outs += room.tick(now_ms)
+                if ttl and room.phase == Phase.WAITING and now_ms >= room.created_at + ttl:
+                    outs += room.close_waiting(now_ms)
+                else:
+                    outs += room.tick(now_ms)
             except Exception:  # one broken room must not stop every other room's clock
                 log.exception("room %s failed to tick", room.id)
             outs += self._after(room, now_ms)

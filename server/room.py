@@ -97,6 +97,11 @@ TURNS = 16
 # completes a turn or the match is announced at once (docs/protocol.md, progress).
 PROGRESS_DELAY_MS = 100
 CELL_NAMES = frozenset(cell_name(c) for c in range(16))
+# Members hear of a change of seats, spectators, readiness or connections at once
+# if they heard of none in this long, else when it is up, with the room as it is
+# then: however many joins and leaves come in, a member gets at most a few
+# ``room`` a second. The start and end of a deal are told at once (protocol.md, room).
+ROOM_UPDATE_INTERVAL_MS = 250
 
 
 class Phase(StrEnum):
@@ -318,6 +323,9 @@ class Room:
         self.bot_turns: list[BotTurn] = []
         # When the members are next due a progress (None: they are up to date).
         self.progress_due: int | None = None
+        # When they are next due a room update, and when they last got one.
+        self.room_due: int | None = None
+        self._room_sent_at: int | None = None
         # A clock above the room's ran out (a tournament round): no deal after this one.
         self.last_deal = False
         self.series = self._new_series(match_id, server_secret, secret_scheme, embargo)
@@ -624,6 +632,8 @@ class Room:
         ]
         if self.phase == Phase.BETWEEN and self.series.next_at is not None:
             times.append(self.series.next_at)
+        if self.room_due is not None:
+            times.append(self.room_due)
         m = self.match
         if m is not None and self.phase == Phase.PLAYING:
             if self.settings.pace == Pace.LOCKSTEP:
@@ -646,6 +656,7 @@ class Room:
             sorted(self.spectators),
             self.finished_at,
             self.progress_due,
+            self.room_due,
             self.series,
             self._next_series,
             self.server_commitment,
@@ -729,8 +740,27 @@ class Room:
             outs.append(self._out(others, message))
         return outs
 
-    def _room_update(self, *, ref: str | None = None, actor: str = "") -> list[Outbound]:
-        return self._to_members(RoomUpdate(room=self.info()), ref=ref, actor=actor)
+    def _room_update(
+        self, *, ref: str | None = None, actor: str = "", now: bool = False
+    ) -> list[Outbound]:
+        """Tell the members the room changed (ROOM_UPDATE_INTERVAL_MS).
+
+        ``now`` (a deal starts or ends) tells everyone at once. Any other change
+        goes out at once if the last update is an interval old, else it makes one
+        due when the interval is up (:meth:`tick` sends it, with the room as it is
+        then); the member whose command changed it (``actor``) is answered at once.
+        """
+        at = self._now
+        sent = self._room_sent_at
+        if now or sent is None or at - sent >= ROOM_UPDATE_INTERVAL_MS:
+            self.room_due = None
+            self._room_sent_at = at
+            return self._to_members(RoomUpdate(room=self.info()), ref=ref, actor=actor)
+        if self.room_due is None:
+            self.room_due = sent + ROOM_UPDATE_INTERVAL_MS
+        if actor and self.is_member(actor):
+            return [self._out([actor], RoomUpdate(room=self.info(), ref=ref))]
+        return []
 
     def view_for(self, player_id: str, now_ms: int, ref: str | None = None) -> RoomState:
         """The full snapshot ``player_id`` may see: its own board, nobody else's."""
@@ -1023,6 +1053,17 @@ class Room:
                 outs += self._auto_place(seat.player.id, now_ms)
         return outs + self._advance(now_ms)
 
+    def close_waiting(self, now_ms: int) -> list[Outbound]:
+        """The lobby closes a room that waited too long without starting: every
+        member is told it has left, and the room is left to the bots (closable)."""
+        assert self.phase == Phase.WAITING
+        self._now = now_ms
+        outs = [self._out([pid], Left(room_id=self.id)) for pid in self.members()]
+        self.seats = [s for s in self.seats if s.bot is not None]
+        self.spectators.clear()
+        self.room_due = None
+        return outs
+
     def seat_player(self, player: PlayerInfo, contribution: str) -> None:
         """Seat a player the lobby paired into this room (quick play, challenges)."""
         assert self.phase == Phase.WAITING and len(self.seats) < self.settings.seats
@@ -1251,7 +1292,7 @@ class Room:
             deal=number,
             best_of=series.best_of,
         )
-        outs = self._room_update(ref=ref, actor=actor) + self._to_members(started)
+        outs = self._room_update(ref=ref, actor=actor, now=True) + self._to_members(started)
         for seat in self.seats:
             outs += self._card_for(seat.player.id, now_ms)
         outs += self._bots_play(now_ms)
@@ -1375,7 +1416,7 @@ class Room:
         seeing = [p for p in self.members() if self._sees_result(p)]
         if seeing:
             outs.append(self._out(seeing, m.result))
-        return outs + self._room_update()
+        return outs + self._room_update(now=True)
 
     def _close_series(self, now_ms: int) -> None:
         """The series is over: record it, and commit to the secret of a rematch."""
@@ -1407,7 +1448,7 @@ class Room:
         """Between deals, the series was decided without the next deal (a forfeit)."""
         self._enter(Phase.FINISHED)
         self._close_series(now_ms)
-        return self._room_update()
+        return self._room_update(now=True)
 
     def lift_embargo(self, embargo: str, now_ms: int) -> list[Outbound]:
         """Every table of this room's tournament round has finished: the deals of its
@@ -1454,7 +1495,15 @@ class Room:
         return self._changed(now_ms)
 
     def tick(self, now_ms: int) -> list[Outbound]:
-        """Let time pass: grace periods end, clocks run out and cards are auto-placed."""
+        """Let time pass: grace periods end, clocks run out and cards are auto-placed,
+        and a room update that was held back goes out."""
+        outs = self._tick(now_ms)
+        due = self.room_due
+        if due is not None and now_ms >= due:
+            outs += self._room_update(now=True)
+        return outs
+
+    def _tick(self, now_ms: int) -> list[Outbound]:
         self._now = now_ms
         outs: list[Outbound] = []
         if self.phase == Phase.BETWEEN:

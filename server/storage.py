@@ -542,6 +542,12 @@ class Storage:
     async def tournaments(self, limit: int = 100) -> list[dict[str, Any]]:
         return await tournament_store.tournament_list(self._reader, limit)
 
+    async def tournament_page(
+        self, limit: int, after: str | None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """(BadCursor: ``after`` is not one of ours.)"""
+        return await tournament_store.tournament_page(self._reader, limit, after)
+
     async def tournament(self, tournament_id: str) -> dict[str, Any] | None:
         return await tournament_store.tournament_detail(self._reader, tournament_id)
 

@@ -27,7 +27,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     # None: not given, so the config file's value (or the default) stands.
     parser.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     parser.add_argument(
-        "--port", default=None, metavar="PORT", help=f"1 to 65535, 0: any free port (default {DEFAULT_PORT})"
+        "--port",
+        default=None,
+        metavar="PORT",
+        help=f"1 to 65535, 0: any free port (default {DEFAULT_PORT})",
     )
     parser.add_argument("--db", default=None, metavar="PATH", help="SQLite file")
     parser.add_argument(

@@ -52,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     c.add_argument("--private", action="store_true", help="unlisted; join with its invite code")
     c.add_argument("--no-bots", action="store_true", help="bots may not enter")
     c.add_argument("--no-late-join", action="store_true", help="no registration after the start")
+    c.add_argument("--registered-only", action="store_true", help="guests may not enter")
     c.add_argument("--bots", type=int, default=0, metavar="N", help="enter N server bots")
     c.add_argument("--bot-strategy", default="greedy", metavar="NAME")
     c.add_argument("--json", action="store_true", help="print the tournament object")
@@ -113,7 +114,7 @@ def _fetch(server: str, path: str, params: dict[str, str] | None = None) -> byte
 
 
 def list_(args: argparse.Namespace) -> int:
-    data = json.loads(_fetch(args.server, "/api/tournaments"))
+    data = json.loads(_fetch(args.server, "/api/tournaments", {"limit": "100"}))  # the newest
     if args.json:
         sys.stdout.write(json.dumps(data) + "\n")
         return 0
@@ -208,6 +209,7 @@ def create(args: argparse.Namespace) -> int:
         "visibility": "private" if args.private else "public",
         "bots": not args.no_bots,
         "late_join": not args.no_late_join,
+        "registered_only": args.registered_only,
     }
     if args.round_clock is not None:
         message["round_clock_ms"] = round(args.round_clock * 1000)

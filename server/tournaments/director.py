@@ -149,6 +149,7 @@ class TournamentSettings:
     bots: bool
     late_join: bool
     between_rounds_ms: int
+    registered_only: bool = False  # guests may not enter
 
     @classmethod
     def from_message(
@@ -174,6 +175,7 @@ class TournamentSettings:
             bots=msg.bots,
             late_join=msg.late_join and not knockout,
             between_rounds_ms=between_rounds_ms,
+            registered_only=msg.registered_only,
         )
 
     def to_json(self) -> dict[str, object]:
@@ -192,6 +194,7 @@ class TournamentSettings:
             "bots": self.bots,
             "late_join": self.late_join,
             "between_rounds_ms": self.between_rounds_ms,
+            "registered_only": self.registered_only,
         }
 
     @classmethod
@@ -211,6 +214,7 @@ class TournamentSettings:
             bots=bool(data["bots"]),
             late_join=bool(data["late_join"]),
             between_rounds_ms=int(data["between_rounds_ms"]),
+            registered_only=bool(data.get("registered_only", False)),  # older snapshots: none
         )
 
 
@@ -326,6 +330,7 @@ class Director:
         invite_code: str | None = None,
         rating_of: Callable[[str], float] | None = None,
         known_strategy: Callable[[str], bool] | None = None,
+        registration_ttl_ms: int = 0,
     ) -> None:
         self.id = tournament_id
         self.settings = settings
@@ -340,6 +345,11 @@ class Director:
         self.had_bye: set[str] = set()
         self.next_at: int | None = settings.start_at  # the start, or the next round
         self.finished_at: int | None = None
+        # Not started by then (and no start scheduled): cancelled, so that tournaments
+        # nobody starts do not pile up (and come back at every restart).
+        self.expires_at: int | None = None
+        if registration_ttl_ms and settings.start_at is None:
+            self.expires_at = now_ms + registration_ttl_ms
         self._rating_of = rating_of or (lambda pid: 1500.0)
         self._known_strategy = known_strategy or (lambda name: True)
         self._by_room: dict[str, tuple[Round, Table]] = {}
@@ -482,6 +492,7 @@ class Director:
         room_activity: Mapping[str, int] | None = None,
         rating_of: Callable[[str], float] | None = None,
         known_strategy: Callable[[str], bool] | None = None,
+        registration_ttl_ms: int = 0,
     ) -> Director:
         """Rebuild a director from its :meth:`snapshot` (stored at ``saved_ms``) after a
         restart. Trusted input: what this server stored; ValueError if it is not whole.
@@ -507,6 +518,7 @@ class Director:
                 invite_code=state["invite_code"],
                 rating_of=rating_of,
                 known_strategy=known_strategy,
+                registration_ttl_ms=registration_ttl_ms,
             )
             if len(director._secrets) != state["chain"]:
                 raise ValueError("the round secrets' chain has another length")
@@ -620,7 +632,10 @@ class Director:
         return sorted(ids)
 
     def is_member(self, player_id: str) -> bool:
-        return player_id in self.members()
+        if player_id == self.host.id or player_id in self.spectators:
+            return True
+        e = self.entrants.get(player_id)
+        return e is not None and not e.strategy and e.status in ("active", "eliminated")
 
     def active(self) -> list[Entrant]:
         return [e for e in self.entrants.values() if e.status == "active"]
@@ -632,6 +647,8 @@ class Director:
         times = [t for t in (self._push_due, self._snapshot_due) if t is not None]
         if self.phase in (Phase.REGISTERING, Phase.BETWEEN) and self.next_at is not None:
             times.append(self.next_at)
+        if self.phase == Phase.REGISTERING and self.expires_at is not None:
+            times.append(self.expires_at)
         current = self.rounds[-1] if self.rounds else None
         if current is not None and not current.finished and not current.stopped:
             times.append(current.ends_at)
@@ -661,6 +678,7 @@ class Director:
             max_players=s.max_players,
             host=self.host,
             starts_ms=starts,
+            registered_only=s.registered_only,
         )
 
     def info(self, now_ms: int) -> TournamentInfo:
@@ -705,6 +723,7 @@ class Director:
             bracket=[list(slots) for slots in self.bracket]
             if s.format == TournamentFormat.KNOCKOUT
             else None,
+            registered_only=s.registered_only,
         )
 
     def _planned_rounds(self) -> int:
@@ -912,6 +931,10 @@ class Director:
         self._registration_open()
         if player.bot and not self.settings.bots:
             raise errors.BotsNotAllowed("this tournament is for people only")
+        if player.guest and self.settings.registered_only:
+            raise errors.RegisteredOnly(
+                "this tournament is for registered players: sign in with a name to enter"
+            )
         if len(self.active()) >= self.settings.max_players:
             raise errors.TournamentFull(f"all {self.settings.max_players} places are taken")
 
@@ -1080,6 +1103,9 @@ class Director:
             if len(self.active()) >= 2:
                 self.events.append(TournamentStatus(self.id, "started", None, now_ms))
                 return self._begin_round(now_ms)
+            return self._close(Phase.CANCELLED, now_ms)
+        expires = self.expires_at
+        if self.phase == Phase.REGISTERING and expires is not None and now_ms >= expires:
             return self._close(Phase.CANCELLED, now_ms)
         if self.phase == Phase.BETWEEN and self.next_at is not None and now_ms >= self.next_at:
             return self._begin_round(now_ms)

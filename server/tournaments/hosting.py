@@ -36,6 +36,7 @@ from protocol.messages import (
 )
 from server import errors
 from server.events import MatchEnded, SeriesEnded
+from server.listing import BadCursor, Listing
 from server.room import Outbound, Room
 from server.series import SecretScheme
 from server.tournaments.director import (
@@ -75,6 +76,11 @@ class TournamentDesk:
         self._invites: dict[str, str] = {}  # invite code -> tournament id
         self._rooms: dict[str, str] = {}  # room id -> tournament id, while the table plays
         self._restored: list[Director] = []  # taken back after a restart, until resumed()
+        # The public tournaments, in the order they were made (list_tournaments pages it).
+        self.listed: Listing[Director] = Listing()
+        # Tournament ids by who holds them (host id, "@" + its address, "*": all),
+        # over or not: pruned as they are counted (_holding).
+        self._held: dict[str, set[str]] = {}
 
     # ------------------------------------------------------------------
     # Commands
@@ -82,12 +88,7 @@ class TournamentDesk:
     def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
         match message:
             case ListTournaments():
-                listed = [
-                    d.summary(now_ms)
-                    for d in self.directors.values()
-                    if d.settings.visibility == Visibility.PUBLIC
-                ]
-                return [Outbound((player.id,), Tournaments(tournaments=listed, ref=message.ref))]
+                return [Outbound((player.id,), self.list_tournaments(message, now_ms))]
             case CreateTournament():
                 director = self._create(player, message, now_ms)
                 outs = [Outbound((player.id,), director.update(now_ms, message.ref))]
@@ -132,11 +133,50 @@ class TournamentDesk:
         """A server admin: a registered person whose id the operator named (never a name)."""
         return not player.guest and not player.bot and player.id in self.lobby.config.admins
 
+    def list_tournaments(self, asked: ListTournaments, now_ms: int) -> Tournaments:
+        """A page of the public tournaments (held in memory: not over, or over recently)."""
+        try:
+            directors, after = self.listed.page(asked.after, asked.limit)
+        except BadCursor as exc:
+            raise errors.RoomError(str(exc), code="bad_message") from None
+        return Tournaments(
+            tournaments=[d.summary(now_ms) for d in directors],
+            next=after,
+            total=len(self.listed),
+            ref=asked.ref,
+        )
+
+    def _holding(self, key: str, registering: bool = False) -> int:
+        """How many tournaments ``key`` holds not yet over (or, ``registering``: not
+        yet started); forgets those it no longer holds."""
+        held = self._held.get(key)
+        if not held:
+            return 0
+        for tid in list(held):
+            d = self.directors.get(tid)
+            if d is None or d.over or (registering and d.phase != "registering"):
+                held.discard(tid)
+        if not held:
+            del self._held[key]
+        return len(held)
+
     def _create(self, player: PlayerInfo, msg: CreateTournament, now_ms: int) -> Director:
         config = self.lobby.config
-        mine = sum(1 for d in self.directors.values() if d.host.id == player.id and not d.over)
+        most = config.max_registering_tournaments
+        if most and self._holding("*", registering=True) >= most:
+            raise errors.LimitReached(
+                f"the server has {most} tournaments not yet started: join one, or try later"
+            )
+        mine = self._holding(player.id)
         if mine >= config.max_tournaments_per_host:
             raise errors.LimitReached(f"you already host {mine} tournaments not yet over")
+        address = self.lobby.addresses.get(player.id)
+        if address is not None and config.max_tournaments_per_address:
+            theirs = self._holding(f"@{address}")
+            if theirs >= config.max_tournaments_per_address:
+                raise errors.LimitReached(
+                    f"your address already hosts {theirs} tournaments not yet over"
+                )
         settings = TournamentSettings.from_message(
             msg,
             now_ms,
@@ -157,14 +197,26 @@ class TournamentDesk:
             invite_code=invite,
             rating_of=self._rating_of(settings.pace.value),
             known_strategy=self._known_strategy,
+            registration_ttl_ms=config.registration_ttl_ms,
         )
-        self._add(director)
+        self._add(director, address)
         return director
 
-    def _add(self, director: Director) -> None:
+    def _add(self, director: Director, address: str | None = None) -> None:
         self.directors[director.id] = director
         if director.invite_code is not None:
             self._invites[director.invite_code] = director.id
+        if director.settings.visibility == Visibility.PUBLIC:
+            self.listed.add(director.id, director)
+        holders = [director.host.id, "*"] + ([f"@{address}"] if address else [])
+        for key in holders:
+            self._held.setdefault(key, set()).add(director.id)
+
+    def _forget(self, director: Director) -> None:
+        del self.directors[director.id]
+        if director.invite_code is not None:
+            self._invites.pop(director.invite_code, None)
+        self.listed.discard(director.id)
 
     def _rating_of(self, pace: str) -> Callable[[str], float]:
         ratings = self.lobby.ratings
@@ -289,6 +341,7 @@ class TournamentDesk:
             room_activity=room_activity,
             rating_of=self._rating_of(str(pace)),
             known_strategy=self._known_strategy,
+            registration_ttl_ms=self.lobby.config.registration_ttl_ms,
         )
         if director.id in self.directors:
             raise ValueError(f"tournament {director.id} is already running")
@@ -392,9 +445,7 @@ class TournamentDesk:
         for tid, director in list(self.directors.items()):
             if director.over and director.finished_at is not None:
                 if now_ms - director.finished_at >= ttl:  # stored; no need to keep it
-                    del self.directors[tid]
-                    if director.invite_code is not None:
-                        self._invites.pop(director.invite_code, None)
+                    self._forget(director)
                 continue
             due = director.next_deadline()
             if due is not None and now_ms >= due:

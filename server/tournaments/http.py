@@ -11,7 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
-from server.tournaments.store import boards_csv, standings_csv
+from protocol.messages import PAGE_DEFAULT, PAGE_MAX
+from server.tournaments.store import BadCursor, boards_csv, standings_csv
 
 
 def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.RouteDef]:
@@ -27,7 +28,20 @@ def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.R
         return found
 
     async def listing(request: web.Request) -> web.Response:
-        return web.json_response({"tournaments": await request.app[storage_key].tournaments()})
+        """``?limit=N&after=CURSOR``: a page, newest first, and the next page's cursor."""
+        try:
+            limit = int(request.query.get("limit", str(PAGE_DEFAULT)))
+            if not 1 <= limit <= PAGE_MAX:
+                raise ValueError
+        except ValueError:
+            return _bad_request(f"limit: 1 to {PAGE_MAX}")
+        try:
+            rows, after = await request.app[storage_key].tournament_page(
+                limit, request.query.get("after")
+            )
+        except BadCursor as exc:
+            return _bad_request(str(exc))
+        return web.json_response({"tournaments": rows, "next": after})
 
     async def one(request: web.Request) -> web.Response:
         found = await detail(request)
@@ -66,6 +80,10 @@ def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.R
         web.get("/api/tournaments/{tournament_id}", one),
         web.get("/api/tournaments/{tournament_id}/export", export),
     ]
+
+
+def _bad_request(reason: str) -> web.Response:
+    return web.json_response({"error": {"code": "bad_request", "reason": reason}}, status=400)
 
 
 def _not_found() -> web.Response:

@@ -48,6 +48,8 @@ CREATE TABLE IF NOT EXISTS tournaments (
     started_ms   INTEGER,
     finished_ms  INTEGER
 );
+CREATE INDEX IF NOT EXISTS tournaments_listed
+    ON tournaments (created_ms, id) WHERE visibility = 'public';
 CREATE TABLE IF NOT EXISTS tournament_entries (
     tournament_id  TEXT NOT NULL,
     player_id      TEXT NOT NULL,
@@ -235,8 +237,28 @@ def _player(row: aiosqlite.Row, prefix: str = "") -> dict[str, Any]:
     }
 
 
-async def tournament_list(db: aiosqlite.Connection, limit: int = 100) -> list[dict[str, Any]]:
-    """Public tournaments, newest first."""
+class BadCursor(ValueError):
+    """Not a cursor of the tournament list."""
+
+
+_FIRST = (1 << 62, "~")  # after every (created_ms, id): the first page
+
+
+def _cursor(text: str | None) -> tuple[int, str]:
+    if text is None:
+        return _FIRST
+    created, sep, tid = text.partition(".")
+    if not sep or not created.isdigit() or not tid:
+        raise BadCursor(f"{text!r} is not a cursor this server gave")
+    return int(created), tid
+
+
+async def tournament_page(
+    db: aiosqlite.Connection, limit: int = 100, after: str | None = None
+) -> tuple[list[dict[str, Any]], str | None]:
+    """A page of the public tournaments, newest first, and the next page's cursor
+    (None: the last). The index on (created_ms, id) makes any page cost the same."""
+    created, tid = _cursor(after)
     rows = await _rows(
         db,
         "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot,"
@@ -244,9 +266,22 @@ async def tournament_list(db: aiosqlite.Connection, limit: int = 100) -> list[di
         "  AND e.status != 'withdrawn' AND e.status != 'removed') AS entrants,"
         " (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_played"
         " FROM tournaments t JOIN players p ON p.id = t.host_id"
-        " WHERE t.visibility = 'public' ORDER BY t.created_ms DESC LIMIT ?",
-        (limit,),
+        " WHERE t.visibility = 'public' AND (t.created_ms, t.id) < (?, ?)"
+        " ORDER BY t.created_ms DESC, t.id DESC LIMIT ?",
+        (created, tid, limit + 1),
     )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    last = rows[-1] if more and rows else None
+    return _listed(rows), (f"{last['created_ms']}.{last['id']}" if last is not None else None)
+
+
+async def tournament_list(db: aiosqlite.Connection, limit: int = 100) -> list[dict[str, Any]]:
+    """Public tournaments, newest first (the first page of :func:`tournament_page`)."""
+    return (await tournament_page(db, limit))[0]
+
+
+def _listed(rows: Sequence[aiosqlite.Row]) -> list[dict[str, Any]]:
     return [
         {
             "id": r["id"],

@@ -60,7 +60,10 @@ async def unlimited_server_logging_no_error(db: Path) -> AsyncIterator[Live]:
     records = ErrorRecords()
     logging.getLogger().addHandler(records)
     try:
-        async with running_server(db, rate_per_second=1e6, rate_burst=1_000_000) as live:
+        # No hello timeout either: a fuzzed connection may say anything but hello for long.
+        async with running_server(
+            db, rate_per_second=1e6, rate_burst=1_000_000, hello_timeout_s=600
+        ) as live:
             yield live
     finally:
         logging.getLogger().removeHandler(records)

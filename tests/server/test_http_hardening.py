@@ -14,6 +14,7 @@ from tests.server.live import Live, running_server
 pytestmark = pytest.mark.timeout(60)
 
 SLOW = 200  # connections trickling their headers at once
+CLOSE = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 
 
 def address(live: Live) -> tuple[str, int]:
@@ -65,13 +66,11 @@ async def test_connections_sending_their_headers_slowly_are_closed(live: Live) -
     loop = asyncio.get_running_loop()
     opened = [await asyncio.open_connection(*address(live)) for _ in range(SLOW)]
     started = loop.time()
-    feeders = [
-        asyncio.create_task(trickle(w, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 50, 0.2))
-        for _, w in opened
-    ]
+    head = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 50
+    feeders = [asyncio.create_task(trickle(w, head, 0.2)) for _, w in opened]
     try:
         # Meanwhile an ordinary request is answered at once.
-        status, _ = await get(live, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        status, _ = await get(live, CLOSE)
         assert status == 200
         results = await asyncio.gather(*(closed_within(r, 5.0) for r, _ in opened))
         elapsed = loop.time() - started
@@ -141,5 +140,5 @@ async def test_bad_request_heads_get_400_and_one_warning_line(
     server = [r for r in caplog.records if r.name.startswith("aiohttp")]
     assert [r.levelname for r in server] == ["WARNING"], [r.getMessage() for r in server]
     assert server[0].exc_info is None and "\n" not in server[0].getMessage()
-    status, _ = await get(live, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    status, _ = await get(live, CLOSE)
     assert status == 200
