@@ -142,6 +142,8 @@ class ServerConfig:
     waiting_room_ttl_ms: int = 3_600_000  # a room still waiting this long after it opened closes
     registration_ttl_ms: int = 86_400_000  # a tournament never started is cancelled after this
     player_cache_size: int = 10_000  # signed-in players kept in memory (LRU)
+    prune_after_ms: int = 604_800_000  # rooms never played, tournaments never started: forgotten
+    prune_every_s: float = 3_600.0  # how often the server looks for them (server.pruning)
 
 
 CONFIG = web.AppKey("config", ServerConfig)
@@ -955,6 +957,7 @@ def create_app(config: ServerConfig | None = None) -> web.Application:
     app.router.add_routes(tournament_routes(HUB, STORAGE))
     app.cleanup_ctx.append(_storage_and_lobby)
     app.cleanup_ctx.append(_clock)
+    app.cleanup_ctx.append(_pruner)
     app.on_shutdown.append(_close_sockets)
     return app
 
@@ -1005,6 +1008,31 @@ async def _clock(app: web.Application) -> AsyncIterator[None]:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+async def prune_forever(storage: Storage, config: ServerConfig) -> None:
+    """At start and every ``prune_every_s``: forget what nobody will read (server.pruning)."""
+    while True:
+        try:
+            deleted = await storage.prune(now_ms() - config.prune_after_ms)
+            if any(deleted.values()):
+                log.info("forgot %d rooms never played and %d tournaments never started",
+                         deleted["rooms"], deleted["tournaments"])  # fmt: skip
+        except Exception:
+            log.exception("pruning the database failed")
+        await asyncio.sleep(config.prune_every_s)
+
+
+async def _pruner(app: web.Application) -> AsyncIterator[None]:
+    config = app[CONFIG]
+    task = None
+    if config.prune_after_ms:
+        task = asyncio.create_task(prune_forever(app[STORAGE], config), name="pruner")
+    yield
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 async def _close_sockets(app: web.Application) -> None:

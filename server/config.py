@@ -26,7 +26,7 @@ POSITIVE = frozenset({
     "tick_ms", "max_frame_bytes", "hard_max_frame_bytes", "rate_per_second", "rate_burst",
     "max_connections_per_address", "max_unsent_bytes", "heartbeat_s", "header_timeout_s",
     "max_request_line_bytes", "max_header_bytes", "max_headers", "hello_timeout_s",
-    "quota_keys", "player_cache_size",
+    "quota_keys", "player_cache_size", "prune_every_s",
 })  # fmt: skip
 PORT_MAX = 65_535
 
@@ -54,6 +54,13 @@ def check(config: ServerConfig) -> None:
             raise ConfigError(f"{name}: more than 0, not {value:g}")
         if value < 0:
             raise ConfigError(f"{name}: 0 or more, not {value:g}")
+    prune = getattr(config, "prune_after_ms", 0)
+    waiting = getattr(config, "waiting_room_ttl_ms", 0)
+    if prune and (not waiting or prune <= waiting):
+        # A room still waiting must never be forgotten by the database.
+        raise ConfigError(
+            "prune_after_ms: 0 (never), or longer than waiting_room_ttl_ms, which must then be set"
+        )
 
 
 def _convert(name: str, default: Any, value: Any) -> Any:

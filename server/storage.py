@@ -49,7 +49,7 @@ from typing import Any, TypeGuard
 
 import aiosqlite
 
-from server import identity, visibility
+from server import identity, pruning, visibility
 from server.events import (
     Abandoned,
     CardPlaced,
@@ -277,7 +277,7 @@ class _Abandon:
     series_id: str
 
 
-_Write = Event | _NewPlayer | _Abandon | tournament_store.Abandon
+_Write = Event | _NewPlayer | _Abandon | tournament_store.Abandon | pruning.Prune
 
 
 @dataclass(slots=True)
@@ -466,6 +466,18 @@ class Storage:
                 self.failing = None
             return outcomes
 
+    async def prune(self, before_ms: int, chunk: int = 500) -> dict[str, int]:
+        """Forget what nobody will read, older than ``before_ms`` (server.pruning): a
+        chunk per trip through the writer, so that the games' writes go on between."""
+        total = {"rooms": 0, "tournaments": 0}
+        while True:
+            item = pruning.Prune(before_ms, chunk)
+            await self._submit([item], chained=False)
+            for kind, n in item.deleted.items():
+                total[kind] += n
+            if max(item.deleted.values(), default=0) < chunk:
+                return total
+
     # ------------------------------------------------------------------
     # Reading
 
@@ -570,6 +582,7 @@ def _open_writer(path: str) -> tuple[sqlite3.Connection, list[identity.Clash]]:
     db.execute("PRAGMA foreign_keys=ON")
     db.executescript(SCHEMA)
     tournament_store.init(db)
+    pruning.init(db)
     for table, column, declaration in MIGRATIONS:
         have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
         if column not in have:
@@ -651,7 +664,7 @@ def _resolve(item: _Item, outcome: BaseException | None) -> None:
 
 
 def _is_event(write: _Write) -> TypeGuard[Event]:
-    return not isinstance(write, (_NewPlayer, _Abandon, tournament_store.Abandon))
+    return not isinstance(write, (_NewPlayer, _Abandon, tournament_store.Abandon, pruning.Prune))
 
 
 def _fail(item: _Item, reason: str) -> None:
@@ -671,6 +684,9 @@ def _insert_placements(db: sqlite3.Connection, rows: list[tuple[object, ...]]) -
 
 
 def _apply(db: sqlite3.Connection, event: _Write) -> None:
+    if isinstance(event, pruning.Prune):
+        pruning.apply(db, event)
+        return
     if tournament_store.apply(db, event):  # type: ignore[arg-type]
         return
     match event:

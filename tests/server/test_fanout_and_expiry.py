@@ -329,3 +329,40 @@ async def test_a_registered_only_tournament_refuses_guests(tmp_path: Path) -> No
         assert listed[0]["registered_only"] is True
         for c in (host, visitor, member):
             await c.close()
+
+
+async def test_rooms_never_played_and_tournaments_never_started_are_forgotten(
+    tmp_path: Path,
+) -> None:
+    import sqlite3
+
+    db = tmp_path / "p.db"
+    config: dict[str, Any] = {
+        "waiting_room_ttl_ms": 300, "registration_ttl_ms": 300, "prune_after_ms": 600,
+        "prune_every_s": 0.2,
+    }  # fmt: skip
+    async with running_server(db, **config) as live:
+        alice = await signed_in(live, "alice")
+        await alice.send(type="create_room", name="nobody comes")
+        waiting = (await alice.until("room_state"))["room"]["id"]
+        await alice.send(type="create_room", name="solo", seats=1)
+        played = (await alice.until("room_state"))["room"]["id"]
+        await alice.send(type="ready", room_id=played)
+        result = await alice.play_to_end(played)
+        await alice.send(type="create_tournament", name="never")
+        forgotten = (await alice.until("tournament"))["tournament"]["id"]
+        await alice.until("left", timeout=5)  # the waiting room closed
+        deadline = asyncio.get_running_loop().time() + 10
+        while asyncio.get_running_loop().time() < deadline:
+            with sqlite3.connect(db) as conn:
+                rooms = {r for (r,) in conn.execute("SELECT id FROM rooms")}
+                tournaments = {t for (t,) in conn.execute("SELECT id FROM tournaments")}
+            if waiting not in rooms and forgotten not in tournaments:
+                break
+            await asyncio.sleep(0.1)
+        assert rooms == {played} and forgotten not in tournaments
+        status, match = await asyncio.to_thread(
+            get_json, f"{live.http}/api/matches/{result['match_id']}"
+        )
+        assert status == 200 and len(match["boards"]) == 1  # what was played stays
+        await alice.close()
