@@ -78,3 +78,23 @@ async def test_errors_are_lines_not_tracebacks(server: str, tmp_path: Path) -> N
 
     code, out, err = await plain("ws://127.0.0.1:9/ws", tmp_path, ["quit"], "--name", "x")
     assert code == 1 and "cannot reach" in out and "Traceback" not in out + err
+
+
+async def test_rooms_are_listed_a_page_at_a_time(tmp_path: Path) -> None:
+    from tests.server.live import running_server, signed_in
+
+    async with running_server(tmp_path / "p.db", max_waiting_rooms_per_address=0,
+                              max_open_rooms_per_address=0) as live:  # fmt: skip
+        hosts = [await signed_in(live, f"host{n}", guest=True) for n in range(11)]
+        for n in range(55):
+            await hosts[n % 11].send(type="create_room", name=f"table {n}")
+            await hosts[n % 11].until("room_state")
+        code, out, err = await plain(live.url, tmp_path, ["rooms", "rooms more", "rooms more",
+                                                          "quit"], "--guest")  # fmt: skip
+        for host in hosts:
+            await host.close()
+    assert code == 0, err
+    listed = [line for line in out.splitlines() if line.startswith("room ")]
+    assert len(listed) == 55 and "table 0," in listed[0] and "table 54," in listed[-1]
+    assert "50 of 55 open rooms: 'rooms more' for the next ones" in out
+    assert "no more rooms: that was the last page" in out
