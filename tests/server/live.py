@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -18,7 +19,7 @@ from typing import Any
 import websockets
 from aiohttp import web
 
-from server.app import ServerConfig, create_app, make_runner
+from server.app import HUB, ServerConfig, Session, create_app, make_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,6 +134,23 @@ class Client:
             await self.send(type="place", room_id=room_id, turn=message["turn"], cell=cell)
 
 
+async def connect_over(
+    live: Live, *, source: str | None = None, rcvbuf: int | None = None, **options: Any
+) -> Client:
+    """A connection over a socket of our own: from the loopback address ``source`` (the
+    remote address the server sees), with a receive buffer of ``rcvbuf`` bytes (a
+    small one makes the server's send buffer fill soon); ``options`` go to websockets."""
+    sock = socket.socket()
+    if rcvbuf is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    if source is not None:
+        sock.bind((source, 0))
+    sock.setblocking(False)
+    host, port = live.url.split("/")[2].split(":")
+    await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
+    return Client(await websockets.connect(live.url, sock=sock, **options))
+
+
 async def signed_in(live: Live, name: str, **extra: Any) -> Client:
     client = await Client.connect(live)
     welcome = await client.hello(name, **extra)
@@ -153,6 +171,42 @@ async def two_player_room(live: Live, **room: Any) -> tuple[Client, Client, str]
     for c in (alice, bob):
         await c.until("match_started")
     return alice, bob, room_id
+
+
+async def duel_with_a_non_reader(live: Live, **room: Any) -> tuple[Client, Client, str]:
+    """alice and bob in a started duel; bob, over a small receive buffer, never reads
+    (so the server's send buffer for him fills soon: see :func:`bury`)."""
+    alice = await signed_in(live, "alice")
+    bob = await connect_over(live, rcvbuf=4_096, max_queue=1)
+    await bob.hello("bob")
+    await alice.send(type="create_room", name="duel", seats=2, **room)
+    room_id = (await alice.until("room_state"))["room"]["id"]
+    await bob.send(type="join_room", room_id=room_id)
+    await bob.until("room_state")
+    for c in (alice, bob):
+        await c.send(type="ready", room_id=room_id)
+    await alice.until("match_started")
+    return alice, bob, room_id
+
+
+def session_of(live: Live, client: Client) -> Session:
+    return next(s for s in live.app[HUB].sessions if s.player and s.player.id == client.id)
+
+
+async def bury(live: Live, client: Client, room_id: str) -> Session:
+    """Ask for snapshot after snapshot that ``client`` never reads, until the server
+    gives up on it as too slow (bounded); its session."""
+    session = session_of(live, client)
+    for _ in range(20_000):
+        if session.closing:
+            break
+        await asyncio.wait_for(client.send(type="resync", room_id=room_id), 5)
+    for _ in range(500):  # the server answers them one by one
+        if session.closing:
+            break
+        await asyncio.sleep(0.02)
+    assert session.closing
+    return session
 
 
 @contextlib.contextmanager

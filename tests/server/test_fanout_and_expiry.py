@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -14,10 +13,19 @@ from typing import Any
 import pytest
 import websockets
 
-from server.app import HUB, Session
+from server.app import HUB
 from server.limits import Quota
 from server.room import ROOM_UPDATE_INTERVAL_MS
-from tests.server.live import Client, Live, running_server, signed_in
+from tests.server.live import (
+    Client,
+    Live,
+    bury,
+    connect_over,
+    duel_with_a_non_reader,
+    running_server,
+    session_of,
+    signed_in,
+)
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -142,12 +150,7 @@ async def test_tournaments_are_listed_a_page_at_a_time(tmp_path: Path) -> None:
 async def slow_reader(live: Live) -> tuple[Client, asyncio.Task[int]]:
     """bob, over a socket with a small receive buffer, reading a frame every 50 ms
     (a few KB/s of room updates at most); the task counts what it read."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4_096)
-    sock.setblocking(False)
-    host, port = live.url.split("/")[2].split(":")
-    await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
-    bob = Client(await websockets.connect(live.url, sock=sock, max_queue=2))
+    bob = await connect_over(live, rcvbuf=4_096, max_queue=2)
     await bob.hello("bob")
 
     async def read() -> int:
@@ -200,10 +203,7 @@ async def test_spectators_toggling_do_not_knock_out_a_slow_player(tmp_path: Path
         # Batched: at most one every ROOM_UPDATE_INTERVAL_MS (and a few for bob's join).
         assert len(updates) <= seconds * 1000 / ROOM_UPDATE_INTERVAL_MS + 4, len(updates)
         assert updates[-1]["room"]["spectators"] == 0  # the latest state won
-        session: Session = next(
-            s for s in live.app[HUB].sessions if s.player and s.player.id == bob.id
-        )
-        assert not session.closing  # not knocked out
+        assert not session_of(live, bob).closing  # not knocked out
         reading.cancel()
         await reading
         await bob.send(type="ready", room_id=room_id)
@@ -222,35 +222,10 @@ async def test_a_reader_past_the_bound_drops_at_once_and_its_grace_period_runs(
         "grace_ms": 1_500,
     }  # fmt: skip
     async with running_server(tmp_path / "d.db", **config) as live:
-        alice = await signed_in(live, "alice")
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4_096)
-        sock.setblocking(False)
-        host, port = live.url.split("/")[2].split(":")
-        await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
-        bob = Client(await websockets.connect(live.url, sock=sock, max_queue=1))
-        await bob.hello("bob")
-        await alice.send(type="create_room", name="duel", seats=2)
-        room_id = (await alice.until("room_state"))["room"]["id"]
-        await bob.send(type="join_room", room_id=room_id)
-        await bob.until("room_state")
-        for c in (alice, bob):
-            await c.send(type="ready", room_id=room_id)
-        await alice.until("match_started")
+        alice, bob, room_id = await duel_with_a_non_reader(live)
         card = await alice.until("card")
-        session: Session = next(
-            s for s in live.app[HUB].sessions if s.player and s.player.id == bob.id
-        )
         loop = asyncio.get_running_loop()
-        for _ in range(20_000):  # snapshot after snapshot, never read
-            if session.closing:
-                break
-            await asyncio.wait_for(bob.send(type="resync", room_id=room_id), 5)
-        for _ in range(500):
-            if session.closing:
-                break
-            await asyncio.sleep(0.02)
-        assert session.closing
+        await bury(live, bob, room_id)
         dropped_at = loop.time()
         # The room sees bob go at once ...
         while True:

@@ -7,7 +7,6 @@ import asyncio
 import hashlib
 import json
 import re
-import socket
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,16 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from server.app import HUB, ServerConfig, Session, client_address, origin_allowed, own_origins
-from tests.server.live import Client, Live, running_server, signed_in, two_player_room
+from server.app import HUB, ServerConfig, client_address, origin_allowed, own_origins
+from tests.server.live import (
+    Client,
+    Live,
+    bury,
+    duel_with_a_non_reader,
+    running_server,
+    signed_in,
+    two_player_room,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -176,36 +183,10 @@ async def test_a_client_too_far_behind_is_disconnected_and_its_room_plays_on(
 ) -> None:
     config = {"max_unsent_bytes": 65_536, "rate_per_second": 1e6, "rate_burst": 1_000_000}
     async with running_server(tmp_path / "s.db", **config) as live:
-        alice = await signed_in(live, "alice")
-        # A small receive buffer, so that the server's own buffer grows soon.
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4_096)
-        sock.setblocking(False)
-        host, port = live.url.split("/")[2].split(":")
-        await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
-        bob = Client(await websockets.connect(live.url, sock=sock, max_queue=1))
-        await bob.hello("bob")
-        await alice.send(type="create_room", name="duel", seats=2, pace="race")
-        room_id = (await alice.until("room_state"))["room"]["id"]
-        await bob.send(type="join_room", room_id=room_id)
-        await bob.until("room_state")
-        for c in (alice, bob):
-            await c.send(type="ready", room_id=room_id)
-        await alice.until("match_started")
+        alice, bob, room_id = await duel_with_a_non_reader(live, pace="race")
         for turn, cell in enumerate((f"{c}{r}" for r in "1234" for c in "abcd"), start=1):
             await bob.send(type="place", room_id=room_id, turn=turn, cell=cell)
-        session: Session = next(
-            s for s in live.app[HUB].sessions if s.player and s.player.id == bob.id
-        )
-        for _ in range(20_000):  # snapshot after snapshot, never read
-            if session.closing:
-                break
-            await asyncio.wait_for(bob.send(type="resync", room_id=room_id), 5)
-        for _ in range(500):  # the server answers them one by one
-            if session.closing:
-                break
-            await asyncio.sleep(0.02)
-        assert session.closing
+        await bury(live, bob, room_id)
 
         result = await asyncio.wait_for(alice.play_to_end(room_id), 5)
         bobs = next(b for b in result["boards"] if b["player"]["name"] == "bob")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -18,19 +17,14 @@ import websockets
 
 from server.app import HUB
 from server.limits import Quota
-from tests.server.live import Client, Live, running_server
+from tests.server.live import Client, Live, connect_over, running_server
 
 pytestmark = pytest.mark.timeout(60)
 
 
 async def connect_from(live: Live, source: str = "127.0.0.1") -> Client:
     """A connection whose remote address, as the server sees it, is ``source``."""
-    host, port = live.url.split("/")[2].split(":")
-    sock = socket.socket()
-    sock.bind((source, 0))
-    sock.setblocking(False)
-    await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
-    return Client(await websockets.connect(live.url, sock=sock))
+    return await connect_over(live, source=source)
 
 
 async def guest_from(live: Live, source: str = "127.0.0.1") -> tuple[Client, dict[str, Any]]:
