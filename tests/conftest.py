@@ -1,10 +1,12 @@
 """Session-wide checks: nothing the tests started may outlive them.
 
-At the end of the run every process started from this checkout (its
-interpreter, or working in it) that was not there at the start must have
-ended; one that lives on fails the run, named with its command line. The only
-exception is multiprocessing's resource tracker of the test process itself,
-which ends with it (its pipe closes when the test process exits).
+At the end of the run every process this run started (below it, or
+orphaned: run from this checkout's interpreter or working in it, its parent
+gone) that was not there at the start must have ended; one that lives on
+fails the run, named with its command line. The only exception is
+multiprocessing's resource tracker of the test process itself, which ends
+with it (its pipe closes when the test process exits). The processes of
+another run in the same checkout, still living, are that run's.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import Process, gone, of_checkout
+from tests.processes import Process, descendants, gone, of_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTLE_S = 10.0  # how long processes being stopped get to end before they count
@@ -31,8 +33,23 @@ def _ends_with_us(p: Process) -> bool:
     return p.ppid == os.getpid() and "multiprocessing.resource_tracker" in p.cmdline
 
 
+def _ours(p: Process, mine: set[int], checkout: set[int]) -> bool:
+    """Started by this run: below it, or orphaned (its parent gone). A process whose
+    parent is another living process of the checkout (another test run's) is not."""
+    return p.pid in mine or p.ppid not in checkout
+
+
 def leftovers() -> list[Process]:
-    started = [p for p in of_checkout(ROOT) if p.pid not in _before and not _ends_with_us(p)]
+    import os
+
+    processes = of_checkout(ROOT)
+    mine = {p.pid for p in descendants(os.getpid())}
+    checkout = {p.pid for p in processes} | {os.getpid()}
+    started = [
+        p
+        for p in processes
+        if p.pid not in _before and not _ends_with_us(p) and _ours(p, mine, checkout)
+    ]
     alive = gone({p.pid for p in started}, SETTLE_S)
     return [p for p in started if p.pid in alive]
 

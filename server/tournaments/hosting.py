@@ -16,6 +16,7 @@ ends the tables whose room could not be (:meth:`TournamentDesk.resumed`).
 
 from __future__ import annotations
 
+import heapq
 import logging
 from typing import TYPE_CHECKING
 
@@ -81,6 +82,10 @@ class TournamentDesk:
         # Tournament ids by who holds them (host id, "@" + its address, "*": all),
         # over or not: pruned as they are counted (_holding).
         self._held: dict[str, set[str]] = {}
+        # The clock: when each tournament next has something to do, and a heap of
+        # those times, as the lobby keeps for its rooms.
+        self._wake_at: dict[str, int] = {}
+        self._alarms: list[tuple[int, str]] = []
 
     # ------------------------------------------------------------------
     # Commands
@@ -211,9 +216,11 @@ class TournamentDesk:
         holders = [director.host.id, "*"] + ([f"@{address}"] if address else [])
         for key in holders:
             self._held.setdefault(key, set()).add(director.id)
+        self._schedule(director)
 
     def _forget(self, director: Director) -> None:
         del self.directors[director.id]
+        self._wake_at.pop(director.id, None)
         if director.invite_code is not None:
             self._invites.pop(director.invite_code, None)
         self.listed.discard(director.id)
@@ -252,7 +259,26 @@ class TournamentDesk:
     # Carrying out what a director decided
 
     def _run(self, director: Director, now_ms: int) -> list[Outbound]:
-        """Hand the director's events to the lobby and do what it asked, until it asks nothing."""
+        """Hand the director's events to the lobby and do what it asked, until it asks
+        nothing; then set its alarm for when it next has something to do."""
+        outs = self._carry_out(director, now_ms)
+        self._schedule(director)
+        return outs
+
+    def _schedule(self, director: Director) -> None:
+        """The clock looks at ``director`` next at its next deadline, or, once it is
+        over, when it is to be forgotten (entries that no longer match are skipped)."""
+        if director.over and director.finished_at is not None:
+            wake: int | None = director.finished_at + self.lobby.config.finished_ttl_ms
+        else:
+            wake = director.next_deadline()
+        if wake is None:
+            self._wake_at.pop(director.id, None)
+        elif self._wake_at.get(director.id) != wake:
+            self._wake_at[director.id] = wake
+            heapq.heappush(self._alarms, (wake, director.id))
+
+    def _carry_out(self, director: Director, now_ms: int) -> list[Outbound]:
         outs: list[Outbound] = []
         while True:
             self.lobby.events.extend(director.take_events())
@@ -440,20 +466,26 @@ class TournamentDesk:
         ]
 
     def tick(self, now_ms: int) -> list[Outbound]:
+        """Let time pass for the tournaments whose alarm is due; the others are not visited."""
         outs: list[Outbound] = []
         ttl = self.lobby.config.finished_ttl_ms
-        for tid, director in list(self.directors.items()):
+        while self._alarms and self._alarms[0][0] <= now_ms:
+            wake, tid = heapq.heappop(self._alarms)
+            director = self.directors.get(tid)
+            if director is None or self._wake_at.get(tid) != wake:
+                continue
+            del self._wake_at[tid]
             if director.over and director.finished_at is not None:
                 if now_ms - director.finished_at >= ttl:  # stored; no need to keep it
                     self._forget(director)
+                else:
+                    self._schedule(director)
                 continue
-            due = director.next_deadline()
-            if due is not None and now_ms >= due:
-                try:
-                    outs += director.tick(now_ms)
-                except Exception:  # one broken tournament must not stop the others
-                    log.exception("tournament %s failed to tick", tid)
-                outs += self._run(director, now_ms)
+            try:
+                outs += director.tick(now_ms)
+            except Exception:  # one broken tournament must not stop the others
+                log.exception("tournament %s failed to tick", tid)
+            outs += self._run(director, now_ms)
         return outs
 
 
