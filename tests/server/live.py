@@ -232,7 +232,7 @@ def server_process(db: Path) -> Iterator[tuple[subprocess.Popen[str], Live]]:
         if process.poll() is None:
             process.kill()
         process.wait()
-        # A server killed on purpose (a crash test) leaves its bot workers behind:
-        # nothing of it outlives the test.
+        # Its bot workers end with it (server.bots.die_with_parent; test_orphans.py
+        # checks that): this only makes sure nothing of it outlives the test.
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
