@@ -14,15 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from client_cli.model import Verification, verify_result
+from client_cli.model.checks import verify_result
 from client_cli.render import board_lines, score_lines
+from engine.verify import Verification
 from protocol.messages import BoardResult, MatchResult
 
 if TYPE_CHECKING:
-    from client_cli.model import ClientModel
+    from client_cli.model.state import ClientModel
     from client_cli.session import Session
-
-STEPS = 17  # 16 placements, then the starter and the scores
 
 
 @dataclass(frozen=True)
@@ -63,13 +62,6 @@ class Replay:
             boards=list(self.boards),
         )
         return verify_result(result, self.contributions, self.server_commitment, {})
-
-    def cells_after(self, board: BoardResult, step: int) -> list[str | None]:
-        cells: list[str | None] = [None] * 16
-        for p in board.placements:
-            if p.turn <= step:
-                cells["abcd".index(p.cell[0]) + 4 * (int(p.cell[1]) - 1)] = p.card
-        return cells
 
     def placement_at(self, board: BoardResult, step: int) -> str:
         for p in board.placements:

@@ -17,7 +17,7 @@ import shlex
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import IO, Any
 
 from client_cli import analysis as ana
@@ -25,7 +25,9 @@ from client_cli import history as hist
 from client_cli import ratings as rt
 from client_cli import tournaments as tt
 from client_cli.config import TokenStore
-from client_cli.model import ClientModel, Connection, series_text
+from client_cli.model.state import ClientModel
+from client_cli.model.text import series_text
+from client_cli.model.views import Connection
 from client_cli.render import board_lines, clock_text, score_lines
 from client_cli.session import Session, SessionError, add_bot, start_vs_bot
 from engine import parse_cell
@@ -112,6 +114,7 @@ commands:
   quit                               leave the client
 cells are a1..d4: column letter a-d, then row 1-4"""
 
+Command = Callable[[list[str]], Awaitable[None]]
 ROOM_WAIT_S = 30.0
 TOURNAMENT_WAIT_S = 3600.0  # a registered player waits this long at most for its table
 
@@ -210,6 +213,7 @@ class PlainClient:
             give_up_after=4,
         )
         self.model.server_url = self.session.url
+        self.commands = self._commands()
 
     # -- output --------------------------------------------------------------
 
@@ -280,6 +284,45 @@ class PlainClient:
 
     # -- commands ------------------------------------------------------------
 
+    def _commands(self) -> dict[str, Command]:
+        """Every command by the word that starts it."""
+        return {
+            "help": self.cmd_help,
+            "rooms": self.cmd_rooms,
+            "create": self.cmd_create,
+            "join": self.cmd_join,
+            "leave": self.cmd_leave,
+            "ready": self.cmd_ready,
+            "unready": self.cmd_unready,
+            "start": self.cmd_start,
+            "bot": self.cmd_bot,
+            "vsbot": self.cmd_vsbot,
+            "place": self.cmd_place,
+            "board": self.cmd_board,
+            "who": self.cmd_who,
+            "wait": self.cmd_wait,
+            "history": self.cmd_history,
+            "replay": self.cmd_replay,
+            "analyze": self.cmd_analyze,
+            "quickplay": self.cmd_quickplay,
+            "cancel": self.cmd_cancel,
+            "challenge": self.cmd_challenge,
+            "accept": self.cmd_accept,
+            "decline": self.cmd_decline,
+            "rematch": self.cmd_rematch,
+            "leaderboard": self.cmd_leaderboard,
+            "leaders": self.cmd_leaderboard,
+            "ratings": self.cmd_ratings,
+            "tournaments": self.cmd_tournaments,
+            "tournament": self.cmd_tournament,
+            "register": self.cmd_register,
+            "watch": self.cmd_watch,
+            "withdraw": self.cmd_withdraw,
+            "host": self.cmd_host,
+            "manage": self.cmd_manage,
+            "addbots": self.cmd_addbots,
+        }
+
     async def handle(self, line: str) -> bool:
         """Run one command line; return False to quit."""
         try:
@@ -292,7 +335,7 @@ class PlainClient:
         cmd, args = words[0].lower(), words[1:]
         if cmd in ("quit", "exit", "q"):
             return False
-        handler = getattr(self, f"cmd_{cmd}", None)
+        handler = self.commands.get(cmd)
         if handler is None and len(cmd) == 2 and cmd[0].isalpha() and cmd[1].isdigit():
             handler, args = self.cmd_place, [cmd]
         if handler is None:
@@ -704,8 +747,6 @@ class PlainClient:
             me = self.model.me.id if self.model.me else None
             for line in rt.leaderboard_lines(reply, me):
                 self.say(line)
-
-    cmd_leaders = cmd_leaderboard
 
     async def cmd_ratings(self, args: list[str]) -> None:
         if len(args) > 1:

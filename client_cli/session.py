@@ -27,7 +27,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from client_cli.config import SavedSignIn, TokenStore
-from client_cli.model import Connection
+from client_cli.model.views import Connection
 from protocol.messages import (
     PROTOCOL_VERSION,
     SERVER_ADAPTER,
@@ -36,8 +36,10 @@ from protocol.messages import (
     ServerMessage,
     Welcome,
 )
+from protocol.names import MAX_NAME
 
 CLIENT_NAME = "cribsquares-cli"
+MAX_NAME_TRIES = 20  # a bot whose name is taken tries NAME-2 … NAME-20
 
 Listener = Callable[[ServerMessage], None]
 StatusListener = Callable[[Connection, str], None]
@@ -112,6 +114,8 @@ class Session:
         resume_room: Callable[[], str | None] | None = None,
         give_up_after: int | None = None,
         backoff: tuple[float, float] = (0.5, 10.0),
+        bot: bool = False,
+        client: str = CLIENT_NAME,
     ) -> None:
         self.url = normalize_url(url)
         self.name = name
@@ -122,6 +126,8 @@ class Session:
         self.resume_room = resume_room or (lambda: None)
         self.give_up_after = give_up_after
         self.backoff = backoff
+        self.bot = bot  # a program playing on its own: signs in with "bot": true
+        self.client = client
         self.welcome: Welcome | None = None
         self.token: str | None = None
         self._ws: ClientConnection | None = None
@@ -197,7 +203,10 @@ class Session:
             self.token = saved.token
         if self.token is not None:
             welcome = await self._hello(
-                ws, Hello(protocol=PROTOCOL_VERSION, token=self.token, client=CLIENT_NAME)
+                ws,
+                Hello(
+                    protocol=PROTOCOL_VERSION, token=self.token, client=self.client, bot=self.bot
+                ),
             )
             if isinstance(welcome, ErrorMessage):
                 self.token = None
@@ -218,12 +227,25 @@ class Session:
         else:
             if not self.name and not self.guest:
                 raise SessionError("no saved sign-in for this server: choose a name with --name")
-            welcome = await self._hello(
-                ws,
-                Hello(
-                    protocol=PROTOCOL_VERSION, name=self.name, guest=self.guest, client=CLIENT_NAME
-                ),
+            hello = Hello(
+                protocol=PROTOCOL_VERSION,
+                name=self.name,
+                guest=self.guest,
+                client=self.client,
+                bot=self.bot,
             )
+            welcome = await self._hello(ws, hello)
+            # A bot program's name is registered like a person's (docs/protocol.md,
+            # *Names*): taken (by itself on an earlier run, say), it registers as
+            # NAME-2, NAME-3 … instead, on the same connection.
+            base = self.name or ""
+            for n in range(2, MAX_NAME_TRIES + 1):
+                taken = isinstance(welcome, ErrorMessage) and welcome.code == "name_taken"
+                if not (self.bot and taken and base):
+                    break
+                suffix = f"-{n}"
+                renamed = hello.model_copy(update={"name": base[: MAX_NAME - len(suffix)] + suffix})
+                welcome = await self._hello(ws, renamed)
             if isinstance(welcome, ErrorMessage):
                 raise SessionError(f"sign-in refused: {welcome.reason}")
         assert isinstance(welcome, Welcome)

@@ -252,12 +252,6 @@ class Match:
     status: str  # "playing", "finished", "bye", "walkover", "waiting" (not drawn yet)
 
 
-def bracket_size(info: TournamentInfo) -> int:
-    if info.bracket:
-        return len(info.bracket[0])
-    return 0
-
-
 def bracket(
     info: TournamentInfo, seen_tables: dict[int, list[TournamentTable]] | None = None
 ) -> list[list[Match]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 from textual import work
@@ -21,18 +21,18 @@ from textual.binding import Binding, BindingType
 
 from client_cli import analysis as ana
 from client_cli.config import TokenStore
-from client_cli.model import ClientModel, Connection, View
+from client_cli.model.state import ClientModel
+from client_cli.model.views import Connection, View
 from client_cli.session import Session, SessionError, add_bot, start_vs_bot
-from client_cli.tui.screens import (
-    BaseScreen,
-    ChallengePrompt,
-    GameScreen,
-    LobbyScreen,
-    ResultsScreen,
-    RoomScreen,
-    SignInScreen,
-)
-from client_cli.tui.tournaments import TournamentScreen
+from client_cli.tui.crib import Crib
+from client_cli.tui.screens.base import BaseScreen
+from client_cli.tui.screens.challenge_prompt import ChallengePrompt
+from client_cli.tui.screens.game import GameScreen
+from client_cli.tui.screens.lobby import LobbyScreen
+from client_cli.tui.screens.results import ResultsScreen
+from client_cli.tui.screens.room import RoomScreen
+from client_cli.tui.screens.sign_in import SignInScreen
+from client_cli.tui.screens.tournament import TournamentScreen
 from engine.errors import EngineError
 from protocol.messages import (
     AddTournamentBot,
@@ -544,3 +544,8 @@ class CribApp(App[int]):
         match = self.model.match
         if (room := self._room_id()) is not None and match is not None and match.turn:
             self.send(Place(room_id=room, turn=match.turn, cell=cell))
+
+
+if TYPE_CHECKING:
+    # The screens reach the app only through Crib: mypy proves the app is one.
+    _app_is_a_crib: type[Crib] = CribApp

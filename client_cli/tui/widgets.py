@@ -21,7 +21,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from client_cli.model import ClientModel, Connection, PlayerProgress
+from client_cli.model.state import ClientModel
+from client_cli.model.views import Connection, PlayerProgress
 from client_cli.render import (
     SUIT_GLYPH,
     SUIT_NAME,

@@ -17,17 +17,13 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from client_cli.tui.app import CribApp
-from client_cli.tui.screens import (
-    ChallengeDialog,
-    ChallengePrompt,
-    CreateRoomDialog,
-    GameScreen,
-    LeaderboardScreen,
-    LobbyScreen,
-    QuickPlayDialog,
-    ResultsScreen,
-    RoomScreen,
-)
+from client_cli.tui.screens.challenge_prompt import ChallengePrompt
+from client_cli.tui.screens.game import GameScreen
+from client_cli.tui.screens.leaderboard import LeaderboardScreen
+from client_cli.tui.screens.lobby import LobbyScreen
+from client_cli.tui.screens.lobby_dialogs import ChallengeDialog, CreateRoomDialog, QuickPlayDialog
+from client_cli.tui.screens.results import ResultsScreen
+from client_cli.tui.screens.room import RoomScreen
 from engine import Grid, commitment, deal, room_seed
 from engine.grid import cell_name
 from protocol.messages import (

@@ -6,7 +6,9 @@ import hashlib
 import stat
 
 from client_cli.config import SavedSignIn, TokenStore
-from client_cli.model import ClientModel, View, verify_result
+from client_cli.model.checks import verify_result
+from client_cli.model.state import ClientModel
+from client_cli.model.views import View
 from client_cli.session import http_base, normalize_url
 from engine import Grid, commitment, deal, room_seed, score_board
 from engine.grid import cell_name

@@ -20,17 +20,15 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from client_cli.config import TokenStore
-from client_cli.model import Connection, View
+from client_cli.model.views import Connection, View
 from client_cli.tui.app import CribApp
-from client_cli.tui.screens import (
-    CreateRoomDialog,
-    GameScreen,
-    HistoryScreen,
-    LobbyScreen,
-    ReplayScreen,
-    ResultsScreen,
-    RoomScreen,
-)
+from client_cli.tui.screens.game import GameScreen
+from client_cli.tui.screens.history import HistoryScreen
+from client_cli.tui.screens.lobby import LobbyScreen
+from client_cli.tui.screens.lobby_dialogs import CreateRoomDialog
+from client_cli.tui.screens.replay import ReplayScreen
+from client_cli.tui.screens.results import ResultsScreen
+from client_cli.tui.screens.room import RoomScreen
 from client_cli.tui.widgets import CELL_H, CELL_W, LEFT, TOP, BoardView, ConnectionBar
 from engine import parse_cell
 from server.app import HUB, ServerConfig, create_app
@@ -195,3 +193,27 @@ async def test_a_dropped_connection_is_resumed_where_the_match_stands(server) ->
         await wait_card(pilot, app, 3)
         assert "online" in text_of(app.screen.query_one(ConnectionBar))
         assert isinstance(app.screen, GameScreen)
+
+
+async def test_a_question_mark_in_the_name_field_opens_the_help() -> None:
+    """ "?" cannot be part of a name: typed in the name field it opens the help, and
+    the field keeps what was typed, without it."""
+    from textual.widgets import Input
+
+    from client_cli.tui.screens.sign_in import SignInScreen
+
+    app = CribApp("ws://127.0.0.1:9/ws")  # nobody signs in: no name, no token
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SignInScreen), "the sign-in")
+        field = app.screen.query_one("#name", Input)
+        field.focus()
+        await pilot.press("a", "d", "question_mark")
+        await until(
+            pilot,
+            lambda: "Help: sign in" in str(app.screen.query("Static").first().content),
+            "the help",
+        )
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, SignInScreen), "the sign-in again")
+        await pilot.press("a")
+        assert field.value == "ada"

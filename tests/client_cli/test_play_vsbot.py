@@ -13,13 +13,11 @@ import pytest
 from textual.widgets import Static
 
 from client_cli.tui.app import CribApp
-from client_cli.tui.screens import (
-    AnalysisScreen,
-    GameScreen,
-    LobbyScreen,
-    ReplayScreen,
-    ResultsScreen,
-)
+from client_cli.tui.screens.analysis import AnalysisScreen
+from client_cli.tui.screens.game import GameScreen
+from client_cli.tui.screens.lobby import LobbyScreen
+from client_cli.tui.screens.replay import ReplayScreen
+from client_cli.tui.screens.results import ResultsScreen
 from tests.client_cli.test_play_plain import ROW_BY_ROW, plain
 from tests.client_cli.test_play_plain import server as plain_server  # noqa: F401
 from tests.client_cli.test_play_tui import server, text_of, until, wait_card

@@ -8,17 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from client_cli.model import (
-    ClientModel,
-    Connection,
-    View,
-    chain_back,
-    rating_text,
-    series_text,
-    verify_result,
-)
+from client_cli.model.checks import verify_result
+from client_cli.model.state import ClientModel
+from client_cli.model.text import rating_text, series_text
+from client_cli.model.views import Connection, View
 from engine import Grid, commitment, deal, room_seed, score_board
 from engine.grid import cell_name
+from engine.verify import chain_back
 from protocol.messages import (
     BoardResult,
     BoardScoreOut,

@@ -11,14 +11,11 @@ from dataclasses import replace
 from typing import Any
 
 from client_cli import tournaments as tt
-from client_cli.model import (
-    ClientModel,
-    TableDeal,
-    View,
-    table_round_checks,
-    tournament_checks,
-)
+from client_cli.model.checks import table_round_checks, tournament_checks
+from client_cli.model.state import ClientModel
+from client_cli.model.views import View
 from engine.deal import commitment, table_deal_secret, table_root
+from engine.verify import TableDeal
 from protocol.messages import (
     ErrorMessage,
     Left,

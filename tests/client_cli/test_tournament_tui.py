@@ -16,14 +16,14 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from client_cli.tui.app import CribApp
-from client_cli.tui.screens import GameScreen, LobbyScreen, ResultsScreen, RoomScreen
-from client_cli.tui.tournaments import (
-    AddBotsDialog,
-    ConfirmDialog,
-    CreateTournamentDialog,
-    TournamentListScreen,
-    TournamentScreen,
-)
+from client_cli.tui.screens.confirm import ConfirmDialog
+from client_cli.tui.screens.game import GameScreen
+from client_cli.tui.screens.lobby import LobbyScreen
+from client_cli.tui.screens.results import ResultsScreen
+from client_cli.tui.screens.room import RoomScreen
+from client_cli.tui.screens.tournament import TournamentScreen
+from client_cli.tui.screens.tournament_dialogs import AddBotsDialog, CreateTournamentDialog
+from client_cli.tui.screens.tournament_list import TournamentListScreen
 from engine import Grid, commitment, deal, room_seed
 from engine.grid import cell_name
 from protocol.messages import (

@@ -1,56 +1,33 @@
-"""Bots that play over the public protocol, exactly like a human's client, and the API to write one.
+"""A bot on a server over the public protocol, exactly like a human's client.
 
-A bot is a function from what its player can see to a cell::
-
-    from engine.bots import BotView
-
-    def choose(view: BotView) -> int | str:
-        ...
-
-``view.cells`` holds the 16 cells in reading order (a1, b1, c1, d1, a2, ...),
-each a :class:`~engine.cards.Card` or ``None``; ``view.card`` is the card to
-place, ``view.turn`` its number (1..16), ``view.seen`` every card dealt so far
-and ``view.legal_cells()`` the indices where it may go. Return a cell index
-(0..15) or a cell name (``"b2"``). The same view is what the engine's own
-strategies see, so a bot never knows more than a human player would.
-
-:func:`load_chooser` turns ``--strategy`` into such a function: an engine
-strategy by name (``random``, ``greedy``, ``expert``), ``path/to/file.py:func``
-or ``package.module:func``. :class:`BotClient` signs in with ``"bot": true``
-(the server labels the player a bot everywhere), joins or opens a room, places
-every card it is dealt and collects the results. :func:`main` is the command
-line shared by ``cribsquares bot`` and a bot script's ``__main__``.
-
-The network session is the play client's (:class:`client_cli.session.Session`):
-same sign-in, same reconnection. A bot's choice runs in a worker thread, so a
-slow strategy never stalls the connection; one that fails or answers an
-illegal cell is replaced, for that card, by the engine's fallback rule and
-counted.
+:class:`BotClient` signs in with ``"bot": true`` (the server labels the player a
+bot everywhere), joins or opens a room, places every card it is dealt and
+collects the results. The network session is the play client's
+(:class:`client_cli.session.Session`): same sign-in, same reconnection. A bot's
+choice runs in a worker thread, so a slow strategy never stalls the connection;
+one that fails or answers an illegal cell is replaced, for that card, by the
+engine's fallback rule and counted.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import importlib
-import importlib.util
-import os
-import re
-import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from websockets.asyncio.client import ClientConnection
-
-from client_cli.model import series_text
-from client_cli.session import Session, SessionError, normalize_url
-from engine.bots import STRATEGIES, BotView, Budget, fallback_cell, make_strategy
+from client_cli.botkit.api import (
+    BotError,
+    Choose,
+    Outcome,
+    Plan,
+    cell_index,
+)
+from client_cli.model.text import series_text
+from client_cli.session import Session, SessionError
+from engine.bots import BotView, fallback_cell
 from engine.cards import Card
-from engine.errors import EngineError
 from engine.grid import CELLS, Grid, cell_name, parse_cell
 from protocol.messages import (
     AnswerChallenge,
@@ -58,7 +35,6 @@ from protocol.messages import (
     ChallengeUpdate,
     CreateRoom,
     ErrorMessage,
-    Hello,
     JoinRoom,
     LeaveRoom,
     ListRooms,
@@ -80,169 +56,14 @@ from protocol.messages import (
     Visibility,
     Welcome,
 )
-from protocol.names import MAX_NAME
-
-Choose = Callable[[BotView], "int | str"]
-"""A bot: the visible state in, a cell index or name out."""
 
 BOT_CLIENT = "cribsquares-bot/0.1"
-# The engine's strongest strategy may think this long per card, at most, and
-# never more than half of the card's clock.
-MAX_THINK_S = 5.0
+
 # Refusals of a placement that mean it is no longer needed.
 TURN_GONE = frozenset({"already_placed", "past_turn", "not_playing"})
 # Answers to ``quickplay`` that mean: no queue for this bot here (rated play is for
 # people; an older server has no queue at all).
 NO_QUEUE = frozenset({"not_rateable", "unknown_type", "bad_message"})
-
-
-class BotError(Exception):
-    """Something to tell the bot's operator in one line (bad strategy, refused room...)."""
-
-
-# ----------------------------------------------------------------------
-# Strategies
-
-
-def load_chooser(spec: str, *, seed: int | str = 0) -> Choose:
-    """The bot ``spec`` names: an engine strategy, ``file.py[:func]`` or ``module:func``.
-
-    A file or module without ``:func`` must define ``choose``.
-    """
-    if spec in STRATEGIES:
-        return engine_chooser(spec, seed=seed)
-    target, _, func = spec.partition(":")
-    func = func or "choose"
-    if target.endswith(".py") or os.sep in target or "/" in target:
-        path = Path(target)
-        if not path.is_file():
-            raise BotError(f"no bot file {target}")
-        module_name = "cribsquares_bot_" + re.sub(r"\W", "_", path.stem)
-        loader_spec = importlib.util.spec_from_file_location(module_name, path)
-        if loader_spec is None or loader_spec.loader is None:
-            raise BotError(f"cannot load {target} as Python")
-        module = importlib.util.module_from_spec(loader_spec)
-        try:
-            loader_spec.loader.exec_module(module)
-        except Exception as exc:
-            raise BotError(f"{target} failed to load: {exc!r}") from None
-    elif ":" in spec:
-        try:
-            module = importlib.import_module(target)
-        except ImportError as exc:
-            raise BotError(f"cannot import {target}: {exc}") from None
-    else:
-        known = ", ".join(sorted(STRATEGIES))
-        raise BotError(
-            f"unknown strategy {spec!r}: use one of {known}, FILE.py[:FUNC] or MODULE:FUNC"
-        )
-    chooser = getattr(module, func, None)
-    if not callable(chooser):
-        raise BotError(f"{target} has no function {func}(view)")
-    return chooser  # type: ignore[no-any-return]
-
-
-def engine_chooser(name: str, *, seed: int | str = 0, think_s: float = MAX_THINK_S) -> Choose:
-    """An engine strategy as a bot; ``expert`` stops thinking after ``think_s`` seconds."""
-    strategy = make_strategy(name, seed)
-    budget = Budget(seconds=think_s, clock=time.monotonic)
-
-    def choose(view: BotView) -> int:
-        return strategy.choose(view, budget)
-
-    choose.__name__ = f"{name}_choose"
-    return choose
-
-
-def cell_index(answer: object) -> int:
-    """A chooser's answer as a cell index; ValueError if it is not a cell."""
-    if isinstance(answer, bool):
-        raise ValueError(f"{answer!r} is not a cell")
-    if isinstance(answer, int):
-        if 0 <= answer < CELLS:
-            return answer
-        raise ValueError(f"cell index {answer} is not 0..15")
-    if isinstance(answer, str):
-        try:
-            return parse_cell(answer)
-        except EngineError as exc:
-            raise ValueError(str(exc)) from None
-    raise ValueError(f"{answer!r} is not a cell (an index 0..15 or a name like 'b2')")
-
-
-# ----------------------------------------------------------------------
-# Playing over the network
-
-
-@dataclass(frozen=True)
-class Plan:
-    """Where the bot plays: a given room, the server's quick-play queue, or an open room.
-
-    ``queue``: ask the server's quick-play queue for an opponent first; a server
-    that does not queue bots (quick play is rated, for people) sends it to open
-    rooms instead: join an open public lockstep room, else open one of
-    ``seats`` and start it after ``wait_s`` with whoever came.
-    """
-
-    room: str | None = None  # a room id or an invite code
-    games: int = 1  # series to play, one after another
-    seats: int = 2  # open rooms: seats of a room the bot opens
-    wait_s: float = 30.0  # open rooms: start with whoever came after this long
-    card_clock_ms: int = 30_000
-    queue: bool = False
-    pace: Pace = Pace.LOCKSTEP  # quick play
-    best_of: int = 1  # quick play, and a room the bot opens
-    bot_after_s: float | None = None  # quick play: a server bot after this long
-
-
-@dataclass
-class Outcome:
-    """One finished match, from the bot's side."""
-
-    room_id: str
-    match_id: str
-    rank: int
-    players: int
-    score: int
-    starter: str
-    boards: list[tuple[str, bool, int, int]]  # (name, bot, rank, score) by rank
-    fallbacks: int = 0  # cards the fallback rule placed because the bot failed
-    deal: int = 1  # which deal of its series
-    best_of: int = 1
-
-    def line(self) -> str:
-        others = ", ".join(
-            f"{name}{' (bot)' if bot else ''} {score}" for name, bot, _, score in self.boards
-        )
-        which = f"deal {self.deal} of {self.best_of}: " if self.best_of > 1 else ""
-        return (
-            f"{which}room {self.room_id}: rank {self.rank} of {self.players} with "
-            f"{self.score} points (starter {self.starter}; {others})"
-        )
-
-
-class BotSession(Session):
-    """The play client's session, signing in as a bot.
-
-    A bot program's name is registered like a person's (docs/protocol.md,
-    *Names*): when its name is taken (by itself on an earlier run, say) it
-    registers as ``NAME-2``, ``NAME-3`` … instead, on the same connection.
-    """
-
-    async def _hello(self, ws: ClientConnection, hello: Hello) -> Welcome | ErrorMessage:
-        labelled = hello.model_copy(update={"bot": True, "client": BOT_CLIENT})
-        reply = await super()._hello(ws, labelled)
-        base = hello.name
-        for n in range(2, MAX_NAME_TRIES + 1):
-            if not (isinstance(reply, ErrorMessage) and reply.code == "name_taken" and base):
-                break
-            suffix = f"-{n}"
-            name = base[: MAX_NAME - len(suffix)] + suffix
-            reply = await super()._hello(ws, labelled.model_copy(update={"name": name}))
-        return reply
-
-
-MAX_NAME_TRIES = 20
 
 
 @dataclass
@@ -277,12 +98,14 @@ class BotClient:
         self.verbose = verbose
         self.inbox: asyncio.Queue[ServerMessage] = asyncio.Queue()
         self.match: _Match | None = None
-        self.session = BotSession(
+        self.session = Session(
             url,
             name=name,
             listener=self.inbox.put_nowait,
             resume_room=lambda: self.match.room_id if self.match else None,
             give_up_after=3,
+            bot=True,
+            client=BOT_CLIENT,
         )
         self.welcome: Welcome | None = None
         self.use_queue = False  # cleared when the server will not queue a bot
@@ -606,82 +429,3 @@ class BotClient:
             deal=result.deal,
             best_of=best_of,
         )
-
-
-# ----------------------------------------------------------------------
-# The command line, shared by ``cribsquares bot`` and bot scripts
-
-
-NAME_PATTERN = re.compile(r"[^\w .\-]")
-
-
-def default_name(spec: str) -> str:
-    stem = Path(spec.partition(":")[0]).stem if (":" in spec or spec.endswith(".py")) else spec
-    return NAME_PATTERN.sub("-", f"{stem} bot")[:24]
-
-
-def plan_from(args: argparse.Namespace) -> Plan:
-    if args.games < 1:
-        raise BotError("--games must be at least 1")
-    if args.room is not None and args.games != 1:
-        raise BotError("a room hosts one match: use --quickplay for several games")
-    if not 1 <= args.seats <= 8:
-        raise BotError("--seats must be 1..8")
-    if args.bot_after is not None and not 0 <= args.bot_after <= 600:
-        raise BotError("--bot-after: 0 to 600 seconds")
-    return Plan(
-        room=args.room,
-        games=args.games,
-        seats=args.seats,
-        wait_s=max(0.0, args.wait),
-        # The queue pairs two players: another number of seats means an open room.
-        queue=bool(args.quickplay) and args.seats == 2,
-        pace=Pace(args.pace),
-        best_of=args.best_of,
-        bot_after_s=args.bot_after,
-    )
-
-
-def play(args: argparse.Namespace, choose: Choose, name: str) -> int:
-    """Run a bot as the command line asked; print results; the exit code."""
-    try:
-        url = normalize_url(args.server)
-        plan = plan_from(args)
-    except SessionError as exc:
-        raise BotError(str(exc)) from None
-    client = BotClient(
-        url, choose, name=name, verbose=args.verbose, say=lambda s: print(s, flush=True)
-    )
-    outcomes = asyncio.run(client.run(plan))
-    if len(outcomes) > 1:
-        wins = sum(o.rank == 1 for o in outcomes)
-        mean = sum(o.score for o in outcomes) / len(outcomes)
-        print(f"{len(outcomes)} games: {wins} won, {mean:.1f} points on average")
-    fallbacks = sum(o.fallbacks for o in outcomes)
-    if fallbacks:
-        print(f"the fallback rule placed {fallbacks} cards the bot failed to place")
-    return 0
-
-
-def main(
-    choose: Choose,
-    argv: Sequence[str] | None = None,
-    *,
-    prog: str | None = None,
-    name: str | None = None,
-) -> int:
-    """Run ``choose`` as a bot from a script: ``python my_bot.py --server URL --quickplay``."""
-    prog = prog or Path(sys.argv[0]).name
-    from client_cli.commands.bot import add_arguments
-
-    parser = argparse.ArgumentParser(prog=prog, description="Play Cribbage Squares as a bot.")
-    add_arguments(parser, strategy=False)
-    args = parser.parse_args(argv)
-    try:
-        return play(args, choose, args.name or name or default_name(prog))
-    except BotError as exc:
-        sys.stderr.write(f"{prog}: error: {exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("\ninterrupted\n")
-        return 130

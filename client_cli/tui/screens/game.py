@@ -1,0 +1,209 @@
+"""The match: your grid, the card to place and its clock, everyone's progress, the log."""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.events import Key
+from textual.widgets import (
+    Footer,
+    Static,
+)
+
+from client_cli import tournaments as tt
+from client_cli.tui.screens.base import BaseScreen
+from client_cli.tui.widgets import (
+    BoardView,
+    CardPanel,
+    EventLog,
+    ProgressPanel,
+    cell_label,
+)
+from engine import parse_cell
+from protocol.messages import Pace
+
+
+class GameScreen(BaseScreen):
+    TITLE = "match"
+    HELP = """\
+Place each card on your 4x4 grid. After the first, a card must go in an
+empty cell touching a filled one (across, down or diagonally); legal cells
+are outlined in green and show their names.
+
+← ↑ → ↓       move the cursor
+Enter/Space   place the card under the cursor
+a-d then 1-4  place by cell name (b3 = column b, row 3)
+mouse         click a cell to place the card there
+Escape        clear a half-typed cell name
+?             this help
+
+When the clock runs out the server places the card for you.
+Rows and columns score as cribbage hands with the starter."""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *BaseScreen.BINDINGS,
+        Binding("up", "move(-1, 0)", "↑", show=False),
+        Binding("down", "move(1, 0)", "↓", show=False),
+        Binding("left", "move(0, -1)", "←", show=False),
+        Binding("right", "move(0, 1)", "→", show=False),
+        Binding("enter", "place", "Place"),
+        Binding("space", "place", "Place", show=False),
+        Binding("escape", "clear", "Clear typing", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.typed = ""
+        self.match_id: str | None = None
+        self.note = ""
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_bar()
+        with Horizontal(id="game"):
+            with Vertical(id="board-pane"):
+                yield BoardView(id="board")
+                yield Static("", id="game-note", classes="note")
+            with Vertical(id="side"):
+                yield Static("", id="game-tournament", classes="heading")
+                yield CardPanel(id="card")
+                yield Static(Text("Players", "bold"), classes="heading")
+                yield ProgressPanel(id="progress")
+                yield EventLog(id="game-log")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_interval(0.25, self.tick)
+        self.query_one("#game-log", EventLog).show(self.crib.log_lines)
+
+    def show(self) -> None:
+        super().show()
+        match = self.model.match
+        board = self.query_one("#board", BoardView)
+        if match is None:
+            return
+        if match.match_id != self.match_id:
+            self.match_id, self.typed, self.note = match.match_id, "", ""
+            board.cursor = 5
+        legal = [parse_cell(c) for c in match.legal]
+        last = None
+        if match.placements:
+            last = parse_cell(max(match.placements, key=lambda p: p.turn).cell)
+        board.set_board(match.cells, legal, last)
+        if legal and board.cursor not in legal and match.placed_count > 0:
+            board.cursor = min(
+                legal, key=lambda i: abs(i // 4 - board.cursor // 4) + abs(i % 4 - board.cursor % 4)
+            )
+        self.query_one("#progress", ProgressPanel).show(self.model.progress_rows())
+        self._show_tournament()
+        self.tick()
+        self._show_note()
+
+    def _show_tournament(self) -> None:
+        """At a tournament's table, which tournament, round and table it is."""
+        line = self.query_one("#game-tournament", Static)
+        room = self.model.room
+        line.display = room is not None and room.origin == "tournament"
+        if not line.display:
+            return
+        view = self.model.tournament_for_room()
+        me = self.model.me.id if self.model.me else None
+        text = (
+            "a tournament's table"
+            if view is None
+            else tt.table_heading(view.info, view.table_of(me))
+        )
+        line.update(Text(text, "bold"))
+
+    def tick(self) -> None:
+        match = self.model.match
+        if match is None:
+            return
+        left = match.clock.left_ms(time.monotonic()) if match.clock else None
+        per = "this card" if match.pace == Pace.LOCKSTEP else "left for the whole deal"
+        waiting = ""
+        if match.card is None:
+            others = [
+                r.player.name
+                for r in self.model.progress_rows()
+                if not r.me and r.state == "thinking"
+            ]
+            who = f"waiting for {', '.join(others)}…" if others else "waiting for the next card…"
+            if match.placed_count >= 16:
+                waiting = f"Your board is full: {who}"
+            elif match.placements:
+                last = max(match.placements, key=lambda p: p.turn)
+                waiting = f"Placed {last.card} on {last.cell}: {who}"
+            else:
+                waiting = who[0].upper() + who[1:]
+        self.query_one("#card", CardPanel).show(match.turn, match.card, left, per, waiting)
+
+    def _show_note(self) -> None:
+        t = Text()
+        if self.typed:
+            t.append(f"typed: {self.typed}_  ", "bold yellow")
+        if self.note:
+            t.append(self.note, "bold red")
+        elif not self.typed:
+            t.append("arrows + Enter, type a cell (b3) or click a green cell", "dim")
+        self.query_one("#game-note", Static).update(t)
+
+    def log_line(self, line: str) -> None:
+        for log in self.query("#game-log").results(EventLog):
+            log.show(self.crib.log_lines)
+
+    def refuse(self, reason: str) -> None:
+        self.note = f"✖ {reason}"
+        self._show_note()
+
+    def action_move(self, drow: int, dcol: int) -> None:
+        self.query_one("#board", BoardView).move(drow, dcol)
+        self.note = ""
+        self._show_note()
+
+    def action_place(self) -> None:
+        self.place(cell_label(self.query_one("#board", BoardView).cursor))
+
+    def action_clear(self) -> None:
+        self.typed, self.note = "", ""
+        self._show_note()
+
+    def place(self, cell: str) -> None:
+        reason = self.model.why_not(cell)
+        if reason is not None:
+            self.refuse(reason)
+            return
+        self.note = ""
+        self._show_note()
+        self.crib.place(cell)
+
+    def on_key(self, event: Key) -> None:
+        char = (event.character or "").lower()
+        if char in ("a", "b", "c", "d"):
+            self.typed = char
+            self.note = ""
+            event.stop()
+        elif char in ("1", "2", "3", "4") and self.typed:
+            cell = self.typed + char
+            self.typed = ""
+            board = self.query_one("#board", BoardView)
+            board.cursor = parse_cell(cell)
+            event.stop()
+            self.place(cell)
+            return
+        elif char.isdigit() or char.isalpha():
+            self.typed = ""
+            if char not in ("q",):
+                self.note = f"cells are a1..d4: column a-d, then row 1-4 (not {char!r})"
+            event.stop()
+        else:
+            return
+        self._show_note()
+
+    @on(BoardView.CellChosen)
+    def clicked(self, event: BoardView.CellChosen) -> None:
+        self.place(cell_label(event.index))

@@ -1,0 +1,200 @@
+"""The tournament dialogs: a private one's invite code, server bots, a new tournament."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Input,
+    Label,
+    RadioButton,
+    RadioSet,
+    Static,
+)
+
+from client_cli.tui.forms import (
+    FormDialog,
+    best_of,
+    best_of_value,
+    clock_field,
+    clock_refusal,
+    clock_terms,
+    is_race,
+    number_field,
+    pace,
+)
+
+
+class TournamentCodeDialog(ModalScreen[tuple[str, bool] | None]):
+    """A private tournament's invite code: register, or just watch."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text("A private tournament", "bold"), classes="title")
+            with Horizontal(classes="field"):
+                yield Label("Code")
+                yield Input(
+                    id="tournament-code", max_length=32, compact=True, placeholder="its invite code"
+                )
+            with Horizontal(classes="field"):
+                yield Label("")
+                yield Checkbox("only watch (do not register)", id="code-watch", compact=True)
+            with Horizontal(classes="buttons"):
+                yield Button("Go", variant="primary", id="go", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    @on(Button.Pressed, "#go")
+    @on(Input.Submitted)
+    def go(self) -> None:
+        code = self.query_one("#tournament-code", Input).value.strip()
+        watch = self.query_one("#code-watch", Checkbox).value
+        self.dismiss((code, watch) if code else None)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class AddBotsDialog(FormDialog[tuple[str, int]]):
+    """The host enters server bots: a strategy and how many."""
+
+    SUBMIT = "add"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text("Add server bots", "bold"), classes="title")
+            yield from number_field(
+                "Bots", "bots-count", "how many (1 to 256)", value="1", max_length=3
+            )
+            with Horizontal(classes="field tall"):
+                yield Label("Plays")
+                with RadioSet(id="bots-strategy", compact=True, classes="across"):
+                    yield RadioButton("greedy", value=True, compact=True, id="bots-greedy")
+                    yield RadioButton("expert", compact=True, id="bots-expert")
+                    yield RadioButton("random", compact=True, id="bots-random")
+            yield from self.compose_buttons("Add")
+
+    def _value(self) -> tuple[str, int] | None:
+        count = int(self.query_one("#bots-count", Input).value.strip() or "1")
+        if not 1 <= count <= 256:
+            self.refuse("1 to 256 bots")
+            return None
+        index = max(0, self.query_one("#bots-strategy", RadioSet).pressed_index)
+        return ("greedy", "expert", "random")[index], count
+
+
+class CreateTournamentDialog(FormDialog[dict[str, Any]]):
+    """Host a tournament: every setting of ``create_tournament`` a person chooses."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog", can_focus=False):
+            yield Static(Text("New tournament", "bold"), classes="title")
+            with Horizontal(classes="field"):
+                yield Label("Name")
+                yield Input(value="Squares open", id="tn-name", max_length=40, compact=True)
+            with Horizontal(classes="field"):
+                yield Label("Format")
+                with RadioSet(id="tn-format", compact=True, classes="across"):
+                    yield RadioButton(
+                        "duplicate field", value=True, compact=True, id="tn-format-duplicate"
+                    )
+                    yield RadioButton("Swiss", compact=True, id="tn-format-swiss")
+                    yield RadioButton("knockout", compact=True, id="tn-format-knockout")
+            yield from number_field(
+                "Rounds", "tn-rounds", "deals, or Swiss rounds; knockouts: as needed",
+                value="5", max_length=2,
+            )  # fmt: skip
+            with Horizontal(classes="field"):
+                yield Label("Best of")
+                yield from best_of("tn-best-of")
+            with Horizontal(classes="field tall"):
+                yield Label("Pace")
+                yield from pace("tn-pace")
+            yield from clock_field("tn-clock")
+            yield from number_field(
+                "Round", "tn-round-clock", "minutes per round; empty: deals' clocks + 1",
+                max_length=3, placeholder="-",
+            )  # fmt: skip
+            yield from number_field(
+                "Start", "tn-start", "in N minutes by itself; empty: you start it (s)",
+                max_length=5, placeholder="-",
+            )  # fmt: skip
+            yield from number_field(
+                "Players", "tn-max", "at most (2 to 512)", value="64", max_length=3
+            )
+            with Horizontal(classes="field"):
+                yield Label("")
+                yield Checkbox(
+                    "private: unlisted, joined by invite code", id="tn-private", compact=True
+                )
+            with Horizontal(classes="field"):
+                yield Label("")
+                yield Checkbox("bots may enter", value=True, id="tn-bots", compact=True)
+            yield from self.compose_buttons("Create")
+
+    def on_mount(self) -> None:
+        self.query_one("#tn-name", Input).focus()
+
+    def _int(self, id: str, default: int | None) -> int | None:
+        text = self.query_one(f"#{id}", Input).value.strip()
+        return int(text) if text else default
+
+    def _value(self) -> dict[str, Any] | None:
+        name = self.query_one("#tn-name", Input).value.strip()
+        if not name:
+            self.refuse("the tournament needs a name")
+            return None
+        fmt = ("duplicate", "swiss", "knockout")[
+            max(0, self.query_one("#tn-format", RadioSet).pressed_index)
+        ]
+        rounds = self._int("tn-rounds", 5) or 0
+        if not 1 <= rounds <= 20:
+            self.refuse("rounds: 1 to 20")
+            return None
+        race = is_race(self, "tn-pace")
+        seconds = self._int("tn-clock", 30) or 0
+        if (why := clock_refusal(race, seconds)) is not None:
+            self.refuse(why)
+            return None
+        players = self._int("tn-max", 64) or 0
+        if not 2 <= players <= 512:
+            self.refuse("players: 2 to 512")
+            return None
+        round_min = self._int("tn-round-clock", None)
+        if round_min is not None and not 1 <= round_min <= 240:
+            self.refuse("a round clock is 1 to 240 minutes (or empty)")
+            return None
+        start = self._int("tn-start", None)
+        if start is not None and not 0 <= start <= 7 * 24 * 60:
+            self.refuse("start in 0 minutes to 7 days (or empty: you start it)")
+            return None
+        best = best_of_value(self, "tn-best-of")
+        if best > 1 and fmt != "knockout":
+            self.refuse("best of 3 or 5 is for knockout matches; other formats play one deal")
+            return None
+        value: dict[str, Any] = {
+            "name": name,
+            "format": fmt,
+            "rounds": rounds,
+            "best_of": best,
+            "pace": "race" if race else "lockstep",
+            "max_players": players,
+            "visibility": "private" if self.query_one("#tn-private", Checkbox).value else "public",
+            "bots": self.query_one("#tn-bots", Checkbox).value,
+            **clock_terms(race, seconds),
+        }
+        if round_min is not None:
+            value["round_clock_ms"] = max(10_000, round_min * 60_000)
+        if start is not None:
+            value["start_in_ms"] = start * 60_000
+        return value
