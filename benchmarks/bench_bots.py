@@ -29,7 +29,8 @@ from engine.bots import STRATEGIES, BotView, Budget, ExpertStrategy, Strategy, m
 from engine.bots.strategies import EXPERT_CANDIDATES, ROLLOUT_DEPTH
 from engine.deal import deal
 from engine.grid import Grid
-from engine.scoring import WIN_SCORE, board_total
+from engine.scoring import WIN_SCORE
+from engine.totals import board_total
 
 
 def play_one(job: tuple[str, int, int, int, int]) -> tuple[int, float]:

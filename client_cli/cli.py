@@ -46,22 +46,29 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or (``only``) the one subcommand about to run: a
+    command then imports what it needs and nothing else (``cribsquares hand`` does
+    not load the server, the client or the network libraries)."""
     parser = _Parser(
         prog="cribsquares",
         description="Cribbage Squares: rules, solo play, server, client and tournaments.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in COMMANDS:
+    for name in (only,) if only else COMMANDS:
         module = importlib.import_module(f"client_cli.commands.{name}")
         module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words:
+        build_parser().print_help()  # bare ``cribsquares``: what it can do
+        return 0
+    parser = build_parser(words[0] if words[0] in COMMANDS else None)
+    args = parser.parse_args(words)
     try:
         code = args.func(args)
     except (UsageError, EngineError) as exc:

@@ -2,14 +2,12 @@
 
 Two entry points per shape, which must always agree (a property test checks):
 
-* :func:`score_hand` / :func:`score_board` return every scoring combination
-  (which cards make each fifteen, pair and run, the flush, nobs, heels);
-* :func:`hand_total` / :func:`board_total` return only the number, through
-  lookup tables, for bots and benchmarks that need millions of evaluations.
-
-The rank-dependent part of a hand (fifteens, pairs, runs) depends only on the
-multiset of its five ranks, so it is tabulated once over the 6,175 possible
-multisets; flush and nobs are added from the suits.
+* :func:`score_hand` / :func:`score_board` (here) return every scoring
+  combination (which cards make each fifteen, pair and run, the flush, nobs, heels);
+* :func:`~engine.totals.hand_total` / :func:`~engine.totals.board_total`
+  (:mod:`engine.totals`) return only the number, through lookup tables, for bots
+  and benchmarks that need millions of evaluations. The tables take a moment to
+  build, so a program that only itemizes (``cribsquares hand``) never builds them.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Final
 
-from engine.cards import DECK, JACK, Card, ensure_distinct
+from engine.cards import JACK, Card, ensure_distinct
 from engine.errors import HandSizeError
 
 WIN_SCORE: Final = 61
@@ -212,104 +210,3 @@ def score_board(cards: Sequence[Card], starter: Card) -> BoardScore:
     rows = tuple(score_hand(board[4 * r : 4 * r + 4], starter) for r in range(4))
     columns = tuple(score_hand(board[c::4], starter) for c in range(4))
     return BoardScore(rows, columns, starter, heels_points(starter))
-
-
-# --------------------------------------------------------------------------
-# Rank tables and fast totals
-
-# A multiset of ranks is keyed by the sum of 5**(rank-1): at most 4 of a rank,
-# so base 5 never carries and the key is unique and additive.
-RANK_WEIGHT: Final[tuple[int, ...]] = tuple(5 ** (c.rank - 1) for c in DECK)
-CARD_SUIT: Final[tuple[int, ...]] = tuple(c.suit for c in DECK)
-NOBS_JACK: Final[tuple[int, ...]] = tuple(13 * c.suit + JACK - 1 for c in DECK)
-
-
-def rank_points(ranks: Sequence[int]) -> int:
-    """Fifteens + pairs + runs of a multiset of ranks (suits play no part)."""
-    values = [min(r, 10) for r in ranks]
-    # Count subsets summing to 15 by dynamic programming over the values.
-    ways = [1] + [0] * 15
-    for v in values:
-        for s in range(15, v - 1, -1):
-            ways[s] += ways[s - v]
-    points = 2 * ways[15]
-    counts = [0] * 15
-    for r in ranks:
-        counts[r] += 1
-    points += sum(c * (c - 1) for c in counts)  # 2 points per pair: 2 * C(c, 2)
-    # Runs: the longest stretch of consecutive present ranks, if 3 or more,
-    # scores its length times the number of ways to pick one card per rank.
-    r = 1
-    while r <= 13:
-        if counts[r]:
-            start, mult = r, 1
-            while r <= 13 and counts[r]:
-                mult *= counts[r]
-                r += 1
-            length = r - start
-            if length >= 3:
-                points += length * mult
-        r += 1
-    return points
-
-
-def _build_rank_table() -> dict[int, int]:
-    table: dict[int, int] = {}
-    for ranks in _rank_multisets(5):
-        table[sum(5 ** (r - 1) for r in ranks)] = rank_points(ranks)
-    return table
-
-
-def _rank_multisets(size: int) -> list[tuple[int, ...]]:
-    """Every multiset of ``size`` ranks with at most 4 of any rank, sorted."""
-    out: list[tuple[int, ...]] = []
-
-    def extend(prefix: tuple[int, ...], low: int) -> None:
-        if len(prefix) == size:
-            out.append(prefix)
-            return
-        for r in range(low, 14):
-            if prefix.count(r) < 4:
-                extend((*prefix, r), r)
-
-    extend((), 1)
-    return out
-
-
-RANK_TABLE: Final[dict[int, int]] = _build_rank_table()
-
-
-def hand_total(hand: Sequence[Card], starter: Card) -> int:
-    """The total of :func:`score_hand`, computed from the tables (no checks)."""
-    a, b, c, d = (x.index for x in hand)
-    s = starter.index
-    return _line_total(a, b, c, d, s, RANK_WEIGHT[s], NOBS_JACK[s], CARD_SUIT[s])
-
-
-def _line_total(a: int, b: int, c: int, d: int, s: int, sw: int, nj: int, ss: int) -> int:
-    w = RANK_WEIGHT
-    total = RANK_TABLE[w[a] + w[b] + w[c] + w[d] + sw]
-    su = CARD_SUIT
-    if su[a] == su[b] == su[c] == su[d]:
-        total += 5 if su[a] == ss else 4
-    if nj in (a, b, c, d):
-        total += 1
-    return total
-
-
-def board_total(cards: Sequence[Card], starter: Card) -> int:
-    """The total of :func:`score_board` (16 cards row by row), from the tables."""
-    i = [c.index for c in cards]
-    return board_total_indices(i, starter.index)
-
-
-def board_total_indices(i: Sequence[int], s: int) -> int:
-    """:func:`board_total` on card indices (0..51), for bots and benchmarks."""
-    sw, nj, ss = RANK_WEIGHT[s], NOBS_JACK[s], CARD_SUIT[s]
-    lt = _line_total
-    total = HEELS_POINTS if s % 13 == JACK - 1 else 0
-    for r in (0, 4, 8, 12):
-        total += lt(i[r], i[r + 1], i[r + 2], i[r + 3], s, sw, nj, ss)
-    for c in (0, 1, 2, 3):
-        total += lt(i[c], i[c + 4], i[c + 8], i[c + 12], s, sw, nj, ss)
-    return total

@@ -25,7 +25,7 @@ from math import comb
 from typing import Final
 
 from engine.cards import DECK, JACK
-from engine.scoring import RANK_TABLE, _rank_multisets, hand_total
+from engine.totals import RANK_TABLE, _rank_multisets, hand_total
 
 TOTAL_PAIRS: Final = comb(52, 4) * 48
 MAX_HAND: Final = 29

@@ -6,8 +6,6 @@ import argparse
 import json
 import sys
 
-from engine.tally import tally
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -21,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine.tally import tally
+
     result = tally()
     if args.json:
         record = {

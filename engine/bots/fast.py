@@ -28,7 +28,8 @@ from engine.bots.prng import SplitMix64
 from engine.grid import CELLS, FULL_MASK, NEIGHBOURS
 
 __all__ = ["CELLS", "LINE_CELLS", "FastBoard", "LineValues", "board_score", "rollout"]
-from engine.scoring import CARD_SUIT, HEELS_POINTS, NOBS_JACK, RANK_TABLE, RANK_WEIGHT
+from engine.scoring import HEELS_POINTS
+from engine.totals import CARD_SUIT, NOBS_JACK, RANK_TABLE, RANK_WEIGHT
 
 LineValues = list[dict[int, float]]
 """``values[remaining][key]``: expected final score of a line."""

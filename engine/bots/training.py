@@ -31,7 +31,7 @@ from engine.bots.fast import (
     line_score,
 )
 from engine.bots.prng import SplitMix64
-from engine.scoring import RANK_TABLE, _rank_multisets
+from engine.totals import RANK_TABLE, _rank_multisets
 
 PRIOR_WEIGHT: Final = 30.0
 STAGES: Final = CELLS + 1

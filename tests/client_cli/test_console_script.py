@@ -94,3 +94,12 @@ def test_solo_through_a_pipe() -> None:
     assert f"total  {score.total:>3}" in result.stdout
     assert result.stdout.rstrip().endswith("cribsquares solo --seed=pipe")
     assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_bare_cribsquares_prints_the_help() -> None:
+    done = run()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: cribsquares")
+    for command in ("hand", "tally", "play", "tournament"):
+        assert command in done.stdout
+    assert done.stderr == ""

@@ -21,7 +21,7 @@ from engine.bots.prng import SplitMix64
 from engine.cards import DECK
 from engine.deal import deal
 from engine.grid import Grid
-from engine.scoring import board_total_indices
+from engine.totals import board_total_indices
 
 FAST = Budget(simulations=64)
 

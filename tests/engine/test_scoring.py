@@ -22,13 +22,11 @@ from engine.errors import DuplicateCardError, HandSizeError
 from engine.scoring import (
     WIN_SCORE,
     HandScore,
-    board_total,
-    board_total_indices,
-    hand_total,
     heels_points,
     score_board,
     score_hand,
 )
+from engine.totals import board_total, board_total_indices, hand_total
 
 DATA = Path(__file__).parent / "data" / "hands.txt"
 
@@ -256,3 +254,14 @@ def test_hand_size_and_duplicates_are_refused() -> None:
         score_board(list(DECK[:15]), DECK[20])
     with pytest.raises(DuplicateCardError):
         score_board(list(DECK[:16]), DECK[3])
+
+
+def test_the_rank_table_is_rank_points_of_every_multiset() -> None:
+    """The table built rank by rank holds exactly what rank_points gives each multiset."""
+    from engine.totals import RANK_TABLE, _build_rank_table, _rank_multisets, rank_points
+
+    expected = {
+        sum(5 ** (r - 1) for r in ranks): rank_points(ranks) for ranks in _rank_multisets(5)
+    }
+    assert _build_rank_table() == expected == RANK_TABLE
+    assert len(expected) == 6175
