@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from client_cli.model.checks import verify_result
 from client_cli.render import board_lines, score_lines
-from engine.verify import Verification
+from engine.verification import Verification
 from protocol.messages import BoardResult, MatchResult
 
 if TYPE_CHECKING:

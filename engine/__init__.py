@@ -15,9 +15,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+# ``deal`` is both a module and its main function: importing the module binds the
+# module to the package's name, so the function is bound here, after it, once.
+from engine.deal import deal
+
 if TYPE_CHECKING:
     from engine.cards import DECK, Card, parse_cards
-    from engine.deal import Deal, commitment, deal, room_seed, verify
+    from engine.deal import Deal, commitment, room_seed, verify
     from engine.errors import EngineError
     from engine.grid import Grid, cell_name, parse_cell
     from engine.scoring import WIN_SCORE, BoardScore, HandScore, score_board, score_hand
@@ -31,7 +35,6 @@ _WHERE = {
     "parse_cards": "cards",
     "Deal": "deal",
     "commitment": "deal",
-    "deal": "deal",
     "room_seed": "deal",
     "verify": "deal",
     "EngineError": "errors",

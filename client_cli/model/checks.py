@@ -1,4 +1,4 @@
-"""The deal checks of :mod:`engine.verify`, fed from the protocol's messages.
+"""The deal checks of :mod:`engine.verification`, fed from the protocol's messages.
 
 The engine holds the checks every client makes; this module only turns a
 ``match_result`` and a ``tournament`` message into the engine's plain values.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from engine.verify import (
+from engine.verification import (
     Check,
     Published,
     Revealed,
@@ -17,8 +17,8 @@ from engine.verify import (
     Verification,
     verify_deal,
 )
-from engine.verify import table_round_checks as engine_table_round_checks
-from engine.verify import tournament_checks as round_checks
+from engine.verification import table_round_checks as engine_table_round_checks
+from engine.verification import tournament_checks as round_checks
 from protocol.messages import MatchResult, TournamentInfo
 
 
@@ -47,7 +47,7 @@ def verify_result(
     chained: bool = True,
 ) -> Verification:
     """Check a revealed deal against what this player saw before it (see
-    :func:`engine.verify.verify_deal`)."""
+    :func:`engine.verification.verify_deal`)."""
     seen = Published(
         contributions=list(contributions),
         server_commitment=server_commitment,
@@ -71,7 +71,7 @@ def _rounds(info: TournamentInfo) -> list[RoundRecord]:
 
 def tournament_checks(info: TournamentInfo, contributions: Sequence[str]) -> tuple[Check, ...]:
     """A tournament table's deal against what the tournament published, as soon as
-    the deal is over (:func:`engine.verify.tournament_checks`)."""
+    the deal is over (:func:`engine.verification.tournament_checks`)."""
     return round_checks(info.round, _rounds(info), info.commitment, contributions)
 
 
@@ -79,6 +79,6 @@ def table_round_checks(
     info: TournamentInfo, number: int, deals: Sequence[TableDeal]
 ) -> tuple[Check, ...]:
     """Once round ``number`` is over, the table's deals against its revealed secret
-    (:func:`engine.verify.table_round_checks`)."""
+    (:func:`engine.verification.table_round_checks`)."""
     revealed = next((r for r in _rounds(info) if r.number == number), None)
     return engine_table_round_checks(info.id, number, revealed, deals)

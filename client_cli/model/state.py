@@ -24,7 +24,7 @@ from client_cli.model.views import (
 )
 from engine import parse_cell
 from engine.errors import EngineError
-from engine.verify import TableDeal, Verification
+from engine.verification import TableDeal, Verification
 from protocol.messages import (
     CardDealt,
     ChallengeUpdate,

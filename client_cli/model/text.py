@@ -6,7 +6,7 @@ functions of protocol messages; no I/O.
 from __future__ import annotations
 
 from engine import WIN_SCORE
-from engine.verify import Verification
+from engine.verification import Verification
 from protocol.messages import (
     BoardResult,
     MatchResult,

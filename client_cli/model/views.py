@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from client_cli.model.text import match_terms
 from engine import Card, Grid, parse_cell
-from engine.verify import Verification
+from engine.verification import Verification
 from protocol.messages import (
     ChallengeInfo,
     MatchResult,

@@ -14,7 +14,7 @@ from client_cli.model.text import rating_text, series_text
 from client_cli.model.views import Connection, View
 from engine import Grid, commitment, deal, room_seed, score_board
 from engine.grid import cell_name
-from engine.verify import chain_back
+from engine.verification import chain_back
 from protocol.messages import (
     BoardResult,
     BoardScoreOut,

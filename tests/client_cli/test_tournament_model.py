@@ -15,7 +15,7 @@ from client_cli.model.checks import table_round_checks, tournament_checks
 from client_cli.model.state import ClientModel
 from client_cli.model.views import View
 from engine.deal import commitment, table_deal_secret, table_root
-from engine.verify import TableDeal
+from engine.verification import TableDeal
 from protocol.messages import (
     ErrorMessage,
     Left,
