@@ -29,6 +29,7 @@ from client_cli.model.state import ClientModel
 from client_cli.model.text import series_text
 from client_cli.model.views import Connection
 from client_cli.render import board_lines, clock_text, score_lines
+from client_cli.safe import visible
 from client_cli.session import Session, SessionError, add_bot, start_vs_bot
 from engine import parse_cell
 from engine.errors import EngineError
@@ -218,8 +219,9 @@ class PlainClient:
     # -- output --------------------------------------------------------------
 
     def say(self, line: str) -> None:
+        """Print one line; whatever it quotes, no control character reaches the terminal."""
         with contextlib.suppress(BrokenPipeError, ValueError):
-            self.out.write(line + "\n")
+            self.out.write(visible(line) + "\n")
             self.out.flush()
 
     def _on_message(self, msg: ServerMessage) -> None:

@@ -28,6 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from client_cli.config import SavedSignIn, TokenStore
 from client_cli.model.views import Connection
+from client_cli.safe import clean, visible
 from protocol.messages import (
     PROTOCOL_VERSION,
     SERVER_ADAPTER,
@@ -82,7 +83,12 @@ def wire(msg: BaseModel) -> dict[str, Any]:
 
 
 def describe(exc: BaseException) -> str:
-    """A one-line, human description of a connection failure."""
+    """A one-line, human description of a connection failure (what the server said
+    in it made visible)."""
+    return visible(_describe(exc))
+
+
+def _describe(exc: BaseException) -> str:
     if isinstance(exc, ConnectionClosed):
         rcvd = exc.rcvd
         if rcvd is not None and rcvd.reason:
@@ -172,7 +178,8 @@ class Session:
                     async for frame in ws:
                         self._dispatch(frame)
                     reason = ws.close_reason
-                    note = "the server closed the connection" + (f" ({reason})" if reason else "")
+                    why = f" ({visible(reason)})" if reason else ""
+                    note = "the server closed the connection" + why
             except SessionError:
                 raise
             except InvalidURI as exc:
@@ -275,17 +282,19 @@ class Session:
     # -- frames --------------------------------------------------------------
 
     def _parse(self, frame: str | bytes) -> ServerMessage | None:
+        """One frame as a typed message, its text made safe to show (client_cli.safe)."""
+        data: Any = None
         try:
-            return SERVER_ADAPTER.validate_json(frame)
-        except ValidationError:
-            try:
-                kind = json.loads(frame).get("type")
-            except (ValueError, AttributeError):
-                kind = None
+            data = json.loads(frame)
+            safe = clean(data)
+            return SERVER_ADAPTER.validate_json(frame if safe == data else json.dumps(safe))
+        except (ValueError, ValidationError):
+            kind = data.get("type") if isinstance(data, dict) else None
+            shown = kind if kind is None else visible(str(kind))
             self.listener(
                 ErrorMessage(
                     code="client_parse",
-                    reason=f"ignored a server message ({kind!r}) this client does not understand",
+                    reason=f"ignored a server message ({shown!r}) this client does not understand",
                 )
             )
             return None
@@ -364,9 +373,9 @@ class Session:
                 if resp.status == 404:
                     raise SessionError(f"the server does not offer {path}")
                 if resp.status >= 400:
-                    text = (await resp.text())[:200]
+                    text = visible((await resp.text())[:200])
                     raise SessionError(f"{path}: HTTP {resp.status} {text}")
-                return await resp.json(content_type=None)
+                return clean(await resp.json(content_type=None))
         except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
             reason = describe(exc) if isinstance(exc, OSError) else str(exc)
             raise SessionError(f"{path}: {reason}") from None

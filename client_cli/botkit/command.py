@@ -116,6 +116,7 @@ def plan_from(args: argparse.Namespace) -> Plan:
 def play(args: argparse.Namespace, choose: Choose, name: str) -> int:
     """Run a bot as the command line asked; print results; the exit code."""
     from client_cli.botkit.client import BotClient  # the network: only when a bot plays
+    from client_cli.safe import visible
     from client_cli.session import SessionError, normalize_url
 
     try:
@@ -124,7 +125,7 @@ def play(args: argparse.Namespace, choose: Choose, name: str) -> int:
     except SessionError as exc:
         raise BotError(str(exc)) from None
     client = BotClient(
-        url, choose, name=name, verbose=args.verbose, say=lambda s: print(s, flush=True)
+        url, choose, name=name, verbose=args.verbose, say=lambda s: print(visible(s), flush=True)
     )
     outcomes = asyncio.run(client.run(plan))
     if len(outcomes) > 1:

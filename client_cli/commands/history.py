@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from client_cli.cli import UsageError
+from client_cli.safe import visible_lines
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,11 +42,11 @@ def run(args: argparse.Namespace) -> int:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.match:
-        sys.stdout.write(_match_text(data))
+        sys.stdout.write(visible_lines(_match_text(data)))
     elif args.player:
-        sys.stdout.write(_player_text(data))
+        sys.stdout.write(visible_lines(_player_text(data)))
     else:
-        sys.stdout.write(_list_text(data["matches"]))
+        sys.stdout.write(visible_lines(_list_text(data["matches"])))
     return 0
 
 

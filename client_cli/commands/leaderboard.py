@@ -32,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from client_cli import ratings as rt
     from client_cli.cli import UsageError
+    from client_cli.safe import visible
     from client_cli.session import SessionError, http_base, normalize_url
 
     if not 1 <= args.top <= 100:
@@ -55,5 +56,5 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(out) + "\n")
         return 0
     for line in rt.leaderboard_lines(board):
-        sys.stdout.write(line + "\n")
+        sys.stdout.write(visible(line) + "\n")
     return 0

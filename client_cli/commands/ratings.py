@@ -31,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from client_cli import ratings as rt
     from client_cli.cli import UsageError
+    from client_cli.safe import visible
     from client_cli.session import SessionError, http_base, normalize_url
 
     try:
@@ -48,5 +49,5 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(data) + "\n")  # the server's object, checked above
         return 0
     for line in rt.ratings_lines(found):
-        sys.stdout.write(line + "\n")
+        sys.stdout.write(visible(line) + "\n")
     return 0

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from client_cli.config import DEFAULT_SERVER, SERVER_ENV, default_server
+from client_cli.safe import visible
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -123,11 +124,12 @@ def list_(args: argparse.Namespace) -> int:
         sys.stdout.write("no tournaments\n")
     for t in rows:
         s = t["settings"]
-        sys.stdout.write(
+        line = (
             f"{t['id']:<10} {t['status']:<11} {t['format']:<9} {s['pace']:<8}"
             f" {t['entrants']:>3}/{s['max_players']:<3} round {t['rounds_played']}/{s['rounds']}"
-            f"  {t['name']} (host {t['host']['name']})\n"
+            f"  {t['name']} (host {t['host']['name']})"
         )
+        sys.stdout.write(visible(line) + "\n")
     return 0
 
 
@@ -136,7 +138,7 @@ def show(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(data) + "\n")
         return 0
-    sys.stdout.write("\n".join(show_lines(data)) + "\n")
+    sys.stdout.write("\n".join(visible(line) for line in show_lines(data)) + "\n")
     return 0
 
 
@@ -226,8 +228,8 @@ def create(args: argparse.Namespace) -> int:
     line = f"tournament {info['id']} created: {info['name']}, {info['format']}"
     if info.get("invite_code"):
         line += f"; invite code {info['invite_code']}"
-    sys.stdout.write(line + "\n")
-    sys.stdout.write(f"commitment {info['commitment']}\n")
+    sys.stdout.write(visible(line) + "\n")
+    sys.stdout.write(visible(f"commitment {info['commitment']}") + "\n")
     if args.start_in is None:
         sys.stdout.write("start it from the terminal client (tournament screen) when ready\n")
     return 0

@@ -23,6 +23,7 @@ from client_cli import analysis as ana
 from client_cli.config import TokenStore
 from client_cli.model.state import ClientModel
 from client_cli.model.views import Connection, View
+from client_cli.safe import visible
 from client_cli.session import Session, SessionError, add_bot, start_vs_bot
 from client_cli.tui.crib import Crib
 from client_cli.tui.screens.base import BaseScreen
@@ -165,20 +166,23 @@ class CribApp(App[int]):
             self.refresh_views()
         except Exception as exc:  # a drawing bug must not cost the connection
             self.log.error(f"redraw failed on {msg.type}: {exc!r}")
-            self.notify(f"display problem: {exc}", severity="error")
+            self._notice(f"display problem: {exc}", severity="error")
 
     def on_connection(self, state: Connection, note: str) -> None:
         was = self.model.connection
         lines = self.model.set_connection(state, note)
         # One toast when the line drops; the top bar and the log follow the retries.
         if state == Connection.RECONNECTING and was == Connection.ONLINE:
-            self.notify(f"Connection lost: {note or 'reconnecting'}", severity="warning", timeout=3)
+            self._notice(
+                f"Connection lost: {note or 'reconnecting'}", severity="warning", timeout=3
+            )
         elif state == Connection.ONLINE and was == Connection.RECONNECTING:
-            self.notify("Reconnected", timeout=3)
+            self._notice("Reconnected", timeout=3)
         self._show_log(lines)
         self.refresh_views()
 
     def _show_log(self, lines: list[str]) -> None:
+        lines = [visible(line) for line in lines]
         self.log_lines += lines
         del self.log_lines[:-500]
         screen = self.screen
@@ -217,7 +221,7 @@ class CribApp(App[int]):
             if view == View.LOBBY:
                 self.push_screen(ChallengePrompt(cid))
             else:
-                self.notify(
+                self._notice(
                     f"{offer.other.name} challenges you ({offer.terms()}): "
                     "answer in the lobby (a) within "
                     f"{offer.clock.left_ms(time.monotonic()) // 1000}s",
@@ -225,14 +229,18 @@ class CribApp(App[int]):
                     timeout=8,
                 )
 
+    def _notice(self, text: str, **kwargs: Any) -> None:
+        """A toast: its text shown as written (no markup), nothing in it obeyed."""
+        self.notify(visible(text), markup=False, **kwargs)
+
     def tell(self, text: str) -> None:
-        self.notify(text, timeout=4)
+        self._notice(text, timeout=4)
 
     def refused(self, reason: str) -> None:
         screen = self.screen
         if isinstance(screen, GameScreen):
             screen.refuse(reason)
-        self.notify(reason, title="Refused", severity="error", timeout=5)
+        self._notice(reason, title="Refused", severity="error", timeout=5)
 
     # -- requests ------------------------------------------------------------
 

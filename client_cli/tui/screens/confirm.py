@@ -35,7 +35,7 @@ class ConfirmDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Text(self.title_text, "bold"), classes="title")
-            yield Static(self.text, id="confirm-text", classes="hint-line")
+            yield Static(Text(self.text), id="confirm-text", classes="hint-line")
             with Horizontal(classes="buttons"):
                 yield Button("Yes (y)", variant="error", id="yes", compact=True)
                 yield Button("No (n)", id="no", compact=True)

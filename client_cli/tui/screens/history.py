@@ -70,8 +70,9 @@ Escape  back"""
                 "bold green" if (m.score or 0) >= 61 else "",
             )
             table.add_row(
-                m.when[:19], m.room, str(m.players or "-"), rank, score, m.match_id, key=m.match_id
-            )
+                m.when[:19], Text(m.room), str(m.players or "-"), rank, score, Text(m.match_id),
+                key=m.match_id,
+            )  # fmt: skip
         note.update(
             Text(
                 f"{len(matches)} match(es). Enter replays the chosen one."

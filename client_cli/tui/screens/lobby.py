@@ -150,8 +150,9 @@ q        quit"""
             seats = Text(f"{r.taken}/{r.seats}", "green" if r.taken < r.seats else "red")
             status = Text(r.status.value, "green" if r.status == RoomStatus.WAITING else "yellow")
             table.add_row(
-                r.name, seats, r.pace.value, clock, status, r.creator.name, r.id, key=r.id
-            )
+                Text(r.name), seats, r.pace.value, clock, status, Text(r.creator.name), Text(r.id),
+                key=r.id,
+            )  # fmt: skip
         if rooms:
             table.move_cursor(row=min(keep, len(rooms) - 1))
         note = self.query_one("#lobby-note", Static)

@@ -20,6 +20,7 @@ from client_cli import tournaments as tt
 from client_cli.model.text import rating_text, series_text
 from client_cli.model.views import TournamentView
 from client_cli.render import card_text
+from client_cli.safe import visible
 from client_cli.tui.screens.analysis import AnalysisScreen
 from client_cli.tui.screens.base import BOARD_SCROLL, BaseScreen
 from client_cli.tui.screens.replay import ReplayScreen
@@ -99,7 +100,9 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
         if v is not None and v.ok:
             head.append("✔ deal verified", "bold green")
             head.append(
-                f"  seed {result.seed[:16]}… matches commitment {result.seed_commitment[:16]}…",
+                visible(
+                    f"  seed {result.seed[:16]}… matches commitment {result.seed_commitment[:16]}…"
+                ),
                 "dim",
             )
         elif v is not None:

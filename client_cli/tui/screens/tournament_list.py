@@ -93,8 +93,8 @@ Escape   back to the lobby"""
                 Text(f"{t.entrants}/{t.max_players}", "red" if full else "green"),
                 Text(t.status, STATUS_STYLE.get(t.status, "")),
                 tt.start_text(t.status, t.starts_ms),
-                t.host.name,
-                t.id,
+                Text(t.host.name),
+                Text(t.id),
                 key=t.id,
             )
         if rows:
