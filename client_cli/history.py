@@ -168,9 +168,12 @@ async def fetch_history(session: Session, player_id: str) -> list[MatchSummary]:
 
 
 async def fetch_replay(session: Session, match_id: str) -> Replay:
-    from client_cli.session import SessionError, path_quote
+    from client_cli.session import NotFound, SessionError, path_quote
 
-    data = await session.get_json(match_path(path_quote(match_id)))
+    try:
+        data = await session.get_json(match_path(path_quote(match_id)))
+    except NotFound:
+        raise SessionError(f"no match {match_id} on this server (see history)") from None
     try:
         return parse_match(data)
     except ValueError as exc:

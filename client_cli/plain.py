@@ -30,7 +30,14 @@ from client_cli.model.text import series_text
 from client_cli.model.views import Connection
 from client_cli.render import board_lines, clock_text, score_lines
 from client_cli.safe import visible
-from client_cli.session import Session, SessionError, add_bot, start_vs_bot
+from client_cli.session import (
+    NotFound,
+    Session,
+    SessionError,
+    add_bot,
+    path_quote,
+    start_vs_bot,
+)
 from engine import parse_cell
 from engine.errors import EngineError
 from protocol.messages import (
@@ -74,7 +81,7 @@ commands:
          [--best-of 1|3|5] [--rated]
                                      create a room (1 seat: a solo game)
   join ID|CODE                       join a room by its id or invite code
-  leave                              leave the room
+  leave | resign                     leave the room (during a match it forfeits: asked twice)
   ready | unready                    say you are (not) ready
   start                              start the match (the room's creator)
   bot [STRATEGY]                     fill a seat with a bot (the room's creator)
@@ -102,7 +109,8 @@ commands:
   tournament [ID]                    one tournament: round, clock, your table, standings
                                      (and a knockout's bracket)
   register ID|CODE                   enter a tournament (a private one by its invite code)
-  watch ID|CODE                      follow a tournament's standings without playing
+  watch ID|CODE                      follow a tournament's standings without playing, or
+                                     watch a room's match (every board at the end)
   withdraw ID                        leave a tournament for good (or stop watching)
   host NAME [--format duplicate|swiss|knockout] [--rounds N] [--best-of 1|3|5]
        [--pace P] [--clock SECONDS] [--round-clock MINUTES] [--start-in MINUTES]
@@ -215,6 +223,7 @@ class PlainClient:
         )
         self.model.server_url = self.session.url
         self.commands = self._commands()
+        self.confirming: str | None = None  # the room a leave that forfeits waits to confirm
 
     # -- output --------------------------------------------------------------
 
@@ -294,6 +303,7 @@ class PlainClient:
             "create": self.cmd_create,
             "join": self.cmd_join,
             "leave": self.cmd_leave,
+            "resign": self.cmd_leave,
             "ready": self.cmd_ready,
             "unready": self.cmd_unready,
             "start": self.cmd_start,
@@ -337,6 +347,8 @@ class PlainClient:
         cmd, args = words[0].lower(), words[1:]
         if cmd in ("quit", "exit", "q"):
             return False
+        if cmd not in ("leave", "resign"):
+            self.confirming = None  # a leave asked for is confirmed by the very next command
         handler = self.commands.get(cmd)
         if handler is None and len(cmd) == 2 and cmd[0].isalpha() and cmd[1].isdigit():
             handler, args = self.cmd_place, [cmd]
@@ -380,6 +392,7 @@ class PlainClient:
 
     async def cmd_create(self, args: list[str]) -> None:
         opts = _create_parser().parse_args(args)
+        self._not_playing("create another")
         fields: dict[str, Any] = {
             "name": " ".join(opts.name),
             "seats": opts.seats,
@@ -402,25 +415,61 @@ class PlainClient:
     async def cmd_join(self, args: list[str]) -> None:
         if len(args) != 1:
             raise SessionError("usage: join ID|CODE")
-        target = args[0]
-        contribution = self._contribution()
-        known = {r.id for r in self.model.rooms}
-        if target in known:
-            await self.request(JoinRoom(room_id=target, contribution=contribution))
-        else:
-            reply = await self.session.request(
-                JoinRoom(invite_code=target, contribution=contribution)
-            )
-            if isinstance(reply, ErrorMessage):
-                await self.request(JoinRoom(room_id=target, contribution=contribution))
+        self._not_playing("join another room")
+        await self._enter_room(args[0], spectate=False)
         await self.until(lambda: self.model.room is not None, 5)
 
+    async def _enter_room(self, target: str, *, spectate: bool, what: str = "room") -> None:
+        """Join (or watch) a room by its id, else by its invite code: one refusal at most."""
+        contribution = "" if spectate else self._contribution()
+        reply: ServerMessage | None = None
+        for key in ("room_id", "invite_code"):
+            fields = {key: target, "contribution": contribution, "spectate": spectate}
+            try:
+                msg = JoinRoom.model_validate(fields)
+            except ValueError:
+                continue
+            reply = await self.session.request(msg, quiet=True)
+            if not (isinstance(reply, ErrorMessage) and reply.code == "room_not_found"):
+                break
+        if isinstance(reply, ErrorMessage):
+            if reply.code == "room_not_found":
+                self.say(f"refused: no {what} has the id or invite code {target}")
+            else:
+                self.say(f"refused: {reply.reason}")
+            raise SessionError("refused")
+
+    def _not_playing(self, what: str) -> None:
+        """Refuse ``what`` while this player is seated in a room not finished."""
+        room = self.model.room
+        if room is None or room.status == RoomStatus.FINISHED or self.model.my_seat() is None:
+            return
+        during = "a match is being played" if room.status == RoomStatus.PLAYING else "waiting"
+        raise SessionError(
+            f"you are in room {room.name} ({during}): leave it first to {what} "
+            "(leave; during a match it forfeits)"
+        )
+
     async def cmd_leave(self, args: list[str]) -> None:
+        """Leave the room; during a match (or a series under way) only when asked twice."""
         room = self.model.room
         if room is None:
             raise SessionError("you are not in a room")
-        if not self.model.series_over() and self.model.my_seat() is not None:
-            self.say("leaving a series under way forfeits it")
+        if self._forfeits() and self.confirming != room.id:
+            self.confirming = room.id
+            what = (
+                "your table in the tournament"
+                if room.origin == "tournament"
+                else "the series"
+                if room.deals > 1
+                else "the match"
+            )
+            self.say(
+                f"leaving now forfeits {what}: it counts as a loss and the server plays your "
+                "cards. Type leave (or resign) again to confirm; anything else stays."
+            )
+            return
+        self.confirming = None
         if room.status == RoomStatus.FINISHED:
             # Over for good: the server may already have forgotten the room.
             self.model.forget_room()
@@ -429,6 +478,14 @@ class PlainClient:
                 await self.session.request(LeaveRoom(room_id=room.id), timeout=2)
             return
         await self.request(LeaveRoom(room_id=room.id))
+
+    def _forfeits(self) -> bool:
+        """Whether leaving the room now forfeits: seated, and a match or series under way."""
+        room, match = self.model.room, self.model.match
+        if room is None or self.model.my_seat() is None or room.status == RoomStatus.FINISHED:
+            return False
+        playing = match is not None and match.result is None
+        return playing or not self.model.series_over()
 
     async def cmd_ready(self, args: list[str]) -> None:
         await self.request(Ready(room_id=self._room(), ready=True))
@@ -720,6 +777,7 @@ class PlainClient:
 
     async def cmd_accept(self, args: list[str]) -> None:
         cid = self._incoming(args, "accept")
+        self._not_playing("accept a challenge")
         await self.request(
             AnswerChallenge(challenge_id=cid, accept=True, contribution=self._contribution())
         )
@@ -756,12 +814,8 @@ class PlainClient:
         name = args[0] if args else (self.model.me.name if self.model.me else "")
         try:
             data = await self.session.get_json(rt.ratings_path(name))
-        except SessionError as exc:
-            if "does not offer" in str(exc):
-                raise SessionError(
-                    f"no player called {name} (or no ratings on this server)"
-                ) from None
-            raise
+        except NotFound:
+            raise SessionError(f"no player called {name} on this server") from None
         try:
             found = rt.parse_ratings(data)
         except rt.RatingsError as exc:
@@ -831,31 +885,48 @@ class PlainClient:
             lines += ["  " + line for line in tt.bracket_text_lines(rounds, me)]
         return lines
 
-    async def _join_tournament(self, target: str, spectate: bool) -> TournamentUpdate | None:
+    async def _join_tournament(
+        self, target: str, spectate: bool, *, say_not_found: bool = True
+    ) -> TournamentUpdate | ErrorMessage:
+        """Register in (or watch) a tournament by its id, else by its invite code.
+
+        Both attempts are quiet: at most one refusal is printed, and none when no
+        tournament has that id or code and ``say_not_found`` is false."""
         contribution = "" if spectate else self._contribution()
-        known = {t.id for t in self.model.tournament_list} | set(self.model.tournaments)
-        if target in known:
-            reply = await self.request(
-                JoinTournament(tournament_id=target, spectate=spectate, contribution=contribution)
-            )
-        else:
-            # An invite code first; if no tournament has it, the text may be an id.
-            reply = await self.session.request(
-                JoinTournament(invite_code=target, spectate=spectate, contribution=contribution)
-            )
-            if isinstance(reply, ErrorMessage):
-                reply = await self.request(
-                    JoinTournament(
-                        tournament_id=target, spectate=spectate, contribution=contribution
-                    )
-                )
-        return reply if isinstance(reply, TournamentUpdate) else None
+        reply: ServerMessage | None = None
+        for key in ("tournament_id", "invite_code"):
+            fields = {key: target, "spectate": spectate, "contribution": contribution}
+            try:
+                msg = JoinTournament.model_validate(fields)
+            except ValueError:
+                continue
+            reply = await self.session.request(msg, quiet=True)
+            if not (isinstance(reply, ErrorMessage) and reply.code == "tournament_not_found"):
+                break
+        if isinstance(reply, TournamentUpdate):
+            return reply
+        if not isinstance(reply, ErrorMessage):
+            return ErrorMessage(code="tournament_not_found", reason="no reply")
+        if reply.code != "tournament_not_found":
+            self.say(f"refused: {reply.reason}")
+        elif say_not_found:
+            self.say(f"refused: {await self._no_tournament(target)}")
+        return reply
+
+    async def _no_tournament(self, target: str) -> str:
+        """Why no tournament took ``target``: it is over (the server's history still
+        has it), or nothing has that id or invite code."""
+        with contextlib.suppress(SessionError):
+            data = await self.session.get_json(f"/api/tournaments/{path_quote(target)}")
+            if isinstance(data, dict) and data.get("status") in ("finished", "cancelled"):
+                return f"{data.get('name', target)} is {data['status']}: it takes nobody now"
+        return f"no tournament has the id or invite code {target}"
 
     async def cmd_register(self, args: list[str]) -> None:
         if len(args) != 1:
             raise SessionError("usage: register ID|CODE")
         reply = await self._join_tournament(args[0], spectate=False)
-        if reply is not None:
+        if isinstance(reply, TournamentUpdate):
             self.model.show_tournament(reply.tournament.id)
             if self.model.entered(reply.tournament.id):
                 self.say(
@@ -864,15 +935,33 @@ class PlainClient:
                 )
 
     async def cmd_watch(self, args: list[str]) -> None:
+        """Watch a tournament, or else a room, by its id or invite code."""
         if len(args) != 1:
-            raise SessionError("usage: watch ID|CODE")
-        reply = await self._join_tournament(args[0], spectate=True)
-        if reply is not None:
+            raise SessionError("usage: watch ID|CODE (a tournament or a room)")
+        target = args[0]
+        reply = await self._join_tournament(target, spectate=True, say_not_found=False)
+        if isinstance(reply, TournamentUpdate):
             tid = reply.tournament.id
             if not self.model.entered(tid):
                 self.model.watching.add(tid)
             self.model.show_tournament(tid)
             self.say(f"watching {reply.tournament.name}: its changes follow")
+            return
+        if reply.code != "tournament_not_found":
+            return  # refused, and said why
+        why = await self._no_tournament(target)
+        if not why.startswith("no tournament"):
+            self.say(f"refused: {why}")
+            return
+        self._not_playing("watch another room")
+        await self._enter_room(target, spectate=True, what="tournament or room")
+        await self.until(lambda: self.model.room is not None, 5)
+        room = self.model.room
+        if room is not None:
+            self.say(
+                f"watching room {room.name}: progress as it comes, every board at the end; "
+                "wait waits for the result, leave stops watching"
+            )
 
     async def cmd_withdraw(self, args: list[str]) -> None:
         if len(args) != 1:

@@ -20,6 +20,7 @@ from urllib.parse import quote, urlencode
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from client_cli.reach import unreachable
 from protocol.messages import Leaderboard, LeaderboardEntry, Pace, PlayerInfo
 
 
@@ -188,11 +189,7 @@ def fetch_json(base: str, path: str, params: Sequence[tuple[str, str]] = ()) -> 
         if exc.code == 404:
             raise RatingsError(f"not found: {path}") from None
         raise RatingsError(f"{path}: HTTP {exc.code} {exc.reason}") from None
-    except urllib.error.URLError as exc:
-        reason = exc.reason
-        text = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
-        raise RatingsError(f"cannot reach {base}: {text}") from None
-    except (TimeoutError, OSError) as exc:
-        raise RatingsError(f"cannot reach {base}: {exc}") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        raise RatingsError(unreachable(base, exc)) from None
     except ValueError as exc:
         raise RatingsError(f"{path}: the answer is not JSON ({exc})") from None

@@ -28,6 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from client_cli.config import SavedSignIn, TokenStore
 from client_cli.model.views import Connection
+from client_cli.reach import os_error_text, unreachable
 from client_cli.safe import clean, visible
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -50,6 +51,14 @@ class SessionError(Exception):
     """A failure to tell the player in one line (bad URL, sign-in refused...)."""
 
 
+class SignInRefused(SessionError):
+    """The server is up and answered the sign-in with a refusal (a taken name...)."""
+
+
+class NotFound(SessionError):
+    """The server's HTTP side has nothing at that path (a 404)."""
+
+
 class NotConnected(SessionError):
     def __init__(self) -> None:
         super().__init__("not connected to the server: reconnecting")
@@ -62,8 +71,16 @@ def normalize_url(url: str) -> str:
         raw = "ws://" + raw
     parts = urlsplit(raw)
     scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
-    if scheme not in ("ws", "wss") or not parts.netloc:
-        raise SessionError(f"not a server address: {url!r} (expected ws://HOST:PORT/ws)")
+    expected = "expected HOST:PORT or ws://HOST:PORT/ws"
+    if scheme not in ("ws", "wss") or not parts.netloc or not parts.hostname:
+        raise SessionError(f"not a server address: {visible(url)!r} ({expected})")
+    try:
+        parts.port  # noqa: B018 - a port that is not a number in range raises here
+    except ValueError:
+        raise SessionError(
+            f"not a server address: {visible(url)!r} "
+            f"(the port must be a number from 0 to 65535; {expected})"
+        ) from None
     path = parts.path if parts.path not in ("", "/") else "/ws"
     return urlunsplit((scheme, parts.netloc, path, parts.query, ""))
 
@@ -94,15 +111,9 @@ def _describe(exc: BaseException) -> str:
         if rcvd is not None and rcvd.reason:
             return f"the server closed the connection ({rcvd.reason})"
         return "the connection was closed"
-    if isinstance(exc, ConnectionRefusedError):
-        return "connection refused (is the server running?)"
-    if isinstance(exc, TimeoutError):
-        return "the server did not answer in time"
     if isinstance(exc, InvalidHandshake):
         return f"the server refused the WebSocket handshake ({exc})"
-    if isinstance(exc, OSError):
-        return exc.strerror or str(exc) or type(exc).__name__
-    return str(exc) or type(exc).__name__
+    return os_error_text(exc)
 
 
 class Session:
@@ -139,6 +150,7 @@ class Session:
         self._ws: ClientConnection | None = None
         self._closing = False
         self._pending: dict[str, asyncio.Future[ServerMessage]] = {}
+        self._quiet: set[str] = set()  # refs whose error reply goes to the caller only
         self._refs = itertools.count(1)
         self._signed_in = asyncio.Event()
 
@@ -200,7 +212,8 @@ class Session:
                 raise SessionError(f"cannot reach {self.url}: {note}")
             delay = min(self.backoff[1], self.backoff[0] * 2 ** (failures - 1))
             delay *= random.uniform(0.8, 1.2)
-            self.status(Connection.RECONNECTING, f"{note}; retrying in {delay:.0f}s")
+            again = Connection.RECONNECTING if ever_connected else Connection.CONNECTING
+            self.status(again, f"{note}; retrying in {delay:.0f}s")
             await asyncio.sleep(delay)
         self.status(Connection.OFFLINE, "")
 
@@ -225,7 +238,7 @@ class Session:
                 ):
                     self.store.forget(self.url)
                 if not self.name:
-                    raise SessionError(
+                    raise SignInRefused(
                         f"the saved sign-in was refused ({welcome.reason}); "
                         "start again with --name NAME"
                     )
@@ -254,7 +267,7 @@ class Session:
                 renamed = hello.model_copy(update={"name": base[: MAX_NAME - len(suffix)] + suffix})
                 welcome = await self._hello(ws, renamed)
             if isinstance(welcome, ErrorMessage):
-                raise SessionError(f"sign-in refused: {welcome.reason}")
+                raise SignInRefused(f"sign-in refused: {welcome.reason}")
         assert isinstance(welcome, Welcome)
         if welcome.token:
             self.token = welcome.token  # guests too: a reconnect must be the same player
@@ -304,7 +317,8 @@ class Session:
         if msg is None:
             return
         ref = getattr(msg, "ref", None)
-        self.listener(msg)
+        if not (isinstance(msg, ErrorMessage) and ref in self._quiet):
+            self.listener(msg)
         if ref and ref in self._pending:
             fut = self._pending.pop(ref)
             if not fut.done():
@@ -338,13 +352,20 @@ class Session:
         await self.send_raw(data)
         return ref
 
-    async def request(self, msg: BaseModel, timeout: float = 10.0) -> ServerMessage:
-        """Send and wait for the first reply echoing its ref (an error included)."""
+    async def request(
+        self, msg: BaseModel, timeout: float = 10.0, *, quiet: bool = False
+    ) -> ServerMessage:
+        """Send and wait for the first reply echoing its ref (an error included).
+
+        ``quiet``: an error reply goes to the caller only, not to the listener (an
+        attempt the caller may follow with another, such as an id then a code)."""
         ref = self.next_ref()
         data = wire(msg)
         data["ref"] = ref
         fut: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
         self._pending[ref] = fut
+        if quiet:
+            self._quiet.add(ref)
         try:
             await self.send_raw(data)
             return await asyncio.wait_for(fut, timeout)
@@ -352,6 +373,7 @@ class Session:
             raise SessionError("the server did not answer in time") from None
         finally:
             self._pending.pop(ref, None)
+            self._quiet.discard(ref)
 
     # -- read-only HTTP ------------------------------------------------------
 
@@ -371,14 +393,15 @@ class Session:
                 ) as resp,
             ):
                 if resp.status == 404:
-                    raise SessionError(f"the server does not offer {path}")
+                    raise NotFound(f"the server has nothing at {path}")
                 if resp.status >= 400:
                     text = visible((await resp.text())[:200])
                     raise SessionError(f"{path}: HTTP {resp.status} {text}")
                 return clean(await resp.json(content_type=None))
-        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-            reason = describe(exc) if isinstance(exc, OSError) else str(exc)
-            raise SessionError(f"{path}: {reason}") from None
+        except (aiohttp.ClientConnectionError, TimeoutError, OSError) as exc:
+            raise SessionError(unreachable(http_base(self.url), exc)) from None
+        except (aiohttp.ClientError, ValueError) as exc:
+            raise SessionError(f"{path}: {visible(str(exc))}") from None
 
 
 def path_quote(part: str) -> str:

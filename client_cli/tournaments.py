@@ -10,7 +10,7 @@ else. No I/O.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from client_cli.render import clock_text
 from protocol.messages import (
@@ -250,6 +250,30 @@ class Match:
     top: Slot
     bottom: Slot
     status: str  # "playing", "finished", "bye", "walkover", "waiting" (not drawn yet)
+    decided: str = ""  # how a match level on points was decided, for people
+
+
+def tie_break(match: Match, pace: Pace, best_of: int) -> str:
+    """Why the winner of a finished match won, when the points do not say it
+    (docs/tournaments.md: deals won, then points, then in a race time used, then
+    the better seed); "" when the winner simply scored more."""
+    top, bottom = match.top, match.bottom
+    if match.status != "finished" or top.points is None or bottom.points is None:
+        return ""
+    winner, loser = (top, bottom) if top.won else (bottom, top) if bottom.won else (None, None)
+    if winner is None or loser is None or winner.points is None or loser.points is None:
+        return ""
+    if winner.points < loser.points:
+        return "won on deals, with fewer points"
+    if winner.points > loser.points:
+        return ""
+    if best_of > 1:
+        return "level on points: decided by deals won, then " + (
+            "time used, then the better seed" if pace == Pace.RACE else "the better seed"
+        )
+    if pace == Pace.RACE:
+        return "level on points: won on time used (or, level on time, the better seed)"
+    return "level on points: won as the better seed"
 
 
 def bracket(
@@ -304,7 +328,8 @@ def bracket(
             else:
                 status = "playing"
             top, bottom = (_slot(p, table, winner, players, seeds) for p in (a, b))
-            matches.append(Match(top, bottom, status))
+            match = Match(top, bottom, status)
+            matches.append(replace(match, decided=tie_break(match, info.pace, info.best_of)))
             winners.append(winner if drawn is not None else None)
         out.append(matches)
         previous_winners = winners
@@ -371,66 +396,79 @@ class Cell:
 
 def bracket_grid(rounds: Sequence[Sequence[Match]], me: str | None = None,
                  width: int = 24) -> list[list[Cell]]:  # fmt: skip
-    """The bracket drawn as lines of cells: rounds as columns, each match's two
-    slots centred on the two it comes from, joined by box-drawing lines, and the
-    champion last."""
+    """The bracket drawn as lines of cells: rounds as columns, the champion last.
+
+    A match of round k (from 0) stands on two lines, its top slot on line
+    ``i * 2**(k+2) + 2**k - 1`` and its bottom slot ``2**(k+1)`` lines below; a
+    bracket line joins the two (``─┐``, ``│``, ``─┘``) and leaves from halfway
+    (``├─``) to the slot of the next round where the match's winner plays: its
+    top slot for an even match, its bottom slot for an odd one. The final's line
+    leads to the champion. (The heading is line 0; the lines above count from 1.)
+    """
     if not rounds:
         return []
     n = len(rounds)
-    height = 3 * len(rounds[0])
+    height = 4 * len(rounds[0]) - 1
+
+    def top_line(k: int, i: int) -> int:
+        return i * (1 << (k + 2)) + (1 << k) - 1
+
+    def out_line(k: int, i: int) -> int:
+        return i * (1 << (k + 2)) + (1 << (k + 1)) - 1
+
+    def kind_of(s: Slot) -> str:
+        if s.player is None:
+            return "empty"
+        if s.player.id == me:
+            return "me"
+        if s.won is True:
+            return "won"
+        if s.won is False:
+            return "lost"
+        return "slot"
+
     columns: list[list[Cell]] = []
     for k, matches in enumerate(rounds):
-        block = 3 * (1 << k)
         col = [Cell(" " * width, "empty") for _ in range(height)]
+        joint = [Cell("   ", "line") for _ in range(height)]
         for i, m in enumerate(matches):
-            top = i * block + block // 2 - 1
-            for line, s in ((top, m.top), (top + 1, m.bottom)):
-                kind = "slot"
-                if s.player is None:
-                    kind = "empty"
-                elif s.player.id == me:
-                    kind = "me"
-                elif s.won is True:
-                    kind = "won"
-                elif s.won is False:
-                    kind = "lost"
-                col[line] = Cell(slot_text(s, m.status, width), kind)
-        columns.append(col)
-        if k + 1 < n:
-            joint = [Cell("  ", "line") for _ in range(height)]
-            for j in range(len(matches) // 2):
-                upper = 2 * j * block + block // 2  # the upper match's lower slot
-                lower = (2 * j + 1) * block + block // 2 - 1  # the lower match's upper slot
-                middle = j * 2 * block + block - 1  # the next round's match, top slot
-                for line in range(upper, lower + 1):
-                    glyph = "│"
-                    if line == upper:
-                        glyph = "┐"
-                    elif line == lower:
-                        glyph = "┘"
-                    elif line == middle:
-                        glyph = "├"
-                    joint[line] = Cell("─" + glyph if glyph in "┐┘" else " " + glyph, "line")
-            columns.append(joint)
+            top = top_line(k, i)
+            bottom = top + (1 << (k + 1))
+            for line, s in ((top, m.top), (bottom, m.bottom)):
+                col[line] = Cell(slot_text(s, m.status, width), kind_of(s))
+            middle = out_line(k, i)
+            for line in range(top, bottom + 1):
+                glyph = "─┐ " if line == top else "─┘ " if line == bottom else " │ "
+                joint[line] = Cell(" ├─" if line == middle else glyph, "line")
+        columns += [col, joint]
     last = champion(rounds)
     crown = [Cell(" " * width, "empty") for _ in range(height)]
-    final_top = (3 * (1 << (n - 1))) // 2 - 1
     text = slot_text(Slot(last.player, last.seed), "finished", width) if last else "…".ljust(width)
     kind = "me" if last and last.player and last.player.id == me else "won" if last else "empty"
-    crown[final_top] = Cell("🏆 champion".ljust(width)[:width], "head")
-    crown[final_top + 1] = Cell(text, kind)
-    columns.append([Cell("  ", "line") for _ in range(height)])
+    crown[out_line(n - 1, 0)] = Cell(text, kind)
     columns.append(crown)
     heads: list[Cell] = []
     for k in range(n):
-        heads.append(Cell(round_name(k, n).ljust(width), "head"))
-        if k + 1 < n:
-            heads.append(Cell("  ", "line"))
-    heads += [Cell("  ", "line"), Cell(" " * width, "head")]
+        heads += [Cell(round_name(k, n).ljust(width)[:width], "head"), Cell("   ", "line")]
+    heads.append(Cell("🏆 champion".ljust(width)[:width], "head"))
     lines = [heads]
     for row in range(height):
         lines.append([col[row] for col in columns])
     return lines
+
+
+def tie_break_lines(rounds: Sequence[Sequence[Match]], me: str | None = None) -> list[str]:
+    """Each match won on a tie-break, and how: ``"round 1, [3] cy v [2] bob: bob,
+    level on points: won as the better seed"``."""
+    out = []
+    n = len(rounds)
+    for k, matches in enumerate(rounds):
+        for m in matches:
+            winner = m.top if m.top.won else m.bottom if m.bottom.won else None
+            if m.decided and winner is not None:
+                pair = f"{_slot_name(m.top, me)} v {_slot_name(m.bottom, me)}"
+                out.append(f"{round_name(k, n)}, {pair}: {_slot_name(winner, me)}, {m.decided}")
+    return out
 
 
 def bracket_text_lines(rounds: Sequence[Sequence[Match]], me: str | None = None) -> list[str]:
@@ -470,4 +508,6 @@ def _match_line(m: Match, me: str | None) -> str:
         return f"{_slot_name(s, me)}{pts}{mark}"
 
     tail = "" if m.status == "finished" else " (playing)"
+    if m.decided:
+        tail += f" ({m.decided})"
     return f"{side(m.top)} v {side(m.bottom)}{tail}"

@@ -110,8 +110,9 @@ def _fetch(server: str, path: str, params: dict[str, str] | None = None) -> byte
             raise UsageError(f"no such tournament on {base}") from None
         raise UsageError(f"{base} answered HTTP {exc.code}") from None
     except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise UsageError(f"cannot reach {base}: {reason}") from None
+        from client_cli.reach import unreachable
+
+        raise UsageError(unreachable(base, exc)) from None
 
 
 def list_(args: argparse.Namespace) -> int:

@@ -301,7 +301,7 @@ class ClientModel:
     def set_connection(self, state: Connection, note: str = "") -> list[str]:
         changed = state != self.connection or note != self.connection_note
         was = self.connection
-        if state == was == Connection.RECONNECTING and not note:
+        if state == was and state in (Connection.RECONNECTING, Connection.CONNECTING) and not note:
             return []  # a new attempt: keep saying why and when
         self.connection, self.connection_note = state, note
         if not changed:
@@ -316,6 +316,8 @@ class ClientModel:
                 self.challenges.clear()
                 lines.append("open challenges dropped with the connection")
             return lines
+        if state == Connection.CONNECTING and note:
+            return [f"cannot connect yet: {note}"]
         if state == Connection.ONLINE:
             return ["connected"]
         if state == Connection.OFFLINE and note:

@@ -40,6 +40,7 @@ class View(StrEnum):
 
 class Connection(StrEnum):
     OFFLINE = "offline"
+    REFUSED = "refused"  # the server answered, and refused the sign-in
     CONNECTING = "connecting"
     ONLINE = "online"
     RECONNECTING = "reconnecting"

@@ -24,7 +24,7 @@ from client_cli.config import TokenStore
 from client_cli.model.state import ClientModel
 from client_cli.model.views import Connection, View
 from client_cli.safe import visible
-from client_cli.session import Session, SessionError, add_bot, start_vs_bot
+from client_cli.session import Session, SessionError, SignInRefused, add_bot, start_vs_bot
 from client_cli.tui.crib import Crib
 from client_cli.tui.screens.base import BaseScreen
 from client_cli.tui.screens.challenge_prompt import ChallengePrompt
@@ -139,7 +139,10 @@ class CribApp(App[int]):
         except SessionError as exc:
             self.sign_in_error = str(exc)
             self.model.me = None
-            self.model.set_connection(Connection.OFFLINE, str(exc))
+            refused = isinstance(exc, SignInRefused)
+            self.model.set_connection(
+                Connection.REFUSED if refused else Connection.OFFLINE, str(exc)
+            )
         finally:
             self.connecting = False
             self.refresh_views()

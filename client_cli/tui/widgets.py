@@ -63,12 +63,14 @@ class ConnectionBar(Static):
             Connection.CONNECTING: "yellow",
             Connection.RECONNECTING: "bold red",
             Connection.OFFLINE: "red",
+            Connection.REFUSED: "yellow",
         }[state]
         label = {
             Connection.ONLINE: "● online",
             Connection.CONNECTING: "◌ connecting",
             Connection.RECONNECTING: "✖ connection lost: reconnecting",
             Connection.OFFLINE: "✖ offline",
+            Connection.REFUSED: "● server reached: sign-in refused",
         }[state]
         if state == Connection.RECONNECTING and model.connection_note:
             # The reason goes to the log; the bar keeps to what happens next.

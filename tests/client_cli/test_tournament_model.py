@@ -420,16 +420,50 @@ def test_a_knockout_bracket_shows_seeds_byes_results_and_the_rounds_to_come() ->
     assert tt.champion(rounds) is not None and tt.champion(rounds).player == ME
     grid = tt.bracket_grid(rounds, ME.id)
     text = ["".join(c.text for c in line) for line in grid]
-    assert text[0].startswith("round 1") and "final" in text[0]
-    # round 1: lines 0-1 and 3-4; the final centred on lines 2-3; joined by ┐ ├ ┘
-    assert "[1] ada" in text[1] and "(bye)" in text[2]
-    assert "[3] cy" in text[4] and "[2] bob" in text[5]
-    assert "─┐" in text[2] and " ├" in text[3] and "─┘" in text[4]
-    assert "[1] ada" in text[3].split("├")[1] and "120 ✔" in text[3]
-    assert "champion" in text[3] and "[1] ada" in text[4].split("─┘")[1]
-    assert {c.kind for c in grid[2]} >= {"empty", "line"}
+    assert text[0].startswith("round 1") and "final" in text[0] and "champion" in text[0]
+    # round 1: the bye on lines 1 and 3, joined (┐ │ ┘) and led from line 2 (├─) to
+    # the final's top slot, where its winner plays; cy v bob on lines 5 and 7, led
+    # from line 6 to the final's bottom slot; the final leads from line 4 to the champion
+    assert "[1] ada" in text[1] and "(bye)" in text[3]
+    assert "[3] cy" in text[5] and "[2] bob" in text[7]
+    assert "─┐" in text[1] and "─┘" in text[3] and "├─[1] ada" in text[2]
+    assert "─┐" in text[5] and "─┘" in text[7] and "├─[2] bob" in text[6]
+    assert "120 ✔─┐" in text[2] and "90 ✖─┘" in text[6] and "│" in text[3].split("(bye)")[1]
+    assert text[4].split("├─")[-1].startswith("[1] ada")  # the champion
+    # no line ever leaves a slot to reach another round's slot but its own winner's
+    for line in (text[1], text[3], text[5], text[7]):
+        assert "├" not in line
+    assert {c.kind for c in grid[4]} >= {"empty", "line"}
     assert any(c.kind == "me" for c in grid[1])
     assert tt.bracket_text_lines(rounds, ME.id)[-1] == "champion: [1] ada (you)"
+
+
+def test_a_knockout_match_won_on_a_tie_break_says_how() -> None:
+    level = {CY.id: 40, BOB.id: 40}
+    for pace, best_of, reason in (
+        ("lockstep", 1, "level on points: won as the better seed"),
+        ("race", 1, "level on points: won on time used (or, level on time, the better seed)"),
+        ("lockstep", 3, "level on points: decided by deals won, then the better seed"),
+    ):
+        done = knockout_three(
+            pace=pace, best_of=best_of, round=1,
+            tables=[table(1, [CY, BOB], room_id="K1", status="finished", winner=BOB.id,
+                          points=level), table(2, [ME], status="bye", winner=ME.id)],
+        )  # fmt: skip
+        rounds = tt.bracket(done.tournament)
+        assert rounds[0][1].decided == reason
+        assert f"(won) ({reason})" in tt.bracket_text_lines(rounds)[2]
+        assert tt.tie_break_lines(rounds) == [f"round 1, [3] cy v [2] bob: [2] bob, {reason}"]
+    fewer = knockout_three(
+        tables=[table(1, [CY, BOB], room_id="K1", status="finished", winner=BOB.id,
+                      points={CY.id: 90, BOB.id: 70}), table(2, [ME], status="bye", winner=ME.id)],
+    )  # fmt: skip
+    assert tt.bracket(fewer.tournament)[0][1].decided == "won on deals, with fewer points"
+    more = knockout_three(
+        tables=[table(1, [CY, BOB], room_id="K1", status="finished", winner=BOB.id,
+                      points={CY.id: 50, BOB.id: 70}), table(2, [ME], status="bye", winner=ME.id)],
+    )  # fmt: skip
+    assert tt.bracket(more.tournament)[0][1].decided == ""
 
 
 def test_a_knockout_not_yet_drawn_has_no_bracket_and_a_walkover_is_shown() -> None:

@@ -245,6 +245,11 @@ a        add server bots (strategy and how many)"""
                 out.append("\n")
             for cell in line:
                 out.append(cell.text, styles[cell.kind])
+        notes = tt.tie_break_lines(rounds, me)
+        if notes:
+            out.append("\n\ntie-breaks:", "bold")
+            for note in notes:
+                out.append("\n  " + note, "dim")
         if not rounds:
             out = Text(
                 "The bracket is drawn when the tournament starts: seeded by rating, byes to "
