@@ -26,7 +26,7 @@ from client_cli import ratings as rt
 from client_cli import tournaments as tt
 from client_cli.config import TokenStore
 from client_cli.model.state import ClientModel
-from client_cli.model.text import series_text
+from client_cli.model.text import series_text, time_text
 from client_cli.model.views import Connection
 from client_cli.render import board_lines, clock_text, score_lines
 from client_cli.safe import visible
@@ -113,7 +113,7 @@ commands:
                                      watch a room's match (every board at the end)
   withdraw ID                        leave a tournament for good (or stop watching)
   host NAME [--format duplicate|swiss|knockout] [--rounds N] [--best-of 1|3|5]
-       [--pace P] [--clock SECONDS] [--round-clock MINUTES] [--start-in MINUTES]
+       [--pace P] [--clock SECONDS] [--round-clock SECONDS] [--start-in SECONDS]
        [--max-players N] [--private] [--no-bots] [--registered-only]
                                      open a tournament and host it
   manage ID start|pause|resume|cancel|remove PLAYER
@@ -180,8 +180,8 @@ def _host_parser() -> argparse.ArgumentParser:
     p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
     p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
     p.add_argument("--clock", type=int, default=None, help="seconds per card or per deal")
-    p.add_argument("--round-clock", type=int, default=None, metavar="MINUTES")
-    p.add_argument("--start-in", type=int, default=None, metavar="MINUTES")
+    p.add_argument("--round-clock", type=int, default=None, metavar="SECONDS")
+    p.add_argument("--start-in", type=int, default=None, metavar="SECONDS")
     p.add_argument("--max-players", type=int, default=64)
     p.add_argument("--private", action="store_true")
     p.add_argument("--no-bots", action="store_true")
@@ -264,11 +264,13 @@ class PlainClient:
         if match is None or match.result is None or match.match_id in self.printed:
             return
         self.printed.add(match.match_id)
+        # A duplicate tournament's table: its one board is ranked in the standings.
+        alone = len(match.result.boards) == 1 and self.model.tournament_for_room() is not None
         for board in match.result.boards:
             me = " (you)" if self.model.me and board.player.id == self.model.me.id else ""
-            self.say(
-                f"board of {board.player.name}{me}: rank {board.rank}, {board.score.total} points"
-            )
+            rank = "" if alone else f"rank {board.rank}, "
+            used = f", {time_text(board.time_used_ms)} used" if match.pace == Pace.RACE else ""
+            self.say(f"board of {board.player.name}{me}: {rank}{board.score.total} points{used}")
             for line in board_lines(board.cells, board.score, glyphs=False):
                 self.say(line.plain)
             for line in score_lines(board.score, glyphs=False):
@@ -455,15 +457,9 @@ class PlainClient:
         room = self.model.room
         if room is None:
             raise SessionError("you are not in a room")
-        if self._forfeits() and self.confirming != room.id:
+        what = self.model.leaving_forfeits()
+        if what is not None and self.confirming != room.id:
             self.confirming = room.id
-            what = (
-                "your table in the tournament"
-                if room.origin == "tournament"
-                else "the series"
-                if room.deals > 1
-                else "the match"
-            )
             self.say(
                 f"leaving now forfeits {what}: it counts as a loss and the server plays your "
                 "cards. Type leave (or resign) again to confirm; anything else stays."
@@ -478,14 +474,6 @@ class PlainClient:
                 await self.session.request(LeaveRoom(room_id=room.id), timeout=2)
             return
         await self.request(LeaveRoom(room_id=room.id))
-
-    def _forfeits(self) -> bool:
-        """Whether leaving the room now forfeits: seated, and a match or series under way."""
-        room, match = self.model.room, self.model.match
-        if room is None or self.model.my_seat() is None or room.status == RoomStatus.FINISHED:
-            return False
-        playing = match is not None and match.result is None
-        return playing or not self.model.series_over()
 
     async def cmd_ready(self, args: list[str]) -> None:
         await self.request(Ready(room_id=self._room(), ready=True))
@@ -582,10 +570,15 @@ class PlainClient:
                     self.model.series, self.model.me, self.model.next_in_ms(time.monotonic())
                 )
             )
-        for row in self.model.progress_rows():
+        for row in self.model.progress_rows(time.monotonic()):
             you = " (you)" if row.me else ""
             bot = " [bot]" if row.player.bot else ""
-            self.say(f"  {row.player.name}{bot}{you}: {row.state}, {row.placed}/16 placed")
+            clock = ""
+            if row.used_ms is not None:
+                clock = f", {clock_text(row.used_ms)} used"
+            elif row.clock_ms is not None:
+                clock = f", {clock_text(row.clock_ms)} left on the deal clock"
+            self.say(f"  {row.player.name}{bot}{you}: {row.state}, {row.placed}/16 placed{clock}")
 
     def _next_deal_after(self) -> str | None:
         """The finished match a new one will follow (next deal, an asked rematch, or
@@ -875,6 +868,8 @@ class PlainClient:
             )
         if info.standings:
             lines.append("standings:")
+            if state := tt.standings_state(info):
+                lines.append(f"  ({state})")
         seeds = view.seeds()
         for row in info.standings:
             finished = info.status == "finished"
@@ -991,9 +986,9 @@ class PlainClient:
                 opts.clock * 1000
             )
         if opts.round_clock is not None:
-            fields["round_clock_ms"] = opts.round_clock * 60_000
+            fields["round_clock_ms"] = opts.round_clock * 1000
         if opts.start_in is not None:
-            fields["start_in_ms"] = opts.start_in * 60_000
+            fields["start_in_ms"] = opts.start_in * 1000
         try:
             msg = CreateTournament(**fields)
         except ValueError as exc:
@@ -1004,7 +999,7 @@ class PlainClient:
             self.model.show_tournament(info.id)
             start = "start it with: manage " + info.id + " start"
             if opts.start_in is not None:
-                start = f"it starts by itself in {opts.start_in} min"
+                start = f"it starts by itself in {clock_text(opts.start_in * 1000)}"
             self.say(f"you host {info.name} ({info.id}); register to play in it; {start}")
 
     async def cmd_manage(self, args: list[str]) -> None:

@@ -158,6 +158,20 @@ def standing_line(
     return f"{row.rank}. {who}: {figure}, {row.points} points in {deals}{status}"
 
 
+def standings_state(info: TournamentInfo) -> str:
+    """Whether the standings are final: ``""``, or what makes them live."""
+    current = info.history[-1] if info.history else None
+    if info.status in ("playing", "paused") and current is not None and current.status == "playing":
+        return (
+            f"live: round {current.number} is being played "
+            f"({current.finished_tables}/{current.tables} tables done); "
+            "they count only the tables done"
+        )
+    if info.status in ("playing", "paused"):
+        return "after the rounds played"
+    return ""
+
+
 def round_text(info: TournamentInfo, round_left_ms: int | None, next_round_ms: int | None) -> str:
     """Where the tournament stands: ``"round 2 of 5: 3/4 tables done, 3:12 left"``."""
     status = info.status

@@ -860,6 +860,10 @@ async def player_history(request: web.Request) -> web.Response:
 
 async def leaderboard(request: web.Request) -> web.Response:
     """``/api/leaderboard/{pace}?top=N&around=NAME``: the ``leaderboard`` message's content."""
+    paces = [p.value for p in Pace]
+    if request.match_info["pace"] not in paces:
+        reason = f"unknown pace {request.match_info['pace']!r}: use one of {', '.join(paces)}"
+        return _not_found("unknown_pace", reason)
     try:
         asked = GetLeaderboard(
             pace=Pace(request.match_info["pace"]),

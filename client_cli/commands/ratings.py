@@ -17,7 +17,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "rating, deviation and games per pace, the rating after each rated series, and how "
         "many series the player abandoned.",
     )
-    p.add_argument("name", metavar="NAME", help="the player's name (or id)")
+    p.add_argument(
+        "name",
+        metavar="NAME",
+        nargs="?",
+        help="the player's name (or id); default: you, as signed in on that server",
+    )
     p.add_argument(
         "--server",
         metavar="URL",
@@ -35,9 +40,20 @@ def run(args: argparse.Namespace) -> int:
     from client_cli.session import SessionError, http_base, normalize_url
 
     try:
-        base = http_base(normalize_url(args.server))
+        url = normalize_url(args.server)
     except SessionError as exc:
         raise UsageError(str(exc)) from None
+    base = http_base(url)
+    if args.name is None:
+        from client_cli.config import TokenStore
+
+        saved = TokenStore().get(url)
+        if saved is None:
+            raise UsageError(
+                f"whose ratings? no saved sign-in for {url}: give a NAME "
+                "(or sign in once with cribsquares play --name NAME)"
+            )
+        args.name = saved.player_id or saved.name
     try:
         data = rt.fetch_json(base, rt.ratings_path(args.name))
         found = rt.parse_ratings(data)

@@ -143,12 +143,24 @@ def show(args: argparse.Namespace) -> int:
     return 0
 
 
+def planned_rounds(t: dict[str, Any]) -> int | None:
+    """How many rounds the tournament plays: its setting, or for a knockout the rounds
+    of its bracket (the next power of two above the seeded field; None before the draw)."""
+    if t["format"] != "knockout":
+        return int(t["settings"]["rounds"])
+    seeded = sum(1 for e in t["entries"] if e.get("seed") is not None)
+    return max(1, (seeded - 1).bit_length()) if seeded > 1 else None
+
+
 def show_lines(t: dict[str, Any]) -> list[str]:
     s = t["settings"]
+    entered = sum(1 for e in t["entries"] if e["status"] not in ("withdrawn", "removed"))
+    planned = planned_rounds(t)
+    of = f" of {planned}" if planned else " (the bracket is drawn at the start)"
     lines = [
         f"{t['name']} ({t['id']}): {t['format']}, {s['pace']}, {t['status']},"
         f" hosted by {t['host']['name']}",
-        f"{len(t['entries'])} entrants; round {len(t['rounds'])} of {s['rounds']};"
+        f"{entered} entrant{'s' if entered != 1 else ''}; round {len(t['rounds'])}{of};"
         f" commitment {t['commitment']}",
     ]
     standings = t["standings"] or []
@@ -165,7 +177,10 @@ def show_lines(t: dict[str, Any]) -> list[str]:
             )
         else:
             out = row.get("out_in_round")
-            figure = "still in" if out is None else f"out in round {out}"
+            champion = t["status"] == "finished" and row["rank"] == 1
+            figure = (
+                "champion" if champion else "still in" if out is None else f"out in round {out}"
+            )
         status = "" if row["status"] == "active" else f"  [{row['status']}]"
         lines.append(
             f"{row['rank']:>3}. {who:<24} {figure}  {row['points']} points"

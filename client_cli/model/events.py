@@ -7,7 +7,7 @@ no I/O.
 
 from __future__ import annotations
 
-from client_cli.model.views import entrant_in, standing_in, table_in
+from client_cli.model.views import entrant_count, entrant_in, standing_in, table_in
 from protocol.messages import RoomInfo, RoomStatus, TournamentInfo
 
 
@@ -19,12 +19,18 @@ def seat_lines(old: RoomInfo, room: RoomInfo) -> list[str]:
     for pid, seat in after.items():
         was = before.get(pid)
         if was is None:
-            lines.append(f"{seat.player.name} sits down (seat {seat.seat})")
+            # Seats are 0-based on the wire, 1-based for people (as the room's table).
+            lines.append(f"{seat.player.name} sits down (seat {seat.seat + 1})")
         elif was.ready != seat.ready:
             lines.append(f"{seat.player.name} is {'ready' if seat.ready else 'not ready'}")
         elif was.connected != seat.connected:
-            gone = "reconnected" if seat.connected else "disconnected"
-            lines.append(f"{seat.player.name} {gone}")
+            if seat.connected:
+                lines.append(f"{seat.player.name} reconnected")
+            elif room.status == RoomStatus.FINISHED:
+                # After the match a seat empties when its player goes back to the lobby.
+                lines.append(f"{seat.player.name} left the room")
+            else:
+                lines.append(f"{seat.player.name} disconnected")
     for pid, seat in before.items():
         if pid not in after:
             lines.append(f"{seat.player.name} left")
@@ -53,7 +59,7 @@ def tournament_lines(old: TournamentInfo | None, info: TournamentInfo, me: str |
     name = info.name
     lines: list[str] = []
     if old is None:
-        active = sum(1 for e in info.entrants if e.status == "active")
+        active = entrant_count(info)
         line = (
             f"tournament {name} ({info.id}): {info.format.value}, {info.status}, "
             f"{active} entrant{'s' if active != 1 else ''}"

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from client_cli.model.checks import table_round_checks, tournament_checks, verify_result
 from client_cli.model.events import rematch_lines, seat_lines, tournament_lines
-from client_cli.model.text import match_terms, rating_text, result_lines, series_text
+from client_cli.model.text import (
+    deal_heading,
+    match_terms,
+    rating_text,
+    result_lines,
+    series_text,
+)
 from client_cli.model.views import (
     ChallengeView,
     Clock,
@@ -21,6 +27,7 @@ from client_cli.model.views import (
     Queued,
     TournamentView,
     View,
+    entrant_count,
 )
 from engine import parse_cell
 from engine.errors import EngineError
@@ -123,8 +130,10 @@ class ClientModel:
             return False
         return any(s.ready for s in self.room.players if s.player.id == self.me.id)
 
-    def progress_rows(self) -> list[PlayerProgress]:
-        """Each seated player: how far along, and whether placed, thinking or gone."""
+    def progress_rows(self, now: float | None = None) -> list[PlayerProgress]:
+        """Each seated player: how far along, and whether placed, thinking or gone; in
+        a race (given ``now``) the deal clock left to those still placing, and the time
+        used by those done."""
         if self.room is None:
             return []
         match = self.match
@@ -149,8 +158,31 @@ class ClientModel:
                 state = "placed"
             else:
                 state = "thinking"
-            rows.append(PlayerProgress(seat.player, placed, state, me))
+            clock_ms = used_ms = None
+            if match is not None and match.pace == Pace.RACE and now is not None:
+                used_ms = match.used_ms.get(pid)
+                if placed < 16 and match.result is None:
+                    clock = match.clock if me and match.clock is not None else match.deal_clock
+                    clock_ms = clock.left_ms(now) if clock is not None else None
+            rows.append(PlayerProgress(seat.player, placed, state, me, clock_ms, used_ms))
         return rows
+
+    def leaving_forfeits(self) -> str | None:
+        """What leaving the room now forfeits (seated, a match or series under way):
+        ``"the match"``, ``"the series"`` or ``"your table in the tournament"``; None
+        when leaving costs nothing."""
+        room, match = self.room, self.match
+        if room is None or self.my_seat() is None or room.status == RoomStatus.FINISHED:
+            return None
+        if not (match is not None and match.result is None) and self.series_over():
+            return None
+        if room.origin == "tournament":
+            return "your table in the tournament"
+        return "the series" if room.deals > 1 else "the match"
+
+    def spectating(self) -> bool:
+        """In a room without a seat: watching its match."""
+        return self.room is not None and self.me is not None and self.my_seat() is None
 
     def series_over(self) -> bool:
         """True when no further deal of the room's series will start by itself."""
@@ -454,7 +486,8 @@ class ClientModel:
             self.room = self.room.model_copy(update={"status": RoomStatus.PLAYING, "rematch": []})
         clock = msg.card_clock_ms if msg.pace == Pace.LOCKSTEP else msg.deal_clock_ms
         per = "per card" if msg.pace == Pace.LOCKSTEP else "for the whole deal"
-        which = f"deal {msg.deal} of {msg.best_of}: " if msg.best_of > 1 else ""
+        heading = deal_heading(msg.deal, msg.best_of, self.series, self.me)
+        which = f"{heading}: " if heading else ""
         return [
             f"{which}match {msg.match_id} started ({msg.pace.value}, {clock // 1000}s {per}); "
             f"deal commitment {msg.seed_commitment[:16]}..."
@@ -467,6 +500,8 @@ class ClientModel:
         match.turn, match.card, match.legal = msg.turn, msg.card, list(msg.legal)
         match.received[msg.turn] = msg.card
         match.clock = Clock(msg.deadline_ms, now)
+        if match.pace == Pace.RACE:
+            match.deal_clock = match.clock  # a race: one clock for the deal, everyone's
         return [
             f"card {msg.turn}/16: {msg.card}, {msg.deadline_ms // 1000}s left; "
             f"legal: {' '.join(msg.legal)}"
@@ -482,14 +517,24 @@ class ClientModel:
             match.placements.append(
                 PlacementOut(turn=msg.turn, cell=msg.cell, card=msg.card, auto=msg.auto)
             )
+        if match.pace == Pace.RACE and match.placed_count == 16 and self.me is not None:
+            left = match.clock.left_ms(now) if match.clock is not None else 0
+            match.used_ms.setdefault(self.me.id, max(0, match.deal_clock_ms - left))
         if match.turn == msg.turn:
             match.turn, match.card, match.legal, match.clock = None, None, [], None
         how = " (out of time: placed for you)" if msg.auto else ""
         return [f"placed {msg.card} on {msg.cell}{how}"]
 
     def _on_progress(self, msg: Progress, now: float) -> list[str]:
-        if self.match is not None and not self._other_room(msg.room_id):
-            self.match.progress = msg
+        match = self.match
+        if match is None or self._other_room(msg.room_id):
+            return []
+        match.progress = msg
+        if match.pace == Pace.RACE and msg.deadline_ms is not None:
+            match.deal_clock = Clock(msg.deadline_ms, now)
+            for pid, placed in msg.placed.items():
+                if placed >= 16:  # seen full now: it finished within the last ~150 ms
+                    match.used_ms.setdefault(pid, max(0, match.deal_clock_ms - msg.deadline_ms))
         return []
 
     def _on_match_result(self, msg: MatchResult, now: float) -> list[str]:
@@ -540,10 +585,10 @@ class ClientModel:
                 )  # fmt: skip
         self.secrets[msg.deal] = msg.server_secret
         self._set_series(msg.series, now)
-        lines = result_lines(msg, match.verification, self.me)
+        solo_table = tournament is not None and self.room is not None and self.room.seats == 1
+        lines = result_lines(msg, match.verification, self.me, match.pace, ranked=not solo_table)
         if tournament is not None:  # a result seen after its round's secret: check it now
             lines += self._verify_rounds(tournament.info)
-        solo_table = tournament is not None and self.room is not None and self.room.seats == 1
         if self.series is not None and msg.series is not None and not solo_table:
             lines.append(series_text(self.series, self.me, self.next_in_ms(now)))
         return lines
@@ -696,7 +741,7 @@ def _summary_of(info: TournamentInfo) -> TournamentSummary:
     return TournamentSummary(
         id=info.id, name=info.name, format=info.format, status=info.status,
         visibility=info.visibility, pace=info.pace, rounds=info.rounds, best_of=info.best_of,
-        round=info.round, entrants=sum(1 for e in info.entrants if e.status == "active"),
+        round=info.round, entrants=entrant_count(info),
         max_players=info.max_players, host=info.host,
         starts_ms=info.next_round_ms if info.status == "registering" else None,
     )  # fmt: skip

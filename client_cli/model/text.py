@@ -19,20 +19,39 @@ from protocol.messages import (
 
 
 def result_lines(
-    msg: MatchResult, verification: Verification | None, me: PlayerInfo | None
+    msg: MatchResult,
+    verification: Verification | None,
+    me: PlayerInfo | None,
+    pace: Pace = Pace.LOCKSTEP,
+    *,
+    ranked: bool = True,
 ) -> list[str]:
+    """The starter, every board, the deal check (``ranked`` false: a duplicate
+    tournament's table, whose one board is ranked in the standings, not here)."""
     lines = [f"starter: {msg.starter}"]
     for board in msg.boards:
-        lines.append(_board_line(board, me))
+        lines.append(board_line(board, me, pace, ranked=ranked))
     if verification is not None:
         lines.append(verification.summary)
     return lines
 
 
-def _board_line(board: BoardResult, me: PlayerInfo | None) -> str:
+def time_text(ms: int) -> str:
+    """A time used, to the tenth of a second: ``"1:52.4"``, ``"0:07.0"``."""
+    tenths = max(0, ms) // 100
+    return f"{tenths // 600}:{tenths // 10 % 60:02d}.{tenths % 10}"
+
+
+def board_line(
+    board: BoardResult, me: PlayerInfo | None, pace: Pace = Pace.LOCKSTEP, *, ranked: bool = True
+) -> str:
+    """``"#2 bob: 58 points, 1:52.4 used"`` (a race's tie-break is the time used; a
+    board alone, as at a duplicate table, has no rank)."""
     who = board.player.name + (" (you)" if me is not None and board.player.id == me.id else "")
     win = " WIN" if board.score.total >= WIN_SCORE else ""
-    return f"#{board.rank} {who}: {board.score.total} points{win}"
+    used = f", {time_text(board.time_used_ms)} used" if pace == Pace.RACE else ""
+    rank = f"#{board.rank} " if ranked else ""
+    return f"{rank}{who}: {board.score.total} points{win}{used}"
 
 
 # ---------------------------------------------------------------------------
@@ -66,6 +85,19 @@ def series_text(series: SeriesInfo, me: PlayerInfo | None, next_in_ms: int | Non
     mine = next((s for s in standings if me is not None and s.player.id == me.id), None)
     others = [s for s in standings if s is not mine]
     forfeits = [s.player.name for s in standings if s.forfeited]
+    if series.finished and series.best_of == 1:
+        # One deal is not a series: no "series", no score of deals (a shared first
+        # counts for both, so a draw would read 1–1).
+        winner = series.winner
+        if winner is None:
+            score = "a draw"
+        elif mine is not None and winner.id == mine.player.id:
+            score = "you won"
+        else:
+            score = f"{winner.name} won"
+        if forfeits:
+            score += f" ({', '.join(forfeits)} forfeited)"
+        return f"best of 1, 1 deal — {score}"
     if series.finished:
         head = f"best of {series.best_of}, {series.deal} deal{'s' if series.deal != 1 else ''}"
         winner = series.winner
@@ -84,25 +116,39 @@ def series_text(series: SeriesInfo, me: PlayerInfo | None, next_in_ms: int | Non
         if forfeits:
             score += f" ({', '.join(forfeits)} forfeited)"
         return f"{head} \u2014 {score}"
-    head = f"deal {series.deal} of {series.best_of}"
-    if mine is not None and others:
-        rival = others[0]
-        if mine.deals_won > rival.deals_won:
-            score = f"you lead {_score(mine, rival)}"
-        elif mine.deals_won < rival.deals_won:
-            score = f"{rival.player.name} leads {_score(rival, mine)}"
-        else:
-            score = f"level {_score(mine, rival)}"
-    elif len(standings) >= 2:
-        a, b = standings[0], standings[1]
-        score = f"{a.player.name} {a.deals_won}, {b.player.name} {b.deals_won}"
-    else:
-        score = ", ".join(f"{s.player.name} {s.deals_won}" for s in standings) or "no deals yet"
-    text = f"{head} \u2014 {score}"
+    text = f"deal {series.deal} of {series.best_of} \u2014 {series_score(series, me)}"
     if next_in_ms is not None:
         seconds = max(0, (next_in_ms + 999) // 1000)
         text += f", next deal in {seconds}s" if seconds else ", next deal starting"
     return text
+
+
+def series_score(series: SeriesInfo, me: PlayerInfo | None) -> str:
+    """The deals won so far, from this player's side: "you lead 1–0", "level 1–1"."""
+    standings = list(series.standings)
+    mine = next((s for s in standings if me is not None and s.player.id == me.id), None)
+    others = [s for s in standings if s is not mine]
+    if mine is not None and others:
+        rival = others[0]
+        if mine.deals_won > rival.deals_won:
+            return f"you lead {_score(mine, rival)}"
+        if mine.deals_won < rival.deals_won:
+            return f"{rival.player.name} leads {_score(rival, mine)}"
+        return f"level {_score(mine, rival)}"
+    if len(standings) >= 2:
+        a, b = standings[0], standings[1]
+        return f"{a.player.name} {a.deals_won}, {b.player.name} {b.deals_won}"
+    return ", ".join(f"{s.player.name} {s.deals_won}" for s in standings) or "no deals yet"
+
+
+def deal_heading(deal: int, best_of: int, series: SeriesInfo | None, me: PlayerInfo | None) -> str:
+    """Which deal of a series is being played, and the score before it:
+    ``"deal 2 of 3 — you lead 1–0"`` (``""`` for a match of one deal)."""
+    if best_of <= 1:
+        return ""
+    if deal <= 1 or series is None or not series.standings:
+        return f"deal {deal} of {best_of}"
+    return f"deal {deal} of {best_of} \u2014 {series_score(series, me)}"
 
 
 def rating_text(change: RatingChange) -> str:

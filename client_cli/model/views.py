@@ -63,6 +63,10 @@ class PlayerProgress:
     placed: int
     state: str  # "placed", "thinking", "done", "disconnected", "ready", "not ready"
     me: bool
+    # A race: what is left of the deal clock while this player still places, and the
+    # time it used once its board is full (as far as this client could tell).
+    clock_ms: int | None = None
+    used_ms: int | None = None
 
 
 @dataclass
@@ -83,6 +87,8 @@ class MatchView:
     legal: list[str] = field(default_factory=list)
     clock: Clock | None = None
     progress: Progress | None = None
+    deal_clock: Clock | None = None  # a race: the deal's clock, as the last progress told it
+    used_ms: dict[str, int] = field(default_factory=dict)  # a race: each full board's time
     result: MatchResult | None = None
     verification: Verification | None = None
     server_commitment: str = ""  # as published before the match
@@ -121,6 +127,12 @@ class ChallengeView:
             self.info.pace, self.info.deals, self.info.rated, self.info.card_clock_ms,
             self.info.deal_clock_ms,
         )  # fmt: skip
+
+
+def entrant_count(info: TournamentInfo) -> int:
+    """Who entered the draw: those still in and those knocked out (not the ones who
+    withdrew or were removed)."""
+    return sum(1 for e in info.entrants if e.status in ("active", "eliminated"))
 
 
 def entrant_in(info: TournamentInfo, player_id: str | None) -> TournamentEntrant | None:

@@ -301,6 +301,13 @@ class CribApp(App[int]):
         except (SessionError, ValidationError) as exc:
             self.refused(str(exc))
 
+    def watch_room(self, room_id: str) -> None:
+        """Watch a room's match without a seat: its progress, every board at the end."""
+        if self.model.room is not None:
+            self.tell("leave this room first")
+            return
+        self.send(JoinRoom(room_id=room_id, spectate=True))
+
     def _room_id(self) -> str | None:
         return self.model.room.id if self.model.room else None
 

@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from client_cli.model.state import ClientModel
+from client_cli.model.text import time_text
 from client_cli.model.views import Connection, PlayerProgress
 from client_cli.render import (
     SUIT_GLYPH,
@@ -246,6 +247,9 @@ class ProgressPanel(Static):
         table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         table.add_column(justify="right", no_wrap=True, style="cyan")
         table.add_column(no_wrap=True, width=14)
+        race = any(r.clock_ms is not None or r.used_ms is not None for r in rows)
+        if race:
+            table.add_column(no_wrap=True, justify="right", width=11)
         for row in rows:
             name = Text(row.player.name, "bold" if row.me else "")
             if row.me:
@@ -253,7 +257,16 @@ class ProgressPanel(Static):
             if row.player.bot:
                 name.append(" [bot]", "dim")
             label, style = self.STATE_STYLE.get(row.state, (row.state, ""))
-            table.add_row(name, f"{row.placed}/16", Text(label, style))
+            cells = [name, Text(f"{row.placed}/16"), Text(label, style)]
+            if race:
+                if row.used_ms is not None:
+                    cells.append(Text(f"{clock_text(row.used_ms)} used", "cyan"))
+                elif row.clock_ms is not None:
+                    low = row.clock_ms <= 10_000
+                    cells.append(Text(f"⏱ {clock_text(row.clock_ms)}", "bold red" if low else ""))
+                else:
+                    cells.append(Text(""))
+            table.add_row(*cells)
         self.update(table)
 
 
@@ -284,9 +297,17 @@ class ResultBoard(Static):
     """
 
     def show(
-        self, board: BoardResult, me: bool, upto: int | None = None, reveal: bool = True
+        self,
+        board: BoardResult,
+        me: bool,
+        upto: int | None = None,
+        reveal: bool = True,
+        *,
+        ranked: bool = True,
+        race: bool = False,
     ) -> None:
-        """``upto``: show only the first ``upto`` placements (a replay step)."""
+        """``upto``: show only the first ``upto`` placements (a replay step); ``ranked``
+        false: no rank (a board alone); ``race``: the time used, the race's tie-break."""
         cells: list[str | None] = list(board.cells)
         last = None
         if upto is not None:
@@ -298,14 +319,16 @@ class ResultBoard(Static):
                     if p.turn == upto:
                         last = idx
         head = Text()
-        head.append(f"#{board.rank} " if reveal else "", "bold yellow")
+        head.append(f"#{board.rank} " if reveal and ranked else "", "bold yellow")
         head.append(board.player.name + (" (you)" if me else ""), "bold")
         if board.player.bot:
             head.append(" [bot]", "dim")
         if reveal:
-            head.append(f"   {board.score.total} pts", "bold cyan")
+            head.append(f"   {board.score.total} points", "bold cyan")
             if board.score.win:
                 head.append("  WIN", "bold green")
+            if race:
+                head.append(f"\n{time_text(board.time_used_ms)} used", "cyan")
         parts: list[RenderableType] = [head]
         parts += board_lines(
             cells, board.score if reveal else None, highlight=[last] if last is not None else []

@@ -674,7 +674,8 @@ class Director:
             rounds=self._planned_rounds(),
             best_of=s.best_of,
             round=len(self.rounds),
-            entrants=len(self.active()),
+            # Everyone in the draw, knocked out or not (as GET /api/tournaments counts).
+            entrants=sum(1 for e in self.entrants.values() if e.status in ("active", "eliminated")),
             max_players=s.max_players,
             host=self.host,
             starts_ms=starts,

@@ -17,7 +17,9 @@ from textual.widgets import (
 )
 
 from client_cli import tournaments as tt
+from client_cli.model.text import deal_heading
 from client_cli.tui.screens.base import BaseScreen
+from client_cli.tui.screens.confirm import ConfirmDialog
 from client_cli.tui.widgets import (
     BoardView,
     CardPanel,
@@ -40,7 +42,8 @@ are outlined in green and show their names.
 Enter/Space   place the card under the cursor
 a-d then 1-4  place by cell name (b3 = column b, row 3)
 mouse         click a cell to place the card there
-Escape        clear a half-typed cell name
+Escape        clear a half-typed cell name; with nothing typed, leave the
+              match (asks first: leaving forfeits it, as resigning)
 ?             this help
 
 When the clock runs out the server places the card for you.
@@ -53,7 +56,7 @@ Rows and columns score as cribbage hands with the starter."""
         Binding("right", "move(0, 1)", "→", show=False),
         Binding("enter", "place", "Place"),
         Binding("space", "place", "Place", show=False),
-        Binding("escape", "clear", "Clear typing", show=False),
+        Binding("escape", "clear", "Leave", key_display="Esc"),
     ]
 
     def __init__(self) -> None:
@@ -70,6 +73,7 @@ Rows and columns score as cribbage hands with the starter."""
                 yield Static("", id="game-note", classes="note")
             with Vertical(id="side"):
                 yield Static("", id="game-tournament", classes="heading")
+                yield Static("", id="game-series", classes="heading")
                 yield CardPanel(id="card")
                 yield Static(Text("Players", "bold"), classes="heading")
                 yield ProgressPanel(id="progress")
@@ -98,8 +102,9 @@ Rows and columns score as cribbage hands with the starter."""
             board.cursor = min(
                 legal, key=lambda i: abs(i // 4 - board.cursor // 4) + abs(i % 4 - board.cursor % 4)
             )
-        self.query_one("#progress", ProgressPanel).show(self.model.progress_rows())
+        self.query_one("#progress", ProgressPanel).show(self.model.progress_rows(time.monotonic()))
         self._show_tournament()
+        self._show_series()
         self.tick()
         self._show_note()
 
@@ -119,9 +124,26 @@ Rows and columns score as cribbage hands with the starter."""
         )
         line.update(Text(text, "bold"))
 
+    def _show_series(self) -> None:
+        """In a series, which deal this is and the score before it."""
+        line = self.query_one("#game-series", Static)
+        match = self.model.match
+        text = ""
+        if match is not None:
+            text = deal_heading(match.deal, match.best_of, self.model.series, self.model.me)
+        line.display = bool(text)
+        line.update(Text(text, "bold yellow"))
+
     def tick(self) -> None:
         match = self.model.match
         if match is None:
+            return
+        now = time.monotonic()
+        if match.pace == Pace.RACE:
+            self.query_one("#progress", ProgressPanel).show(self.model.progress_rows(now))
+        if self.model.spectating():
+            note = "You are watching: the boards are revealed at the end. Escape leaves."
+            self.query_one("#card", CardPanel).show(None, None, None, "", note)
             return
         left = match.clock.left_ms(time.monotonic()) if match.clock else None
         per = "this card" if match.pace == Pace.LOCKSTEP else "left for the whole deal"
@@ -169,8 +191,28 @@ Rows and columns score as cribbage hands with the starter."""
         self.place(cell_label(self.query_one("#board", BoardView).cursor))
 
     def action_clear(self) -> None:
-        self.typed, self.note = "", ""
-        self._show_note()
+        if self.typed or self.note:
+            self.typed, self.note = "", ""
+            self._show_note()
+            return
+        self.action_leave()
+
+    def action_leave(self) -> None:
+        """Leave the room: at once when it costs nothing, else after asking."""
+        what = self.model.leaving_forfeits()
+        if what is None:
+            self.crib.leave_room()
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.crib.leave_room()
+
+        text = (
+            f"Leave now and resign? It forfeits {what}: it counts as a loss (a rated "
+            "series moves your rating as for one), and the server plays your cards."
+        )
+        self.app.push_screen(ConfirmDialog("Leave the match", text), done)
 
     def place(self, cell: str) -> None:
         reason = self.model.why_not(cell)

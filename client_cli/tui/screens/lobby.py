@@ -46,6 +46,7 @@ p        quick play: a rated head-to-head match against a player of your
 c        challenge a player by name
 a        answer a challenge made to you (accept or decline)
 x        cancel: leave the quick-play queue, or withdraw your challenge
+w        watch the chosen room's match (every board at the end)
 i        join a private room by its invite code
 r        refresh the list
 t        tournaments: the list, register, watch, host one
@@ -62,6 +63,7 @@ q        quit"""
         Binding("a", "answer", "Answer", show=False),
         Binding("x", "cancel", "Cancel", show=False),
         Binding("enter", "join", "Join", show=True),
+        Binding("w", "watch", "Watch"),
         Binding("i", "invite", "Invite code"),
         Binding("r", "refresh", "Refresh"),
         Binding("t", "tournaments", "Tournaments"),
@@ -171,14 +173,21 @@ q        quit"""
     def action_refresh(self) -> None:
         self.crib.list_rooms()
 
-    def action_join(self) -> None:
+    def _chosen(self) -> str | None:
         table = self.query_one("#rooms", DataTable)
         if not self.model.rooms or table.cursor_row < 0:
             self.crib.tell("no room chosen: press n to create one")
-            return
+            return None
         row_key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key
-        if row_key.value:
-            self.crib.join_room(room_id=row_key.value)
+        return str(row_key.value) if row_key.value else None
+
+    def action_join(self) -> None:
+        if (room_id := self._chosen()) is not None:
+            self.crib.join_room(room_id=room_id)
+
+    def action_watch(self) -> None:
+        if (room_id := self._chosen()) is not None:
+            self.crib.watch_room(room_id)
 
     @on(DataTable.RowSelected, "#rooms")
     def row_selected(self, event: DataTable.RowSelected) -> None:

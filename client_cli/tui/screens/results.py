@@ -17,7 +17,7 @@ from textual.widgets import (
 from client_cli import analysis as ana
 from client_cli import history as hist
 from client_cli import tournaments as tt
-from client_cli.model.text import rating_text, series_text
+from client_cli.model.text import rating_text, series_text, time_text
 from client_cli.model.views import TournamentView
 from client_cli.render import card_text
 from client_cli.safe import visible
@@ -27,6 +27,7 @@ from client_cli.tui.screens.replay import ReplayScreen
 from client_cli.tui.widgets import (
     ResultBoard,
 )
+from protocol.messages import Pace
 
 
 class ResultsScreen(BaseScreen):
@@ -91,8 +92,14 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
         head.append_text(card_text(result.starter, width=0))
         me = self.model.me
         mine = next((b for b in result.boards if me and b.player.id == me.id), None)
+        # A duplicate tournament's table has one board, ranked in the standings only.
+        ranked = not (len(result.boards) == 1 and self.model.tournament_for_room() is not None)
+        race = match.pace == Pace.RACE
         if mine is not None:
-            head.append(f"    you: #{mine.rank}, {mine.score.total} points", "bold cyan")
+            rank = f"#{mine.rank}, " if ranked else ""
+            head.append(f"    you: {rank}{mine.score.total} points", "bold cyan")
+            if race:
+                head.append(f", {time_text(mine.time_used_ms)} used", "bold cyan")
             if mine.score.win:
                 head.append("  — a WIN (61+)", "bold green")
         v = match.verification
@@ -113,15 +120,20 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
             return
         self.shown = result.match_id
         self.leaving = False
+        self.refresh_bindings()  # whether a rematch is on offer here
         boards = self.query_one("#boards", ScrollableContainer)
         boards.remove_children()
         views = []
-        for board in result.boards:
+        # Your own board first, then the others by rank: on a narrow terminal the
+        # board that is yours is never the one scrolled out of sight.
+        order = sorted(result.boards, key=lambda b: not (me is not None and b.player.id == me.id))
+        for board in order:
             view = ResultBoard()
             views.append((view, board))
         boards.mount_all([v for v, _ in views])
         for view, board in views:
-            view.show(board, me is not None and board.player.id == me.id)
+            mine_too = me is not None and board.player.id == me.id
+            view.show(board, mine_too, ranked=ranked, race=race)
 
     def on_mount(self) -> None:
         self.set_interval(0.5, self.show_series)
@@ -148,11 +160,19 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
             t.append_text(self._tournament_line(tournament))
         elif room is not None and model.series_over() and model.match is not None:
             wanted, others = model.rematch_state()
-            seated = [s.player for s in room.players if not model.me or s.player.id != model.me.id]
-            waiting = [p.name for p in seated if p not in others and not p.bot]
+            seated = [s for s in room.players if not model.me or s.player.id != model.me.id]
+            gone = [s.player.name for s in seated if not s.connected and not s.player.bot]
+            waiting = [
+                s.player.name
+                for s in seated
+                if s.player not in others and not s.player.bot and s.connected
+            ]
             if t:
                 t.append("\n")
-            if wanted and waiting:
+            if gone and not others:
+                t.append(f"{', '.join(gone)} left the room: no rematch", "dim")
+                t.append("  Enter goes back to the lobby", "dim")
+            elif wanted and waiting:
                 t.append(f"You asked for a rematch: waiting for {', '.join(waiting)}", "cyan")
                 t.append("  (r withdraws)", "dim")
             elif wanted:
@@ -188,6 +208,13 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
         if self.model.series_over():
             t.append("   Enter: back to the tournament's standings", "dim")
         return t
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rematch":
+            # A tournament's table has no rematch: the tournament pairs the next round.
+            room = self.model.room
+            return not (room is not None and room.origin == "tournament")
+        return True
 
     def action_leave(self) -> None:
         if not self.model.series_over() and not self.leaving:

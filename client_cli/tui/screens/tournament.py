@@ -17,7 +17,7 @@ from textual.widgets import (
 )
 
 from client_cli import tournaments as tt
-from client_cli.model.views import TournamentView
+from client_cli.model.views import TournamentView, entrant_count
 from client_cli.render import clock_text
 from client_cli.tui.screens.base import BaseScreen
 from client_cli.tui.screens.confirm import ConfirmDialog, confirm_withdrawal
@@ -151,8 +151,8 @@ a        add server bots (strategy and how many)"""
         head.append(f"\nhost {info.host.name}", "dim")
         if self.model.is_host(info.id):
             head.append(" (you)", "bold cyan")
-        active = sum(1 for e in info.entrants if e.status == "active")
-        head.append(f"   {active}/{info.max_players} entrants", "dim")
+        entered = entrant_count(info)
+        head.append(f"   {entered}/{info.max_players} entrant{'s' if entered != 1 else ''}", "dim")
         head.append(f"   {info.visibility.value}", "dim")
         if not info.bots:
             head.append(", no bots", "dim")
@@ -263,6 +263,8 @@ a        add server bots (strategy and how many)"""
         t = Text()
         if not info.standings:
             t.append("Nobody has registered yet. ", "italic")
+        elif (state := tt.standings_state(info)) and not bracket_now:
+            t.append(f"Standings {state}. ", "bold yellow" if state.startswith("live") else "dim")
         if info.format == TournamentFormat.KNOCKOUT:
             t.append("b: the standings. " if bracket_now else "b: the bracket. ", "dim")
         if self.model.is_host(info.id) and not view.over:

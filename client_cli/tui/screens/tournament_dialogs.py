@@ -122,12 +122,12 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
                 yield from pace("tn-pace")
             yield from clock_field("tn-clock")
             yield from number_field(
-                "Round", "tn-round-clock", "minutes per round; empty: deals' clocks + 1",
-                max_length=3, placeholder="-",
+                "Round", "tn-round-clock", "seconds per round; empty: deals' clocks + 60",
+                max_length=5, placeholder="-",
             )  # fmt: skip
             yield from number_field(
-                "Start", "tn-start", "in N minutes by itself; empty: you start it (s)",
-                max_length=5, placeholder="-",
+                "Start", "tn-start", "in N seconds by itself; empty: you start it (s)",
+                max_length=6, placeholder="-",
             )  # fmt: skip
             yield from number_field(
                 "Players", "tn-max", "at most (2 to 512)", value="64", max_length=3
@@ -170,13 +170,13 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
         if not 2 <= players <= 512:
             self.refuse("players: 2 to 512")
             return None
-        round_min = self._int("tn-round-clock", None)
-        if round_min is not None and not 1 <= round_min <= 240:
-            self.refuse("a round clock is 1 to 240 minutes (or empty)")
+        round_s = self._int("tn-round-clock", None)
+        if round_s is not None and not 10 <= round_s <= 4 * 3600:
+            self.refuse("a round clock is 10 to 14400 seconds (or empty)")
             return None
         start = self._int("tn-start", None)
-        if start is not None and not 0 <= start <= 7 * 24 * 60:
-            self.refuse("start in 0 minutes to 7 days (or empty: you start it)")
+        if start is not None and not 0 <= start <= 7 * 24 * 3600:
+            self.refuse("start in 0 to 604800 seconds: 7 days (or empty: you start it)")
             return None
         best = best_of_value(self, "tn-best-of")
         if best > 1 and fmt != "knockout":
@@ -193,8 +193,8 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
             "bots": self.query_one("#tn-bots", Checkbox).value,
             **clock_terms(race, seconds),
         }
-        if round_min is not None:
-            value["round_clock_ms"] = max(10_000, round_min * 60_000)
+        if round_s is not None:
+            value["round_clock_ms"] = round_s * 1000
         if start is not None:
-            value["start_in_ms"] = start * 60_000
+            value["start_in_ms"] = start * 1000
         return value
