@@ -8,6 +8,7 @@ Both front ends use it; the fetching helpers return readable lines for
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from client_cli.model.checks import verify_result
+from client_cli.ratings import RatingEvent, RatingsError, parse_ratings, ratings_path
 from client_cli.render import board_lines, score_lines
 from engine.verification import Verification
 from protocol.messages import BoardResult, MatchResult
@@ -197,13 +199,120 @@ def format_summary(m: MatchSummary) -> str:
     return ", ".join(bits)
 
 
+@dataclass(frozen=True)
+class HistoryRow:
+    """One past deal as the history lists it: against whom, and how it went."""
+
+    summary: MatchSummary
+    opponents: tuple[str, ...]  # names, "[bot]" marked
+    result: str  # "win", "loss", "draw", "solo", or "" (not finished, or not known)
+    rating: str = ""  # on a rated series' last deal: "1500 -> 1522 (+22)"
+
+
+def deal_result(my_rank: int | None, other_ranks: list[int]) -> str:
+    """A deal's result for one player: first alone wins, first shared is a draw."""
+    if my_rank is None:
+        return ""
+    if not other_ranks:
+        return "solo"
+    if my_rank == 1:
+        return "draw" if 1 in other_ranks else "win"
+    return "loss"
+
+
+def history_rows(
+    matches: list[MatchSummary],
+    details: dict[str, dict[str, Any]],
+    events: list[RatingEvent],
+    me: str,
+) -> list[HistoryRow]:
+    """Each listed match with its opponents and result (from ``details``, the
+    server's match objects) and, on the last deal of a rated series, the rating
+    change (from ``events``, the player's rating history)."""
+    by_series = {e.series_id: e for e in events if e.series_id}
+    last_deal: dict[str, tuple[int, str]] = {}
+    for m in matches:
+        d = details.get(m.match_id) or {}
+        sid, deal = d.get("series_id"), _int(d.get("deal")) or 1
+        if isinstance(sid, str) and deal >= last_deal.get(sid, (0, ""))[0]:
+            last_deal[sid] = (deal, m.match_id)
+    rows = []
+    for m in matches:
+        d = details.get(m.match_id) or {}
+        others = [b for b in d.get("boards", []) if _dig(b.get("player"), "id") != me]
+        names = tuple(
+            str(_dig(b.get("player"), "name") or "?")
+            + (" [bot]" if _dig(b.get("player"), "bot") else "")
+            for b in others
+        )
+        ranks = [r for b in others if (r := _int(b.get("rank"))) is not None]
+        finished = m.status in ("", "finished")
+        result = deal_result(m.rank, ranks) if finished else ""
+        rating = ""
+        sid = d.get("series_id")
+        event = by_series.get(sid) if isinstance(sid, str) else None
+        if event is not None and last_deal.get(str(sid), (0, ""))[1] == m.match_id:
+            rating = f"{event.before} -> {event.after} ({event.after - event.before:+d})"
+        rows.append(HistoryRow(m, names, result, rating))
+    return rows
+
+
+async def fetch_history_rows(session: Session, player_id: str, limit: int = 20) -> list[HistoryRow]:
+    """The player's last ``limit`` matches with opponents, results and rating changes:
+    the match list, each match's object (a few at a time) and the rating history."""
+    import asyncio
+
+    from client_cli.session import SessionError, path_quote
+
+    matches = (await fetch_history(session, player_id))[:limit]
+    gate = asyncio.Semaphore(6)
+
+    async def detail(match_id: str) -> tuple[str, dict[str, Any]]:
+        async with gate:
+            try:
+                data = await session.get_json(match_path(path_quote(match_id)))
+            except SessionError:
+                return match_id, {}
+        return match_id, data if isinstance(data, dict) else {}
+
+    found = await asyncio.gather(*(detail(m.match_id) for m in matches))
+    events: list[RatingEvent] = []
+    # No rated game yet, or a server without ratings: no rating column.
+    with contextlib.suppress(SessionError, RatingsError):
+        events = parse_ratings(await session.get_json(ratings_path(player_id))).history
+    return history_rows(matches, dict(found), events, player_id)
+
+
+def history_line(row: HistoryRow) -> str:
+    """One history line for ``--plain``."""
+    m = row.summary
+    bits = [f"match {m.match_id}"]
+    if m.status and m.status != "finished":
+        bits.append(m.status)
+    if m.when:
+        bits.append(m.when)
+    if m.room:
+        bits.append(f"room {m.room}")
+    if m.players:
+        bits.append(f"{m.players} player{'s' if m.players != 1 else ''}")
+    if row.opponents:
+        bits.append("vs " + ", ".join(row.opponents))
+    if row.result and row.result != "solo":
+        bits.append(row.result + (f" (rank {m.rank} of {m.players})" if m.players > 2 else ""))
+    if m.score is not None:
+        bits.append(f"{m.score} points")
+    if row.rating:
+        bits.append(f"rating {row.rating}")
+    return ", ".join(bits)
+
+
 async def history_lines(session: Session, model: ClientModel) -> list[str]:
     if model.me is None:
         return ["not signed in"]
-    matches = await fetch_history(session, model.me.id)
-    if not matches:
+    rows = await fetch_history_rows(session, model.me.id)
+    if not rows:
         return ["no finished matches yet"]
-    return [format_summary(m) for m in matches]
+    return [history_line(r) for r in rows]
 
 
 async def replay_lines(session: Session, match_id: str) -> list[str]:

@@ -98,7 +98,8 @@ commands:
   who                                who is in the room and how far along
   wait                               wait for the match to end (or to start; in a
                                      series, for the next deal)
-  history                            your past matches
+  history                            your last 20 matches: against whom, win/loss/draw,
+                                     points, and a rated series' rating change
   replay MATCH_ID                    step through a match, placement by placement
   analyze [MATCH_ID]                 the best board in hindsight and each move's loss
                                      (default: the match just played)

@@ -19,11 +19,15 @@ from client_cli.session import SessionError
 from client_cli.tui.screens.base import BaseScreen
 from client_cli.tui.screens.replay import ReplayScreen
 
+RESULT_STYLE = {"win": "bold green", "loss": "red", "draw": "yellow", "solo": "dim"}
+
 
 class HistoryScreen(BaseScreen):
     TITLE = "history"
     HELP = """\
-Your finished matches, newest first, from the server.
+Your last 20 matches, newest first, from the server: against whom, the result
+(win, loss or draw; in a room of more, your rank), your points, and on the last
+deal of a rated series how your rating moved.
 
 ↑ ↓     choose a match
 Enter   replay it, placement by placement
@@ -44,7 +48,7 @@ Escape  back"""
 
     def on_mount(self) -> None:
         self.query_one("#history", DataTable).add_columns(
-            "when", "room", "players", "rank", "points", "match"
+            "when", "room", "against", "result", "points", "rating", "match"
         )
         self.action_reload()
 
@@ -55,28 +59,31 @@ Escape  back"""
         if me is None:
             return
         try:
-            matches = await hist.fetch_history(self.crib.session, me.id)
+            rows = await hist.fetch_history_rows(self.crib.session, me.id)
         except SessionError as exc:
             note.update(Text(f"✖ {exc}", "bold red"))
             return
         table = self.query_one("#history", DataTable)
         table.clear()
-        for m in matches:
-            rank = Text(
-                str(m.rank) if m.rank is not None else "-", "bold green" if m.rank == 1 else ""
-            )
+        for row in rows:
+            m = row.summary
+            style = RESULT_STYLE.get(row.result, "")
+            result = row.result + (f" ({m.rank} of {m.players})" if m.players > 2 else "")
             score = Text(
                 str(m.score) if m.score is not None else "-",
                 "bold green" if (m.score or 0) >= 61 else "",
             )
+            up = "(-" not in row.rating
             table.add_row(
-                m.when[:19], Text(m.room), str(m.players or "-"), rank, score, Text(m.match_id),
+                m.when[:16], Text(m.room), Text(", ".join(row.opponents) or "-"),
+                Text(result or "-", style), score,
+                Text(row.rating, "green" if up else "red"), Text(m.match_id),
                 key=m.match_id,
             )  # fmt: skip
         note.update(
             Text(
-                f"{len(matches)} match(es). Enter replays the chosen one."
-                if matches
+                f"{len(rows)} match(es), the latest first. Enter replays the chosen one."
+                if rows
                 else "No finished matches yet.",
                 "dim",
             )
