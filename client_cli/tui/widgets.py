@@ -308,6 +308,7 @@ class ResultBoard(Static):
     ) -> None:
         """``upto``: show only the first ``upto`` placements (a replay step); ``ranked``
         false: no rank (a board alone); ``race``: the time used, the race's tie-break."""
+        self.player_id = board.player.id  # whose board this shows
         cells: list[str | None] = list(board.cells)
         last = None
         if upto is not None:

@@ -24,6 +24,7 @@ from client_cli.tui.screens.lobby import LobbyScreen
 from client_cli.tui.screens.lobby_dialogs import ChallengeDialog, CreateRoomDialog, QuickPlayDialog
 from client_cli.tui.screens.results import ResultsScreen
 from client_cli.tui.screens.room import RoomScreen
+from client_cli.tui.widgets import ResultBoard
 from engine import Grid, commitment, deal, room_seed
 from engine.grid import cell_name
 from protocol.messages import (
@@ -409,3 +410,67 @@ async def test_a_best_of_three_shows_its_score_the_rating_and_a_rematch() -> Non
         wire.feed(*messages[:2])
         await reach(pilot, app, GameScreen, "the rematch")
         assert app.model.my_rating_change() is None and app.model.secrets == {}
+
+
+async def test_the_match_screen_tells_the_series_and_escape_resigns_after_asking() -> None:
+    from client_cli.tui.screens.confirm import ConfirmDialog
+
+    app = CribApp("ws://127.0.0.1:9/ws")
+    async with app.run_test(size=(80, 24)) as pilot:
+        wire = await signed_in(pilot, app)
+        wire.feed(RoomState(room=room()))
+        await reach(pilot, app, RoomScreen, "the room")
+        app.model.contribution = "mine"
+        messages, grid = deal_messages(SECRETS[0], "m1", 1, ROOM_COMMITMENT)
+        wire.feed(*messages)
+        await reach(pilot, app, GameScreen, "deal 1")
+        assert "deal 1 of 3" in text_of(app.screen.query_one("#game-series", Static))
+        first = result(1, grid, SECRETS[0], series(1, 1, 0, next_ms=5000))
+        # bob's board first, ranked above mine (as the server orders them)
+        ranked = [
+            b.model_copy(update={"rank": 2 if b.player.id == ME.id else 1}) for b in first.boards
+        ]
+        ranked.sort(key=lambda b: b.rank)
+        assert ranked[0].player.id != ME.id
+        wire.feed(first.model_copy(update={"boards": ranked}))
+        await reach(pilot, app, ResultsScreen, "deal 1's results")
+        # at 80 columns one board fits: it is mine, whatever my rank
+        shown = [b.player_id for b in app.screen.query(ResultBoard)]
+        assert shown[0] == ME.id and len(shown) == 2
+
+        messages, _ = deal_messages(SECRETS[1], "m2", 2, SECRETS[0])
+        wire.feed(*messages[:2])  # deal 2 starts; its first card arrives
+        await reach(pilot, app, GameScreen, "deal 2")
+        heading = text_of(app.screen.query_one("#game-series", Static))
+        assert heading == "deal 2 of 3 \u2014 you lead 1\u20130"
+        # Escape with something typed clears it; with nothing typed it asks to resign
+        await pilot.press("b")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ConfirmDialog)
+        await pilot.press("escape")
+        await reach(pilot, app, ConfirmDialog, "the question")
+        assert "forfeits the series" in text_of(app.screen.query_one("#confirm-text", Static))
+        await pilot.press("n")
+        await reach(pilot, app, GameScreen, "still playing")
+        assert not any(isinstance(m, LeaveRoom) for m in wire.sent)
+        await pilot.press("escape")
+        await reach(pilot, app, ConfirmDialog, "asked again")
+        await pilot.press("y")
+        await until(pilot, lambda: any(isinstance(m, LeaveRoom) for m in wire.sent), "the leave")
+
+
+async def test_a_tournament_tables_results_offer_no_rematch() -> None:
+    app = CribApp("ws://127.0.0.1:9/ws")
+    async with app.run_test(size=(120, 40)) as pilot:
+        wire = await signed_in(pilot, app)
+        wire.feed(RoomState(room=room(origin="tournament", deals=1, rated=False)))
+        await reach(pilot, app, RoomScreen, "the table")
+        messages, grid = deal_messages(SECRETS[0], "m1", 1, ROOM_COMMITMENT)
+        wire.feed(*messages)
+        await reach(pilot, app, GameScreen, "the deal")
+        wire.feed(result(1, grid, SECRETS[0], None))
+        await reach(pilot, app, ResultsScreen, "the results")
+        await pilot.pause(0.2)
+        assert app.screen.check_action("rematch", ()) is False
+        offered = [b.binding.description for b in app.screen.active_bindings.values() if b.enabled]
+        assert "Rematch" not in offered and "Replay" in offered

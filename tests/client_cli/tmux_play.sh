@@ -127,9 +127,9 @@ wait_for "before the first card"
 keys Right
 wait_for "placement 1 of 16"
 keys End
-wait_for "the starter"
+wait_for "and the scores"
 keys Escape
-wait_gone "the starter"
+wait_gone "and the scores"  # the replay's end (the results may say "the starter is a jack")
 wait_for "deal verified"
 
 # back to the lobby, then quit cleanly
