@@ -16,6 +16,7 @@ def seat_lines(old: RoomInfo, room: RoomInfo) -> list[str]:
     lines: list[str] = []
     before = {s.player.id: s for s in old.players}
     after = {s.player.id: s for s in room.players}
+    forfeited = _forfeited(room) - _forfeited(old)
     for pid, seat in after.items():
         was = before.get(pid)
         if was is None:
@@ -26,6 +27,10 @@ def seat_lines(old: RoomInfo, room: RoomInfo) -> list[str]:
         elif was.connected != seat.connected:
             if seat.connected:
                 lines.append(f"{seat.player.name} reconnected")
+            elif pid in forfeited:
+                # Left during the match: the server plays the seat out, the series is lost.
+                what = "the series" if room.deals > 1 else "the match"
+                lines.append(f"{seat.player.name} left: {seat.player.name} forfeits {what}")
             elif room.status == RoomStatus.FINISHED:
                 # After the match a seat empties when its player goes back to the lobby.
                 lines.append(f"{seat.player.name} left the room")
@@ -35,6 +40,11 @@ def seat_lines(old: RoomInfo, room: RoomInfo) -> list[str]:
         if pid not in after:
             lines.append(f"{seat.player.name} left")
     return lines
+
+
+def _forfeited(room: RoomInfo) -> set[str]:
+    series = room.series
+    return {s.player.id for s in series.standings if s.forfeited} if series else set()
 
 
 def rematch_lines(old: RoomInfo, room: RoomInfo, me: str | None) -> list[str]:

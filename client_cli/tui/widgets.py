@@ -247,9 +247,6 @@ class ProgressPanel(Static):
         table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         table.add_column(justify="right", no_wrap=True, style="cyan")
         table.add_column(no_wrap=True, width=14)
-        race = any(r.clock_ms is not None or r.used_ms is not None for r in rows)
-        if race:
-            table.add_column(no_wrap=True, justify="right", width=11)
         for row in rows:
             name = Text(row.player.name, "bold" if row.me else "")
             if row.me:
@@ -257,16 +254,14 @@ class ProgressPanel(Static):
             if row.player.bot:
                 name.append(" [bot]", "dim")
             label, style = self.STATE_STYLE.get(row.state, (row.state, ""))
-            cells = [name, Text(f"{row.placed}/16"), Text(label, style)]
-            if race:
-                if row.used_ms is not None:
-                    cells.append(Text(f"{clock_text(row.used_ms)} used", "cyan"))
-                elif row.clock_ms is not None:
-                    low = row.clock_ms <= 10_000
-                    cells.append(Text(f"⏱ {clock_text(row.clock_ms)}", "bold red" if low else ""))
-                else:
-                    cells.append(Text(""))
-            table.add_row(*cells)
+            state = Text(label, style)
+            # A race: the deal clock of a player still placing, the time of a full board.
+            if row.state == "done" and row.used_ms is not None:
+                state = Text(f"■ {clock_text(row.used_ms)} used", "cyan")
+            elif row.state == "thinking" and row.clock_ms is not None:
+                low = row.clock_ms <= 10_000
+                state = Text(f"… ⏱ {clock_text(row.clock_ms)}", "bold red" if low else "yellow")
+            table.add_row(name, f"{row.placed}/16", state)
         self.update(table)
 
 

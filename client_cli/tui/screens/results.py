@@ -73,6 +73,7 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
         super().__init__()
         self.shown: str | None = None
         self.leaving = False  # Enter pressed once during a series: press again to forfeit
+        self.series_was_over: bool | None = None
 
     def compose(self) -> ComposeResult:
         yield from self.compose_bar()
@@ -141,6 +142,10 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
     def show_series(self) -> None:
         """The series, the rating change and the rematch: the lines that move by themselves."""
         model = self.model
+        over = model.series_over()
+        if over != self.series_was_over:  # the rematch key comes with the series' end
+            self.series_was_over = over
+            self.refresh_bindings()
         t = Text()
         series = model.series
         if series is not None and series.best_of > 1:
@@ -211,9 +216,11 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":
-            # A tournament's table has no rematch: the tournament pairs the next round.
+            # Only once the series is over, and never at a tournament's table (the
+            # tournament pairs the next round).
             room = self.model.room
-            return not (room is not None and room.origin == "tournament")
+            at_table = room is not None and room.origin == "tournament"
+            return self.model.series_over() and not at_table
         return True
 
     def action_leave(self) -> None:
