@@ -846,7 +846,7 @@ class PlainClient:
         me = self.model.me.id if self.model.me else None
         head = (
             f"{info.name} ({info.id}): {tt.FORMAT_NAME[info.format]}, "
-            f"{tt.rounds_text(info.format, info.rounds, info.best_of)}, "
+            f"{tt.rounds_text(info.format, info.rounds, info.best_of, bool(info.bracket))}, "
             f"{tt.clock_terms(info.pace, info.card_clock_ms, info.deal_clock_ms)}; "
             f"host {info.host.name}"
         )
@@ -923,8 +923,13 @@ class PlainClient:
             raise SessionError("usage: register ID|CODE")
         reply = await self._join_tournament(args[0], spectate=False)
         if isinstance(reply, TournamentUpdate):
-            self.model.show_tournament(reply.tournament.id)
-            if self.model.entered(reply.tournament.id):
+            info = reply.tournament
+            self.model.show_tournament(info.id)
+            if info.status in ("finished", "cancelled"):
+                self.say(f"{info.name} is {info.status}: there is nothing to register for")
+            elif self.model.tournament_role(info.id) == "out":
+                self.say(f"you are out of {info.name}: knocked out, you play no further round")
+            elif self.model.entered(info.id):
                 self.say(
                     f"registered in {reply.tournament.name}: a placement or wait "
                     "waits for your table"

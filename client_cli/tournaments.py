@@ -41,11 +41,14 @@ def clock_terms(pace: Pace, card_clock_ms: int, deal_clock_ms: int) -> str:
     return f"race, {deal_clock_ms // 1000}s per deal"
 
 
-def rounds_text(fmt: TournamentFormat, rounds: int, best_of: int) -> str:
-    """``"5 deals"`` (duplicate), ``"4 rounds"`` (Swiss), ``"3 rounds, best of 3"``."""
+def rounds_text(fmt: TournamentFormat, rounds: int, best_of: int, drawn: bool = True) -> str:
+    """``"5 deals"`` (duplicate), ``"4 rounds"`` (Swiss), ``"3 rounds, best of 3"``
+    (a knockout whose bracket is not ``drawn`` yet: as many rounds as its field needs)."""
     if fmt == TournamentFormat.DUPLICATE:
         return f"{rounds} deal{'s' if rounds != 1 else ''}"
     text = f"{rounds} round{'s' if rounds != 1 else ''}"
+    if fmt == TournamentFormat.KNOCKOUT and not drawn:
+        text = "rounds as the field needs"
     if fmt == TournamentFormat.KNOCKOUT:
         text += f", best of {best_of}" if best_of > 1 else ", one deal a match"
     return text
@@ -278,16 +281,16 @@ def tie_break(match: Match, pace: Pace, best_of: int) -> str:
     if winner is None or loser is None or winner.points is None or loser.points is None:
         return ""
     if winner.points < loser.points:
-        return "won on deals, with fewer points"
+        return "on deals won, with fewer points"
     if winner.points > loser.points:
         return ""
     if best_of > 1:
-        return "level on points: decided by deals won, then " + (
-            "time used, then the better seed" if pace == Pace.RACE else "the better seed"
+        return "level on points: by deals won, then " + (
+            "time used, then seed" if pace == Pace.RACE else "seed"
         )
     if pace == Pace.RACE:
-        return "level on points: won on time used (or, level on time, the better seed)"
-    return "level on points: won as the better seed"
+        return "level on points: on time used (then seed)"
+    return "level on points: to the better seed"
 
 
 def bracket(
@@ -472,16 +475,17 @@ def bracket_grid(rounds: Sequence[Sequence[Match]], me: str | None = None,
 
 
 def tie_break_lines(rounds: Sequence[Sequence[Match]], me: str | None = None) -> list[str]:
-    """Each match won on a tie-break, and how: ``"round 1, [3] cy v [2] bob: bob,
-    level on points: won as the better seed"``."""
+    """Each match won on a tie-break, and how: ``"round 1: [2] bob beat [3] cy, level
+    on points: to the better seed"``."""
     out = []
     n = len(rounds)
     for k, matches in enumerate(rounds):
         for m in matches:
             winner = m.top if m.top.won else m.bottom if m.bottom.won else None
             if m.decided and winner is not None:
-                pair = f"{_slot_name(m.top, me)} v {_slot_name(m.bottom, me)}"
-                out.append(f"{round_name(k, n)}, {pair}: {_slot_name(winner, me)}, {m.decided}")
+                loser = m.bottom if winner is m.top else m.top
+                beat = f"{_slot_name(winner, me)} beat {_slot_name(loser, me)}"
+                out.append(f"{round_name(k, n)}: {beat}, {m.decided}")
     return out
 
 

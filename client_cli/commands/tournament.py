@@ -125,9 +125,11 @@ def list_(args: argparse.Namespace) -> int:
         sys.stdout.write("no tournaments\n")
     for t in rows:
         s = t["settings"]
+        # A knockout's rounds follow from its bracket: the list shows those played.
+        of = "" if t["format"] == "knockout" else f"/{s['rounds']}"
         line = (
             f"{t['id']:<10} {t['status']:<11} {t['format']:<9} {s['pace']:<8}"
-            f" {t['entrants']:>3}/{s['max_players']:<3} round {t['rounds_played']}/{s['rounds']}"
+            f" {t['entrants']:>3}/{s['max_players']:<3} round {t['rounds_played']}{of}"
             f"  {t['name']} (host {t['host']['name']})"
         )
         sys.stdout.write(visible(line) + "\n")
@@ -181,10 +183,10 @@ def show_lines(t: dict[str, Any]) -> list[str]:
             figure = (
                 "champion" if champion else "still in" if out is None else f"out in round {out}"
             )
-        status = "" if row["status"] == "active" else f"  [{row['status']}]"
+        status = "" if row["status"] in ("active", "eliminated") else f"  [{row['status']}]"
         lines.append(
             f"{row['rank']:>3}. {who:<24} {figure}  {row['points']} points"
-            f" in {row['deals']} deals{status}"
+            f" in {row['deals']} deal{'s' if row['deals'] != 1 else ''}{status}"
         )
     for r in t["rounds"]:
         done = sum(1 for x in r["tables"] if x["status"] != "playing")

@@ -213,6 +213,8 @@ async def test_a_question_mark_in_the_name_field_opens_the_help() -> None:
             lambda: "Help: sign in" in str(app.screen.query("Static").first().content),
             "the help",
         )
+        shown = " ".join(str(w.content) for w in app.screen.query("Static"))
+        assert "Type the name you want to play under" in shown  # the help's text itself
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, SignInScreen), "the sign-in again")
         await pilot.press("a")

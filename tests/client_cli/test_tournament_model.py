@@ -441,9 +441,9 @@ def test_a_knockout_bracket_shows_seeds_byes_results_and_the_rounds_to_come() ->
 def test_a_knockout_match_won_on_a_tie_break_says_how() -> None:
     level = {CY.id: 40, BOB.id: 40}
     for pace, best_of, reason in (
-        ("lockstep", 1, "level on points: won as the better seed"),
-        ("race", 1, "level on points: won on time used (or, level on time, the better seed)"),
-        ("lockstep", 3, "level on points: decided by deals won, then the better seed"),
+        ("lockstep", 1, "level on points: to the better seed"),
+        ("race", 1, "level on points: on time used (then seed)"),
+        ("lockstep", 3, "level on points: by deals won, then seed"),
     ):
         done = knockout_three(
             pace=pace, best_of=best_of, round=1,
@@ -453,12 +453,12 @@ def test_a_knockout_match_won_on_a_tie_break_says_how() -> None:
         rounds = tt.bracket(done.tournament)
         assert rounds[0][1].decided == reason
         assert f"(won) ({reason})" in tt.bracket_text_lines(rounds)[2]
-        assert tt.tie_break_lines(rounds) == [f"round 1, [3] cy v [2] bob: [2] bob, {reason}"]
+        assert tt.tie_break_lines(rounds) == [f"round 1: [2] bob beat [3] cy, {reason}"]
     fewer = knockout_three(
         tables=[table(1, [CY, BOB], room_id="K1", status="finished", winner=BOB.id,
                       points={CY.id: 90, BOB.id: 70}), table(2, [ME], status="bye", winner=ME.id)],
     )  # fmt: skip
-    assert tt.bracket(fewer.tournament)[0][1].decided == "won on deals, with fewer points"
+    assert tt.bracket(fewer.tournament)[0][1].decided == "on deals won, with fewer points"
     more = knockout_three(
         tables=[table(1, [CY, BOB], room_id="K1", status="finished", winner=BOB.id,
                       points={CY.id: 50, BOB.id: 70}), table(2, [ME], status="bye", winner=ME.id)],

@@ -29,3 +29,5 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog help"):
             yield Static(Text(f"Help: {self.title_text}", "bold"))
+            yield Static(Text(self.text))
+            yield Static(Text("\nCtrl+Q quits from anywhere. Escape closes this help.", "dim"))

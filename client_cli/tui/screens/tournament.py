@@ -145,7 +145,7 @@ a        add server bots (strategy and how many)"""
         head = Text()
         head.append(info.name, "bold")
         head.append(f"   {tt.FORMAT_NAME[info.format]}, ")
-        head.append(tt.rounds_text(info.format, info.rounds, info.best_of))
+        head.append(tt.rounds_text(info.format, info.rounds, info.best_of, bool(info.bracket)))
         head.append(f", {tt.clock_terms(info.pace, info.card_clock_ms, info.deal_clock_ms)}")
         head.append(f", round clock {clock_text(info.round_clock_ms)}", "dim")
         head.append(f"\nhost {info.host.name}", "dim")
