@@ -97,6 +97,7 @@ Rows and columns score as cribbage hands with the starter."""
         last = None
         if match.placements:
             last = parse_cell(max(match.placements, key=lambda p: p.turn).cell)
+        board.show_cursor = not self.model.spectating()  # a spectator has no board here
         board.set_board(match.cells, legal, last)
         if legal and board.cursor not in legal and match.placed_count > 0:
             board.cursor = min(
@@ -170,6 +171,8 @@ Rows and columns score as cribbage hands with the starter."""
             t.append(f"typed: {self.typed}_  ", "bold yellow")
         if self.note:
             t.append(self.note, "bold red")
+        elif self.model.spectating():
+            t.append("watching: Escape stops", "dim")
         elif not self.typed:
             t.append("arrows + Enter, type a cell (b3) or click a green cell", "dim")
         self.query_one("#game-note", Static).update(t)

@@ -163,6 +163,10 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
             if t:
                 t.append("\n")
             t.append_text(self._tournament_line(tournament))
+        elif model.spectating():
+            if t:
+                t.append("\n")
+            t.append("You watched this match. Enter goes back to the lobby", "dim")
         elif room is not None and model.series_over() and model.match is not None:
             wanted, others = model.rematch_state()
             seated = [s for s in room.players if not model.me or s.player.id != model.me.id]
@@ -220,7 +224,7 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
             # tournament pairs the next round).
             room = self.model.room
             at_table = room is not None and room.origin == "tournament"
-            return self.model.series_over() and not at_table
+            return self.model.series_over() and not at_table and not self.model.spectating()
         return True
 
     def action_leave(self) -> None:
