@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if args.bot_after is not None and not 0 <= args.bot_after <= 600:
         raise UsageError("--bot-after: 0 to 600 seconds")
     if args.plain:
-        from client_cli.plain import PlainClient
+        from client_cli.plain.client import PlainClient
 
         first = None
         if args.quickplay:

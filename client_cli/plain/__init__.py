@@ -1,0 +1,1 @@
+"""The ``--plain`` front end: commands on stdin, events as sentences on stdout."""

@@ -1,0 +1,219 @@
+"""The ``--plain`` commands of tournaments: list, show, register, watch, withdraw,
+host, manage and add bots."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from client_cli import tournaments as tt
+from client_cli.plain.base import PlainBase
+from client_cli.plain.words import (
+    _first_error,
+    _host_parser,
+)
+from client_cli.render import clock_text
+from client_cli.session import (
+    SessionError,
+)
+from protocol.messages import (
+    AddTournamentBot,
+    CreateTournament,
+    GetTournament,
+    LeaveTournament,
+    ListTournaments,
+    ManageTournament,
+    Pace,
+    Tournaments,
+    TournamentUpdate,
+    Visibility,
+)
+
+
+class TournamentCommands(PlainBase):
+    async def cmd_tournaments(self, args: list[str]) -> None:
+        reply = await self.request(ListTournaments())
+        listed = reply.tournaments if isinstance(reply, Tournaments) else []
+        if not listed:
+            self.say("no public tournaments: host one with: host NAME")
+        for t in listed:
+            mine = " (you are in it)" if self.model.entered(t.id) else ""
+            self.say(tt.summary_line(t) + mine)
+
+    async def cmd_tournament(self, args: list[str]) -> None:
+        if len(args) > 1:
+            raise SessionError("usage: tournament [ID]")
+        tid = args[0] if args else self.model.tournament_id or self._awaited_tournament()
+        if tid is None:
+            raise SessionError("which tournament? tournament ID (see tournaments)")
+        reply = await self.request(GetTournament(tournament_id=tid))
+        if isinstance(reply, TournamentUpdate):
+            self.model.show_tournament(reply.tournament.id)
+            for line in self.tournament_lines(reply.tournament.id):
+                self.say(line)
+
+    def tournament_lines(self, tid: str) -> list[str]:
+        view = self.model.tournaments[tid]
+        info, now = view.info, time.monotonic()
+        me = self.model.me.id if self.model.me else None
+        head = (
+            f"{info.name} ({info.id}): {tt.FORMAT_NAME[info.format]}, "
+            f"{tt.rounds_text(info.format, info.rounds, info.best_of, bool(info.bracket))}, "
+            f"{tt.clock_terms(info.pace, info.card_clock_ms, info.deal_clock_ms)}; "
+            f"host {info.host.name}"
+        )
+        if info.invite_code:
+            head += f"; invite code {info.invite_code}"
+        lines = [head, tt.round_text(info, view.round_left_ms(now), view.next_round_ms(now))]
+        role = self.model.tournament_role(tid)
+        if role == "entrant":
+            table = tt.table_text(view.table_of(me), view.names(), me, info.round)
+            lines.append(f"you are registered{'; your table: ' + table if table else ''}")
+        elif role:
+            lines.append(
+                {
+                    "out": "you are knocked out",
+                    "withdrawn": "you withdrew",
+                    "removed": "you were removed",
+                    "spectator": "you are watching",
+                    "host": "you host it (not playing)",
+                }.get(role, role)
+            )
+        if info.standings:
+            lines.append("standings:")
+            if state := tt.standings_state(info):
+                lines.append(f"  ({state})")
+        seeds = view.seeds()
+        for row in info.standings:
+            finished = info.status == "finished"
+            lines.append("  " + tt.standing_line(row, info.format, me, seeds, finished))
+        rounds = tt.bracket(info, view.tables)
+        if rounds:
+            lines.append("bracket:")
+            lines += ["  " + line for line in tt.bracket_text_lines(rounds, me)]
+        return lines
+
+    async def cmd_register(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise SessionError("usage: register ID|CODE")
+        reply = await self._join_tournament(args[0], spectate=False)
+        if isinstance(reply, TournamentUpdate):
+            info = reply.tournament
+            self.model.show_tournament(info.id)
+            if info.status in ("finished", "cancelled"):
+                self.say(f"{info.name} is {info.status}: there is nothing to register for")
+            elif self.model.tournament_role(info.id) == "out":
+                self.say(f"you are out of {info.name}: knocked out, you play no further round")
+            elif self.model.entered(info.id):
+                self.say(
+                    f"registered in {reply.tournament.name}: a placement or wait "
+                    "waits for your table"
+                )
+
+    async def cmd_watch(self, args: list[str]) -> None:
+        """Watch a tournament, or else a room, by its id or invite code."""
+        if len(args) != 1:
+            raise SessionError("usage: watch ID|CODE (a tournament or a room)")
+        target = args[0]
+        reply = await self._join_tournament(target, spectate=True, say_not_found=False)
+        if isinstance(reply, TournamentUpdate):
+            tid = reply.tournament.id
+            if not self.model.entered(tid):
+                self.model.watching.add(tid)
+            self.model.show_tournament(tid)
+            self.say(f"watching {reply.tournament.name}: its changes follow")
+            return
+        if reply.code != "tournament_not_found":
+            return  # refused, and said why
+        why = await self._no_tournament(target)
+        if not why.startswith("no tournament"):
+            self.say(f"refused: {why}")
+            return
+        self._not_playing("watch another room")
+        await self._enter_room(target, spectate=True, what="tournament or room")
+        await self.until(lambda: self.model.room is not None, 5)
+        room = self.model.room
+        if room is not None:
+            self.say(
+                f"watching room {room.name}: progress as it comes, every board at the end; "
+                "wait waits for the result, leave stops watching"
+            )
+
+    async def cmd_withdraw(self, args: list[str]) -> None:
+        if len(args) != 1:
+            raise SessionError("usage: withdraw ID")
+        tid = args[0]
+        watching = tid in self.model.watching and not self.model.entered(tid)
+        await self.request(LeaveTournament(tournament_id=tid))
+        self.model.watching.discard(tid)
+        if watching:
+            self.say(f"no longer watching {tid}")
+
+    async def cmd_host(self, args: list[str]) -> None:
+        opts = _host_parser().parse_args(args)
+        fields: dict[str, Any] = {
+            "name": " ".join(opts.name),
+            "format": opts.format,
+            "rounds": opts.rounds,
+            "best_of": opts.best_of,
+            "pace": Pace(opts.pace),
+            "max_players": opts.max_players,
+            "visibility": Visibility.PRIVATE if opts.private else Visibility.PUBLIC,
+            "bots": not opts.no_bots,
+            "registered_only": opts.registered_only,
+        }
+        if opts.clock is not None:
+            fields["card_clock_ms" if opts.pace == "lockstep" else "deal_clock_ms"] = (
+                opts.clock * 1000
+            )
+        if opts.round_clock is not None:
+            fields["round_clock_ms"] = opts.round_clock * 1000
+        if opts.start_in is not None:
+            fields["start_in_ms"] = opts.start_in * 1000
+        try:
+            msg = CreateTournament(**fields)
+        except ValueError as exc:
+            raise SessionError(f"host: {_first_error(exc)}") from None
+        reply = await self.request(msg)
+        if isinstance(reply, TournamentUpdate):
+            info = reply.tournament
+            self.model.show_tournament(info.id)
+            start = "start it with: manage " + info.id + " start"
+            if opts.start_in is not None:
+                start = f"it starts by itself in {clock_text(opts.start_in * 1000)}"
+            self.say(f"you host {info.name} ({info.id}); register to play in it; {start}")
+
+    async def cmd_manage(self, args: list[str]) -> None:
+        actions = ("start", "pause", "resume", "cancel", "remove")
+        if len(args) < 2 or args[1] not in actions or (args[1] == "remove") != (len(args) == 3):
+            raise SessionError("usage: manage ID start|pause|resume|cancel|remove PLAYER")
+        tid, action = args[0], args[1]
+        player_id = None
+        if action == "remove":
+            view = self.model.tournaments.get(tid)
+            who = args[2]
+            found = [
+                e.player.id
+                for e in (view.info.entrants if view else [])
+                if who in (e.player.id, e.player.name)
+            ]
+            if not found:
+                raise SessionError(f"no entrant {who} in {tid} (see: tournament {tid})")
+            player_id = found[0]
+        await self.request(
+            ManageTournament.model_validate(
+                {"tournament_id": tid, "action": action, "player_id": player_id}
+            )
+        )
+
+    async def cmd_addbots(self, args: list[str]) -> None:
+        if not 1 <= len(args) <= 3:
+            raise SessionError("usage: addbots ID [COUNT] [STRATEGY]")
+        try:
+            count = int(args[1]) if len(args) > 1 else 1
+            msg = AddTournamentBot(
+                tournament_id=args[0], count=count, strategy=args[2] if len(args) > 2 else "greedy"
+            )
+        except ValueError as exc:
+            raise SessionError(f"addbots: {_first_error(exc)}") from None
+        await self.request(msg)

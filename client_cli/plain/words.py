@@ -1,0 +1,134 @@
+"""The words of ``--plain``: its help, the parsers of the commands that take
+options, and the one-line form of a refused message's first error."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Awaitable, Callable
+
+from client_cli.session import (
+    SessionError,
+)
+
+HELP = """\
+commands:
+  rooms [more]                       list open rooms (more: the next page)
+  create NAME [--seats N] [--pace lockstep|race] [--private] [--clock SECONDS]
+         [--best-of 1|3|5] [--rated]
+                                     create a room (1 seat: a solo game)
+  join ID|CODE                       join a room by its id or invite code
+  leave | resign                     leave the room (during a match it forfeits: asked twice)
+  ready | unready                    say you are (not) ready
+  start                              start the match (the room's creator)
+  bot [STRATEGY]                     fill a seat with a bot (the room's creator)
+  vsbot [STRATEGY]                   a new 2-seat game against a bot, started at once
+  quickplay [--pace P] [--best-of N] [--bot-after SECONDS]
+                                     wait for a rated opponent of your level
+  challenge NAME [--pace P] [--best-of N] [--clock SECONDS] [--casual]
+                                     challenge a player who is online
+  accept [ID] | decline [ID]         answer a challenge made to you
+  cancel                             leave the quick-play queue, or withdraw your challenge
+  rematch [no]                       after a series: offer or accept a rematch (no: withdraw)
+  b3 | place b3                      place the current card on cell b3
+  board                              show your board and the legal cells
+  who                                who is in the room and how far along
+  wait                               wait for the match to end (or to start; in a
+                                     series, for the next deal)
+  history                            your last 20 matches: against whom, win/loss/draw,
+                                     points, and a rated series' rating change
+  replay MATCH_ID                    step through a match, placement by placement
+  analyze [MATCH_ID]                 the best board in hindsight and each move's loss
+                                     (default: the match just played)
+  leaderboard [PACE] [--top N] [--around NAME]
+                                     the rated players of a pace (leaders for short)
+  ratings [NAME]                     a player's ratings and their latest changes
+  tournaments                        the public tournaments
+  tournament [ID]                    one tournament: round, clock, your table, standings
+                                     (and a knockout's bracket)
+  register ID|CODE                   enter a tournament (a private one by its invite code)
+  watch ID|CODE                      follow a tournament's standings without playing, or
+                                     watch a room's match (every board at the end)
+  withdraw ID                        leave a tournament for good (or stop watching)
+  host NAME [--format duplicate|swiss|knockout] [--rounds N] [--best-of 1|3|5]
+       [--pace P] [--clock SECONDS] [--round-clock SECONDS] [--start-in SECONDS]
+       [--max-players N] [--private] [--no-bots] [--registered-only]
+                                     open a tournament and host it
+  manage ID start|pause|resume|cancel|remove PLAYER
+                                     run a tournament you host
+  addbots ID [COUNT] [STRATEGY]      enter server bots in a tournament you host
+  help                               this list
+  quit                               leave the client
+cells are a1..d4: column letter a-d, then row 1-4"""
+
+Command = Callable[[list[str]], Awaitable[None]]
+ROOM_WAIT_S = 30.0
+TOURNAMENT_WAIT_S = 3600.0  # a registered player waits this long at most for its table
+
+
+class _Args(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise SessionError(message)
+
+
+def _create_parser() -> argparse.ArgumentParser:
+    p = _Args(prog="create", add_help=False)
+    p.add_argument("name", nargs="+")
+    p.add_argument("--seats", type=int, default=2)
+    p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--private", action="store_true")
+    p.add_argument("--clock", type=int, default=None, help="seconds per card (lockstep)")
+    p.add_argument("--deal-clock", type=int, default=None, help="seconds per deal (race)")
+    p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
+    p.add_argument("--rated", action="store_true")
+    return p
+
+
+def _quickplay_parser() -> argparse.ArgumentParser:
+    p = _Args(prog="quickplay", add_help=False)
+    p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
+    p.add_argument("--bot-after", type=int, default=None, metavar="SECONDS")
+    return p
+
+
+def _challenge_parser() -> argparse.ArgumentParser:
+    p = _Args(prog="challenge", add_help=False)
+    p.add_argument("name", nargs="+")
+    p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
+    p.add_argument("--clock", type=int, default=None, help="seconds per card or per deal")
+    p.add_argument("--casual", action="store_true", help="not rated")
+    return p
+
+
+def _leaderboard_parser() -> argparse.ArgumentParser:
+    p = _Args(prog="leaderboard", add_help=False)
+    p.add_argument("pace", nargs="?", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--top", type=int, default=20)
+    p.add_argument("--around", default=None, metavar="NAME")
+    return p
+
+
+def _host_parser() -> argparse.ArgumentParser:
+    p = _Args(prog="host", add_help=False)
+    p.add_argument("name", nargs="+")
+    p.add_argument("--format", choices=["duplicate", "swiss", "knockout"], default="duplicate")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
+    p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--clock", type=int, default=None, help="seconds per card or per deal")
+    p.add_argument("--round-clock", type=int, default=None, metavar="SECONDS")
+    p.add_argument("--start-in", type=int, default=None, metavar="SECONDS")
+    p.add_argument("--max-players", type=int, default=64)
+    p.add_argument("--private", action="store_true")
+    p.add_argument("--no-bots", action="store_true")
+    p.add_argument("--registered-only", action="store_true")
+    return p
+
+
+def _first_error(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+    return str(exc)
