@@ -182,23 +182,6 @@ async def fetch_replay(session: Session, match_id: str) -> Replay:
         raise SessionError(str(exc)) from None
 
 
-def format_summary(m: MatchSummary) -> str:
-    bits = [f"match {m.match_id}"]
-    if m.status and m.status != "finished":
-        bits.append(m.status)
-    if m.when:
-        bits.append(m.when)
-    if m.room:
-        bits.append(f"room {m.room}")
-    if m.players:
-        bits.append(f"{m.players} player{'s' if m.players != 1 else ''}")
-    if m.rank is not None:
-        bits.append(f"rank {m.rank}")
-    if m.score is not None:
-        bits.append(f"{m.score} points")
-    return ", ".join(bits)
-
-
 @dataclass(frozen=True)
 class HistoryRow:
     """One past deal as the history lists it: against whom, and how it went."""
