@@ -153,6 +153,15 @@ class ListRooms(_Request):
     ref: Ref = None
 
 
+class ListOnline(_Message):
+    """Who is signed in now, by name: ``limit`` of them from ``offset`` on."""
+
+    type: Literal["list_online"] = "list_online"
+    offset: Annotated[int, Field(ge=0, le=100_000)] = 0
+    limit: Annotated[int, Field(ge=1, le=100)] = 50
+    ref: Ref = None
+
+
 CardClock = Annotated[int, Field(ge=1_000, le=600_000)]
 DealClock = Annotated[int, Field(ge=10_000, le=3_600_000)]
 Contribution = Annotated[str, Field(max_length=MAX_CONTRIBUTION)]
@@ -414,7 +423,7 @@ ClientMessage = Annotated[
     Hello | ListRooms | CreateRoom | JoinRoom | LeaveRoom | Ready | StartMatch | AddBot | Place
     | Resync | Ping | Rematch | QuickPlay | CancelQuickPlay | Challenge | AnswerChallenge
     | GetLeaderboard | CreateTournament | ListTournaments | JoinTournament | LeaveTournament
-    | ManageTournament | AddTournamentBot | GetTournament,
+    | ManageTournament | AddTournamentBot | GetTournament | ListOnline,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -875,10 +884,21 @@ class Tournaments(_Message):
     ref: Ref = None
 
 
+class Online(_Message):
+    """The reply to ``list_online``: players signed in now, ordered by name
+    (case-insensitive, then id); ``total`` counts them all."""
+
+    type: Literal["online"] = "online"
+    players: list[PlayerInfo]
+    offset: int = 0
+    total: int
+    ref: Ref = None
+
+
 ServerMessage = Annotated[
     Welcome | ErrorMessage | Rooms | RoomUpdate | Left | MatchStarted | CardDealt | Placed
     | Progress | MatchResult | RoomState | Pong | QueueStatus | ChallengeUpdate
-    | RatingsChanged | Leaderboard | TournamentUpdate | Tournaments,
+    | RatingsChanged | Leaderboard | TournamentUpdate | Tournaments | Online,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -1213,7 +1233,7 @@ CLIENT_TYPES: tuple[str, ...] = (
     "add_bot", "place", "resync", "ping", "rematch", "quickplay", "cancel_quickplay",
     "challenge", "answer_challenge", "get_leaderboard", "create_tournament", "list_tournaments",
     "join_tournament", "leave_tournament", "manage_tournament", "add_tournament_bot",
-    "get_tournament",
+    "get_tournament", "list_online",
 )  # fmt: skip
 
 

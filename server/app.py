@@ -69,6 +69,7 @@ from server.recovery import Resumable
 from server.room import BotTurn, Outbound, Room
 from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
 from server.tournaments.http import routes as tournament_routes
+from server.web import routes as web_routes
 
 log = logging.getLogger(__name__)
 
@@ -959,6 +960,7 @@ def create_app(config: ServerConfig | None = None) -> web.Application:
     app.router.add_get("/api/series/{series_id}", series_history)
     app.router.add_get("/api/leaderboard/{pace}", leaderboard)
     app.router.add_routes(tournament_routes(HUB, STORAGE))
+    app.router.add_routes(web_routes())
     app.cleanup_ctx.append(_storage_and_lobby)
     app.cleanup_ctx.append(_clock)
     app.cleanup_ctx.append(_pruner)
@@ -1148,7 +1150,8 @@ async def serve(config: ServerConfig, *, announce: Callable[[str], None] = print
     port = runner.addresses[0][1] if runner.addresses else config.port
     announce(
         f"cribsquares server on http://{config.host}:{port} "
-        f"(WebSocket ws://{config.host}:{port}/ws), database {config.db_path}"
+        f"(WebSocket ws://{config.host}:{port}/ws), database {config.db_path}; "
+        f"play in a browser at http://{config.host}:{port}/"
     )
     collector = None
     if config.full_collection_s > 0:

@@ -35,7 +35,9 @@ from protocol.messages import (
     Leaderboard,
     LeaderboardEntry,
     Left,
+    ListOnline,
     ListRooms,
+    Online,
     Pace,
     Place,
     PlayerInfo,
@@ -181,6 +183,8 @@ class Lobby:
         match message:
             case ListRooms():
                 return [Outbound((player.id,), self.list_rooms(message))]
+            case ListOnline():
+                return [Outbound((player.id,), self.online_page(message))]
             case CreateRoom():
                 return self._create(player, message, now_ms)
             case QuickPlay():
@@ -600,6 +604,12 @@ class Lobby:
 
     # ------------------------------------------------------------------
     # Ratings
+
+    def online_page(self, asked: ListOnline) -> Online:
+        """Who is signed in now (``list_online``), by name, a page at a time."""
+        everyone = sorted(self.online.values(), key=lambda p: (p.name.casefold(), p.id))
+        page = everyone[asked.offset : asked.offset + asked.limit]
+        return Online(players=page, offset=asked.offset, total=len(everyone), ref=asked.ref)
 
     def leaderboard(self, player: PlayerInfo, msg: GetLeaderboard) -> Leaderboard:
         pace = msg.pace.value

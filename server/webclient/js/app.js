@@ -1,0 +1,317 @@
+// The page: sign-in, a router over the address's #fragment, the connection
+// banner, and one render of the current view whenever the store changes.
+
+import { Connection, socketUrl } from "./conn.js";
+import { clock, fill, h } from "./dom.js";
+import { Store, freshContribution } from "./store.js";
+import { signInView, accountView } from "./views/signin.js";
+import { lobbyView } from "./views/lobby.js";
+import { roomView } from "./views/room.js";
+import { playerView, replayView } from "./views/history.js";
+import { leaderboardView } from "./views/leaderboard.js";
+import { tournamentListView, tournamentView, projectorView } from "./views/tournaments.js";
+
+const TOKEN_KEY = "cribsquares.token";
+const GUEST_KEY = "cribsquares.guest-token";
+
+const store = new Store();
+const conn = new Connection(socketUrl(window.location));
+const root = document.getElementById("app");
+const live = document.getElementById("live");
+const forms = new Map(); // form field values kept across renders, by key
+
+const ctx = {
+  store,
+  conn,
+  forms,
+  field(key, fallback = "") {
+    return forms.has(key) ? forms.get(key) : fallback;
+  },
+  setField(key, value) {
+    forms.set(key, value);
+  },
+  go(hash) {
+    if (window.location.hash === hash) render();
+    else window.location.hash = hash;
+  },
+  route: [],
+  render: () => schedule(),
+  announce,
+  confirm: confirmDialog,
+  signIn,
+  signOut,
+  savedToken,
+  request(message, types) {
+    return conn.request(message, types).catch((error) => {
+      if (error.code !== "disconnected") store.notice(error.reason || error.code, "error");
+      throw error;
+    });
+  },
+};
+
+// --- identity ----------------------------------------------------------------
+
+function savedToken() {
+  return localStorage.getItem(TOKEN_KEY) || sessionStorage.getItem(GUEST_KEY);
+}
+
+function signIn(identity) {
+  store.signinError = null;
+  conn.start(identity);
+  render();
+}
+
+function signOut() {
+  localStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(GUEST_KEY);
+  conn.stop();
+  store.me = null;
+  store.leaveRoomLocally();
+  store.tournament.clear();
+  store.challenges.clear();
+  store.queue = null;
+  ctx.go("#/");
+}
+
+conn.addEventListener("welcome", (event) => {
+  const welcome = event.detail;
+  if (welcome.token) {
+    if (welcome.player.guest) sessionStorage.setItem(GUEST_KEY, welcome.token);
+    else localStorage.setItem(TOKEN_KEY, welcome.token);
+  }
+  afterWelcome();
+});
+
+conn.addEventListener("refused", (event) => {
+  const { error, identity } = event.detail;
+  if (identity && identity.token) {
+    // A token the server does not know (another server, a wiped database): forget it.
+    localStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(GUEST_KEY);
+  }
+  store.me = null;
+  store.signinError = error.reason || error.code;
+  render();
+});
+
+conn.addEventListener("message", (event) => store.apply(event.detail));
+conn.addEventListener("state", () => renderBanner());
+store.addEventListener("change", () => schedule());
+store.addEventListener("notice", (event) => toast(event.detail));
+
+/** After every welcome (the first, or a reconnection): fetch what the view shows. */
+function afterWelcome() {
+  const [page, id] = ctx.route;
+  if (store.spectating && store.room) {
+    // Spectators are not kept by a restarted server: watch again.
+    conn.send({ type: "join_room", room_id: store.room.id, spectate: true });
+  }
+  for (const [tid, entry] of store.tournament) {
+    const mine = store.me && (entry.info.entrants.some((e) => e.player.id === store.me.id) || entry.info.host.id === store.me.id);
+    if (mine) conn.send({ type: "get_tournament", tournament_id: tid });
+    else if (page === "t" && id === tid) conn.send({ type: "join_tournament", tournament_id: tid, spectate: true });
+  }
+  enterRoute();
+  render();
+}
+
+// --- routing -----------------------------------------------------------------
+
+function parseRoute() {
+  const hash = window.location.hash.replace(/^#\/?/, "");
+  return hash.split("/").filter(Boolean).map(decodeURIComponent);
+}
+
+/** What entering a route asks the server for. */
+function enterRoute() {
+  ctx.route = parseRoute();
+  const [page, id, extra] = ctx.route;
+  if (conn.state !== "online") return;
+  if (page === "join" && id) {
+    joinByInvite(id);
+  } else if (page === "play" && id) {
+    if (store.room && store.room.id === id) ctx.go(`#/room/${encodeURIComponent(id)}`);
+    else {
+      const contribution = freshContribution();
+      ctx.request({ type: "join_room", room_id: id, contribution }, ["room_state"]).then(
+        () => { store.contribution = contribution; ctx.go(`#/room/${encodeURIComponent(id)}`); }, () => ctx.go("#/"));
+    }
+  } else if (page === "watch" && id) {
+    if (!store.room || store.room.id !== id) {
+      ctx.request({ type: "join_room", room_id: id, spectate: true }, ["room_state"]).then(
+        () => ctx.go(`#/room/${encodeURIComponent(id)}`), () => {});
+    } else ctx.go(`#/room/${encodeURIComponent(id)}`);
+  } else if (page === "tjoin" && id) {
+    ctx.request({ type: "join_tournament", invite_code: id, spectate: true }, ["tournament"]).then(
+      (reply) => ctx.go(`#/t/${encodeURIComponent(reply.tournament.id)}`), () => ctx.go("#/tournaments"));
+  } else if (page === "t" && id) {
+    const known = store.tournament.get(id);
+    const mine = known && store.me && (known.info.entrants.some((e) => e.player.id === store.me.id) || known.info.host.id === store.me.id);
+    if (!mine) conn.send({ type: "join_tournament", tournament_id: id, spectate: true });
+    else conn.send({ type: "get_tournament", tournament_id: id });
+    void extra;
+  } else if (page === "tournaments") {
+    conn.send({ type: "list_tournaments" });
+  } else if (!page || page === "lobby") {
+    conn.send({ type: "list_rooms" });
+    conn.send({ type: "list_online" });
+    conn.send({ type: "list_tournaments" });
+  }
+}
+
+async function joinByInvite(code) {
+  const contribution = freshContribution();
+  try {
+    const state = await ctx.request({ type: "join_room", invite_code: code, contribution }, ["room_state"]);
+    store.contribution = contribution;
+    ctx.go(`#/room/${encodeURIComponent(state.room.id)}`);
+  } catch {
+    ctx.go("#/");
+  }
+}
+
+window.addEventListener("hashchange", () => {
+  enterRoute();
+  render();
+});
+
+// --- rendering -----------------------------------------------------------------
+
+let scheduled = false;
+function schedule() {
+  if (scheduled) return;
+  scheduled = true;
+  requestAnimationFrame(() => {
+    scheduled = false;
+    render();
+  });
+}
+
+function nav() {
+  const links = [
+    ["#/", "Lobby"],
+    ["#/tournaments", "Tournaments"],
+    ["#/leaderboard", "Leaderboard"],
+  ];
+  if (store.me) links.push([`#/player/${encodeURIComponent(store.me.name)}`, "My games"]);
+  if (store.room) links.unshift([`#/room/${encodeURIComponent(store.room.id)}`, store.room.status === "playing" ? "▶ Game" : "Room"]);
+  const current = "#/" + ctx.route.join("/");
+  return h("nav", { class: "top", "aria-label": "Main" },
+    h("a", { class: "brand", href: "#/" }, "cribsquares"),
+    h("ul", {}, links.map(([href, label]) =>
+      h("li", {}, h("a", { href, "aria-current": href === current ? "page" : null }, label)))),
+    store.me ? h("a", { class: "me", href: "#/account", dataset: { key: "nav-account" } },
+      store.me.name, store.me.guest ? " (guest)" : "") : null);
+}
+
+function currentView() {
+  const [page] = ctx.route;
+  if (!store.me) return signInView(ctx);
+  switch (page) {
+    case undefined:
+    case "lobby":
+    case "join":
+    case "watch":
+    case "play":
+      return lobbyView(ctx);
+    case "room":
+      return roomView(ctx);
+    case "account":
+      return accountView(ctx);
+    case "player":
+      return playerView(ctx);
+    case "match":
+      return replayView(ctx);
+    case "leaderboard":
+      return leaderboardView(ctx);
+    case "tournaments":
+    case "tjoin":
+      return tournamentListView(ctx);
+    case "t":
+      return ctx.route[2] === "projector" ? projectorView(ctx) : tournamentView(ctx);
+    default:
+      return h("main", { id: "main" }, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+  }
+}
+
+function render() {
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
+  const projector = ctx.route[0] === "t" && ctx.route[2] === "projector";
+  document.body.classList.toggle("projector", projector);
+  const view = currentView();
+  fill(root, projector || !store.me ? null : nav(), view);
+  if (focused) {
+    const again = root.querySelector(`[data-key="${CSS.escape(focused)}"]`);
+    if (again) again.focus({ preventScroll: true });
+  }
+  tick();
+  renderBanner();
+}
+
+function renderBanner() {
+  const banner = document.getElementById("banner");
+  const state = conn.state;
+  banner.hidden = !(state === "retrying" || (state === "connecting" && store.me));
+  if (banner.hidden) return;
+  const seconds = conn.retryAt ? Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000)) : 0;
+  fill(banner,
+    h("strong", {}, "Connection lost. "),
+    state === "retrying" ? `Reconnecting in ${seconds} s… ` : "Reconnecting… ",
+    state === "retrying" ? h("button", { type: "button", onclick: () => conn.retryNow() }, "Retry now") : null);
+}
+
+/** Clocks count down between messages: every element with data-deadline shows the time left. */
+function tick() {
+  const now = Date.now();
+  for (const el of root.querySelectorAll("[data-deadline]")) {
+    const at = Number(el.dataset.deadline);
+    el.textContent = clock(at - now);
+    el.classList.toggle("low", at - now < 10000);
+  }
+  for (const el of root.querySelectorAll("[data-since]")) {
+    el.textContent = clock(now - Number(el.dataset.since));
+  }
+}
+setInterval(() => {
+  tick();
+  if (conn.state === "retrying") renderBanner();
+}, 250);
+
+// --- small helpers for views ----------------------------------------------------
+
+function announce(text) {
+  // Cleared first so that the same text twice is read twice.
+  live.textContent = "";
+  setTimeout(() => { live.textContent = text; }, 30);
+}
+
+function toast({ text, kind }) {
+  const list = document.getElementById("toasts");
+  const item = h("li", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
+  list.append(item);
+  setTimeout(() => item.remove(), kind === "error" ? 8000 : 5000);
+}
+
+function confirmDialog(text, yes = "Yes", no = "Cancel") {
+  return new Promise((resolve) => {
+    const dialog = document.getElementById("confirm");
+    fill(dialog,
+      h("form", { method: "dialog" },
+        h("p", { id: "confirm-text" }, text),
+        h("div", { class: "actions" },
+          h("button", { value: "no", type: "submit", class: "secondary", autofocus: true }, no),
+          h("button", { value: "yes", type: "submit", class: "danger" }, yes))));
+    dialog.setAttribute("aria-labelledby", "confirm-text");
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
+    dialog.returnValue = "";
+    dialog.showModal();
+  });
+}
+
+// --- start -----------------------------------------------------------------------
+
+ctx.route = parseRoute();
+const token = savedToken();
+if (token) signIn({ token });
+render();
+window.cribsquares = { store, conn }; // for the browser tests and the curious

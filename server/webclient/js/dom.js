@@ -1,0 +1,59 @@
+// A small DOM builder. Text always goes in as text nodes (textContent), never
+// as HTML: a name, a room name or any other string from another player can
+// only ever be shown, not run. No function here takes markup.
+
+/**
+ * h("button", {class: "primary", onclick: fn, "aria-label": "..."}, "text", child, [more])
+ * Attributes: "class", "dataset" (object), "on<event>" handlers, booleans
+ * (true sets, false/null/undefined leaves out), anything else as a string.
+ */
+export function h(tag, attrs, ...children) {
+  const el = tag.startsWith("svg:")
+    ? document.createElementNS("http://www.w3.org/2000/svg", tag.slice(4))
+    : document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === false || value === null || value === undefined) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value);
+    } else if (key === "dataset") {
+      for (const [k, v] of Object.entries(value)) el.dataset[k] = String(v);
+    } else if (key === "value" && "value" in el) {
+      el.value = String(value);
+    } else if (key === "checked" || key === "selected" || key === "disabled") {
+      el[key] = Boolean(value);
+    } else {
+      el.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** Replace every child of ``el``. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
+
+export const svg = (tag, attrs, ...children) => h("svg:" + tag, attrs, ...children);
+
+/** "1:05" from milliseconds. */
+export function clock(ms) {
+  if (ms === null || ms === undefined) return "";
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+export function when(ms) {
+  if (!ms) return "";
+  const d = new Date(ms);
+  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}

@@ -1,0 +1,341 @@
+// What this page knows, built only from the server's messages (and what this
+// page itself sent), like the terminal client's model. Views read it; nothing
+// here touches the DOM.
+
+import { verifyResult, tournamentChecks } from "./deal.js";
+
+export function freshContribution() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes); // available on plain http too
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class Store extends EventTarget {
+  constructor() {
+    super();
+    this.me = null;
+    this.rooms = [];
+    this.roomsPage = null; // the server's paging fields of the last listing, if any
+    this.online = null;
+    this.room = null; // RoomInfo of the room this page is in (one at a time)
+    this.spectating = false;
+    this.match = null;
+    this.secrets = {}; // deal number -> server secret revealed (this series)
+    this.ratings = null; // the last `ratings` of this room
+    this.nextDealAt = null;
+    this.queue = null;
+    this.challenges = new Map(); // id -> {info, state, at}
+    this.tournaments = null;
+    this.tournamentsPage = null;
+    this.tournament = new Map(); // id -> {info, at}
+    this.roundContributors = new Map(); // "tid/round" -> contributions (HTTP API)
+    this.contribution = null; // the one this page sent for the current room
+    this.leaderboards = new Map();
+    this.notices = [];
+    this.lastError = null;
+  }
+
+  changed(what) {
+    this.dispatchEvent(new CustomEvent("change", { detail: what }));
+  }
+
+  notice(text, kind = "info") {
+    this.notices.push({ text, kind, at: Date.now() });
+    if (this.notices.length > 50) this.notices.shift();
+    this.dispatchEvent(new CustomEvent("notice", { detail: { text, kind } }));
+  }
+
+  apply(msg) {
+    const handler = this["on_" + msg.type];
+    if (handler) handler.call(this, msg);
+    this.changed(msg.type);
+  }
+
+  mySeat() {
+    if (!this.room || !this.me) return null;
+    const seat = this.room.players.find((s) => s.player.id === this.me.id);
+    return seat ? seat.seat : null;
+  }
+
+  isCreator() {
+    return Boolean(this.room && this.me && this.room.creator.id === this.me.id);
+  }
+
+  tournamentOfRoom(roomId) {
+    for (const [id, t] of this.tournament) {
+      if ((t.info.tables || []).some((table) => table.room_id === roomId)) return id;
+    }
+    return null;
+  }
+
+  leaveRoomLocally() {
+    this.room = null;
+    this.match = null;
+    this.spectating = false;
+    this.secrets = {};
+    this.ratings = null;
+    this.nextDealAt = null;
+  }
+
+  // --- messages ------------------------------------------------------------
+
+  on_welcome(msg) {
+    this.me = msg.player;
+  }
+
+  on_error(msg) {
+    this.lastError = msg;
+  }
+
+  on_rooms(msg) {
+    this.rooms = msg.rooms;
+    const { type, rooms, ref, ...paging } = msg;
+    this.roomsPage = paging;
+  }
+
+  on_online(msg) {
+    this.online = msg;
+  }
+
+  on_room(msg) {
+    if (!this.room || this.room.id !== msg.room.id) return;
+    this.setRoom(msg.room);
+  }
+
+  setRoom(room) {
+    const before = this.room;
+    this.room = room;
+    if (room.series && room.series.next_deal_ms != null) {
+      this.nextDealAt = Date.now() + room.series.next_deal_ms;
+    }
+    if (before && before.status === "finished" && room.status === "waiting") this.match = null;
+  }
+
+  on_left(msg) {
+    if (this.room && this.room.id === msg.room_id) this.leaveRoomLocally();
+  }
+
+  on_room_state(msg) {
+    const current = this.room;
+    // One room at a time: a snapshot of another room replaces this one only if
+    // this one is over (or there is none), or it was asked for (a join).
+    if (current && current.id !== msg.room.id) {
+      const asked = msg.ref !== null && msg.ref !== undefined;
+      const busy = current.status === "playing" && !this.spectating;
+      if (!asked && busy) return;
+      if (!asked && msg.room.status !== "playing") return;
+      this.leaveRoomLocally();
+    }
+    const newRoom = !this.room || this.room.id !== msg.room.id;
+    this.setRoom(msg.room);
+    this.spectating = this.mySeat() === null;
+    if (newRoom) this.secrets = {};
+    if (!msg.match_id) {
+      this.match = null;
+      return;
+    }
+    if (!this.match || this.match.match_id !== msg.match_id) {
+      const series = msg.room.series;
+      this.match = newMatch({
+        match_id: msg.match_id,
+        pace: msg.room.pace,
+        seed_commitment: msg.seed_commitment || "",
+        contributions: msg.contributions || [],
+        card_clock_ms: msg.room.card_clock_ms,
+        deal_clock_ms: msg.room.deal_clock_ms,
+        deal: series ? series.deal : 1,
+        best_of: msg.room.deals || 1,
+      });
+      // Only a series under way vouches for the room's commitment (after it the
+      // room may already commit to a rematch's).
+      if (!series || !series.finished || !msg.result) {
+        this.match.series_commitment = msg.room.server_commitment;
+        if (this.match.deal === 1) this.match.server_commitment = msg.room.server_commitment;
+      }
+    }
+    const match = this.match;
+    if (msg.contributions && msg.contributions.length) match.contributions = msg.contributions;
+    if (msg.seed_commitment) match.seed_commitment = msg.seed_commitment;
+    if (msg.you) {
+      const you = msg.you;
+      match.cells = you.cells.slice();
+      match.placements = you.placements.slice();
+      for (const p of you.placements) match.received[p.turn] ??= p.card;
+      match.turn = you.turn;
+      match.card = you.card;
+      match.legal = you.legal.slice();
+      if (you.turn && you.card) match.received[you.turn] ??= you.card;
+      match.deadlineAt = you.deadline_ms != null ? Date.now() + you.deadline_ms : null;
+      match.timeUsed = you.time_used_ms;
+    }
+    if (msg.progress) this.on_progress(msg.progress);
+    if (msg.result && !match.result) this.on_match_result(msg.result);
+  }
+
+  on_match_started(msg) {
+    if (!this.room || this.room.id !== msg.room_id) return;
+    if (this.match && this.match.match_id === msg.match_id) return;
+    if ((msg.deal || 1) === 1) {
+      this.secrets = {};
+      this.ratings = null;
+    }
+    this.nextDealAt = null;
+    this.match = newMatch({ ...msg, series_commitment: this.room.server_commitment });
+    this.match.server_commitment = msg.server_commitment;
+    this.room = { ...this.room, status: "playing", rematch: [] };
+  }
+
+  on_card(msg) {
+    const match = this.match;
+    if (!match || !this.room || this.room.id !== msg.room_id) return;
+    match.turn = msg.turn;
+    match.card = msg.card;
+    match.legal = msg.legal.slice();
+    match.received[msg.turn] = msg.card;
+    match.deadlineAt = Date.now() + msg.deadline_ms;
+    match.pending = null;
+  }
+
+  on_placed(msg) {
+    const match = this.match;
+    if (!match || !this.room || this.room.id !== msg.room_id) return;
+    match.cells[cellIndex(msg.cell)] = msg.card;
+    match.received[msg.turn] ??= msg.card;
+    if (!match.placements.some((p) => p.turn === msg.turn)) {
+      match.placements.push({ turn: msg.turn, cell: msg.cell, card: msg.card, auto: msg.auto });
+    }
+    if (match.turn === msg.turn) {
+      match.turn = null;
+      match.card = null;
+      match.legal = [];
+      if (match.pace === "lockstep") match.deadlineAt = null;
+    }
+    match.pending = null;
+    if (msg.auto) this.notice(`Out of time: ${msg.card} was placed for you on ${msg.cell}.`, "warn");
+  }
+
+  on_progress(msg) {
+    if (!this.match || !this.room || this.room.id !== msg.room_id) return;
+    this.match.progress = msg;
+    if (msg.deadline_ms != null) this.match.roundDeadlineAt = Date.now() + msg.deadline_ms;
+  }
+
+  on_match_result(msg) {
+    if (!this.room || this.room.id !== msg.room_id) return;
+    let match = this.match;
+    if (!match || match.match_id !== msg.match_id) {
+      match = newMatch({ match_id: msg.match_id, pace: this.room.pace, seed_commitment: msg.seed_commitment,
+        contributions: [], deal: msg.deal || 1, best_of: msg.series ? msg.series.best_of : 1 });
+      this.match = match;
+    }
+    match.result = msg;
+    match.deal = msg.deal || 1;
+    if (msg.series) match.best_of = msg.series.best_of;
+    match.turn = null;
+    match.card = null;
+    match.legal = [];
+    match.deadlineAt = null;
+    if (msg.series && msg.series.next_deal_ms != null) this.nextDealAt = Date.now() + msg.series.next_deal_ms;
+    const seriesCommitment = match.series_commitment || (this.room ? this.room.server_commitment : "");
+    const tid = this.tournamentOfRoom(msg.room_id);
+    const known = {
+      contributions: match.contributions,
+      serverCommitment: match.server_commitment || (match.deal === 1 ? seriesCommitment : null),
+      seriesCommitment: seriesCommitment || null,
+      previousSecret: this.secrets[match.deal - 1] || null,
+      received: match.received,
+      mine: tid === null && !this.spectating ? this.contribution : null,
+      seat: this.mySeat(),
+    };
+    this.secrets[match.deal] = msg.server_secret;
+    match.verification = { pending: true, checks: [] };
+    const round = tid !== null ? this.tournament.get(tid).info.round : null;
+    verifyResult(msg, known).then(async ({ checks }) => {
+      if (tid !== null) {
+        const info = this.tournament.get(tid).info;
+        const contributors = this.roundContributors.get(`${tid}/${round}`);
+        checks = checks.concat(await tournamentChecks(info, round, match.contributions, seriesCommitment,
+          match.best_of, contributors));
+      }
+      match.verification = { pending: false, checks, ok: checks.length > 0 && checks.every((c) => c.ok) };
+      this.changed("verification");
+    });
+  }
+
+  on_queue(msg) {
+    if (msg.state === "waiting") {
+      this.queue = { ...msg, since: Date.now(), botAfter: this.queueBotAfter };
+    } else {
+      this.queue = null;
+      if (msg.state === "matched") this.notice("Quick play: an opponent was found.");
+    }
+  }
+
+  on_challenge_state(msg) {
+    const info = msg.challenge;
+    if (msg.state === "offered") {
+      this.challenges.set(info.id, { info, state: msg.state, expiresAt: Date.now() + info.expires_ms });
+      if (this.me && info.opponent.id === this.me.id) {
+        this.notice(`${info.challenger.name} challenges you.`);
+      }
+    } else {
+      this.challenges.delete(info.id);
+      const other = this.me && info.challenger.id === this.me.id ? info.opponent.name : info.challenger.name;
+      if (msg.state !== "accepted") this.notice(`The challenge with ${other} was ${msg.state}.`);
+    }
+  }
+
+  on_ratings(msg) {
+    if (this.room && this.room.id === msg.room_id) this.ratings = msg;
+  }
+
+  on_leaderboard(msg) {
+    this.leaderboards.set(msg.pace, msg);
+  }
+
+  on_tournaments(msg) {
+    this.tournaments = msg.tournaments;
+    const { type, tournaments, ref, ...paging } = msg;
+    this.tournamentsPage = paging;
+  }
+
+  on_tournament(msg) {
+    const info = msg.tournament;
+    this.tournament.set(info.id, { info, at: Date.now() });
+  }
+}
+
+function newMatch(fields) {
+  return {
+    match_id: fields.match_id,
+    pace: fields.pace,
+    seed_commitment: fields.seed_commitment,
+    server_commitment: fields.server_commitment || "",
+    series_commitment: fields.series_commitment || "",
+    contributions: fields.contributions || [],
+    card_clock_ms: fields.card_clock_ms,
+    deal_clock_ms: fields.deal_clock_ms,
+    deal: fields.deal || 1,
+    best_of: fields.best_of || 1,
+    cells: Array(16).fill(null),
+    placements: [],
+    received: {},
+    turn: null,
+    card: null,
+    legal: [],
+    deadlineAt: null,
+    roundDeadlineAt: null,
+    progress: null,
+    result: null,
+    verification: null,
+    pending: null,
+    startedAt: Date.now(),
+  };
+}
+
+export const CELLS = [];
+for (const row of "1234") for (const col of "abcd") CELLS.push(col + row);
+
+export function cellIndex(name) {
+  return CELLS.indexOf(name);
+}

@@ -1,0 +1,2 @@
+import { h } from "../dom.js";
+export function leaderboardView() { return h("main", { id: "main" }, "…"); }
