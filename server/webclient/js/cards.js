@@ -28,8 +28,8 @@ export function cardFace(card, extra = {}) {
   const { class: cls, ...rest } = extra;
   return h("span", { class: `card suit-${card[1]} ${suit.colour} ${cls || ""}`.trim(),
     role: "img", "aria-label": cardName(card), title: cardName(card), ...rest },
-  h("span", { class: "rank", "aria-hidden": "true" }, rankText(card)),
-  h("span", { class: "suit", "aria-hidden": "true" }, suit.symbol));
+  h("span", { class: "card-rank", "aria-hidden": "true" }, rankText(card)),
+  h("span", { class: "card-suit", "aria-hidden": "true" }, suit.symbol));
 }
 
 /** A short list of cards as text, for itemized scores: "8♦ 7♣". */

@@ -143,9 +143,6 @@ export async function joinRoom(ctx, where) {
 }
 
 function createSection(ctx) {
-  const seats = Number(ctx.field("new-seats", 2));
-  const rated = ctx.field("new-rated", false);
-  const pace = ctx.field("new-pace", "lockstep");
   return h("section", { class: "card-panel", "aria-labelledby": "create-h" },
     h("h2", { id: "create-h" }, "New room"),
     h("form", { class: "grid-form", onsubmit: async (e) => {
@@ -155,12 +152,12 @@ function createSection(ctx) {
         type: "create_room",
         name: ctx.field("new-name", "").trim() || `${ctx.store.me.name}'s room`,
         visibility: ctx.field("new-private", false) ? "private" : "public",
-        seats,
-        pace,
+        seats: Number(ctx.field("new-seats", 2)),
+        pace: ctx.field("new-pace", "lockstep"),
         card_clock_ms: Math.round(Number(ctx.field("new-card", 30)) * 1000),
         deal_clock_ms: Math.round(Number(ctx.field("new-deal", 300)) * 1000),
         deals: Number(ctx.field("new-deals", 1)),
-        rated,
+        rated: ctx.field("new-rated", false),
         contribution,
       };
       try {
