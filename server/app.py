@@ -60,6 +60,8 @@ from protocol.messages import (
 )
 from protocol.names import reserved
 from server import errors, identity
+from server.analysis import ANALYST, Analyst
+from server.analysis import routes as analysis_routes
 from server.bots import BotPool, bot_factory
 from server.config import check as check_config
 from server.events import Event
@@ -960,6 +962,7 @@ def create_app(config: ServerConfig | None = None) -> web.Application:
     app.router.add_get("/api/series/{series_id}", series_history)
     app.router.add_get("/api/leaderboard/{pace}", leaderboard)
     app.router.add_routes(tournament_routes(HUB, STORAGE))
+    app.router.add_routes(analysis_routes(STORAGE))
     app.router.add_routes(web_routes())
     app.cleanup_ctx.append(_storage_and_lobby)
     app.cleanup_ctx.append(_clock)
@@ -1002,8 +1005,10 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     app[STORAGE] = storage
     hub = Hub(config, storage, lobby, BotPool())
     app[HUB] = hub
+    app[ANALYST] = Analyst()
     await hub.resume_series()
     yield
+    await app[ANALYST].close()
     await hub.stop_thinking()
     await storage.close()
 

@@ -1178,16 +1178,42 @@ async def player_matches(db: aiosqlite.Connection, who: str, limit: int) -> dict
         " ORDER BY m.started_ms DESC LIMIT ?",
         (p["id"], limit),
     )
+    opponents = await _opponents(db, [row["id"] for row in rows], p["id"])
     matches = []
     for row in rows:
         item = _summary(row)
-        item.update(rank=row["rank"], score=row["score"], time_used_ms=row["time_used_ms"])
+        item.update(rank=row["rank"], score=row["score"], time_used_ms=row["time_used_ms"],
+                    opponents=opponents.get(row["id"], []))  # fmt: skip
         matches.append(item)
     return {
         "player": _player_json(p),
         "matches": matches,
         "abandoned": await _abandoned(db, p["id"]),
     }
+
+
+async def _opponents(
+    db: aiosqlite.Connection, match_ids: list[str], player_id: str
+) -> dict[str, list[dict[str, Any]]]:
+    """The other players of each match, in seat order, with their rank and score
+    (null until the match is over: results are stored only then)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for start in range(0, len(match_ids), 500):  # SQLite's bound-parameter limit
+        chunk = match_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = await _rows(
+            db,
+            "SELECT mp.match_id, mp.seat, p.id, p.name, p.guest, p.bot, res.rank, res.score"
+            " FROM match_players mp JOIN players p ON p.id = mp.player_id"
+            " LEFT JOIN results res ON res.match_id = mp.match_id AND res.player_id = mp.player_id"
+            f" WHERE mp.match_id IN ({marks}) AND mp.player_id != ? ORDER BY mp.match_id, mp.seat",
+            (*chunk, player_id),
+        )
+        for row in rows:
+            found.setdefault(row["match_id"], []).append(
+                {"player": _player_json(row), "rank": row["rank"], "score": row["score"]}
+            )
+    return found
 
 
 async def recent_matches(db: aiosqlite.Connection, limit: int) -> list[dict[str, Any]]:

@@ -10,11 +10,16 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import AsyncIterator
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.server.live import ROOT
 
 CHROMIUM = os.environ.get("CRIBSQUARES_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -169,3 +174,32 @@ async def shot(page: Page, name: str, *, full_page: bool = True) -> None:
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         await page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=full_page)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def served(db: Path, port: int, *extra: str) -> Iterator[subprocess.Popen[str]]:
+    """``cribsquares serve`` as a real process on ``port`` (the same port again after a
+    restart, so the page reconnects to the address it was loaded from); killed at the end."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "client_cli", "serve", "--port", str(port), "--db", str(db), *extra],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line, line + (process.stderr.read() if process.stderr else "")
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
