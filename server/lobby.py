@@ -293,11 +293,13 @@ class Lobby:
         if message.room_id is None:
             raise errors.RoomError("give a room_id or an invite_code", code="bad_message")
         room = self.rooms.get(message.room_id)
-        # A private room is invisible to non-members without its code.
+        # A private room is invisible to non-members without its code; a
+        # tournament's table may be watched by whoever may watch the tournament.
         if room is None or (
             room.settings.visibility == Visibility.PRIVATE
             and room.seat_of(player.id) is None
             and not room.is_member(player.id)
+            and not (message.spectate and self.tournaments.watchable(room.id, player.id))
         ):
             raise errors.RoomNotFound(f"no room {message.room_id}")
         return room

@@ -400,6 +400,14 @@ class TournamentDesk:
             self._rooms.pop(room_id, None)
         return outs + self._run(director, now_ms)
 
+    def watchable(self, room_id: str, player_id: str) -> bool:
+        """May ``player_id`` watch ``room_id``, a table of a tournament being run?
+        Anyone may watch a public tournament's tables; a private one's, its members."""
+        director = self.directors.get(self._rooms.get(room_id, ""))
+        if director is None:
+            return False
+        return director.settings.visibility == Visibility.PUBLIC or director.is_member(player_id)
+
     def claims(self, room_id: str) -> bool:
         """Is ``room_id`` a table of a tournament being run?"""
         return room_id in self._rooms

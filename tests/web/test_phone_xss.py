@@ -45,6 +45,7 @@ async def test_names_and_room_names_are_shown_as_text(browser, tmp_path: Path, p
         page = await open_page(browser, live.http + "/", page_errors)
         dialogs: list[str] = []
         page.on("dialog", lambda d: dialogs.append(d.message))
+        await page.wait_for_selector("#signin-name")
         await page.evaluate("document.getElementById('signin-name').removeAttribute('pattern')")
         await sign_in_refused(page, '<img src=x onerror="window.pwned=3">')
         assert "name" in await page.inner_text(".error")

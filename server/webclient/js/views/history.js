@@ -1,3 +1,245 @@
-import { h } from "../dom.js";
-export function playerView() { return h("main", { id: "main" }, "…"); }
-export function replayView() { return h("main", { id: "main" }, "…"); }
+// A player's page (matches with opponents and results, ratings and their
+// chart, abandonments) and a match's replay, move by move, with the deal
+// checked from the stored seed and the engine's analysis of a board.
+
+import { h, svg, when } from "../dom.js";
+import { cardFace, cardName } from "../cards.js";
+import { provider } from "../crypto.js";
+import { verifyResult } from "../deal.js";
+import { CELLS } from "../store.js";
+import { scoredBoard, staticGrid, tieRule, verificationPanel } from "./boards.js";
+
+const cache = new Map(); // url -> {status, data, error}
+
+/** GET a JSON document of the HTTP API once per visit; render again when it arrives. */
+export function fetched(ctx, url, { again = false } = {}) {
+  const known = cache.get(url);
+  if (known && !again) return known;
+  const entry = known && again ? { ...known, loading: true } : { loading: true };
+  cache.set(url, entry);
+  fetch(url, { headers: { Accept: "application/json" } })
+    .then(async (response) => {
+      const body = await response.json().catch(() => null);
+      if (!response.ok) {
+        const retry = response.status === 503 ? Number(response.headers.get("Retry-After") || 5) : null;
+        cache.set(url, { error: (body && body.error && body.error.reason) || `HTTP ${response.status}`, status: response.status, retry });
+      } else cache.set(url, { data: body, status: response.status });
+    })
+    .catch((error) => cache.set(url, { error: String(error) }))
+    .finally(() => ctx.render());
+  return entry;
+}
+
+export function forget(url) {
+  cache.delete(url);
+}
+
+const api = (path) => path;
+
+// --- the player's page ---------------------------------------------------------
+
+let shownPlayer = null;
+
+export function playerView(ctx) {
+  const who = ctx.route[1];
+  const fresh = shownPlayer !== who;
+  shownPlayer = who;
+  const matches = fetched(ctx, api(`/api/players/${encodeURIComponent(who)}/matches`), { again: fresh });
+  const ratings = fetched(ctx, api(`/api/players/${encodeURIComponent(who)}/ratings`), { again: fresh });
+  if (matches.error) return h("main", { id: "main" }, h("h1", {}, who), h("p", { class: "error" }, matches.error));
+  if (!matches.data) return h("main", { id: "main" }, h("h1", {}, who), h("p", { role: "status" }, "Loading…"));
+  const p = matches.data.player;
+  const me = ctx.store.me && ctx.store.me.id === p.id;
+  const ab = matches.data.abandoned;
+  return h("main", { id: "main", class: "player-page" },
+    h("h1", {}, p.name, p.bot ? h("span", { class: "tag" }, "bot") : null, p.guest ? h("span", { class: "tag" }, "guest") : null, me ? h("span", { class: "tag" }, "you") : null),
+    ratings.data ? ratingsSection(ratings.data) : null,
+    h("p", {}, `Abandoned: ${ab.left} left, ${ab.timeout} timed out.`),
+    h("section", { class: "card-panel", "aria-labelledby": "matches-h" },
+      h("h2", { id: "matches-h" }, `Matches (${matches.data.matches.length}, newest first)`),
+      matches.data.matches.length === 0 ? h("p", { class: "empty" }, "No match yet.") :
+        h("div", { class: "table-scroll" }, h("table", { class: "matches" },
+          h("thead", {}, h("tr", {}, ["When", "Room", "Pace", "Opponents", "Rank", "Points", ""].map((t) => h("th", { scope: "col" }, t)))),
+          h("tbody", {}, matches.data.matches.map((m) => h("tr", {},
+            h("td", {}, when(m.started_ms)),
+            h("td", {}, m.room),
+            h("td", {}, m.pace),
+            h("td", {}, m.opponents.length === 0 ? h("span", { class: "muted" }, "solo") : m.opponents.map((o, i) => [
+              i ? ", " : "", h("a", { href: `#/player/${encodeURIComponent(o.player.id)}` }, o.player.name),
+              o.score != null ? ` (${o.score})` : ""])),
+            h("td", {}, m.rank != null ? `${m.rank} of ${m.players}` : m.status),
+            h("td", { class: "num" }, m.score != null ? String(m.score) : ""),
+            h("td", {}, m.status === "finished" ? h("a", { href: `#/match/${encodeURIComponent(m.match_id)}` }, "Replay") : m.status))))))));
+}
+
+function ratingsSection(data) {
+  const paces = Object.entries(data.ratings);
+  return h("section", { class: "card-panel", "aria-labelledby": "ratings-h" },
+    h("h2", { id: "ratings-h" }, "Ratings"),
+    paces.length === 0 ? h("p", { class: "empty" }, "No rated series yet.") :
+      h("ul", {}, paces.map(([pace, r]) => h("li", {}, `${pace}: ${Math.round(r.rating)} ± ${Math.round(r.deviation)}, ${r.games} games${r.provisional ? ", provisional" : ""}`))),
+    data.history.length ? ratingChart(data.history) : null,
+    data.history.length ? h("details", {}, h("summary", {}, "Rating history"),
+      h("table", {}, h("thead", {}, h("tr", {}, ["When", "Pace", "Opponent", "Result", "Rating"].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", {}, data.history.map((e) => h("tr", {}, h("td", {}, when(e.at_ms)), h("td", {}, e.pace), h("td", {}, e.opponent || ""), h("td", {}, e.result),
+          h("td", {}, `${e.before} → ${e.after}`)))))) : null);
+}
+
+/** The rating after each rated series, oldest first, one line per pace (SVG). */
+export function ratingChart(history) {
+  const W = 640, H = 240, L = 48, R = 12, T = 12, B = 28;
+  const events = history.slice().sort((a, b) => a.at_ms - b.at_ms);
+  const values = events.flatMap((e) => [e.before, e.after]);
+  let lo = Math.min(...values), hi = Math.max(...values);
+  if (hi - lo < 50) { lo -= 25; hi += 25; }
+  const x = (i) => L + ((W - L - R) * i) / Math.max(1, events.length);
+  const y = (v) => T + ((H - T - B) * (hi - v)) / (hi - lo);
+  const children = [
+    svg("title", {}, "Rating after each rated series"),
+    svg("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }),
+    svg("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
+    svg("text", { x: L - 6, y: y(hi) + 4, "text-anchor": "end" }, String(Math.round(hi))),
+    svg("text", { x: L - 6, y: y(lo) + 4, "text-anchor": "end" }, String(Math.round(lo))),
+    svg("text", { x: L, y: H - 8 }, events.length ? new Date(events[0].at_ms).toLocaleDateString() : ""),
+    svg("text", { x: W - R, y: H - 8, "text-anchor": "end" }, `${events.length} rated series`),
+  ];
+  for (const pace of ["lockstep", "race"]) {
+    const points = [];
+    events.forEach((e, i) => {
+      if (e.pace !== pace) return;
+      if (!points.length) points.push([x(i), y(e.before), e.before, e]);
+      points.push([x(i + 1), y(e.after), e.after, e]);
+    });
+    if (!points.length) continue;
+    children.push(svg("polyline", { class: `line ${pace}`, points: points.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(" ") }));
+    for (const [px, py, v, e] of points) {
+      children.push(svg("circle", { class: `dot ${pace}`, cx: px.toFixed(1), cy: py.toFixed(1), r: 3.5 },
+        svg("title", {}, `${pace}: ${v} (${e.result} against ${e.opponent || "?"})`)));
+    }
+  }
+  const legend = h("p", { class: "help" }, "Solid: lockstep; dashed: race.");
+  return h("figure", {}, svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, role: "img",
+    "aria-label": `Rating chart: ${events.map((e) => `${e.pace} ${e.after}`).join(", ")}` }, children), legend);
+}
+
+// --- the replay ------------------------------------------------------------------
+
+const replay = { id: null, step: 16, timer: null, analysed: null, verification: null, verifying: false };
+
+export function replayView(ctx) {
+  const id = ctx.route[1];
+  if (replay.id !== id) {
+    clearInterval(replay.timer);
+    Object.assign(replay, { id, step: 0, timer: null, analysed: null, verification: null, verifying: false });
+  }
+  const got = fetched(ctx, api(`/api/matches/${encodeURIComponent(id)}`));
+  if (got.error) return h("main", { id: "main" }, h("h1", {}, "Replay"), h("p", { class: "error" }, got.error));
+  if (!got.data) return h("main", { id: "main" }, h("h1", {}, "Replay"), h("p", { role: "status" }, "Loading…"));
+  const match = got.data;
+  if (match.status !== "finished") {
+    return h("main", { id: "main" }, h("h1", {}, "Replay"), h("p", {}, "This match is still being played: its boards are shown once it is over."));
+  }
+  if (!replay.verification && !replay.verifying) checkStored(ctx, match);
+  const boards = match.boards.slice().sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+  const step = replay.step;
+  const setStep = (n) => { replay.step = Math.max(0, Math.min(16, n)); ctx.render(); };
+  const analysis = replay.analysed ? fetched(ctx, replay.analysed) : null;
+  const review = analysis && analysis.data ? analysis.data.moves.find((m) => m.turn === step) : null;
+  const dealt = boards[0].placements.slice().sort((a, b) => a.turn - b.turn).map((p) => p.card);
+  return h("main", { id: "main", class: "replay-page", onkeydown: (e) => {
+    if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
+    if (e.key === "ArrowRight" || e.key === "n") { e.preventDefault(); setStep(step + 1); }
+    if (e.key === "ArrowLeft" || e.key === "b") { e.preventDefault(); setStep(step - 1); }
+    if (e.key === "Home") setStep(0);
+    if (e.key === "End") setStep(16);
+  } },
+    h("h1", {}, `Replay: ${match.room ? match.room.name : match.match_id}`),
+    h("p", {}, `${match.pace}, deal ${match.deal}, ${when(match.started_ms)}. `, tieRule(match.pace)),
+    h("div", { class: "replay-controls", role: "group", "aria-label": "Replay controls" },
+      h("button", { type: "button", dataset: { key: "rp-first" }, onclick: () => setStep(0), "aria-label": "First" }, "⏮"),
+      h("button", { type: "button", dataset: { key: "rp-prev" }, onclick: () => setStep(step - 1), "aria-label": "Previous placement" }, "◀"),
+      h("button", { type: "button", dataset: { key: "rp-play" }, onclick: () => {
+        if (replay.timer) { clearInterval(replay.timer); replay.timer = null; ctx.render(); return; }
+        if (replay.step >= 16) replay.step = 0;
+        replay.timer = setInterval(() => { if (replay.step >= 16) { clearInterval(replay.timer); replay.timer = null; } else replay.step += 1; ctx.render(); }, 700);
+        ctx.render();
+      } }, replay.timer ? "Pause" : "Play"),
+      h("button", { type: "button", dataset: { key: "rp-next" }, onclick: () => setStep(step + 1), "aria-label": "Next placement" }, "▶"),
+      h("button", { type: "button", dataset: { key: "rp-last" }, onclick: () => setStep(16), "aria-label": "Last" }, "⏭"),
+      h("label", { for: "rp-step", class: "visually-hidden" }, "Placement"),
+      h("input", { id: "rp-step", type: "range", min: 0, max: 16, value: step, dataset: { key: "rp-step" }, oninput: (e) => setStep(Number(e.target.value)) }),
+      h("span", { role: "status", "aria-live": "polite" }, step === 0 ? "before the first card" : `after card ${step}: ${cardName(dealt[step - 1])}`)),
+    review ? h("p", { class: "review" }, `Card ${step} (${cardName(review.card)}): played ${review.played}, the expert would play ${review.bot}; expected loss ${review.loss.toFixed(2)} points.`) : null,
+    step < 16
+      ? h("div", { class: "boards replay-boards pair" }, boards.map((b) => {
+        const cells = Array(16).fill(null);
+        let last = null;
+        for (const p of b.placements) if (p.turn <= step) { cells[CELLS.indexOf(p.cell)] = p.card; if (p.turn === step) last = p.cell; }
+        const marks = review && analysis.data.player.id === b.player.id ? { [review.bot]: "expert" } : null;
+        return h("article", { class: "result-board" }, h("h3", {}, b.player.name), staticGrid(cells, { label: `${b.player.name}'s board after card ${step}`, highlight: last, marks }));
+      }))
+      : h("div", {}, h("p", {}, "Starter ", cardFace(match.starter), " ", cardName(match.starter)),
+        h("div", { class: "boards results-like" }, boards.map((b) => scoredBoard(asResultBoard(b, match), { me: ctx.store.me, pace: match.pace })))),
+    verificationPanel(replay.verification, provider()),
+    analysisSection(ctx, match, boards, analysis));
+}
+
+function asResultBoard(b, match) {
+  return { player: b.player, seat: b.seat, rank: b.rank, cells: b.cells, placements: b.placements, score: b.detail, time_used_ms: b.time_used_ms, pace: match.pace };
+}
+
+async function checkStored(ctx, match) {
+  replay.verifying = true;
+  const result = { ...match, deal: 1, boards: match.boards };
+  const { checks } = await verifyResult(result, { contributions: match.contributions, serverCommitment: match.server_commitment });
+  replay.verification = { pending: false, checks, ok: checks.length > 0 && checks.every((c) => c.ok) };
+  replay.verifying = false;
+  ctx.render();
+}
+
+function analysisSection(ctx, match, boards, analysis) {
+  const me = ctx.store.me;
+  const mine = boards.find((b) => me && b.player.id === me.id);
+  const chosen = ctx.field("analyse-who", (mine || boards[0]).player.id);
+  const url = `/api/matches/${encodeURIComponent(match.match_id)}/analysis?player=${encodeURIComponent(chosen)}`;
+  const controls = h("div", { class: "inline-form" },
+    h("label", { for: "analyse-who" }, "Board"),
+    h("select", { id: "analyse-who", dataset: { key: "analyse-who" }, onchange: (e) => { ctx.setField("analyse-who", e.target.value); } },
+      boards.map((b) => h("option", { value: b.player.id, selected: b.player.id === chosen }, b.player.name))),
+    h("button", { type: "button", class: "primary", dataset: { key: "analyse" }, onclick: () => {
+      const who = document.getElementById("analyse-who").value;
+      ctx.setField("analyse-who", who);
+      replay.analysed = `/api/matches/${encodeURIComponent(match.match_id)}/analysis?player=${encodeURIComponent(who)}`;
+      forget(replay.analysed);
+      ctx.render();
+    } }, "Analyse"));
+  let body = null;
+  if (analysis && analysis.loading) body = h("p", { role: "status" }, "The server is analysing the board (a few seconds)…");
+  else if (analysis && analysis.error) {
+    body = h("p", { class: "error" }, analysis.error,
+      analysis.retry ? h("button", { type: "button", class: "small", onclick: () => { forget(replay.analysed); ctx.render(); } }, "Try again") : null);
+  } else if (analysis && analysis.data) body = analysisBody(analysis.data);
+  void url;
+  return h("section", { class: "card-panel", "aria-labelledby": "analysis-h" },
+    h("h2", { id: "analysis-h" }, "Analysis"),
+    h("p", { class: "help" }, "The hindsight best board (knowing every card) and, move by move, the cell the expert bot would have chosen and the points the move is expected to have lost."),
+    controls, body);
+}
+
+function analysisBody(a) {
+  const played = Array(16).fill(null);
+  a.placements.forEach((cell, i) => { played[CELLS.indexOf(cell)] = a.cards[i]; });
+  const best = a.hindsight;
+  const costly = a.moves.slice().filter((m) => m.loss >= 0.5).sort((x, y) => y.loss - x.loss || x.turn - y.turn).slice(0, 3).map((m) => m.turn);
+  const method = best.optimal ? "proved optimal" : `the best found within the search budget${best.upper_bound != null ? ` (at most ${best.upper_bound} is possible)` : ""}`;
+  return h("div", { class: "analysis" },
+    h("div", { class: "pair" },
+      h("figure", {}, h("figcaption", {}, `${a.player.name}'s board: ${a.score} points`), staticGrid(played, { label: `${a.player.name}'s board` })),
+      h("figure", {}, h("figcaption", {}, `Hindsight best: ${best.score} points, ${method}`), staticGrid(best.cells, { label: "the hindsight best board" }))),
+    h("p", {}, `${best.score - a.score} points between them; the moves are expected to have lost ${a.total_loss.toFixed(2)} points in all.`),
+    h("div", { class: "table-scroll" }, h("table", { class: "moves" },
+      h("thead", {}, h("tr", {}, ["Turn", "Card", "Played", "Expert", "Expected loss"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, a.moves.map((m) => h("tr", { class: m.turn === replay.step ? "current" : "" },
+        h("td", {}, String(m.turn)), h("td", {}, cardFace(m.card)), h("td", {}, m.played), h("td", {}, m.bot),
+        h("td", { class: costly.includes(m.turn) ? "num loss" : "num" }, m.loss.toFixed(2), costly.includes(m.turn) ? " ◀" : "")))))));
+}

@@ -1,4 +1,314 @@
-import { h } from "../dom.js";
-export function tournamentListView() { return h("main", { id: "main" }, "…"); }
-export function tournamentView() { return h("main", { id: "main" }, "…"); }
-export function projectorView() { return h("main", { id: "main" }, "…"); }
+// Tournaments: the list and a new one with every option, one tournament's
+// page (register, withdraw, watch; live standings per format; the round's
+// tables, to watch; the knockout bracket; the host's controls) and the
+// projector view, full screen, which follows the tournament live.
+
+import { h, clock } from "../dom.js";
+import { freshContribution } from "../store.js";
+
+const FORMATS = [["duplicate", "duplicate field (matchpoints)"], ["swiss", "Swiss"], ["knockout", "knockout"]];
+
+function field(ctx, id, label, input) {
+  return h("div", { class: "field" }, h("label", { for: id }, label), input);
+}
+
+function val(ctx, id, fallback) {
+  return ctx.field(id, fallback);
+}
+
+function input(ctx, id, fallback, attrs = {}) {
+  return h("input", { id, value: val(ctx, id, fallback), dataset: { key: id }, oninput: (e) => ctx.setField(id, e.target.value), ...attrs });
+}
+
+function choose(ctx, id, options, fallback) {
+  return h("select", { id, dataset: { key: id }, onchange: (e) => ctx.setField(id, e.target.value) },
+    options.map(([v, t]) => h("option", { value: v, selected: String(val(ctx, id, fallback)) === String(v) }, t)));
+}
+
+function tick(ctx, id, label, fallback) {
+  return h("div", { class: "field check" },
+    h("input", { id, type: "checkbox", checked: val(ctx, id, fallback), dataset: { key: id }, onchange: (e) => ctx.setField(id, e.target.checked) }),
+    h("label", { for: id }, label));
+}
+
+export function tournamentListView(ctx) {
+  const { store, conn } = ctx;
+  const list = store.tournaments;
+  const page = store.tournamentsPage || {};
+  const mine = (t) => store.tournament.has(t.id) && store.me && store.tournament.get(t.id).info.entrants.some((e) => e.player.id === store.me.id);
+  return h("main", { id: "main" },
+    h("h1", {}, "Tournaments"),
+    h("section", { class: "card-panel", "aria-labelledby": "tl-h" },
+      h("div", { class: "section-head" }, h("h2", { id: "tl-h" }, "Public tournaments"),
+        h("button", { type: "button", class: "small", onclick: () => conn.send({ type: "list_tournaments" }) }, "Refresh")),
+      !list ? h("p", { role: "status" }, "Loading…") : list.length === 0 ? h("p", { class: "empty" }, "No public tournament right now: host one below.") :
+        h("div", { class: "table-scroll" }, h("table", { class: "tournaments" },
+          h("thead", {}, h("tr", {}, ["Name", "Format", "Pace", "Rounds", "Entrants", "Status", "Starts", "Host"].map((t) => h("th", { scope: "col" }, t)))),
+          h("tbody", {}, list.map((t) => h("tr", {},
+            h("td", {}, h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name), mine(t) ? h("span", { class: "tag" }, "✔ in") : null),
+            h("td", {}, t.format), h("td", {}, t.pace),
+            h("td", {}, t.format === "knockout" ? `best of ${t.best_of}` : String(t.rounds)),
+            h("td", {}, `${t.entrants}/${t.max_players}`), h("td", {}, t.status === "playing" ? `round ${t.round}` : t.status),
+            h("td", {}, t.starts_ms != null ? h("span", { dataset: { deadline: Date.now() + t.starts_ms } }) : t.status === "registering" ? "by the host" : ""),
+            h("td", {}, t.host.name)))))),
+      page.next_cursor || page.total !== undefined ? h("div", { class: "pager" },
+        page.total !== undefined ? h("span", {}, `${page.total} tournaments`) : null,
+        (page.offset || 0) > 0 ? h("button", { type: "button", class: "small", onclick: () => conn.send({ type: "list_tournaments", offset: Math.max(0, page.offset - (page.limit || 20)) }) }, "Previous") : null,
+        page.next_cursor ? h("button", { type: "button", class: "small", onclick: () => conn.send({ type: "list_tournaments", cursor: page.next_cursor }) }, "Next")
+          : page.total !== undefined && (page.offset || 0) + (page.limit || 20) < page.total ? h("button", { type: "button", class: "small", onclick: () => conn.send({ type: "list_tournaments", offset: (page.offset || 0) + (page.limit || 20) }) }, "Next") : null) : null),
+    h("section", { class: "card-panel", "aria-labelledby": "tj-h" }, h("h2", { id: "tj-h" }, "A private tournament"),
+      h("form", { class: "inline-form", onsubmit: (e) => {
+        e.preventDefault();
+        const code = val(ctx, "t-invite", "").trim();
+        if (code) ctx.go(`#/tjoin/${encodeURIComponent(code)}`);
+      } }, h("label", { for: "t-invite" }, "Invite code"), input(ctx, "t-invite", "", { autocomplete: "off" }), h("button", { type: "submit" }, "Open"))),
+    createTournament(ctx));
+}
+
+function createTournament(ctx) {
+  const seconds = (id, fallback) => Math.round(Number(val(ctx, id, fallback)) * 1000);
+  return h("section", { class: "card-panel", "aria-labelledby": "tc-h" },
+    h("h2", { id: "tc-h" }, "Host a tournament"),
+    h("form", { class: "grid-form", onsubmit: async (e) => {
+      e.preventDefault();
+      const startIn = String(val(ctx, "tc-start", "")).trim();
+      const roundClock = String(val(ctx, "tc-round", "")).trim();
+      const message = {
+        type: "create_tournament",
+        name: val(ctx, "tc-name", "").trim() || `${ctx.store.me.name}'s tournament`,
+        format: val(ctx, "tc-format", "duplicate"),
+        rounds: Number(val(ctx, "tc-rounds", 5)),
+        best_of: Number(val(ctx, "tc-bestof", 1)),
+        pace: val(ctx, "tc-pace", "lockstep"),
+        card_clock_ms: seconds("tc-card", 30),
+        deal_clock_ms: seconds("tc-deal", 300),
+        max_players: Number(val(ctx, "tc-max", 64)),
+        visibility: val(ctx, "tc-private", false) ? "private" : "public",
+        bots: val(ctx, "tc-bots", true),
+        late_join: val(ctx, "tc-late", true),
+        ...(startIn ? { start_in_ms: Math.round(Number(startIn) * 60000) } : {}),
+        ...(roundClock ? { round_clock_ms: Math.round(Number(roundClock) * 60000) } : {}),
+      };
+      try {
+        const reply = await ctx.request(message, ["tournament"]);
+        ctx.go(`#/t/${encodeURIComponent(reply.tournament.id)}`);
+      } catch { /* shown */ }
+    } },
+      field(ctx, "tc-name", "Name", input(ctx, "tc-name", "", { maxlength: 40 })),
+      field(ctx, "tc-format", "Format", choose(ctx, "tc-format", FORMATS, "duplicate")),
+      field(ctx, "tc-rounds", "Rounds (deals of a duplicate field, rounds of a Swiss)", input(ctx, "tc-rounds", 5, { type: "number", min: 1, max: 20 })),
+      field(ctx, "tc-bestof", "Deals per knockout match", choose(ctx, "tc-bestof", [["1", "1"], ["3", "best of 3"], ["5", "best of 5"]], "1")),
+      field(ctx, "tc-pace", "Pace", choose(ctx, "tc-pace", [["lockstep", "lockstep"], ["race", "race"]], "lockstep")),
+      field(ctx, "tc-card", "Card clock (s)", input(ctx, "tc-card", 30, { type: "number", min: 1, max: 600 })),
+      field(ctx, "tc-deal", "Deal clock (s)", input(ctx, "tc-deal", 300, { type: "number", min: 10, max: 3600 })),
+      field(ctx, "tc-round", "Round clock (minutes; empty: as long as the deals can take, plus a minute)", input(ctx, "tc-round", "", { type: "number", min: 1, max: 240 })),
+      field(ctx, "tc-start", "Start by itself in (minutes; empty: the host starts it)", input(ctx, "tc-start", "", { type: "number", min: 0, max: 10080 })),
+      field(ctx, "tc-max", "Most players", input(ctx, "tc-max", 64, { type: "number", min: 2, max: 512 })),
+      tick(ctx, "tc-private", "Private (joined by invite code)", false),
+      tick(ctx, "tc-bots", "Bots may enter", true),
+      tick(ctx, "tc-late", "Late entries (duplicate, Swiss)", true),
+      h("p", { class: "help" }, "You host it; to play in it too, register on its page."),
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Create the tournament"))));
+}
+
+// --- one tournament --------------------------------------------------------------
+
+function names(info) {
+  const by = new Map();
+  for (const e of info.entrants) by.set(e.player.id, e.player);
+  for (const s of info.standings) by.set(s.player.id, s.player);
+  return by;
+}
+
+function statusLine(info, at) {
+  const elapsed = Date.now() - at;
+  const parts = [];
+  if (info.status === "registering") {
+    parts.push(`registering: ${info.entrants.length} of at most ${info.max_players}`);
+    if (info.next_round_ms != null) parts.push(["starts in ", h("span", { class: "clock", dataset: { deadline: Date.now() + info.next_round_ms - elapsed } })]);
+    else parts.push("the host starts it");
+  } else {
+    const r = info.history.find((x) => x.number === info.round);
+    const of = info.format === "knockout" ? "" : ` of ${info.rounds}`;
+    parts.push(`${info.status}, round ${info.round}${of}`);
+    if (r) parts.push(`${r.finished_tables}/${r.tables} tables done`);
+    if (info.round_left_ms != null && r && r.status === "playing") parts.push([h("span", { class: "clock", dataset: { deadline: Date.now() + info.round_left_ms - elapsed } }), " left on the round clock"]);
+    if (info.next_round_ms != null && info.status !== "finished" && info.status !== "cancelled") parts.push(["the next round in ", h("span", { class: "clock", dataset: { deadline: Date.now() + info.next_round_ms - elapsed } })]);
+  }
+  return parts.flatMap((p, i) => (i ? [" · ", p] : [p]));
+}
+
+export function tournamentView(ctx) {
+  const { store } = ctx;
+  const id = ctx.route[1];
+  const entry = store.tournament.get(id);
+  if (!entry) return h("main", { id: "main" }, h("h1", {}, "Tournament"), h("p", { role: "status" }, "Loading…"));
+  const info = entry.info;
+  const me = store.me;
+  const mine = info.entrants.find((e) => e.player.id === me.id);
+  const host = info.host.id === me.id;
+  const over = info.status === "finished" || info.status === "cancelled";
+  const myTable = info.tables.find((t) => t.players.includes(me.id));
+  const who = names(info);
+  const inviteLink = info.invite_code ? `${location.origin}/#/tjoin/${encodeURIComponent(info.invite_code)}` : null;
+  return h("main", { id: "main", class: "tournament" },
+    h("h1", {}, info.name),
+    h("p", {}, `${info.format}, ${info.pace}${info.format === "knockout" ? `, best of ${info.best_of}` : `, ${info.rounds} rounds`} · hosted by ${info.host.name}`),
+    h("p", { class: "status", role: "status" }, statusLine(info, entry.at)),
+    inviteLink ? h("p", {}, "Invite link: ", h("code", {}, inviteLink)) : null,
+    h("div", { class: "actions" },
+      !mine && !over ? h("button", { type: "button", class: "primary", dataset: { key: "t-register" }, onclick: () =>
+        ctx.request({ type: "join_tournament", tournament_id: info.id, contribution: freshContribution() }, ["tournament"]).catch(() => {}) }, "Register") : null,
+      mine && mine.status === "active" && !over ? h("button", { type: "button", class: "danger", dataset: { key: "t-withdraw" }, onclick: async () => {
+        if (await ctx.confirm("Withdraw from the tournament? It is for good: you cannot register again, and a table you are playing is forfeited.", "Withdraw")) {
+          ctx.request({ type: "leave_tournament", tournament_id: info.id }, ["tournament"]).catch(() => {});
+        }
+      } }, "Withdraw") : null,
+      myTable && myTable.room_id && myTable.status === "playing" ? h("a", { class: "button primary", href: `#/room/${encodeURIComponent(myTable.room_id)}` }, `Play your table (${myTable.number})`) : null,
+      h("a", { class: "button", href: `#/t/${encodeURIComponent(info.id)}/projector` }, "Projector view"),
+      h("a", { class: "button", href: `/api/tournaments/${encodeURIComponent(info.id)}/export?format=csv&what=standings` }, "Standings (CSV)")),
+    host ? hostControls(ctx, info) : null,
+    info.format === "knockout" && info.bracket && info.bracket.length ? h("section", { class: "card-panel", "aria-labelledby": "bracket-h" }, h("h2", { id: "bracket-h" }, "Bracket"), bracket(info, who)) : null,
+    h("section", { class: "card-panel", "aria-labelledby": "st-h" }, h("h2", { id: "st-h" }, over ? "Final standings" : "Standings"), standings(info, me)),
+    info.tables.length ? h("section", { class: "card-panel", "aria-labelledby": "tables-h" }, h("h2", { id: "tables-h" }, `Round ${info.round}: tables`), tables(ctx, info, who)) : null,
+    h("section", { class: "card-panel", "aria-labelledby": "entrants-h" }, h("h2", { id: "entrants-h" }, `Entrants (${info.entrants.length})`),
+      h("ul", { class: "online" }, info.entrants.map((e) => h("li", {}, e.player.name, e.player.bot ? h("span", { class: "tag" }, "bot") : null,
+        e.seed ? h("span", { class: "tag" }, `seed ${e.seed}`) : null, e.status !== "active" ? h("span", { class: "tag" }, e.status) : null,
+        e.joined_round > 1 ? h("span", { class: "tag" }, `from round ${e.joined_round}`) : null,
+        host && e.status === "active" && !over ? h("button", { type: "button", class: "small", "aria-label": `Remove ${e.player.name}`, onclick: async () => {
+          if (await ctx.confirm(`Remove ${e.player.name} from the tournament?`, "Remove")) {
+            ctx.request({ type: "manage_tournament", tournament_id: info.id, action: "remove", player_id: e.player.id }, ["tournament"]).catch(() => {});
+          }
+        } }, "Remove") : null)))),
+    h("section", { class: "card-panel" }, h("h2", {}, "Fair deals"),
+      h("p", {}, "Commitment to the round secrets, published at creation: ", h("code", {}, info.commitment)),
+      info.history.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Round", "Contribution", "Commitment", "Secret"].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", {}, info.history.map((r) => h("tr", {}, h("td", {}, String(r.number)), h("td", {}, h("code", {}, r.contribution.slice(0, 12) + "…")),
+          h("td", {}, h("code", {}, r.server_commitment.slice(0, 12) + "…")), h("td", {}, r.server_secret ? h("code", {}, r.server_secret.slice(0, 12) + "…") : "hidden until the round is over"))))) : null));
+}
+
+function hostControls(ctx, info) {
+  const act = (action, question) => async () => {
+    if (question && !(await ctx.confirm(question, action[0].toUpperCase() + action.slice(1)))) return;
+    ctx.request({ type: "manage_tournament", tournament_id: info.id, action }, ["tournament"]).catch(() => {});
+  };
+  const over = info.status === "finished" || info.status === "cancelled";
+  if (over) return null;
+  return h("section", { class: "card-panel", "aria-labelledby": "host-h" },
+    h("h2", { id: "host-h" }, "Host"),
+    h("div", { class: "host-controls" },
+      info.status === "registering" ? h("button", { type: "button", class: "primary", dataset: { key: "t-start" }, onclick: act("start") }, "Start now") : null,
+      info.status === "playing" ? h("button", { type: "button", dataset: { key: "t-pause" }, onclick: act("pause") }, "Pause") : null,
+      info.status === "paused" ? h("button", { type: "button", class: "primary", dataset: { key: "t-resume" }, onclick: act("resume") }, "Resume") : null,
+      h("button", { type: "button", class: "danger", dataset: { key: "t-cancel" }, onclick: act("cancel", "Cancel the tournament? The tables still playing are stopped and the standings so far are final.") }, "Cancel the tournament"),
+      info.bots && info.status === "registering" ? h("form", { class: "inline-form", onsubmit: (e) => {
+        e.preventDefault();
+        ctx.request({ type: "add_tournament_bot", tournament_id: info.id, strategy: val(ctx, "tb-strategy", "greedy"), count: Number(val(ctx, "tb-count", 1)) }, ["tournament"]).catch(() => {});
+      } },
+        h("label", { for: "tb-count" }, "Add"), input(ctx, "tb-count", 1, { type: "number", min: 1, max: 256, class: "narrow" }),
+        h("label", { for: "tb-strategy", class: "visually-hidden" }, "Strategy"),
+        choose(ctx, "tb-strategy", [["greedy", "greedy bots"], ["expert", "expert bots"], ["random", "random bots"], ["fallback", "fallback bots"]], "greedy"),
+        h("button", { type: "submit" }, "Add bots")) : null));
+}
+
+function pct(x) {
+  return x == null ? "" : `${x.toFixed(1)} %`;
+}
+
+function num(x) {
+  return x == null ? "" : Number.isInteger(x) ? String(x) : x.toFixed(1);
+}
+
+export function standings(info, me) {
+  if (!info.standings.length) return h("p", { class: "empty" }, "No entrant yet.");
+  const cols = info.format === "duplicate"
+    ? [["Matchpoints %", (s) => pct(s.percentage)], ["MP / top", (s) => `${num(s.matchpoints)} / ${num(s.top)}`], ["Points", (s) => String(s.points)], ["Deals", (s) => String(s.deals)]]
+    : info.format === "swiss"
+      ? [["Score", (s) => num(s.score)], ["Buchholz", (s) => num(s.buchholz)], ["S-B", (s) => num(s.sonneborn_berger)], ["Points", (s) => String(s.points)], ["Deals", (s) => String(s.deals)]]
+      : [["Seed", (s) => String((info.entrants.find((e) => e.player.id === s.player.id) || {}).seed || "")],
+        ["", (s) => (s.rank === 1 && info.status === "finished" ? "champion" : s.out_in_round ? `out in round ${s.out_in_round}` : "still in")],
+        ["Points", (s) => String(s.points)], ["Deals", (s) => String(s.deals)]];
+  return h("div", { class: "table-scroll" }, h("table", { class: "standings" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "num" }, "Rank"), h("th", { scope: "col" }, "Player"), cols.map(([t]) => h("th", { scope: "col", class: "num" }, t)))),
+    h("tbody", {}, info.standings.map((s) => h("tr", { class: me && s.player.id === me.id ? "mine" : "" },
+      h("td", { class: "num" }, String(s.rank)),
+      h("td", {}, s.player.name, s.player.bot ? h("span", { class: "tag" }, "bot") : null, me && s.player.id === me.id ? h("span", { class: "tag" }, "you") : null,
+        s.status !== "active" && s.status !== "eliminated" ? h("span", { class: "tag" }, s.status) : null),
+      cols.map(([, f]) => h("td", { class: "num" }, f(s))))))));
+}
+
+function tables(ctx, info, who) {
+  return h("div", { class: "table-scroll" }, h("table", {},
+    h("thead", {}, h("tr", {}, ["Table", "Players", "Status", "Points", ""].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, info.tables.map((t) => h("tr", {},
+      h("td", {}, String(t.number)),
+      h("td", {}, t.players.map((p) => (who.get(p) || { name: p }).name).join(" vs ")),
+      h("td", {}, t.status === "bye" ? "bye" : t.status === "finished" && t.winner ? `won by ${(who.get(t.winner) || { name: t.winner }).name}` : t.status),
+      h("td", {}, t.players.map((p) => (t.points[p] != null ? String(t.points[p]) : "–")).join(" – ")),
+      h("td", {}, t.room_id && t.status === "playing" && !t.players.includes(ctx.store.me.id)
+        ? h("button", { type: "button", class: "small", "aria-label": `Watch table ${t.number}`, onclick: () => ctx.go(`#/watch/${encodeURIComponent(t.room_id)}`) }, "Watch") : null))))));
+}
+
+/** The knockout bracket: every round of the draw, byes and walkovers included. */
+export function bracket(info, who) {
+  const first = info.bracket[0];
+  const size = first.length;
+  const roundsTotal = Math.max(1, Math.log2(size));
+  const seed = new Map(info.entrants.map((e) => [e.player.id, e.seed]));
+  const columns = [];
+  for (let r = 0; r < roundsTotal; r++) {
+    const slots = info.bracket[r] || Array(size >> r).fill(undefined);
+    const next = info.bracket[r + 1];
+    const tablesNow = r === info.bracket.length - 1 ? info.tables : [];
+    const matches = [];
+    for (let i = 0; i < slots.length; i += 2) {
+      const a = slots[i], b = slots[i + 1];
+      let winner = null;
+      if (next) winner = next[i / 2];
+      else {
+        const table = tablesNow.find((t) => t.players.includes(a) || t.players.includes(b));
+        if (table && table.winner) winner = table.winner;
+      }
+      if (a && b === null && r === 0) winner = a;
+      if (b && a === null && r === 0) winner = b;
+      matches.push(h("div", { class: "match", role: "group", "aria-label": `round ${r + 1}, match ${i / 2 + 1}` },
+        slot(a, b, winner, who, seed, r), slot(b, a, winner, who, seed, r)));
+    }
+    const title = r === roundsTotal - 1 ? "Final" : r === roundsTotal - 2 ? "Semi-finals" : `Round ${r + 1}`;
+    columns.push(h("div", { class: "round" }, h("h3", {}, title), matches));
+  }
+  const last = info.bracket[roundsTotal - 1];
+  const finalTable = info.bracket.length === roundsTotal ? info.tables.find((t) => t.winner && last && last.includes(t.winner)) : null;
+  if (finalTable) columns.push(h("div", { class: "round" }, h("h3", {}, "Champion"), h("div", { class: "match" }, h("div", { class: "slot winner" }, (who.get(finalTable.winner) || { name: "?" }).name))));
+  return h("div", { class: "bracket" }, columns);
+}
+
+function slot(id, other, winner, who, seed, round) {
+  if (id === undefined) return h("div", { class: "slot tbd" }, h("span", { class: "muted" }, "—"));
+  if (id === null) return h("div", { class: "slot bye" }, round === 0 ? "bye" : other ? "walkover" : "—");
+  const name = (who.get(id) || { name: id }).name;
+  const cls = winner === id ? "winner" : winner ? "out" : "";
+  return h("div", { class: `slot ${cls}` }, h("span", {}, seed.get(id) ? `${seed.get(id)}. ` : "", name), winner === id ? h("span", { "aria-label": "through" }, "✔") : null);
+}
+
+// --- the projector ------------------------------------------------------------------
+
+export function projectorView(ctx) {
+  const { store } = ctx;
+  const id = ctx.route[1];
+  const entry = store.tournament.get(id);
+  if (!entry) return h("main", { id: "main" }, h("h1", {}, "…"));
+  const info = entry.info;
+  const who = names(info);
+  const knockout = info.format === "knockout" && info.bracket && info.bracket.length;
+  return h("main", { id: "main", class: "projector-view" },
+    h("h1", {}, info.name),
+    h("p", { class: "proj-sub", role: "status" }, statusLine(info, entry.at)),
+    knockout ? bracket(info, who) : null,
+    h("div", { class: knockout ? "proj-standings small" : "proj-standings" }, standings(info, null)),
+    h("div", { class: "proj-tools" },
+      document.fullscreenEnabled ? h("button", { type: "button", onclick: () => (document.fullscreenElement ? document.exitFullscreen() : document.documentElement.requestFullscreen()) }, "Full screen") : null,
+      h("a", { class: "button", href: `#/t/${encodeURIComponent(info.id)}` }, "Back")));
+}
+
+void clock;
