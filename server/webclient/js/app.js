@@ -94,7 +94,17 @@ conn.addEventListener("refused", (event) => {
   render();
 });
 
-conn.addEventListener("message", (event) => store.apply(event.detail));
+conn.addEventListener("message", (event) => {
+  const msg = event.detail;
+  store.apply(msg);
+  // A match the server started for this player (quick play, a challenge, a
+  // tournament's round): take the player to its table.
+  const room = store.room;
+  if ((msg.type === "room_state" || msg.type === "match_started") && room && room.id === (msg.room_id || (msg.room && msg.room.id))
+      && !store.spectating && room.status === "playing" && ctx.route[0] !== "room" && room.origin !== "room") {
+    ctx.go(`#/room/${encodeURIComponent(room.id)}`);
+  }
+});
 conn.addEventListener("state", () => renderBanner());
 store.addEventListener("change", () => schedule());
 store.addEventListener("notice", (event) => toast(event.detail));
@@ -237,7 +247,7 @@ function currentView() {
 function render() {
   const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
   const projector = ctx.route[0] === "t" && ctx.route[2] === "projector";
-  document.body.classList.toggle("projector", projector);
+  document.documentElement.classList.toggle("projector", projector);
   const view = currentView();
   fill(root, projector || !store.me ? null : nav(), view);
   if (focused) {

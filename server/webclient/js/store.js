@@ -28,7 +28,6 @@ export class Store extends EventTarget {
     this.tournaments = null;
     this.tournamentsPage = null;
     this.tournament = new Map(); // id -> {info, at}
-    this.roundContributors = new Map(); // "tid/round" -> contributions (HTTP API)
     this.contribution = null; // the one this page sent for the current room
     this.leaderboards = new Map();
     this.notices = [];
@@ -253,7 +252,7 @@ export class Store extends EventTarget {
     verifyResult(msg, known).then(async ({ checks }) => {
       if (tid !== null) {
         const info = this.tournament.get(tid).info;
-        const contributors = this.roundContributors.get(`${tid}/${round}`);
+        const contributors = await roundContributors(tid, round);
         checks = checks.concat(await tournamentChecks(info, round, match.contributions, seriesCommitment,
           match.best_of, contributors));
       }
@@ -302,6 +301,20 @@ export class Store extends EventTarget {
   on_tournament(msg) {
     const info = msg.tournament;
     this.tournament.set(info.id, { info, at: Date.now() });
+  }
+}
+
+/** The entrants' contributions a tournament round's was made from, in
+registration order (``GET /api/tournaments/{id}``), or null if unavailable. */
+async function roundContributors(tournamentId, round) {
+  try {
+    const response = await fetch(`/api/tournaments/${encodeURIComponent(tournamentId)}`);
+    if (!response.ok) return null;
+    const found = await response.json();
+    const r = (found.rounds || []).find((x) => x.round === round);
+    return r && Array.isArray(r.contributors) ? r.contributors.map((c) => c[1]) : null;
+  } catch {
+    return null;
   }
 }
 

@@ -157,8 +157,10 @@ export function tournamentView(ctx) {
     h("p", { class: "status", role: "status" }, statusLine(info, entry.at)),
     inviteLink ? h("p", {}, "Invite link: ", h("code", {}, inviteLink)) : null,
     h("div", { class: "actions" },
-      !mine && !over ? h("button", { type: "button", class: "primary", dataset: { key: "t-register" }, onclick: () =>
-        ctx.request({ type: "join_tournament", tournament_id: info.id, contribution: freshContribution() }, ["tournament"]).catch(() => {}) }, "Register") : null,
+      !mine && !over && (info.status === "registering" || (info.late_join && info.format !== "knockout"))
+        ? h("button", { type: "button", class: "primary", dataset: { key: "t-register" }, onclick: () =>
+          ctx.request({ type: "join_tournament", tournament_id: info.id, contribution: freshContribution() }, ["tournament"]).catch(() => {}) },
+        info.status === "registering" ? "Register" : "Register (from the next round)") : null,
       mine && mine.status === "active" && !over ? h("button", { type: "button", class: "danger", dataset: { key: "t-withdraw" }, onclick: async () => {
         if (await ctx.confirm("Withdraw from the tournament? It is for good: you cannot register again, and a table you are playing is forfeited.", "Withdraw")) {
           ctx.request({ type: "leave_tournament", tournament_id: info.id }, ["tournament"]).catch(() => {});
@@ -226,7 +228,7 @@ export function standings(info, me) {
     : info.format === "swiss"
       ? [["Score", (s) => num(s.score)], ["Buchholz", (s) => num(s.buchholz)], ["S-B", (s) => num(s.sonneborn_berger)], ["Points", (s) => String(s.points)], ["Deals", (s) => String(s.deals)]]
       : [["Seed", (s) => String((info.entrants.find((e) => e.player.id === s.player.id) || {}).seed || "")],
-        ["", (s) => (s.rank === 1 && info.status === "finished" ? "champion" : s.out_in_round ? `out in round ${s.out_in_round}` : "still in")],
+        ["Status", (s) => (s.rank === 1 && info.status === "finished" ? "champion" : s.out_in_round ? `out in round ${s.out_in_round}` : "still in")],
         ["Points", (s) => String(s.points)], ["Deals", (s) => String(s.deals)]];
   return h("div", { class: "table-scroll" }, h("table", { class: "standings" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "num" }, "Rank"), h("th", { scope: "col" }, "Player"), cols.map(([t]) => h("th", { scope: "col", class: "num" }, t)))),
@@ -275,11 +277,14 @@ export function bracket(info, who) {
         slot(a, b, winner, who, seed, r), slot(b, a, winner, who, seed, r)));
     }
     const title = r === roundsTotal - 1 ? "Final" : r === roundsTotal - 2 ? "Semi-finals" : `Round ${r + 1}`;
-    columns.push(h("div", { class: "round" }, h("h3", {}, title), matches));
+    columns.push(h("div", { class: "round" }, h("h3", {}, title), h("div", { class: "round-matches" }, matches)));
   }
   const last = info.bracket[roundsTotal - 1];
   const finalTable = info.bracket.length === roundsTotal ? info.tables.find((t) => t.winner && last && last.includes(t.winner)) : null;
-  if (finalTable) columns.push(h("div", { class: "round" }, h("h3", {}, "Champion"), h("div", { class: "match" }, h("div", { class: "slot winner" }, (who.get(finalTable.winner) || { name: "?" }).name))));
+  if (finalTable) {
+    columns.push(h("div", { class: "round" }, h("h3", {}, "Champion"), h("div", { class: "round-matches" },
+      h("div", { class: "match" }, h("div", { class: "slot winner" }, (who.get(finalTable.winner) || { name: "?" }).name)))));
+  }
   return h("div", { class: "bracket" }, columns);
 }
 
