@@ -1,0 +1,105 @@
+"""The web client's files as the server serves them: versioned, cached,
+under a strict Content-Security-Policy, nothing outside its folder, installed
+with the package; and its WebSocket admitted from the page's own origin."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from fnmatch import fnmatch
+from pathlib import Path
+
+import aiohttp
+import websockets
+
+from server.web import ROOT, content_security_policy, load
+from tests.server.live import running_server
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+async def test_the_page_and_its_assets(tmp_path: Path) -> None:
+    client = load()
+    async with running_server(tmp_path / "db.sqlite") as live, aiohttp.ClientSession() as http:
+        async with http.get(live.http + "/") as page:
+            assert page.status == 200
+            assert page.headers["Content-Type"].startswith("text/html")
+            assert page.headers["Cache-Control"] == "no-cache"
+            html = await page.text()
+            policy = page.headers["Content-Security-Policy"]
+            for header in ("X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy"):
+                assert header in page.headers
+        host = live.http.removeprefix("http://")
+        assert "default-src 'self'" in policy and "script-src 'self'" in policy
+        assert f"connect-src 'self' ws://{host} wss://{host}" in policy
+        assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+        assert "frame-ancestors 'none'" in policy
+        # no inline script or style anywhere in the page
+        assert re.search(r"<script(?![^>]*\bsrc=)", html) is None
+        assert "style=" not in html and "<style" not in html
+        assert re.search(r"\son[a-z]+\s*=", html) is None  # no inline event handler
+        urls = re.findall(r'(?:src|href)="(/assets/[^"]+)"', html)
+        assert urls and all(u.startswith(f"/assets/{client.version}/") for u in urls)
+        async with http.get(live.http + urls[-1]) as asset:
+            assert asset.status == 200
+            assert asset.headers["Content-Type"].startswith("text/javascript")
+            assert "immutable" in asset.headers["Cache-Control"]
+            assert "max-age=31536000" in asset.headers["Cache-Control"]
+            etag = asset.headers["ETag"]
+        async with http.get(live.http + urls[-1], headers={"If-None-Match": etag}) as again:
+            assert again.status == 304
+        for bad in (
+            f"/assets/{client.version}/../web.py",
+            f"/assets/{client.version}/js/%2e%2e/%2e%2e/web.py",
+            f"/assets/{client.version}/index.html",
+            "/assets/000000000000/js/app.js",  # another version: not this one's
+            f"/assets/{client.version}/js/nope.js",
+        ):
+            async with http.get(live.http + bad) as refused:
+                assert refused.status == 404, bad
+
+
+async def test_the_socket_admits_the_page_origin_only(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "db.sqlite") as live:
+        own = await websockets.connect(live.url, origin=websockets.Origin(live.http))
+        await own.close()
+        try:
+            await websockets.connect(live.url, origin=websockets.Origin("http://evil.example"))
+        except websockets.InvalidStatus as exc:
+            assert exc.response.status_code == 403
+        else:
+            raise AssertionError("a foreign origin was admitted")
+
+
+def test_a_hostile_host_header_stays_out_of_the_policy() -> None:
+    assert "ws://" not in content_security_policy("x; script-src *")
+    assert "ws://" not in content_security_policy("a b")
+    assert "ws://[::1]:8765" in content_security_policy("[::1]:8765")
+
+
+def test_every_file_of_the_client_is_installed_with_the_package() -> None:
+    data = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
+    patterns = data["tool"]["setuptools"]["package-data"]["server"]
+    files = [p.relative_to(ROOT.parent).as_posix() for p in ROOT.rglob("*") if p.is_file()]
+    assert files
+    missing = [f for f in files if not any(fnmatch(f, pat) and f.count("/") == pat.count("/") for pat in patterns)]
+    assert missing == []
+
+
+def test_the_version_follows_the_contents(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text('<script src="/assets/@VERSION@/a.js"></script>')
+    (tmp_path / "a.js").write_text("1")
+    first = load(tmp_path)
+    assert first.version.encode() in first.page
+    (tmp_path / "a.js").write_text("2")
+    assert load(tmp_path).version != first.version
+
+
+def test_the_client_never_writes_markup() -> None:
+    """Text from other players reaches the page only as text: no script of the
+    client assigns HTML or an inline style (the policy would refuse both)."""
+    forbidden = re.compile(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\.setAttribute\(\s*[\"']style")
+    scripts = sorted(ROOT.rglob("*.js"))
+    assert len(scripts) >= 10
+    for script in scripts:
+        assert forbidden.search(script.read_text("utf-8")) is None, script.name
