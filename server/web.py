@@ -70,7 +70,9 @@ def load(root: Path = ROOT) -> WebClient:
     version = digest.hexdigest()[:12]
     page = files.pop("index.html").replace(VERSION_MARK.encode(), version.encode())
     assets = {
-        name: Asset(body, TYPES[Path(name).suffix], '"' + hashlib.sha256(body).hexdigest()[:16] + '"')
+        name: Asset(
+            body, TYPES[Path(name).suffix], '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+        )
         for name, body in files.items()
     }
     return WebClient(version, page, assets)

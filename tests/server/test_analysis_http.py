@@ -22,12 +22,18 @@ async def test_a_finished_board_is_analysed_as_the_command_line_does(tmp_path: P
             playing = (await reply.json())["matches"][0]
         match_id = playing["match_id"]
         assert playing["opponents"] == [
-            {"player": {"id": bob.id, "name": "bob", "guest": False, "bot": False}, "rank": None, "score": None}
+            {
+                "player": {"id": bob.id, "name": "bob", "guest": False, "bot": False},
+                "rank": None,
+                "score": None,
+            }
         ]
         async with http.get(f"{live.http}/api/matches/{match_id}/analysis") as early:
             assert early.status == 409  # no board of a match being played
             assert (await early.json())["error"]["code"] == "match_not_finished"
-        result, _ = await asyncio.gather(alice.play_to_end(room_id), bob.play_to_end(room_id, pick=2))
+        result, _ = await asyncio.gather(
+            alice.play_to_end(room_id), bob.play_to_end(room_id, pick=2)
+        )
         async with http.get(f"{live.http}/api/matches/{match_id}/analysis?player=BOB") as reply:
             assert reply.status == 200
             found = await reply.json()
@@ -41,7 +47,9 @@ async def test_a_finished_board_is_analysed_as_the_command_line_does(tmp_path: P
         assert found["hindsight"] == local.hindsight.to_dict()
         assert found["moves"] == [m.to_dict() for m in local.moves]
         assert found["total_loss"] == round(local.total_loss, 3)
-        assert found["placements"] == [p["cell"] for p in sorted(board["placements"], key=lambda p: p["turn"])]
+        assert found["placements"] == [
+            p["cell"] for p in sorted(board["placements"], key=lambda p: p["turn"])
+        ]
         async with http.get(f"{live.http}/api/matches/{match_id}/analysis?player=nobody") as reply:
             assert reply.status == 404
         async with http.get(f"{live.http}/api/matches/no-such-match/analysis") as reply:

@@ -14,7 +14,11 @@ async def _table(live, visibility: str):
     await host.send(type="create_tournament", name="Field", rounds=1, visibility=visibility)
     info = (await host.until("tournament"))["tournament"]
     player = await signed_in(live, f"pat-{visibility}")
-    where = {"invite_code": info["invite_code"]} if visibility == "private" else {"tournament_id": info["id"]}
+    where = (
+        {"invite_code": info["invite_code"]}
+        if visibility == "private"
+        else {"tournament_id": info["id"]}
+    )
     await player.send(type="join_tournament", contribution="pat", **where)
     await player.until("tournament")
     await host.send(type="add_tournament_bot", tournament_id=info["id"])

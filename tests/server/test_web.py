@@ -82,7 +82,11 @@ def test_every_file_of_the_client_is_installed_with_the_package() -> None:
     patterns = data["tool"]["setuptools"]["package-data"]["server"]
     files = [p.relative_to(ROOT.parent).as_posix() for p in ROOT.rglob("*") if p.is_file()]
     assert files
-    missing = [f for f in files if not any(fnmatch(f, pat) and f.count("/") == pat.count("/") for pat in patterns)]
+    missing = [
+        f
+        for f in files
+        if not any(fnmatch(f, pat) and f.count("/") == pat.count("/") for pat in patterns)
+    ]
     assert missing == []
 
 
@@ -98,7 +102,9 @@ def test_the_version_follows_the_contents(tmp_path: Path) -> None:
 def test_the_client_never_writes_markup() -> None:
     """Text from other players reaches the page only as text: no script of the
     client assigns HTML or an inline style (the policy would refuse both)."""
-    forbidden = re.compile(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\.setAttribute\(\s*[\"']style")
+    forbidden = re.compile(
+        r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\.setAttribute\(\s*[\"']style"
+    )
     scripts = sorted(ROOT.rglob("*.js"))
     assert len(scripts) >= 10
     for script in scripts:

@@ -79,10 +79,13 @@ class PageErrors:
         page.on("pageerror", lambda exc: self.errors.append(f"{page.url}: {exc}"))
         page.on(
             "console",
-            lambda msg: self.errors.append(f"{page.url}: console {msg.text}")
-            if msg.type == "error" and "WebSocket connection" not in msg.text
-            and "Failed to load resource" not in msg.text
-            else None,
+            lambda msg: (
+                self.errors.append(f"{page.url}: console {msg.text}")
+                if msg.type == "error"
+                and "WebSocket connection" not in msg.text
+                and "Failed to load resource" not in msg.text
+                else None
+            ),
         )
 
 
@@ -120,12 +123,15 @@ async def player(browser: Browser, http: str, name: str, errors: PageErrors | No
 
 async def store(page: Page, expression: str) -> Any:
     """A value of the page's model (``window.cribsquares.store``)."""
-    return await page.evaluate(f"() => {{ const s = window.cribsquares.store; return {expression}; }}")
+    return await page.evaluate(
+        f"() => {{ const s = window.cribsquares.store; return {expression}; }}"
+    )
 
 
 async def wait_store(page: Page, condition: str, timeout: float = 20_000) -> None:
     await page.wait_for_function(
-        f"() => {{ const s = window.cribsquares && window.cribsquares.store; return s && ({condition}); }}",
+        "() => { const s = window.cribsquares && window.cribsquares.store;"
+        f" return s && ({condition}); }}",
         timeout=timeout,
     )
 
@@ -197,7 +203,9 @@ def served(db: Path, port: int, *extra: str) -> Iterator[subprocess.Popen[str]]:
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        assert f"http://127.0.0.1:{port}/" in line, line + (process.stderr.read() if process.stderr else "")
+        assert f"http://127.0.0.1:{port}/" in line, line + (
+            process.stderr.read() if process.stderr else ""
+        )
         yield process
     finally:
         if process.poll() is None:

@@ -34,7 +34,8 @@ async ({ vectors, rounds, chain }) => {
       out.rooms.push({ force, seed, cards: await deal.dealCards(seed, force) });
     }
     for (const r of rounds) {
-      out.rounds.push({ force, value: await deal.roundContribution(r.id, r.round, r.contributions, force) });
+      const value = await deal.roundContribution(r.id, r.round, r.contributions, force);
+      out.rounds.push({ force, value });
     }
     out.chains.push({ force, value: await deal.chainBack(chain.last, chain.steps, force) });
   }

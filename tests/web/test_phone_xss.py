@@ -22,7 +22,9 @@ async def test_a_phone_plays_a_whole_deal(browser, tmp_path: Path, page_errors) 
         await page.get_by_role("button", name="Ready").tap()
         await page.wait_for_selector("#to-place-h:text-is('Card 1 of 16')")
         board = await page.locator(".board.mine").bounding_box()
-        assert board is not None and board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"]
+        assert (
+            board is not None and board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"]
+        )
         assert await page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         for turn in range(1, 17):
             await place_one(page, turn, "tap")

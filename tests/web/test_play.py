@@ -36,7 +36,9 @@ async def test_two_browsers_play_a_lockstep_match_and_both_verify_the_deal(
                 await bo.wait_for_selector("#to-place-h:text-is('Card 10 of 16')")
                 await shot(bo, "desktop-play")
         for page in (ada, bo):
-            await page.wait_for_selector(".verify.ok .verdict:text-is('✔ deal verified')", timeout=20_000)
+            await page.wait_for_selector(
+                ".verify.ok .verdict:text-is('✔ deal verified')", timeout=20_000
+            )
             assert await page.locator(".result-board").count() == 2
             # every row and column itemized, and the ranks shown
             assert await page.locator(".result-board .hand").count() == 16
@@ -50,7 +52,7 @@ async def test_two_browsers_play_a_lockstep_match_and_both_verify_the_deal(
         # the deal the browser dealt itself is the one the server's result shows
         result = await store(ada, "s.match.result")
         assert {p["card"] for b in result["boards"] for p in b["placements"]} == set(
-            (await store(ada, "Object.values(s.match.received)"))
+            await store(ada, "Object.values(s.match.received)")
         )
         await wait_store(ada, "s.room.status === 'finished'")
     assert page_errors.errors == []

@@ -10,7 +10,9 @@ from tests.server.live import Client, running_server, signed_in
 from tests.web.conftest import place_one, player, shot, store, wait_store
 
 
-async def test_a_browser_and_a_protocol_client_play_a_race(browser, tmp_path: Path, page_errors) -> None:
+async def test_a_browser_and_a_protocol_client_play_a_race(
+    browser, tmp_path: Path, page_errors
+) -> None:
     async with running_server(tmp_path / "db.sqlite") as live:
         ada = await player(browser, live.http, "ada", page_errors)
         await ada.fill("#new-name", "Race me")
@@ -33,7 +35,9 @@ async def test_a_browser_and_a_protocol_client_play_a_race(browser, tmp_path: Pa
         for turn in range(1, 17):
             await place_one(ada, turn, "click" if turn % 2 else "type")
             if turn == 4:
-                await wait_store(ada, "s.match.progress && Object.values(s.match.progress.placed).includes(16)")
+                await wait_store(
+                    ada, "s.match.progress && Object.values(s.match.progress.placed).includes(16)"
+                )
                 assert "16/16" in await ada.inner_text(".progress")
                 assert await ada.locator(".clock-line:has-text('Deal clock')").count() == 1
             if turn == 1:
@@ -66,11 +70,15 @@ async def test_a_browser_watches_a_public_room(browser, tmp_path: Path, page_err
             await c.send(type="ready", room_id=room_id)
         await cy.wait_for_selector("text=Watching")
         # a few cards in, the watcher sees counts and no board
-        for turn in range(1, 4):
+        for _ in range(1, 4):
             for c in (ada, bo):
                 card = await c.until("card")
-                await c.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
-        await wait_store(cy, "s.match.progress && Object.values(s.match.progress.placed).every((n) => n >= 3)")
+                await c.send(
+                    type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0]
+                )
+        await wait_store(
+            cy, "s.match.progress && Object.values(s.match.progress.placed).every((n) => n >= 3)"
+        )
         assert await cy.locator("button.cell").count() == 0
         assert "3/16" in await cy.inner_text(".progress")
         await shot(cy, "desktop-spectate")

@@ -12,7 +12,9 @@ from tests.server.live import Client, Live
 from tests.web.conftest import free_port, place_one, player, served, shot, store, wait_store
 
 
-async def test_the_browser_resumes_after_the_server_restarts(browser, tmp_path: Path, page_errors) -> None:
+async def test_the_browser_resumes_after_the_server_restarts(
+    browser, tmp_path: Path, page_errors
+) -> None:
     db = tmp_path / "db.sqlite"
     port = free_port()
     http = f"http://127.0.0.1:{port}"
@@ -33,7 +35,9 @@ async def test_the_browser_resumes_after_the_server_restarts(browser, tmp_path: 
             await bo.send(type="place", room_id=room_id, turn=turn, cell=card["legal"][0])
             await place_one(ada, turn)
         await ada.wait_for_selector("#to-place-h:text-is('Card 6 of 16')")
-        before = await store(ada, "JSON.stringify({cells: s.match.cells, card: s.match.card, turn: s.match.turn})")
+        before = await store(
+            ada, "JSON.stringify({cells: s.match.cells, card: s.match.card, turn: s.match.turn})"
+        )
         first.send_signal(signal.SIGKILL)
         first.wait()
     await ada.wait_for_selector("#banner:has-text('Connection lost')", timeout=10_000)
@@ -44,7 +48,9 @@ async def test_the_browser_resumes_after_the_server_restarts(browser, tmp_path: 
         # The page reconnects on its own (backoff at most 10 s) and gets its room back.
         await ada.wait_for_selector("#banner", state="hidden", timeout=20_000)
         await wait_store(ada, "s.match && s.match.turn === 6")
-        after = await store(ada, "JSON.stringify({cells: s.match.cells, card: s.match.card, turn: s.match.turn})")
+        after = await store(
+            ada, "JSON.stringify({cells: s.match.cells, card: s.match.card, turn: s.match.turn})"
+        )
         assert after == before
         bo = await Client.connect(live)
         await bo.send(type="hello", protocol=1, token=token)
@@ -62,4 +68,3 @@ async def test_the_browser_resumes_after_the_server_restarts(browser, tmp_path: 
 async def finish(page) -> None:
     for turn in range(6, 17):
         await place_one(page, turn)
-

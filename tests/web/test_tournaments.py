@@ -11,7 +11,9 @@ from tests.server.live import running_server, signed_in
 from tests.web.conftest import PHONE, open_page, place_one, player, shot, sign_in, store, wait_store
 
 
-async def test_standings_follow_the_tables_as_they_finish(browser, tmp_path: Path, page_errors) -> None:
+async def test_standings_follow_the_tables_as_they_finish(
+    browser, tmp_path: Path, page_errors
+) -> None:
     async with running_server(tmp_path / "db.sqlite", between_rounds_ms=300) as live:
         host = await player(browser, live.http, "hana", page_errors)
         await host.goto(live.http + "/#/tournaments")
@@ -41,12 +43,15 @@ async def test_standings_follow_the_tables_as_they_finish(browser, tmp_path: Pat
             tables[c.id] = state["room"]["id"]
         # pia finishes first: her board is in the standings while quin still plays
         await pia.play_to_end(tables[pia.id])
-        await wait_store(host, f"s.tournament.get('{tid}').info.standings.some((x) => x.player.name === 'pia' && x.deals === 1)")
+        standings = f"s.tournament.get('{tid}').info.standings"
+        pia_in = standings + ".some((x) => x.player.name === 'pia' && x.deals === 1)"
+        await wait_store(host, pia_in)
         text = await host.inner_text("table.standings")
         assert "pia" in text and "%" in text
-        assert await store(host, f"s.tournament.get('{tid}').info.standings.find((x) => x.player.name === 'quin').deals") == 0
+        quin = f"s.tournament.get('{tid}').info.standings.find((x) => x.player.name === 'quin')"
+        assert await store(host, quin + ".deals") == 0
         assert "tables done" in await host.inner_text(".status")
-        await wait_store(wall, f"s.tournament.get('{tid}').info.standings.some((x) => x.player.name === 'pia' && x.deals === 1)")
+        await wait_store(wall, pia_in)
         await shot(host, "desktop-tournament-standings")
         await shot(wall, "desktop-projector", full_page=False)
         # a watcher of the tournament may watch quin's table, which is still being played
@@ -57,8 +62,12 @@ async def test_standings_follow_the_tables_as_they_finish(browser, tmp_path: Pat
         for c in players:
             state = await c.until("room_state")
             await c.play_to_end(state["room"]["id"])
-        await wait_store(host, f"s.tournament.get('{tid}').info.status === 'finished'", timeout=20_000)
-        await wait_store(wall, f"s.tournament.get('{tid}').info.status === 'finished'", timeout=20_000)
+        await wait_store(
+            host, f"s.tournament.get('{tid}').info.status === 'finished'", timeout=20_000
+        )
+        await wait_store(
+            wall, f"s.tournament.get('{tid}').info.status === 'finished'", timeout=20_000
+        )
         assert "Final standings" in await host.inner_text("main")
         final = await store(wall, f"s.tournament.get('{tid}').info.standings.map((x) => x.deals)")
         assert final == [2, 2, 2]
@@ -68,11 +77,20 @@ async def test_standings_follow_the_tables_as_they_finish(browser, tmp_path: Pat
     assert page_errors.errors == []
 
 
-async def test_a_knockout_bracket_with_a_bye_and_its_champion(browser, tmp_path: Path, page_errors) -> None:
-    async with running_server(tmp_path / "db.sqlite", between_rounds_ms=300, between_deals_ms=300) as live:
+async def test_a_knockout_bracket_with_a_bye_and_its_champion(
+    browser, tmp_path: Path, page_errors
+) -> None:
+    async with running_server(
+        tmp_path / "db.sqlite", between_rounds_ms=300, between_deals_ms=300
+    ) as live:
         host = await signed_in(live, "kay")
-        await host.send(type="create_tournament", name="Cup", format="knockout", best_of=1, pace="race",
-                        deal_clock_ms=30_000)  # fmt: skip
+        await host.send(
+            type="create_tournament",
+            name="Cup",
+            format="knockout",
+            pace="race",
+            deal_clock_ms=30_000,
+        )
         tid = (await host.until("tournament"))["tournament"]["id"]
         await host.send(type="add_tournament_bot", tournament_id=tid, strategy="greedy", count=3)
         await host.until("tournament")
@@ -80,7 +98,9 @@ async def test_a_knockout_bracket_with_a_bye_and_its_champion(browser, tmp_path:
         await fan.goto(live.http + f"/#/t/{tid}")
         await fan.wait_for_selector("main h1:text-is('Cup')")
         await host.send(type="manage_tournament", tournament_id=tid, action="start")
-        await wait_store(fan, f"s.tournament.get('{tid}').info.status === 'finished'", timeout=30_000)
+        await wait_store(
+            fan, f"s.tournament.get('{tid}').info.status === 'finished'", timeout=30_000
+        )
         await fan.wait_for_selector(".bracket")
         rounds = await fan.locator(".bracket .round h3").all_inner_texts()
         assert rounds == ["Semi-finals", "Final", "Champion"]
