@@ -146,17 +146,13 @@ export function replayView(ctx) {
   const analysis = replay.analysed ? fetched(ctx, replay.analysed) : null;
   const review = analysis && analysis.data ? analysis.data.moves.find((m) => m.turn === step) : null;
   const dealt = boards[0].placements.slice().sort((a, b) => a.turn - b.turn).map((p) => p.card);
-  return h("main", { id: "main", class: "replay-page", onkeydown: (e) => {
-    if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
-    if (e.key === "ArrowRight" || e.key === "n") { e.preventDefault(); setStep(step + 1); }
-    if (e.key === "ArrowLeft" || e.key === "b") { e.preventDefault(); setStep(step - 1); }
-    if (e.key === "Home") setStep(0);
-    if (e.key === "End") setStep(16);
-  } },
+  replay.setStep = setStep;
+  replay.ctx = ctx;
+  return h("main", { id: "main", class: "replay-page" },
     h("h1", {}, `Replay: ${match.room ? match.room.name : match.match_id}`),
     h("p", {}, `${match.pace}, deal ${match.deal}, ${when(match.started_ms)}. `, tieRule(match.pace)),
     h("div", { class: "replay-controls", role: "group", "aria-label": "Replay controls" },
-      h("button", { type: "button", dataset: { key: "rp-first" }, onclick: () => setStep(0), "aria-label": "First" }, "⏮"),
+      h("button", { type: "button", dataset: { key: "rp-first" }, onclick: () => setStep(0), "aria-label": "First placement" }, "« First"),
       h("button", { type: "button", dataset: { key: "rp-prev" }, onclick: () => setStep(step - 1), "aria-label": "Previous placement" }, "◀"),
       h("button", { type: "button", dataset: { key: "rp-play" }, onclick: () => {
         if (replay.timer) { clearInterval(replay.timer); replay.timer = null; ctx.render(); return; }
@@ -165,7 +161,7 @@ export function replayView(ctx) {
         ctx.render();
       } }, replay.timer ? "Pause" : "Play"),
       h("button", { type: "button", dataset: { key: "rp-next" }, onclick: () => setStep(step + 1), "aria-label": "Next placement" }, "▶"),
-      h("button", { type: "button", dataset: { key: "rp-last" }, onclick: () => setStep(16), "aria-label": "Last" }, "⏭"),
+      h("button", { type: "button", dataset: { key: "rp-last" }, onclick: () => setStep(16), "aria-label": "After the last card" }, "Last »"),
       h("label", { for: "rp-step", class: "visually-hidden" }, "Placement"),
       h("input", { id: "rp-step", type: "range", min: 0, max: 16, value: step, dataset: { key: "rp-step" }, oninput: (e) => setStep(Number(e.target.value)) }),
       h("span", { role: "status", "aria-live": "polite" }, step === 0 ? "before the first card" : `after card ${step}: ${cardName(dealt[step - 1])}`)),
@@ -243,3 +239,17 @@ function analysisBody(a) {
         h("td", {}, String(m.turn)), h("td", {}, cardFace(m.card)), h("td", {}, m.played), h("td", {}, m.bot),
         h("td", { class: costly.includes(m.turn) ? "num loss" : "num" }, m.loss.toFixed(2), costly.includes(m.turn) ? " ◀" : "")))))));
 }
+
+// ← → (or b, n), Home and End step through the replay from anywhere on its page.
+document.addEventListener("keydown", (e) => {
+  const ctx = replay.ctx;
+  if (!ctx || ctx.route[0] !== "match" || !replay.setStep) return;
+  const t = e.target;
+  if (t && (t.tagName === "SELECT" || t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && t.type !== "range"))) return;
+  if (t && t.type === "range" && (e.key === "ArrowRight" || e.key === "ArrowLeft")) return; // the slider moves itself
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const moves = { ArrowRight: 1, n: 1, ArrowLeft: -1, b: -1 };
+  if (e.key in moves) { e.preventDefault(); replay.setStep(replay.step + moves[e.key]); }
+  if (e.key === "Home") { e.preventDefault(); replay.setStep(0); }
+  if (e.key === "End") { e.preventDefault(); replay.setStep(16); }
+});

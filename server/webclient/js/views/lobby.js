@@ -101,20 +101,21 @@ function roomsSection(ctx) {
       h("button", { type: "button", class: "small", onclick: () => conn.send({ type: "list_rooms", ...pageArgs(page, 0) }) }, "Refresh")),
     store.rooms.length === 0
       ? h("p", { class: "empty" }, "No public room is open. Create one below, or try quick play.")
-      : h("table", { class: "rooms" },
-        h("thead", {}, h("tr", {}, ["Room", "Seats", "Pace", "Clock", "Status", "Creator", ""].map((t) => h("th", { scope: "col" }, t)))),
+      : h("div", { class: "table-scroll" }, h("table", { class: "rooms" },
+        h("thead", {}, h("tr", {}, ["Room", "Seats", "Pace", "Clock", "Status", "Creator", ""].map((t) =>
+          h("th", { scope: "col", class: t === "Clock" || t === "Creator" ? "wide" : null }, t)))),
         h("tbody", {}, store.rooms.map((r) => h("tr", {},
           h("td", {}, r.name),
           h("td", {}, `${r.taken}/${r.seats}`),
           h("td", {}, r.pace),
-          h("td", {}, r.pace === "lockstep" ? `${r.card_clock_ms / 1000} s a card` : `${r.deal_clock_ms / 1000} s a deal`),
+          h("td", { class: "wide" }, r.pace === "lockstep" ? `${r.card_clock_ms / 1000} s a card` : `${r.deal_clock_ms / 1000} s a deal`),
           h("td", {}, r.status),
-          h("td", {}, r.creator.name),
+          h("td", { class: "wide" }, r.creator.name),
           h("td", { class: "actions" },
             r.status === "waiting" && r.taken < r.seats
               ? h("button", { type: "button", class: "small primary", "aria-label": `Join ${r.name}`, onclick: () => joinRoom(ctx, { room_id: r.id }) }, "Join")
               : null,
-            h("button", { type: "button", class: "small", "aria-label": `Watch ${r.name}`, onclick: () => ctx.go(`#/watch/${encodeURIComponent(r.id)}`) }, "Watch")))))),
+            h("button", { type: "button", class: "small", "aria-label": `Watch ${r.name}`, onclick: () => ctx.go(`#/watch/${encodeURIComponent(r.id)}`) }, "Watch"))))))),
     hasPaging ? pager(ctx, page, offset) : null);
 }
 
@@ -237,17 +238,18 @@ function challengeSection(ctx) {
 function onlineSection(ctx) {
   const { store } = ctx;
   const online = store.online;
-  const players = online ? online.players.filter((p) => p.id !== store.me.id) : [];
+  const players = online ? online.players : [];
   return h("section", { class: "card-panel", "aria-labelledby": "online-h" },
     h("div", { class: "section-head" },
       h("h2", { id: "online-h" }, online ? `Online (${online.total})` : "Online"),
       h("button", { type: "button", class: "small", onclick: () => ctx.conn.send({ type: "list_online" }) }, "Refresh")),
-    !online ? h("p", {}, "…") : players.length === 0 ? h("p", { class: "empty" }, "Nobody else is online.") :
+    !online ? h("p", {}, "…") : online.total <= 1 ? h("p", { class: "empty" }, "Nobody else is online.") :
       h("ul", { class: "online" }, players.map((p) => h("li", {},
         h("a", { href: `#/player/${encodeURIComponent(p.id)}` }, p.name),
         p.bot ? h("span", { class: "tag" }, "bot") : null,
         p.guest ? h("span", { class: "tag" }, "guest") : null,
-        !p.guest && !p.bot && !store.me.guest ? h("button", { type: "button", class: "small", "aria-label": `Challenge ${p.name}`, onclick: () => {
+        p.id === store.me.id ? h("span", { class: "tag" }, "you") : null,
+        !p.guest && !p.bot && !store.me.guest && p.id !== store.me.id ? h("button", { type: "button", class: "small", "aria-label": `Challenge ${p.name}`, onclick: () => {
           ctx.setField("ch-name", p.name);
           ctx.render();
           document.getElementById("ch-name")?.focus();

@@ -286,10 +286,10 @@ function progressList(ctx) {
       else if (match.pace === "lockstep") state = placed >= turn ? ["placed", "✔ placed"] : ["thinking", "… thinking"];
       else state = ["thinking", "… playing"];
       return h("li", { class: `player ${state[0]} ${id === store.me.id ? "me" : ""}` },
-        h("span", { class: "name" }, seat.player.name, id === store.me.id ? " (you)" : ""),
-        seat.player.bot ? h("span", { class: "tag" }, "bot") : null,
+        h("span", { class: "name" }, seat.player.name, id === store.me.id ? " (you)" : "",
+          seat.player.bot ? h("span", { class: "tag" }, "bot") : null),
         h("meter", { min: 0, max: 16, value: placed, "aria-label": `${seat.player.name}: ${placed} of 16 placed` }),
-        h("span", { class: "count" }, `${placed}/16`), " ", h("span", { class: "state" }, state[1]));
+        h("span", { class: "count" }, `${placed}/16`), h("span", { class: "state" }, state[1]));
     })));
 }
 

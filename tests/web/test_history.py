@@ -1,0 +1,56 @@
+"""A player's page (matches with opponents, the rating chart), a replay
+stepped by keyboard with the stored deal checked and a board analysed, and
+the leaderboard with the players around a name."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.server.live import running_server, two_player_room
+from tests.web.conftest import player, shot
+
+
+async def test_history_replay_analysis_and_leaderboard(
+    browser, tmp_path: Path, page_errors
+) -> None:
+    async with running_server(tmp_path / "db.sqlite") as live:
+        alice, bob, room_id = await two_player_room(live, rated=True)
+        await asyncio.gather(alice.play_to_end(room_id), bob.play_to_end(room_id, pick=2))
+        page = await player(browser, live.http, "cy", page_errors, path="/#/player/alice")
+        await page.wait_for_selector("table.matches")
+        row = await page.inner_text("table.matches tbody tr")
+        assert "bob" in row and "of 2" in row  # the opponent, and alice's rank
+        chart = page.locator("svg.chart")
+        assert await chart.count() == 1
+        assert await chart.locator("polyline").count() == 1  # one pace rated so far
+        label = await chart.get_attribute("aria-label")
+        assert label is not None and "lockstep" in label
+        await page.get_by_role("link", name="Replay").first.click()
+        await page.wait_for_selector(".replay-controls")
+        await page.wait_for_selector(".verify.ok")  # the stored deal, checked again
+        await page.keyboard.press("End")
+        await page.wait_for_selector(".result-board .hand", state="attached")
+        await page.keyboard.press("Home")
+        for _ in range(3):
+            await page.keyboard.press("ArrowRight")
+        await page.wait_for_selector("text=after card 3")
+        assert await page.locator(".replay-boards .cell.filled").count() == 6  # 3 cards, 2 boards
+        await page.select_option("#analyse-who", label="bob")
+        await page.get_by_role("button", name="Analyse").click()
+        await page.wait_for_selector(".analysis", timeout=60_000)
+        assert await page.locator(".analysis table.moves tbody tr").count() == 16
+        text = await page.inner_text(".analysis")
+        assert "bob's board" in text and "Hindsight best" in text
+        assert await page.locator(".review").count() == 1  # card 3 reviewed on the board
+        await shot(page, "desktop-replay-analysis-test")
+        await page.goto(live.http + "/#/leaderboard")
+        await page.wait_for_selector("table.leaderboard")
+        assert "alice" in await page.inner_text("table.leaderboard")
+        await page.fill("#lb-around", "bob")
+        await page.get_by_role("button", name="Show").click()
+        await page.wait_for_selector("#lb-around-h:text-is('Around bob')")
+        assert "bob" in await page.locator("table.leaderboard").nth(1).inner_text()
+        for c in (alice, bob):
+            await c.close()
+    assert page_errors.errors == []
