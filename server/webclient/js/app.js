@@ -5,7 +5,7 @@ import { Connection, socketUrl } from "./conn.js";
 import { clock, fill, h } from "./dom.js";
 import { Store, freshContribution } from "./store.js";
 import { signInView, accountView } from "./views/signin.js";
-import { lobbyView } from "./views/lobby.js";
+import { lobbyView, ratingRange } from "./views/lobby.js";
 import { roomView } from "./views/room.js";
 import { playerView, replayView } from "./views/history.js";
 import { leaderboardView } from "./views/leaderboard.js";
@@ -280,6 +280,9 @@ function tick() {
   }
   for (const el of root.querySelectorAll("[data-since]")) {
     el.textContent = clock(now - Number(el.dataset.since));
+  }
+  for (const el of root.querySelectorAll("[data-range-since]")) {
+    el.textContent = ratingRange(Number(el.dataset.rating), Number(el.dataset.rangeSince));
   }
 }
 setInterval(() => {

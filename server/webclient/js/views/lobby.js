@@ -53,9 +53,8 @@ function waitingBox(ctx) {
   const items = [];
   const q = store.queue;
   if (q) {
-    const waited = Date.now() - q.since;
-    const spread = Math.min(1000, 100 + 25 * Math.floor(waited / 1000));
-    const range = q.rating != null ? ` Looking for ${q.rating - spread}–${q.rating + spread} (your rating ${q.rating}, the range widens 25 a second).` : "";
+    const range = q.rating != null ? [" Looking for ", h("span", { dataset: { rangeSince: q.since, rating: q.rating } }, ratingRange(q.rating, q.since)),
+      ` (your rating ${q.rating}, the range widens 25 a second).`] : "";
     items.push(h("div", { class: "waiting", role: "status" },
       h("p", {}, `Quick play: waiting for an opponent (${q.pace}, ${q.deals === 1 ? "1 deal" : "best of " + q.deals}) for `,
         h("span", { dataset: { since: q.since } }), ".", range,
@@ -78,6 +77,12 @@ function waitingBox(ctx) {
         h("button", { type: "button", onclick: () => ctx.request({ type: "answer_challenge", challenge_id: id, accept: false }) }, "Decline")]));
   }
   return h("section", { class: "card-panel attention", "aria-label": "Waiting" }, items);
+}
+
+/** The ratings quick play pairs with after waiting since ``since``: ±100, +25 a second, at most ±1000. */
+export function ratingRange(rating, since) {
+  const spread = Math.min(1000, 100 + 25 * Math.floor((Date.now() - since) / 1000));
+  return `${rating - spread}–${rating + spread}`;
 }
 
 function myTournaments(ctx) {
