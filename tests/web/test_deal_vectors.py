@@ -5,6 +5,8 @@ contributions and secret chains as the server does."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from pathlib import Path
 
@@ -19,11 +21,12 @@ VECTORS = json.loads(
 )
 
 RUN = """
-async ({ vectors, rounds, chain }) => {
+async ({ vectors, rounds, chain, tables }) => {
   const base = document.querySelector('script[type="module"]').src.replace(/js\\/app\\.js$/, "");
   const deal = await import(base + "js/deal.js");
   const crypto = await import(base + "js/crypto.js");
   const out = { provider: crypto.provider(), deals: [], rooms: [], rounds: [], chains: [] };
+  out.tables = [];
   for (const force of ["webcrypto", "javascript"]) {
     for (const v of vectors.deals) {
       out.deals.push({ force, seed: v.seed, commitment: await deal.commitment(v.seed, force),
@@ -38,6 +41,12 @@ async ({ vectors, rounds, chain }) => {
       out.rounds.push({ force, value });
     }
     out.chains.push({ force, value: await deal.chainBack(chain.last, chain.steps, force) });
+    for (const t of tables) {
+      const root = await deal.tableRoot(t.secret, t.id, t.round, force);
+      const secrets = [];
+      for (let j = 1; j <= 3; j++) secrets.push(await deal.tableDealSecret(root, j, force));
+      out.tables.push({ force, root, secrets });
+    }
   }
   let refused = null;
   try { await deal.dealCards(""); } catch (e) { refused = e.message; }
@@ -53,13 +62,54 @@ ROUNDS = [
 ]
 
 
+# A tournament table's secrets (docs/fairness.md, Tournaments): the worked
+# example's round secret, table root and deal secrets, and other inputs
+# computed here from the page's formulas with Python's hmac.
+WORKED = {
+    "id": "Tq3vX9aB",
+    "round": 1,
+    "secret": "d74b35de0b02beea720dc03f2d39ec089704864680bf0c2e5122ecf11da31ef3",
+    "root": "fda83aa30a523c0ae0bac8f9ac4ba96e9b446663ad8a465cb4b3f4cce5e764b8",
+    "secrets": [
+        "8b54beec05711d1eba57d851df10dbc65f2d1a34da567e18bfbc6f087bc52b5a",
+        "ac02058afc3e9410fc9923f55ff46a8249b9510519b5e33cbd38e61f454d0192",
+        "895f46299ffd18acff4e40f2d33c790262c59ab5911184e13962f5150a1c2518",
+    ],
+}
+TABLES = [
+    WORKED,
+    {"id": "é-Zr8", "round": 12, "secret": "x" * 64},
+    {"id": "T", "round": 2, "secret": "a"},
+]
+
+
+def _lp(text: str) -> bytes:
+    data = text.encode("utf-8")
+    return len(data).to_bytes(4, "big") + data
+
+
+def table_root(secret: str, tid: str, k: int) -> str:
+    message = b"cribsquares/tournament-table/v1" + _lp(tid) + _lp(str(k))
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+
+
+def table_deal_secret(root: str, j: int) -> str:
+    message = b"cribsquares/tournament-deal/v1" + _lp(str(j))
+    return hmac.new(root.encode(), message, hashlib.sha256).hexdigest()
+
+
 async def test_the_browser_deals_every_vector(browser, tmp_path: Path) -> None:
     chain = secret_chain("a-root-secret", 4)  # s1 .. s4: each secret is the hash of the next
     async with running_server(tmp_path / "db.sqlite") as live:
         page = await open_page(browser, live.http + "/")
         out = await page.evaluate(
             RUN,
-            {"vectors": VECTORS, "rounds": ROUNDS, "chain": {"last": chain[-1], "steps": 3}},
+            {
+                "vectors": VECTORS,
+                "rounds": ROUNDS,
+                "chain": {"last": chain[-1], "steps": 3},
+                "tables": TABLES,
+            },
         )
     assert out["provider"] == "webcrypto"  # 127.0.0.1 is a secure context
     deals = VECTORS["deals"]
@@ -80,4 +130,46 @@ async def test_the_browser_deals_every_vector(browser, tmp_path: Path) -> None:
         assert got["value"] == round_contribution(r["id"], r["round"], r["contributions"])
     for got in out["chains"]:
         assert got["value"] == chain[0] == commitment(commitment(commitment(chain[-1])))
+    assert len(out["tables"]) == 2 * len(TABLES)
+    for i, got in enumerate(out["tables"]):
+        t = TABLES[i % len(TABLES)]
+        root = table_root(t["secret"], t["id"], t["round"])
+        assert got["root"] == root
+        assert got["secrets"] == [table_deal_secret(root, j) for j in (1, 2, 3)]
+        if "root" in t:
+            assert got["root"] == t["root"] and got["secrets"] == t["secrets"]
     assert out["refused"] is not None and "1 to 256" in out["refused"]
+
+
+CHECK_TABLE = """
+async ({ w, tableCommitment, roundCommitment }) => {
+  const base = document.querySelector('script[type="module"]').src.replace(/js\\/app\\.js$/, "");
+  const deal = await import(base + "js/deal.js");
+  const info = { id: w.id, commitment: roundCommitment,
+    history: [{ number: 1, contribution: "d", server_commitment: roundCommitment,
+                server_secret: w.secret }] };
+  const deals = w.secrets.map((s, i) => ({ deal: i + 1, server_secret: s }));
+  const good = await deal.tableRoundChecks(info, 1, deals, tableCommitment);
+  const swapped = [{ deal: 2, server_secret: w.secrets[0] }];
+  const forged = await deal.tableRoundChecks(info, 1, swapped, tableCommitment);
+  const scheme = await deal.tableScheme(info, 1, tableCommitment, 3);
+  const chained = await deal.tableScheme(info, 1, await deal.chainBack(roundCommitment, 2), 3);
+  return { good, forged, scheme, chained };
+}
+"""
+
+
+async def test_a_tables_secrets_checked_against_the_rounds(browser, tmp_path: Path) -> None:
+    async with running_server(tmp_path / "db.sqlite") as live:
+        page = await open_page(browser, live.http + "/")
+        out = await page.evaluate(
+            CHECK_TABLE,
+            {
+                "w": WORKED,
+                "tableCommitment": commitment(WORKED["secrets"][0]),
+                "roundCommitment": commitment(WORKED["secret"]),
+            },
+        )
+    assert [c["ok"] for c in out["good"]] == [True] * 5  # the round's secret, 3 deals, the table
+    assert [c["ok"] for c in out["forged"]] == [True, False, True]
+    assert out["scheme"] == "per-deal" and out["chained"] == "chain"

@@ -135,7 +135,7 @@ function parseRoute() {
 /** What entering a route asks the server for. */
 function enterRoute() {
   ctx.route = parseRoute();
-  const [page, id, extra] = ctx.route;
+  const [page, id] = ctx.route;
   if (conn.state !== "online") return;
   if (page === "join" && id) {
     joinByInvite(id);
@@ -159,7 +159,6 @@ function enterRoute() {
     const mine = known && store.me && (known.info.entrants.some((e) => e.player.id === store.me.id) || known.info.host.id === store.me.id);
     if (!mine) conn.send({ type: "join_tournament", tournament_id: id, spectate: true });
     else conn.send({ type: "get_tournament", tournament_id: id });
-    void extra;
   } else if (page === "tournaments") {
     conn.send({ type: "list_tournaments" });
   } else if (!page || page === "lobby") {

@@ -14,6 +14,8 @@ for (const suit of SUITS) for (const rank of RANKS) NAMES.push(rank + suit);
 const DEAL_LABEL = utf8("cribsquares/deal/v1");
 const ROOM_LABEL = utf8("cribsquares/room-seed/v1");
 const ROUND_LABEL = utf8("cribsquares/tournament-round/v1");
+const TABLE_LABEL = utf8("cribsquares/tournament-table/v1");
+const TABLE_DEAL_LABEL = utf8("cribsquares/tournament-deal/v1");
 
 export class SeedError extends Error {}
 
@@ -96,6 +98,18 @@ export async function roundContribution(tournamentId, round, contributions, forc
   return hex(await sha256(bytes, force));
 }
 
+/** A tournament round's table root: HMAC-SHA256 keyed by the round's secret (fairness.md, Tournaments). */
+export async function tableRoot(roundSecret, tournamentId, round, force) {
+  const mac = await hmacKey(utf8(roundSecret), force);
+  return hex(await mac(concat([TABLE_LABEL, ...lengthPrefixed([tournamentId, String(round)])])));
+}
+
+/** The server secret of deal ``j`` of every table of a round, from its table root. */
+export async function tableDealSecret(root, j, force) {
+  const mac = await hmacKey(utf8(root), force);
+  return hex(await mac(concat([TABLE_DEAL_LABEL, ...lengthPrefixed([String(j)])])));
+}
+
 /** ``secret`` hashed ``steps`` times (a series' chain of secrets). */
 export async function chainBack(secret, steps, force) {
   for (let i = 0; i < steps; i++) secret = await commitment(secret, force);
@@ -125,11 +139,12 @@ export async function verifyResult(result, known, force) {
     if (deal === 1 && known.seriesCommitment && known.serverCommitment) {
       add("the deal's commitment is the one the room published", same(known.serverCommitment, known.seriesCommitment));
     }
-    if (deal > 1 && known.previousSecret && known.serverCommitment) {
+    const chain = known.chain !== false; // a tournament table's deals may each have their own secret
+    if (chain && deal > 1 && known.previousSecret && known.serverCommitment) {
       add(`deal ${deal}'s commitment is the secret revealed by deal ${deal - 1}`,
         same(known.serverCommitment, known.previousSecret));
     }
-    if (deal > 1 && known.seriesCommitment) {
+    if (chain && deal > 1 && known.seriesCommitment) {
       add(`the secret hashed ${deal} times is the room's commitment`,
         same(await chainBack(result.server_secret, deal, force), known.seriesCommitment));
     }
@@ -158,12 +173,23 @@ export async function verifyResult(result, known, force) {
 }
 
 /**
+ * How a tournament table's secrets were made: "chain" (the table's series is a
+ * hash chain rooted at the round's secret, as tables opened before per-deal
+ * secrets) or "per-deal" (each deal's secret an HMAC of the round's table root).
+ */
+export async function tableScheme(info, round, tableCommitment, bestOf, force) {
+  const current = (info.history || []).find((r) => r.number === round);
+  if (!current) return "per-deal";
+  return same(await chainBack(current.server_commitment, Math.max(0, bestOf - 1), force), tableCommitment) ? "chain" : "per-deal";
+}
+
+/**
  * A tournament table's deal against what the tournament published
  * (docs/fairness.md, Tournaments). ``info`` is the tournament message's
  * ``tournament``; ``round`` the table's round; ``contributors`` (optional, from
  * the HTTP API) the entrants' contributions the round's one was made from.
  */
-export async function tournamentChecks(info, round, contributions, tableCommitment, bestOf, contributors, force) {
+export async function tournamentChecks(info, round, contributions, tableCommitment, bestOf, contributors, scheme, force) {
   const checks = [];
   const add = (label, ok) => checks.push({ label, ok: Boolean(ok) });
   const current = (info.history || []).find((r) => r.number === round);
@@ -173,8 +199,10 @@ export async function tournamentChecks(info, round, contributions, tableCommitme
   }
   add(`every seat has round ${round}'s published contribution`,
     contributions.length > 0 && contributions.every((c) => c === current.contribution));
-  add(`the table's commitment follows from round ${round}'s`,
-    Boolean(tableCommitment) && same(await chainBack(current.server_commitment, Math.max(0, bestOf - 1), force), tableCommitment));
+  if (scheme === "chain") {
+    add(`the table's commitment follows from round ${round}'s (a chain of the table's secrets)`,
+      Boolean(tableCommitment) && same(await chainBack(current.server_commitment, Math.max(0, bestOf - 1), force), tableCommitment));
+  }
   if (round === 1) {
     add("round 1's commitment is the one the tournament published at its creation",
       same(current.server_commitment, info.commitment));
@@ -189,5 +217,29 @@ export async function tournamentChecks(info, round, contributions, tableCommitme
     add(`round ${round}'s contribution comes from its entrants' contributions`,
       (await roundContribution(info.id, round, contributors, force)) === current.contribution);
   }
+  return checks;
+}
+
+/**
+ * Once round ``round`` is over and its secret revealed: every deal of the
+ * table took its secret from it (``deals``: [{deal, server_secret}]), and the
+ * first deal's secret hashes to the table's published commitment.
+ */
+export async function tableRoundChecks(info, round, deals, tableCommitment, force) {
+  const checks = [];
+  const add = (label, ok) => checks.push({ label, ok: Boolean(ok) });
+  const revealed = (info.history || []).find((r) => r.number === round);
+  if (!revealed || !revealed.server_secret) {
+    add(`round ${round}'s secret was revealed`, false);
+    return checks;
+  }
+  const secret = revealed.server_secret;
+  add(`round ${round}'s revealed secret matches its commitment`, same(await commitment(secret, force), revealed.server_commitment));
+  const root = await tableRoot(secret, info.id, round, force);
+  for (const d of deals) {
+    add(`deal ${d.deal}'s secret comes from round ${round}'s secret`, (await tableDealSecret(root, d.deal, force)) === d.server_secret);
+  }
+  add("the table's commitment comes from the round's secret",
+    same(await commitment(await tableDealSecret(root, 1, force), force), tableCommitment));
   return checks;
 }

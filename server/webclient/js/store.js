@@ -2,7 +2,7 @@
 // page itself sent), like the terminal client's model. Views read it; nothing
 // here touches the DOM.
 
-import { verifyResult, tournamentChecks } from "./deal.js";
+import { tableRoundChecks, tableScheme, tournamentChecks, verifyResult } from "./deal.js";
 
 export function freshContribution() {
   const bytes = new Uint8Array(16);
@@ -237,6 +237,8 @@ export class Store extends EventTarget {
     if (msg.series && msg.series.next_deal_ms != null) this.nextDealAt = Date.now() + msg.series.next_deal_ms;
     const seriesCommitment = match.series_commitment || (this.room ? this.room.server_commitment : "");
     const tid = this.tournamentOfRoom(msg.room_id);
+    const info = tid !== null ? this.tournament.get(tid).info : null;
+    const round = info ? info.round : null;
     const known = {
       contributions: match.contributions,
       serverCommitment: match.server_commitment || (match.deal === 1 ? seriesCommitment : null),
@@ -248,17 +250,42 @@ export class Store extends EventTarget {
     };
     this.secrets[match.deal] = msg.server_secret;
     match.verification = { pending: true, checks: [] };
-    const round = tid !== null ? this.tournament.get(tid).info.round : null;
-    verifyResult(msg, known).then(async ({ checks }) => {
-      if (tid !== null) {
-        const info = this.tournament.get(tid).info;
+    (async () => {
+      let scheme = null;
+      if (info) {
+        scheme = await tableScheme(info, round, seriesCommitment, match.best_of);
+        known.chain = scheme === "chain";
+      }
+      let { checks } = await verifyResult(msg, known);
+      if (info) {
         const contributors = await roundContributors(tid, round);
         checks = checks.concat(await tournamentChecks(info, round, match.contributions, seriesCommitment,
-          match.best_of, contributors));
+          match.best_of, contributors, scheme));
+        if (scheme === "per-deal") {
+          // The table's secrets hang from the round's, revealed when the round is over.
+          match.table = { tid, round, commitment: seriesCommitment, deals: Object.entries(this.secrets).map(([deal, secret]) => ({ deal: Number(deal), server_secret: secret })) };
+        }
       }
-      match.verification = { pending: false, checks, ok: checks.length > 0 && checks.every((c) => c.ok) };
+      const ok = checks.length > 0 && checks.every((c) => c.ok);
+      match.verification = { pending: false, checks, ok, roundPending: match.table ? match.table.round : null };
       this.changed("verification");
-    });
+      if (match.table) await this.checkTableRound(match);
+    })();
+  }
+
+  /** A per-deal tournament table: once its round's secret is revealed, check the table's secrets. */
+  async checkTableRound(match) {
+    const table = match.table;
+    const v = match.verification;
+    if (!table || !v || v.pending || !v.roundPending) return;
+    const entry = this.tournament.get(table.tid);
+    const revealed = entry && (entry.info.history || []).find((r) => r.number === table.round);
+    if (!revealed || !revealed.server_secret) return;
+    v.roundPending = null;
+    const extra = await tableRoundChecks(entry.info, table.round, table.deals, table.commitment);
+    v.checks = v.checks.concat(extra);
+    v.ok = v.checks.every((c) => c.ok);
+    this.changed("verification");
   }
 
   on_queue(msg) {
@@ -301,6 +328,7 @@ export class Store extends EventTarget {
   on_tournament(msg) {
     const info = msg.tournament;
     this.tournament.set(info.id, { info, at: Date.now() });
+    if (this.match && this.match.table && this.match.table.tid === info.id) this.checkTableRound(this.match);
   }
 }
 

@@ -88,6 +88,7 @@ export function verificationPanel(verification, provider) {
   const ok = verification.ok;
   return h("section", { class: `verify ${ok ? "ok" : "bad"}`, role: "status", "aria-label": "Deal check" },
     h("p", { class: "verdict" }, ok ? "✔ deal verified" : "✖ DEAL NOT VERIFIED"),
+    verification.roundPending ? h("p", { class: "help" }, `The table's secrets are checked against round ${verification.roundPending}'s secret once the round is over and the server reveals it.`) : null,
     h("p", { class: "help" }, ok
       ? "Your browser recomputed the seed from the server's revealed secret and every contribution, checked it against the commitments shown before the first card, and dealt the 17 cards again itself."
       : "At least one check failed: the cards were not the ones committed to."),

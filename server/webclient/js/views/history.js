@@ -34,8 +34,6 @@ export function forget(url) {
   cache.delete(url);
 }
 
-const api = (path) => path;
-
 // --- the player's page ---------------------------------------------------------
 
 let shownPlayer = null;
@@ -44,8 +42,8 @@ export function playerView(ctx) {
   const who = ctx.route[1];
   const fresh = shownPlayer !== who;
   shownPlayer = who;
-  const matches = fetched(ctx, api(`/api/players/${encodeURIComponent(who)}/matches`), { again: fresh });
-  const ratings = fetched(ctx, api(`/api/players/${encodeURIComponent(who)}/ratings`), { again: fresh });
+  const matches = fetched(ctx, `/api/players/${encodeURIComponent(who)}/matches`, { again: fresh });
+  const ratings = fetched(ctx, `/api/players/${encodeURIComponent(who)}/ratings`, { again: fresh });
   if (matches.error) return h("main", { id: "main" }, h("h1", {}, who), h("p", { class: "error" }, matches.error));
   if (!matches.data) return h("main", { id: "main" }, h("h1", {}, who), h("p", { role: "status" }, "Loading…"));
   const p = matches.data.player;
@@ -132,7 +130,7 @@ export function replayView(ctx) {
     clearInterval(replay.timer);
     Object.assign(replay, { id, step: 0, timer: null, analysed: null, verification: null, verifying: false });
   }
-  const got = fetched(ctx, api(`/api/matches/${encodeURIComponent(id)}`));
+  const got = fetched(ctx, `/api/matches/${encodeURIComponent(id)}`);
   if (got.error) return h("main", { id: "main" }, h("h1", {}, "Replay"), h("p", { class: "error" }, got.error));
   if (!got.data) return h("main", { id: "main" }, h("h1", {}, "Replay"), h("p", { role: "status" }, "Loading…"));
   const match = got.data;
@@ -197,7 +195,6 @@ function analysisSection(ctx, match, boards, analysis) {
   const me = ctx.store.me;
   const mine = boards.find((b) => me && b.player.id === me.id);
   const chosen = ctx.field("analyse-who", (mine || boards[0]).player.id);
-  const url = `/api/matches/${encodeURIComponent(match.match_id)}/analysis?player=${encodeURIComponent(chosen)}`;
   const controls = h("div", { class: "inline-form" },
     h("label", { for: "analyse-who" }, "Board"),
     h("select", { id: "analyse-who", dataset: { key: "analyse-who" }, onchange: (e) => { ctx.setField("analyse-who", e.target.value); } },
@@ -215,7 +212,6 @@ function analysisSection(ctx, match, boards, analysis) {
     body = h("p", { class: "error" }, analysis.error,
       analysis.retry ? h("button", { type: "button", class: "small", onclick: () => { forget(replay.analysed); ctx.render(); } }, "Try again") : null);
   } else if (analysis && analysis.data) body = analysisBody(analysis.data);
-  void url;
   return h("section", { class: "card-panel", "aria-labelledby": "analysis-h" },
     h("h2", { id: "analysis-h" }, "Analysis"),
     h("p", { class: "help" }, "The hindsight best board (knowing every card) and, move by move, the cell the expert bot would have chosen and the points the move is expected to have lost."),

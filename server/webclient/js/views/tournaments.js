@@ -3,7 +3,7 @@
 // tables, to watch; the knockout bracket; the host's controls) and the
 // projector view, full screen, which follows the tournament live.
 
-import { h, clock } from "../dom.js";
+import { h } from "../dom.js";
 import { freshContribution } from "../store.js";
 
 const FORMATS = [["duplicate", "duplicate field (matchpoints)"], ["swiss", "Swiss"], ["knockout", "knockout"]];
@@ -316,4 +316,3 @@ export function projectorView(ctx) {
       h("a", { class: "button", href: `#/t/${encodeURIComponent(info.id)}` }, "Back")));
 }
 
-void clock;
