@@ -7,6 +7,7 @@ downloads a browser here: it is always given Debian's executable.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -136,6 +137,16 @@ async def wait_store(page: Page, condition: str, timeout: float = 20_000) -> Non
     )
 
 
+async def box(locator: Any) -> dict[str, float]:
+    """Where an element is on the screen (asked again if a redraw replaced it meanwhile)."""
+    for _ in range(20):
+        found = await locator.bounding_box()
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{locator} is not on the screen")
+
+
 async def place_one(page: Page, turn: int, how: str = "click") -> str:
     """Wait for card ``turn`` and place it on its first legal cell by ``how``
     (click, keys: arrows to it and Enter, type: its name, drag)."""
@@ -161,10 +172,24 @@ async def place_one(page: Page, turn: int, how: str = "click") -> str:
             await page.keyboard.press("ArrowDown" if cell[1] > start[1] else "ArrowUp")
         await page.keyboard.press("Enter")
     elif how == "drag":
-        await page.drag_and_drop(".next-card", f'button.cell[data-cell="{cell}"]')
+        # as a hand does it: press on the card, move onto the cell in steps, let go
+        source = await box(page.locator(".next-card .card"))
+        goal = await box(target)
+        await page.mouse.move(source["x"] + source["width"] / 2, source["y"] + source["height"] / 2)
+        await page.mouse.down()
+        await page.mouse.move(
+            goal["x"] + goal["width"] / 2, goal["y"] + goal["height"] / 2, steps=8
+        )
+        await page.mouse.up()
     else:
         raise ValueError(how)
-    await wait_store(page, f"s.match && s.match.placements.some((p) => p.turn === {turn})")
+    try:
+        await wait_store(page, f"s.match && s.match.placements.some((p) => p.turn === {turn})")
+    except Exception as exc:
+        said = await page.evaluate("() => (document.querySelector('.to-place') || {}).innerText")
+        raise AssertionError(
+            f"card {turn} placed by {how} on {cell}: not placed; the page: {said}"
+        ) from exc
     return cell
 
 

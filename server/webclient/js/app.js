@@ -36,6 +36,11 @@ const ctx = {
   },
   route: [],
   render: () => schedule(),
+  held: false,
+  hold(on) {
+    ctx.held = on;
+    if (!on) schedule();
+  },
   announce,
   confirm: confirmDialog,
   signIn,
@@ -160,8 +165,10 @@ function enterRoute() {
     if (!mine) conn.send({ type: "join_tournament", tournament_id: id, spectate: true });
     else conn.send({ type: "get_tournament", tournament_id: id });
   } else if (page === "tournaments") {
+    ctx.setField("tournament-pages", [null]);
     conn.send({ type: "list_tournaments" });
   } else if (!page || page === "lobby") {
+    ctx.setField("rooms-pages", [null]);
     conn.send({ type: "list_rooms" });
     conn.send({ type: "list_online" });
     conn.send({ type: "list_tournaments" });
@@ -244,6 +251,7 @@ function currentView() {
 }
 
 function render() {
+  if (ctx.held) return; // redrawn when the hold ends
   const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
   const projector = ctx.route[0] === "t" && ctx.route[2] === "projector";
   document.documentElement.classList.toggle("projector", projector);
@@ -288,6 +296,26 @@ setInterval(() => {
   tick();
   if (conn.state === "retrying") renderBanner();
 }, 250);
+
+// While a press, a tap or a drag is under way the page is not redrawn: an update
+// from the server (someone's progress) would replace the element under the
+// pointer, and the click or the drop would be lost. It is redrawn when it ends.
+let dragging = false;
+let holdTimer = null;
+function release() {
+  dragging = false;
+  clearTimeout(holdTimer);
+  ctx.hold(false);
+}
+document.addEventListener("pointerdown", () => {
+  ctx.hold(true);
+  clearTimeout(holdTimer);
+  holdTimer = setTimeout(release, 10000); // never hold for good
+}, true);
+document.addEventListener("pointerup", () => { if (!dragging) release(); }, true);
+document.addEventListener("pointercancel", () => { if (!dragging) release(); }, true);
+document.addEventListener("dragstart", () => { dragging = true; ctx.hold(true); }, true);
+document.addEventListener("dragend", release, true);
 
 // --- small helpers for views ----------------------------------------------------
 

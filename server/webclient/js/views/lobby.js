@@ -4,8 +4,6 @@
 import { h } from "../dom.js";
 import { freshContribution } from "../store.js";
 
-const PAGE = 20;
-
 function select(ctx, id, label, options, fallback) {
   return h("div", { class: "field" },
     h("label", { for: id }, label),
@@ -96,14 +94,12 @@ function myTournaments(ctx) {
 }
 
 function roomsSection(ctx) {
-  const { store, conn } = ctx;
-  const page = store.roomsPage || {};
-  const offset = page.offset || 0;
-  const hasPaging = page.total !== undefined || page.next_cursor !== undefined || page.offset !== undefined;
+  const { store } = ctx;
+  const paging = pager(ctx, "rooms-pages", "list_rooms", store.roomsPage, "rooms");
   return h("section", { class: "card-panel", "aria-labelledby": "rooms-h" },
     h("div", { class: "section-head" },
       h("h2", { id: "rooms-h" }, "Public rooms"),
-      h("button", { type: "button", class: "small", onclick: () => conn.send({ type: "list_rooms", ...pageArgs(page, 0) }) }, "Refresh")),
+      h("button", { type: "button", class: "small", onclick: paging.refresh }, "Refresh")),
     store.rooms.length === 0
       ? h("p", { class: "empty" }, "No public room is open. Create one below, or try quick play.")
       : h("div", { class: "table-scroll" }, h("table", { class: "rooms" },
@@ -121,22 +117,29 @@ function roomsSection(ctx) {
               ? h("button", { type: "button", class: "small primary", "aria-label": `Join ${r.name}`, onclick: () => joinRoom(ctx, { room_id: r.id }) }, "Join")
               : null,
             h("button", { type: "button", class: "small", "aria-label": `Watch ${r.name}`, onclick: () => ctx.go(`#/watch/${encodeURIComponent(r.id)}`) }, "Watch"))))))),
-    hasPaging ? pager(ctx, page, offset) : null);
+    paging.controls);
 }
 
-// The room listing may come in pages: the server's reply says how (docs/protocol.md).
-function pageArgs(page, where) {
-  if (where === 0) return {};
-  if (page.next_cursor !== undefined) return where > 0 ? { cursor: page.next_cursor } : {};
-  return { offset: Math.max(0, (page.offset || 0) + where * (page.limit || PAGE)) };
-}
-
-function pager(ctx, page, offset) {
-  const more = page.next_cursor ? true : page.total !== undefined ? offset + (page.limit || PAGE) < page.total : false;
-  return h("div", { class: "pager" },
-    page.total !== undefined ? h("span", {}, `${page.total} rooms`) : null,
-    page.offset !== undefined && offset > 0 ? h("button", { type: "button", class: "small", onclick: () => ctx.conn.send({ type: "list_rooms", ...pageArgs(page, -1) }) }, "Previous") : null,
-    more ? h("button", { type: "button", class: "small", onclick: () => ctx.conn.send({ type: "list_rooms", ...pageArgs(page, 1) }) }, "Next") : null);
+/**
+ * Paging of a listing (list_rooms, list_tournaments): a server that pages
+ * answers with ``next`` (the cursor of the next page, null on the last) and
+ * ``total``; the next page is asked for with ``after``. The cursors of the
+ * pages seen are kept, to go back. A server that does not page sends neither
+ * field, and nothing here sends ``after`` to it.
+ */
+export function pager(ctx, key, type, page, noun) {
+  const stack = ctx.field(key, [null]);
+  const ask = (cursors) => {
+    ctx.setField(key, cursors);
+    const after = cursors[cursors.length - 1];
+    ctx.conn.send({ type, ...(after ? { after } : {}) });
+  };
+  const paged = page && (page.next !== undefined || page.total !== undefined);
+  const controls = paged ? h("div", { class: "pager" },
+    page.total !== undefined && page.total !== null ? h("span", {}, `${page.total} ${noun} in all`) : null,
+    stack.length > 1 ? h("button", { type: "button", class: "small", dataset: { key: `${key}-prev` }, onclick: () => ask(stack.slice(0, -1)) }, "Previous page") : null,
+    page.next ? h("button", { type: "button", class: "small", dataset: { key: `${key}-next` }, onclick: () => ask([...stack, page.next]) }, "Next page") : null) : null;
+  return { controls, refresh: () => ask(stack), first: () => ask([null]) };
 }
 
 export async function joinRoom(ctx, where) {

@@ -305,7 +305,9 @@ function playing(ctx) {
   const toPlace = store.spectating ? null : h("section", { class: "to-place", "aria-labelledby": "to-place-h" },
     h("h2", { id: "to-place-h" }, match.card ? `Card ${match.turn} of 16` : placedCount >= 16 ? "Your board is full" : "Waiting for the next card"),
     match.card
-      ? h("div", { class: "next-card", draggable: "true", ondragstart: (e) => { e.dataTransfer.setData("text/plain", match.card); e.dataTransfer.effectAllowed = "move"; } },
+      ? h("div", { class: "next-card", draggable: "true",
+        ondragstart: (e) => { e.dataTransfer.setData("text/plain", match.card); e.dataTransfer.effectAllowed = "move"; },
+      },
         cardFace(match.card, { class: "big" }), h("span", { class: "card-name" }, cardName(match.card)))
       : h("p", { class: "muted" }, placedCount >= 16 ? "The others are finishing; the starter is turned when every board is full." : "Everyone places the same card; the next one comes when all have placed it or the clock runs out."),
     clocks(ctx),

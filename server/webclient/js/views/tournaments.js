@@ -5,6 +5,7 @@
 
 import { h } from "../dom.js";
 import { freshContribution } from "../store.js";
+import { pager } from "./lobby.js";
 
 const FORMATS = [["duplicate", "duplicate field (matchpoints)"], ["swiss", "Swiss"], ["knockout", "knockout"]];
 
@@ -32,15 +33,15 @@ function tick(ctx, id, label, fallback) {
 }
 
 export function tournamentListView(ctx) {
-  const { store, conn } = ctx;
+  const { store } = ctx;
   const list = store.tournaments;
-  const page = store.tournamentsPage || {};
+  const paging = pager(ctx, "tournament-pages", "list_tournaments", store.tournamentsPage, "tournaments");
   const mine = (t) => store.tournament.has(t.id) && store.me && store.tournament.get(t.id).info.entrants.some((e) => e.player.id === store.me.id);
   return h("main", { id: "main" },
     h("h1", {}, "Tournaments"),
     h("section", { class: "card-panel", "aria-labelledby": "tl-h" },
       h("div", { class: "section-head" }, h("h2", { id: "tl-h" }, "Public tournaments"),
-        h("button", { type: "button", class: "small", onclick: () => conn.send({ type: "list_tournaments" }) }, "Refresh")),
+        h("button", { type: "button", class: "small", onclick: paging.refresh }, "Refresh")),
       !list ? h("p", { role: "status" }, "Loading…") : list.length === 0 ? h("p", { class: "empty" }, "No public tournament right now: host one below.") :
         h("div", { class: "table-scroll" }, h("table", { class: "tournaments" },
           h("thead", {}, h("tr", {}, ["Name", "Format", "Pace", "Rounds", "Entrants", "Status", "Starts", "Host"].map((t) => h("th", { scope: "col" }, t)))),
@@ -51,11 +52,7 @@ export function tournamentListView(ctx) {
             h("td", {}, `${t.entrants}/${t.max_players}`), h("td", {}, t.status === "playing" ? `round ${t.round}` : t.status),
             h("td", {}, t.starts_ms != null ? h("span", { dataset: { deadline: Date.now() + t.starts_ms } }) : t.status === "registering" ? "by the host" : ""),
             h("td", {}, t.host.name)))))),
-      page.next_cursor || page.total !== undefined ? h("div", { class: "pager" },
-        page.total !== undefined ? h("span", {}, `${page.total} tournaments`) : null,
-        (page.offset || 0) > 0 ? h("button", { type: "button", class: "small", onclick: () => conn.send({ type: "list_tournaments", offset: Math.max(0, page.offset - (page.limit || 20)) }) }, "Previous") : null,
-        page.next_cursor ? h("button", { type: "button", class: "small", onclick: () => conn.send({ type: "list_tournaments", cursor: page.next_cursor }) }, "Next")
-          : page.total !== undefined && (page.offset || 0) + (page.limit || 20) < page.total ? h("button", { type: "button", class: "small", onclick: () => conn.send({ type: "list_tournaments", offset: (page.offset || 0) + (page.limit || 20) }) }, "Next") : null) : null),
+      paging.controls),
     h("section", { class: "card-panel", "aria-labelledby": "tj-h" }, h("h2", { id: "tj-h" }, "A private tournament"),
       h("form", { class: "inline-form", onsubmit: (e) => {
         e.preventDefault();
