@@ -210,10 +210,11 @@ async def bury(live: Live, client: Client, room_id: str) -> Session:
 
 
 @contextlib.contextmanager
-def server_process(db: Path) -> Iterator[tuple[subprocess.Popen[str], Live]]:
-    """`cribsquares serve` as a real process on a free port; killed if still running at the end."""
+def server_process(db: Path, port: int = 0) -> Iterator[tuple[subprocess.Popen[str], Live]]:
+    """`cribsquares serve` as a real process on ``port`` (0: a free one; a given port
+    serves a restart on the same address); killed if still running at the end."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "client_cli", "serve", "--port", "0", "--db", str(db)],
+        [sys.executable, "-m", "client_cli", "serve", "--port", str(port), "--db", str(db)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -8,19 +8,14 @@ downloads a browser here: it is always given Debian's executable.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
 import socket
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.server.live import ROOT
 
 CHROMIUM = os.environ.get("CRIBSQUARES_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -193,9 +188,21 @@ async def place_one(page: Page, turn: int, how: str = "click") -> str:
     return cell
 
 
-@contextlib.asynccontextmanager
-async def nothing() -> AsyncIterator[None]:
-    yield
+async def new_room(page: Page, name: str, **options: str) -> None:
+    """Create a room from the lobby's form: ``options`` are its fields by id
+    without the ``new-`` (``pace="race"``, ``deal="120"``, ``private="yes"``)."""
+    await page.fill("#new-name", name)
+    for key, value in options.items():
+        field = page.locator(f"#new-{key}")
+        kind = await field.evaluate("(el) => el.tagName + ':' + (el.type || '')")
+        if kind == "SELECT:select-one":
+            await field.select_option(value)
+        elif kind.endswith("checkbox"):
+            await field.check()
+        else:
+            await field.fill(value)
+    await page.get_by_role("button", name="Create the room").click()
+    await page.wait_for_selector("text=Waiting for players")
 
 
 async def shot(page: Page, name: str, *, full_page: bool = True) -> None:
@@ -211,28 +218,3 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def served(db: Path, port: int, *extra: str) -> Iterator[subprocess.Popen[str]]:
-    """``cribsquares serve`` as a real process on ``port`` (the same port again after a
-    restart, so the page reconnects to the address it was loaded from); killed at the end."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "client_cli", "serve", "--port", str(port), "--db", str(db), *extra],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert f"http://127.0.0.1:{port}/" in line, line + (
-            process.stderr.read() if process.stderr else ""
-        )
-        yield process
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()

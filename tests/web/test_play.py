@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.server.live import running_server
-from tests.web.conftest import place_one, player, shot, store, wait_store
+from tests.web.conftest import new_room, place_one, player, shot, store, wait_store
 
 
 async def test_two_browsers_play_a_lockstep_match_and_both_verify_the_deal(
@@ -15,10 +15,7 @@ async def test_two_browsers_play_a_lockstep_match_and_both_verify_the_deal(
 ) -> None:
     async with running_server(tmp_path / "db.sqlite") as live:
         ada = await player(browser, live.http, "ada", page_errors)
-        await ada.fill("#new-name", "Friday duel")
-        await ada.check("#new-private")
-        await ada.get_by_role("button", name="Create the room").click()
-        await ada.wait_for_selector("text=Waiting for players")
+        await new_room(ada, "Friday duel", private="yes")
         link = await ada.input_value("#room-link")
         assert "/#/join/" in link
         # bo follows the link the host sent: signs in, and lands in the room.

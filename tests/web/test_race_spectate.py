@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from tests.server.live import Client, running_server, signed_in
-from tests.web.conftest import place_one, player, shot, store, wait_store
+from tests.web.conftest import new_room, place_one, player, shot, store, wait_store
 
 
 async def test_a_browser_and_a_protocol_client_play_a_race(
@@ -15,11 +15,7 @@ async def test_a_browser_and_a_protocol_client_play_a_race(
 ) -> None:
     async with running_server(tmp_path / "db.sqlite") as live:
         ada = await player(browser, live.http, "ada", page_errors)
-        await ada.fill("#new-name", "Race me")
-        await ada.select_option("#new-pace", "race")
-        await ada.fill("#new-deal", "120")
-        await ada.get_by_role("button", name="Create the room").click()
-        await ada.wait_for_selector("text=Waiting for players")
+        await new_room(ada, "Race me", pace="race", deal="120")
         room_id = await store(ada, "s.room.id")
         bo = await signed_in(live, "bo")
         await bo.send(type="list_rooms")

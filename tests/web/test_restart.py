@@ -8,8 +8,8 @@ import asyncio
 import signal
 from pathlib import Path
 
-from tests.server.live import Client, Live
-from tests.web.conftest import free_port, place_one, player, served, shot, store, wait_store
+from tests.server.live import Client, server_process
+from tests.web.conftest import free_port, place_one, player, shot, store, wait_store
 
 
 async def test_the_browser_resumes_after_the_server_restarts(
@@ -17,9 +17,8 @@ async def test_the_browser_resumes_after_the_server_restarts(
 ) -> None:
     db = tmp_path / "db.sqlite"
     port = free_port()
-    http = f"http://127.0.0.1:{port}"
-    live = Live(f"ws://127.0.0.1:{port}/ws", http, None)  # type: ignore[arg-type]
-    with served(db, port) as first:
+    with server_process(db, port) as (first, live):
+        http = live.http
         ada = await player(browser, http, "ada", page_errors)
         bo = await Client.connect(live)
         await bo.hello("bo")
@@ -44,7 +43,7 @@ async def test_the_browser_resumes_after_the_server_restarts(
     await shot(ada, "desktop-connection-lost", full_page=False)
     token = bo.token
     await bo.close()
-    with served(db, port):
+    with server_process(db, port):
         # The page reconnects on its own (backoff at most 10 s) and gets its room back.
         await ada.wait_for_selector("#banner", state="hidden", timeout=20_000)
         await wait_store(ada, "s.match && s.match.turn === 6")
