@@ -23,6 +23,10 @@ async def test_two_browsers_play_a_lockstep_match_and_both_verify_the_deal(
         await bo.wait_for_selector("text=Waiting for players")
         for page in (ada, bo):
             await page.get_by_role("button", name="Ready").click()
+        # a screen reader hears the card to place
+        await ada.wait_for_function(
+            "() => document.getElementById('live').textContent.startsWith('Card 1 of 16: ')"
+        )
         ways = ["click", "keys", "type", "drag"]
         for turn in range(1, 17):
             await place_one(ada, turn, ways[turn % 4])
@@ -40,6 +44,9 @@ async def test_two_browsers_play_a_lockstep_match_and_both_verify_the_deal(
             # every row and column itemized, and the ranks shown
             assert await page.locator(".result-board .hand").count() == 16
             assert await page.locator("text=equal totals share a rank").count() == 1
+        await ada.wait_for_function(
+            "() => document.getElementById('live').textContent.endsWith('Deal verified.')"
+        )
         await shot(ada, "desktop-results")
         checks = await store(ada, "s.match.verification.checks.map((c) => c.label)")
         assert "the server's secret matches the commitment shown before the first card" in checks

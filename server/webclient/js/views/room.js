@@ -18,6 +18,7 @@ const NEIGHBOURS = CELLS.map((_, i) => {
 });
 
 let announcedTurn = null;
+let announcedResult = null;
 let typed = "";
 let typedAt = 0;
 let current = null; // the ctx of the room view being shown, for the keyboard handler
@@ -337,6 +338,12 @@ function results(ctx) {
   const over = !series || series.finished;
   const wants = room.rematch || [];
   const tid = store.tournamentOfRoom(room.id);
+  const v = match.verification;
+  if (v && !v.pending && announcedResult !== result.match_id) {
+    announcedResult = result.match_id;
+    const mine = result.boards.find((b) => b.player.id === store.me.id);
+    ctx.announce(`${mine ? `Results: you are ranked ${mine.rank} of ${result.boards.length} with ${mine.score.total} points. ` : "Results are in. "}${v.ok ? "Deal verified." : "The deal was NOT verified."}`);
+  }
   return h("div", { class: "results" },
     h("section", { class: "card-panel result-head" },
       h("h2", {}, "Results"),
