@@ -121,6 +121,7 @@ async def test_a_knockout_bracket_with_a_bye_and_its_champion(
         phone = await open_page(browser, live.http + f"/#/t/{tid}", page_errors, PHONE)
         await sign_in(phone, "fan2")
         await phone.wait_for_selector(".bracket")
+        assert await phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         await shot(phone, "phone-bracket")
         await host.close()
     assert page_errors.errors == []

@@ -210,7 +210,7 @@ function nav() {
     ["#/leaderboard", "Leaderboard"],
   ];
   if (store.me) links.push([`#/player/${encodeURIComponent(store.me.name)}`, "My games"]);
-  if (store.room) links.unshift([`#/room/${encodeURIComponent(store.room.id)}`, store.room.status === "playing" ? "▶ Game" : "Room"]);
+  if (store.room) links.unshift([`#/room/${encodeURIComponent(store.room.id)}`, store.spectating ? "Watching" : store.room.status === "playing" ? "▶ Game" : "Room"]);
   const current = "#/" + ctx.route.join("/");
   return h("nav", { class: "top", "aria-label": "Main" },
     h("a", { class: "brand", href: "#/" }, "cribsquares"),

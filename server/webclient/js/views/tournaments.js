@@ -181,9 +181,9 @@ export function tournamentView(ctx) {
         } }, "Remove") : null)))),
     h("section", { class: "card-panel" }, h("h2", {}, "Fair deals"),
       h("p", {}, "Commitment to the round secrets, published at creation: ", h("code", {}, info.commitment)),
-      info.history.length ? h("table", {}, h("thead", {}, h("tr", {}, ["Round", "Contribution", "Commitment", "Secret"].map((t) => h("th", { scope: "col" }, t)))),
+      info.history.length ? h("div", { class: "table-scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Round", "Contribution", "Commitment", "Secret"].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, info.history.map((r) => h("tr", {}, h("td", {}, String(r.number)), h("td", {}, h("code", {}, r.contribution.slice(0, 12) + "…")),
-          h("td", {}, h("code", {}, r.server_commitment.slice(0, 12) + "…")), h("td", {}, r.server_secret ? h("code", {}, r.server_secret.slice(0, 12) + "…") : "hidden until the round is over"))))) : null));
+          h("td", {}, h("code", {}, r.server_commitment.slice(0, 12) + "…")), h("td", {}, r.server_secret ? h("code", {}, r.server_secret.slice(0, 12) + "…") : "hidden until the round is over")))))) : null));
 }
 
 function hostControls(ctx, info) {
