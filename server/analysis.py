@@ -7,7 +7,8 @@ and the expert's review of every move with its expected loss. A board takes a
 few CPU-seconds, so it is computed in one worker process, never on the event
 loop; answers are kept (a finished board never changes), and when too many are
 being computed at once the request is refused with 503 and ``Retry-After``.
-Only a finished match is analysed: the hidden-information rule of the API holds.
+Only a match whose cards the API shows is analysed (finished, and not under a
+tournament round's embargo, server/visibility.py): the hidden-information rule holds.
 """
 
 from __future__ import annotations
@@ -102,6 +103,10 @@ def routes(storage_key: web.AppKey[Any]) -> list[web.RouteDef]:
             return _error(404, "match_not_found", "no such match")
         if match["status"] != "finished" or not match.get("boards"):
             return _error(409, "match_not_finished", "a match is analysed once it is over")
+        if match.get("embargoed") or match.get("seed") is None:
+            # server.visibility decided, in storage: its cards are not shown yet.
+            return _error(409, "match_embargoed",
+                          "this deal is hidden until its tournament round is over")  # fmt: skip
         who = request.query.get("player")
         boards = sorted(match["boards"], key=lambda b: (b["rank"], b["seat"]))
         if who is not None:

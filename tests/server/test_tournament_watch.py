@@ -1,6 +1,6 @@
 """Watching a tournament's table by its room id: anyone for a public
 tournament, only its members for a private one; a watcher sees counts, then
-the result, never a board before it."""
+the result once the round is over, never a board before it."""
 
 from __future__ import annotations
 
@@ -39,14 +39,19 @@ async def test_anyone_may_watch_a_public_tournaments_table(tmp_path: Path) -> No
         state = await fan.until("room_state")
         assert state["ref"] == "w" and state["you"] is None and state["result"] is None
         result = await player.play_to_end(room["id"])
+        # The round's deal is shown to a watcher once every table of the round has
+        # finished (docs/fairness.md, Who sees a deal): a room_state with the result.
         seen = []
         while True:
             message = await fan.recv()
             seen.append(message["type"])
-            if message["type"] == "match_result":
+            if message["type"] == "match_result" or (
+                message["type"] == "room_state" and message["result"] is not None
+            ):
                 break
         assert "card" not in seen and "placed" not in seen
-        assert message["seed"] == result["seed"]
+        shown = message if message["type"] == "match_result" else message["result"]
+        assert shown["seed"] == result["seed"]
         for c in (host, player, fan):
             await c.close()
 
