@@ -173,3 +173,53 @@ async def test_a_tables_secrets_checked_against_the_rounds(browser, tmp_path: Pa
     assert [c["ok"] for c in out["good"]] == [True] * 5  # the round's secret, 3 deals, the table
     assert [c["ok"] for c in out["forged"]] == [True, False, True]
     assert out["scheme"] == "per-deal" and out["chained"] == "chain"
+
+
+TOURNAMENT_VECTORS = json.loads(
+    (Path(__file__).parents[1] / "engine" / "data" / "tournament_vectors.json").read_text("utf-8")
+)
+
+RUN_TABLES = """
+async (tables) => {
+  const base = document.querySelector('script[type="module"]').src.replace(/js\\/app\\.js$/, "");
+  const deal = await import(base + "js/deal.js");
+  const out = [];
+  for (const force of ["webcrypto", "javascript"]) {
+    for (const t of tables) {
+      const d = await deal.roundContribution(
+        t.tournament_id, t.round, t.entrant_contributions, force);
+      const root = await deal.tableRoot(t.round_secret, t.tournament_id, t.round, force);
+      const deals = [];
+      for (const v of t.deals) {
+        const secret = await deal.tableDealSecret(root, v.deal, force);
+        const seed = await deal.roomSeed(secret, Array(t.seats).fill(d), force);
+        deals.push({ secret, commitment: await deal.commitment(secret, force), seed,
+          seed_commitment: await deal.commitment(seed, force),
+          cards: await deal.dealCards(seed, force) });
+      }
+      out.push({ force, round_commitment: await deal.commitment(t.round_secret, force),
+        round_contribution: d, root, deals });
+    }
+  }
+  return out;
+}
+"""
+
+
+async def test_the_browser_deals_every_tournament_vector(browser, tmp_path: Path) -> None:
+    tables = TOURNAMENT_VECTORS["tables"]
+    async with running_server(tmp_path / "db.sqlite") as live:
+        page = await open_page(browser, live.http + "/")
+        out = await page.evaluate(RUN_TABLES, tables)
+    assert len(out) == 2 * len(tables)
+    for i, got in enumerate(out):
+        want = tables[i % len(tables)]
+        assert got["round_commitment"] == want["round_commitment"], want["note"]
+        assert got["round_contribution"] == want["round_contribution"], want["note"]
+        assert got["root"] == want["table_root"], (got["force"], want["note"])
+        assert got["deals"][0]["commitment"] == want["table_commitment"]
+        for d, w in zip(got["deals"], want["deals"], strict=True):
+            assert d["secret"] == w["server_secret"], (got["force"], want["note"], w["deal"])
+            assert d["commitment"] == w["server_commitment"]
+            assert d["seed"] == w["seed"] and d["seed_commitment"] == w["seed_commitment"]
+            assert d["cards"] == w["cards"], (got["force"], want["note"], w["deal"])
