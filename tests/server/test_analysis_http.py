@@ -6,12 +6,28 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
 from client_cli.analysis import analyse, board_from_result
 from protocol.messages import BoardResult
 from tests.server.live import running_server, two_player_room
+
+
+async def analysis(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
+    """Ask until the analysis is done: 202 while it is computed, then 200 (bounded)."""
+    async with http.get(url) as first:
+        assert first.status == 202, await first.text()  # nobody waits for the engine
+        assert first.headers["Retry-After"] == "2"
+        assert (await first.json())["status"] == "computing"
+    for _ in range(300):
+        await asyncio.sleep(0.1)
+        async with http.get(url) as reply:
+            if reply.status == 200:
+                return await reply.json()  # type: ignore[no-any-return]
+            assert reply.status == 202
+    raise AssertionError("the analysis took more than 30 s")
 
 
 async def test_a_finished_board_is_analysed_as_the_command_line_does(tmp_path: Path) -> None:
@@ -34,9 +50,7 @@ async def test_a_finished_board_is_analysed_as_the_command_line_does(tmp_path: P
         result, _ = await asyncio.gather(
             alice.play_to_end(room_id), bob.play_to_end(room_id, pick=2)
         )
-        async with http.get(f"{live.http}/api/matches/{match_id}/analysis?player=BOB") as reply:
-            assert reply.status == 200
-            found = await reply.json()
+        found = await analysis(http, f"{live.http}/api/matches/{match_id}/analysis?player=BOB")
         async with http.get(url) as reply:
             after = (await reply.json())["matches"][0]["opponents"][0]
         board = next(b for b in result["boards"] if b["player"]["id"] == bob.id)

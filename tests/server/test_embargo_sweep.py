@@ -39,6 +39,7 @@ from engine.deal import room_seed, table_deal_secret, table_root
 from server.app import HUB
 from server.limits import Quota
 from server.room import Phase
+from server.web import load as load_web_client
 from tests.server.fairworld import card_leaks
 from tests.server.live import Client, Live, running_server, signed_in
 
@@ -49,6 +50,7 @@ pytestmark = pytest.mark.timeout(120)
 FAST = {"between_deals_ms": 300, "between_rounds_ms": 400, "tick_ms": 20,
         "http_per_address": Quota(1_000_000, 60)}  # fmt: skip
 POLL_S = 0.05
+WEB_CLIENT = load_web_client()
 # Queries each route is asked with, beyond none.
 QUERIES = {
     "/api/tournaments/{tournament_id}/export": [
@@ -139,6 +141,9 @@ class Sweep:
             "name": {*self.names, "nobody"},
             "pace": {"lockstep", "race"},
             "tournament_id": {*lobby.tournaments.directors, "no-such-cup"},
+            # the web client's files (server/web.py): the page's assets
+            "version": {WEB_CLIENT.version},
+            "path": {"js/app.js", "js/store.js", "app.css"},
         }
 
     async def poll(self) -> None:

@@ -20,6 +20,13 @@ export function fetched(ctx, url, { again = false } = {}) {
   fetch(url, { headers: { Accept: "application/json" } })
     .then(async (response) => {
       const body = await response.json().catch(() => null);
+      if (response.status === 202) {
+        // The server is computing it: ask again when it says.
+        const wait = Number(response.headers.get("Retry-After") || 2);
+        cache.set(url, { loading: true, computing: true });
+        setTimeout(() => { if (cache.get(url) && cache.get(url).computing) fetched(ctx, url, { again: true }); }, wait * 1000);
+        return;
+      }
       if (!response.ok) {
         const retry = response.status === 503 ? Number(response.headers.get("Retry-After") || 5) : null;
         cache.set(url, { error: (body && body.error && body.error.reason) || `HTTP ${response.status}`, status: response.status, retry });
