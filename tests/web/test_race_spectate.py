@@ -89,7 +89,7 @@ async def test_a_browser_watches_a_public_room(browser, tmp_path: Path, page_err
     assert page_errors.errors == []
 
 
-async def test_nothing_but_the_protocol_client_needed(tmp_path: Path) -> None:
+async def test_list_online_pages_who_is_signed_in(tmp_path: Path) -> None:
     """list_online: who is signed in, by name, in pages (a protocol extension the lobby uses)."""
     async with running_server(tmp_path / "db.sqlite") as live:
         clients = [await signed_in(live, name) for name in ("Zed", "amy", "Bob")]
