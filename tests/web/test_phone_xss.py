@@ -60,6 +60,9 @@ async def test_names_and_room_names_are_shown_as_text(browser, tmp_path: Path, p
         await sign_in(page, "victim")
         await page.wait_for_selector("table.rooms")
         assert XSS_ROOM in await page.inner_text("table.rooms")
+        # the server pages its listing: the page says how many there are
+        await page.wait_for_selector(".pager:has-text('Rooms: 1 in all')")
+        assert await page.get_by_role("button", name="Next page").count() == 0
         await page.get_by_role("button", name=f"Join {XSS_ROOM}").click()
         await page.wait_for_selector("text=Waiting for players")
         assert await page.inner_text(".room-head h1") == XSS_ROOM

@@ -136,7 +136,7 @@ export function pager(ctx, key, type, page, noun) {
   };
   const paged = page && (page.next !== undefined || page.total !== undefined);
   const controls = paged ? h("div", { class: "pager" },
-    page.total !== undefined && page.total !== null ? h("span", {}, `${page.total} ${noun} in all`) : null,
+    page.total !== undefined && page.total !== null ? h("span", {}, `${noun[0].toUpperCase()}${noun.slice(1)}: ${page.total} in all`) : null,
     stack.length > 1 ? h("button", { type: "button", class: "small", dataset: { key: `${key}-prev` }, onclick: () => ask(stack.slice(0, -1)) }, "Previous page") : null,
     page.next ? h("button", { type: "button", class: "small", dataset: { key: `${key}-next` }, onclick: () => ask([...stack, page.next]) }, "Next page") : null) : null;
   return { controls, refresh: () => ask(stack), first: () => ask([null]) };
