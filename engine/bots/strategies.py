@@ -135,8 +135,14 @@ def line_values() -> LineValues:
 class _Base:
     name = "base"
 
-    def __init__(self, seed: int | str = 0) -> None:
+    def __init__(self, seed: int | str = 0, *, values: LineValues | None = None) -> None:
         self.seed = seed
+        # The line-value table (None: the shipped one); another for experiments and benchmarks.
+        self._values = values
+
+    @property
+    def values(self) -> LineValues:
+        return self._values if self._values is not None else line_values()
 
     def rng_for(self, view: BotView) -> SplitMix64:
         return SplitMix64(f"{self.name}/{self.seed}/{view.key()}")
@@ -172,7 +178,7 @@ class GreedyStrategy(_Base):
     name = "greedy"
 
     def decide(self, view: BotView, budget: Budget | None = None) -> Decision:
-        deltas = greedy_deltas(view.board(), view.card.index, line_values())
+        deltas = greedy_deltas(view.board(), view.card.index, self.values)
         return Decision(deltas[0][1], {cell: gain for gain, cell in deltas}, 0)
 
 
@@ -198,14 +204,15 @@ class ExpertStrategy(_Base):
         *,
         candidates: int = EXPERT_CANDIDATES,
         depth: int = ROLLOUT_DEPTH,
+        values: LineValues | None = None,
     ) -> None:
-        super().__init__(seed)
+        super().__init__(seed, values=values)
         self.candidates = candidates
         self.depth = depth
 
     def candidate_cells(self, view: BotView) -> list[int]:
         board = view.board()
-        ranked = [cell for _, cell in greedy_deltas(board, view.card.index, line_values())]
+        ranked = [cell for _, cell in greedy_deltas(board, view.card.index, self.values)]
         if board.filled == 0:
             ranked = [c for c in ranked if c in FIRST_MOVE_CELLS]
         return ranked[: self.candidates]
@@ -234,7 +241,7 @@ class ExpertStrategy(_Base):
         so a cell evaluated alone gets exactly the estimate it would get among
         others (the analysis relies on this).
         """
-        values = line_values()
+        values = self.values
         board = view.board()
         card = view.card.index
         boards = []
