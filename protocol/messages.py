@@ -276,12 +276,16 @@ class Rematch(_Request):
 
 class QuickPlay(_Request):
     """Wait to be paired with a player of close rating for a rated head-to-head
-    match; ``bot_after_ms``: take a (casual) bot opponent after that long."""
+    match; ``bot_after_ms``: take a (casual) bot opponent after that long, of
+    level ``bot_level`` (default: the server's). ``arena``: a bot program's
+    rated match against another bot program, in the arena's own pool."""
 
     type: Literal["quickplay"] = "quickplay"
     pace: Annotated[Pace, Choice] = Pace.LOCKSTEP
     deals: BestOf = 1
     bot_after_ms: Annotated[int | None, Field(default=None, ge=0, le=600_000)] = None
+    bot_level: Annotated[str | None, Field(default=None, min_length=1, max_length=32)] = None
+    arena: bool = False
     contribution: Contribution = ""
     ref: Ref = None
 
@@ -323,6 +327,14 @@ class GetLeaderboard(_Request):
     pace: Annotated[Pace, Choice] = Pace.LOCKSTEP
     top: Annotated[int, Field(ge=1, le=100)] = 20
     around: Name | None = None
+    arena: bool = False  # the bot arena's board instead of people's
+    ref: Ref = None
+
+
+class ListBots(_Request):
+    """The server's computer opponents: its levels, each with its rating."""
+
+    type: Literal["list_bots"] = "list_bots"
     ref: Ref = None
 
 
@@ -422,8 +434,8 @@ class GetTournament(_Request):
 ClientMessage = Annotated[
     Hello | ListRooms | CreateRoom | JoinRoom | LeaveRoom | Ready | StartMatch | AddBot | Place
     | Resync | Ping | Rematch | QuickPlay | CancelQuickPlay | Challenge | AnswerChallenge
-    | GetLeaderboard | CreateTournament | ListTournaments | JoinTournament | LeaveTournament
-    | ManageTournament | AddTournamentBot | GetTournament | ListOnline,
+    | GetLeaderboard | ListBots | CreateTournament | ListTournaments | JoinTournament
+    | LeaveTournament | ManageTournament | AddTournamentBot | GetTournament | ListOnline,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -505,7 +517,7 @@ class RoomInfo(_Message):
     rated: bool = False
     series: SeriesInfo | None = None  # once the first deal has started
     rematch: list[str] = []  # ids of the players who want a rematch
-    origin: str = "room"  # "room", "quickplay" or "challenge"
+    origin: str = "room"  # "room", "quickplay", "challenge", "tournament" or "arena"
 
 
 class HandScoreOut(_Message):
@@ -746,6 +758,7 @@ class RatingsChanged(_Message):
     room_id: str
     pace: Pace
     changes: list[RatingChange]
+    arena: bool = False  # ratings of the bot arena's pool
 
 
 class LeaderboardEntry(_Message):
@@ -766,6 +779,29 @@ class Leaderboard(_Message):
     top: list[LeaderboardEntry]
     around: list[LeaderboardEntry]  # the player asked about and its neighbours
     players: int  # ranked (not provisional) players in all
+    arena: bool = False  # the bot arena's board
+    ref: Ref = None
+
+
+class BotLevel(_Message):
+    """One level of the server's computer opponents."""
+
+    name: str  # what add_bot, add_tournament_bot and quickplay's bot_level take
+    level: int  # 1 (weakest) ..
+    title: str
+    description: str
+    aliases: list[str]  # other names for the same level
+    rating: int | None  # Glicko-2, measured among the levels (docs/bots.md); None: not measured
+    deviation: int | None
+
+
+class Bots(_Message):
+    """The reply to ``list_bots``: the levels, weakest first, and the bot the
+    server seats for quick play when a player's wait runs out."""
+
+    type: Literal["bots"] = "bots"
+    levels: list[BotLevel]
+    quickplay_bot: str
     ref: Ref = None
 
 
@@ -898,7 +934,7 @@ class Online(_Message):
 ServerMessage = Annotated[
     Welcome | ErrorMessage | Rooms | RoomUpdate | Left | MatchStarted | CardDealt | Placed
     | Progress | MatchResult | RoomState | Pong | QueueStatus | ChallengeUpdate
-    | RatingsChanged | Leaderboard | TournamentUpdate | Tournaments | Online,
+    | RatingsChanged | Leaderboard | Bots | TournamentUpdate | Tournaments | Online,
     Field(discriminator="type"),
 ]  # fmt: skip
 
@@ -1231,9 +1267,9 @@ def progress_message(
 CLIENT_TYPES: tuple[str, ...] = (
     "hello", "list_rooms", "create_room", "join_room", "leave_room", "ready", "start",
     "add_bot", "place", "resync", "ping", "rematch", "quickplay", "cancel_quickplay",
-    "challenge", "answer_challenge", "get_leaderboard", "create_tournament", "list_tournaments",
-    "join_tournament", "leave_tournament", "manage_tournament", "add_tournament_bot",
-    "get_tournament", "list_online",
+    "challenge", "answer_challenge", "get_leaderboard", "list_bots", "create_tournament",
+    "list_tournaments", "join_tournament", "leave_tournament", "manage_tournament",
+    "add_tournament_bot", "get_tournament", "list_online",
 )  # fmt: skip
 
 

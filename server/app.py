@@ -62,7 +62,7 @@ from protocol.names import reserved
 from server import errors, identity
 from server.analysis import ANALYST, Analyst
 from server.analysis import routes as analysis_routes
-from server.bots import BotPool, bot_factory
+from server.bots import BotPool, bot_factory, bot_levels
 from server.config import check as check_config
 from server.events import Event
 from server.limits import Quota, Quotas, TokenBucket, quota_key
@@ -862,16 +862,20 @@ async def player_history(request: web.Request) -> web.Response:
 
 
 async def leaderboard(request: web.Request) -> web.Response:
-    """``/api/leaderboard/{pace}?top=N&around=NAME``: the ``leaderboard`` message's content."""
+    """``/api/leaderboard/{pace}?top=N&around=NAME&arena=1``: a ``leaderboard``'s content."""
     paces = [p.value for p in Pace]
     if request.match_info["pace"] not in paces:
         reason = f"unknown pace {request.match_info['pace']!r}: use one of {', '.join(paces)}"
         return _not_found("unknown_pace", reason)
     try:
+        arena = request.query.get("arena", "0")
+        if arena not in ("0", "1"):
+            raise ValueError("arena is 0 or 1")
         asked = GetLeaderboard(
             pace=Pace(request.match_info["pace"]),
             top=int(request.query.get("top", "20")),
             around=request.query.get("around"),
+            arena=arena == "1",
         )
     except ValueError as exc:
         return web.json_response(
@@ -999,6 +1003,7 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
         ),
         bots=bot_factory,
         think_elsewhere=True,
+        levels=bot_levels(),
     )
     lobby.ratings.load(await storage.ratings())
     lobby.shadowed = await storage.shadowed_players()

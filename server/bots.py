@@ -1,17 +1,19 @@
-"""Server-side bot seats: a strategy name becomes a cell chooser, and the pool that runs it.
+"""Server-side bot seats: a level name becomes a cell chooser, and the pool that runs it.
 
-The strategies are the engine's (``engine.bots.STRATEGIES``: name -> factory
-taking a seed; each answers ``choose(view, budget) -> cell``); ``fallback`` —
-the server's auto-placement rule — is always available. A bot's budget is
-capped at :data:`BOT_SIMULATIONS` rollouts, and a bot that fails places by the
-fallback rule rather than stall the match.
+The bots are the engine's ladder (``engine.bots.LEVELS``: ``level-1`` ..
+``level-8``, and ``random``, ``greedy``, ``expert`` naming levels 1, 5 and 7),
+each playing its level's own budget with the style its seed gives it;
+``fallback`` — the server's auto-placement rule — is always available. A bot
+that fails places by the fallback rule rather than stall the match.
+:func:`bot_levels` describes the ladder for clients (the ``bots`` message).
 
 The running server never thinks on its event loop: its rooms ask for a bot's
 move (:class:`server.room.BotTurn`), :class:`BotPool` computes it with
 :func:`think` in a small pool of worker processes, and the answer goes back to
 the room as the bot seat's placement. A bot too slow for the card clock is
 placed for by the clock, like a person. Rooms driven directly (tests) may still
-call :func:`bot_factory`'s choosers in place.
+call :func:`bot_factory`'s choosers in place; both make the same move, a pure
+function of the seat's seed and the position.
 
 The workers die with the server however it dies, SIGKILL included
 (:func:`die_with_parent`): on Linux the kernel kills them when the server's
@@ -36,40 +38,68 @@ from typing import Any
 
 from engine.cards import Card
 from engine.grid import Grid
+from protocol.messages import BotLevel
 from server.fallback import CellChooser, fallback_cell
 from server.room import BotTurn
 
 log = logging.getLogger(__name__)
 
-BOT_SIMULATIONS = 400
 BOT_WORKERS = 2  # processes thinking for every bot seat of the server
 
 
-def _engine_strategies() -> dict[str, Any]:
+def _engine_levels() -> Any:
     try:
-        from engine.bots import STRATEGIES
+        from engine.bots import levels
     except Exception:
-        return {}
-    return dict(STRATEGIES)
+        return None
+    return levels
 
 
 def strategy_names() -> list[str]:
-    return sorted({"fallback", *_engine_strategies()})
+    """Every name a server bot answers to: the levels, their aliases and ``fallback``."""
+    levels = _engine_levels()
+    return ["fallback", *(levels.level_names() if levels is not None else [])]
+
+
+def bot_levels() -> list[BotLevel]:
+    """The ladder as clients see it: each level, its aliases and its measured rating."""
+    levels = _engine_levels()
+    if levels is None:
+        return []
+    ratings = levels.level_ratings()
+    out: list[BotLevel] = []
+    for lv in levels.LEVELS:
+        rated = ratings.get(lv.name)
+        out.append(
+            BotLevel(
+                name=lv.name,
+                level=lv.number,
+                title=lv.title,
+                description=lv.describe(),
+                aliases=[a for a, target in levels.ALIASES.items() if target == lv.name],
+                rating=round(rated.rating) if rated is not None else None,
+                deviation=round(rated.deviation) if rated is not None else None,
+            )
+        )
+    return out
 
 
 def bot_factory(strategy: str, seed: str) -> CellChooser:
     """The cell chooser of ``strategy`` seeded with ``seed``; KeyError if no bot plays it."""
     if strategy == "fallback":
         return fallback_cell
-    factory = _engine_strategies()[strategy]
-    from engine.bots import BotView, Budget
-
-    bot = factory(seed)
-    budget = Budget(simulations=BOT_SIMULATIONS)
+    levels = _engine_levels()
+    if levels is None:
+        raise KeyError(strategy)
+    try:
+        bot = levels.make_bot(strategy, seed)
+    except ValueError:
+        raise KeyError(strategy) from None
+    from engine.bots import BotView
 
     def choose(grid: Grid, card: Card) -> int:
         try:
-            return int(bot.choose(BotView.from_grid(grid, card), budget))
+            return int(bot.choose(BotView.from_grid(grid, card)))
         except Exception:
             log.exception("bot %s failed; placing by the fallback rule", strategy)
             return fallback_cell(grid, card)
@@ -82,7 +112,7 @@ def grid_of(turn: BotTurn) -> Grid:
 
 
 def think(turn: BotTurn) -> int:
-    """The cell ``turn.strategy`` chooses (in a worker process): seeded per seat and turn."""
+    """The cell ``turn.strategy`` chooses (in a worker process): seeded per seat."""
     return bot_factory(turn.strategy, turn.seed)(grid_of(turn), Card.parse(turn.card))
 
 

@@ -8,6 +8,8 @@ ticks. It collects the rooms' domain events in :attr:`Lobby.events` for storage.
 It also pairs players: the quick-play queue (:mod:`server.matchmaking`) and
 challenges open head-to-head rooms with both players seated, and when a rated
 series ends it moves the two players' ratings (:class:`server.ratings.RatingBook`).
+Bot programs have a rated pool of their own, the arena: they are paired with
+each other only, and rated apart from people (:func:`rating_pool`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from pydantic import BaseModel
 
 from protocol.messages import (
     AnswerChallenge,
+    BotLevel,
+    Bots,
     CancelQuickPlay,
     Challenge,
     ChallengeInfo,
@@ -35,6 +39,7 @@ from protocol.messages import (
     Leaderboard,
     LeaderboardEntry,
     Left,
+    ListBots,
     ListOnline,
     ListRooms,
     Online,
@@ -60,6 +65,13 @@ from server.series import SecretScheme
 from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
 
 log = logging.getLogger(__name__)
+
+ARENA = "arena"  # the origin of an arena room, and the prefix of the arena's rating pools
+
+
+def rating_pool(pace: str, arena: bool) -> str:
+    """The key ratings are kept under: the pace for people, ``arena-PACE`` for bot programs."""
+    return f"{ARENA}-{pace}" if arena else pace
 
 
 class IdSource:
@@ -119,10 +131,12 @@ class Lobby:
         ids: IdSource | None = None,
         bots: BotFactory | None = None,
         think_elsewhere: bool = False,
+        levels: Sequence[BotLevel] = (),
     ) -> None:
         self.config = config or LobbyConfig()
         self.ids = ids or IdSource()
         self.bots = bots
+        self.levels = list(levels)  # the server bots' ladder, for list_bots
         # True: rooms do not run their bots' strategies but ask (bot_turns) and are
         # answered through bot_move; the server thinks in other processes.
         self.think_elsewhere = think_elsewhere
@@ -145,6 +159,7 @@ class Lobby:
         self.ratings = RatingBook()
         self.queue = Queue()
         self.bot_queue = Queue()  # bot programs (hello with bot: true) waiting
+        self.arena_queue = Queue()  # bot programs waiting for a rated arena match
         self._queued: dict[str, tuple[PlayerInfo, QuickPlay]] = {}
         self.challenges: dict[str, OpenChallenge] = {}
         # The address each signed-in player came from (set by the server at sign-in):
@@ -197,6 +212,11 @@ class Lobby:
                 return self._answer(player, message, now_ms)
             case GetLeaderboard():
                 return [Outbound((player.id,), self.leaderboard(player, message))]
+            case ListBots():
+                bots = Bots(
+                    levels=self.levels, quickplay_bot=self.config.quickplay_bot, ref=message.ref
+                )
+                return [Outbound((player.id,), bots)]
             case _ if isinstance(message, TOURNAMENT_MESSAGES):
                 return self.tournaments.handle(player, message, now_ms)
             case JoinRoom():
@@ -394,17 +414,22 @@ class Lobby:
             raise errors.NotRateable("quick play is rated: register a name to play it")
         if player.id in self._queued:
             raise errors.AlreadyQueued("you are already waiting for an opponent")
-        rating = self.ratings.get(player.id, msg.pace.value)
+        if msg.arena and not player.bot:
+            raise errors.NotRateable("the arena is for bot programs (hello with bot: true)")
+        if msg.bot_level is not None and not msg.arena and not self._plays(msg.bot_level):
+            raise errors.UnknownStrategy(f"no bot plays level {msg.bot_level!r}")
+        rating = self.ratings.get(player.id, rating_pool(msg.pace.value, msg.arena))
         # Bot programs wait apart: they stand in for the server's bot when a
-        # person's chosen wait runs out, and play each other; never rated.
-        queue = self.bot_queue if player.bot else self.queue
+        # person's chosen wait runs out, and play each other, casual; or they
+        # wait for the arena, rated among bot programs only.
+        queue = self.arena_queue if msg.arena else self.bot_queue if player.bot else self.queue
         queue.join(
             Ticket(
                 player=player.id,
                 rating=rating.rating,
                 since_ms=now_ms,
                 pace=msg.pace.value,
-                bot_after_ms=msg.bot_after_ms,
+                bot_after_ms=None if msg.arena else msg.bot_after_ms,
                 pool=str(msg.deals),
             )
         )
@@ -418,16 +443,31 @@ class Lobby:
         )
         return [Outbound((player.id,), status), *self._match_queue(now_ms)]
 
+    def _plays(self, strategy: str) -> bool:
+        """Whether a server bot plays ``strategy`` (a level or its alias)."""
+        if self.bots is None:
+            return False
+        try:
+            self.bots(strategy, "probe")
+        except KeyError:
+            return False
+        return True
+
+    def _leave_queues(self, player_id: str) -> bool:
+        left = [q.leave(player_id) for q in (self.queue, self.bot_queue, self.arena_queue)]
+        return any(t is not None for t in left)
+
     def _cancel_quickplay(self, player: PlayerInfo, msg: CancelQuickPlay) -> list[Outbound]:
-        if self.queue.leave(player.id) is None and self.bot_queue.leave(player.id) is None:
+        if not self._leave_queues(player.id):
             raise errors.NotQueued("you are not waiting for an opponent")
         _, asked = self._queued.pop(player.id)
         status = QueueStatus(state="cancelled", pace=asked.pace, deals=asked.deals, ref=msg.ref)
         return [Outbound((player.id,), status)]
 
     def _quick_settings(self, asked: QuickPlay, *, rated: bool) -> RoomSettings:
+        kind = "arena" if asked.arena else "quick play"
         return RoomSettings(
-            name=f"quick play, best of {asked.deals}" if asked.deals > 1 else "quick play",
+            name=f"{kind}, best of {asked.deals}" if asked.deals > 1 else kind,
             visibility=Visibility.PRIVATE,
             seats=2,
             pace=asked.pace,
@@ -435,7 +475,7 @@ class Lobby:
             deal_clock_ms=self.config.quickplay_deal_clock_ms,
             deals=asked.deals,
             rated=rated,
-            origin="quickplay",
+            origin=ARENA if asked.arena else "quickplay",
         )
 
     def _match_queue(self, now_ms: int) -> list[Outbound]:
@@ -450,16 +490,17 @@ class Lobby:
                 now_ms,
                 self._matched_notice(asked),
             )
-        for first, second in self.bot_queue.match(now_ms):
-            a, asked = self._queued.pop(first.player)
-            b, b_asked = self._queued.pop(second.player)
-            outs += self._pair(
-                self._quick_settings(asked, rated=False),
-                (a, asked.contribution),
-                (b, b_asked.contribution),
-                now_ms,
-                self._matched_notice(asked),
-            )
+        for queue, rated in ((self.bot_queue, False), (self.arena_queue, True)):
+            for first, second in queue.match(now_ms):
+                a, asked = self._queued.pop(first.player)
+                b, b_asked = self._queued.pop(second.player)
+                outs += self._pair(
+                    self._quick_settings(asked, rated=rated),
+                    (a, asked.contribution),
+                    (b, b_asked.contribution),
+                    now_ms,
+                    self._matched_notice(asked),
+                )
         for ticket in self.queue.due_for_bot(now_ms):
             a, asked = self._queued.pop(ticket.player)
             program = self._waiting_bot(ticket)
@@ -467,7 +508,7 @@ class Lobby:
             if program is not None:
                 opponent = (program[0], program[1].contribution)
             elif self.bots is not None:
-                opponent = self.config.quickplay_bot
+                opponent = asked.bot_level or self.config.quickplay_bot
             else:  # no bot to offer: back in the queue, without the bot wait
                 self.queue.join(replace(ticket, bot_after_ms=None))
                 self._queued[a.id] = (a, asked)
@@ -614,7 +655,7 @@ class Lobby:
         return Online(players=page, offset=asked.offset, total=len(everyone), ref=asked.ref)
 
     def leaderboard(self, player: PlayerInfo, msg: GetLeaderboard) -> Leaderboard:
-        pace = msg.pace.value
+        pace = rating_pool(msg.pace.value, msg.arena)
         # Ranked players first, by rating; then the provisional ones, unranked.
         board = self.ratings.board(pace)
         board.sort(key=lambda e: e.rating.deviation > PROVISIONAL_DEVIATION)
@@ -640,6 +681,7 @@ class Lobby:
             top=entries[: msg.top],
             around=around,
             players=sum(1 for e in entries if e.rank),
+            arena=msg.arena,
             ref=msg.ref,
         )
 
@@ -648,16 +690,21 @@ class Lobby:
         if not ended.rated or ended.aborted or len(room.seats) != 2:
             return []
         a, b = (s.player for s in room.seats)
+        arena = room.settings.origin == ARENA
+        if arena != (a.bot and b.bot) or any(s.bot is not None for s in room.seats):
+            # People are rated against people only, bot programs in the arena only,
+            # and the server's own bots never.
+            log.error("series %s: not rated (players of different pools)", ended.series_id)
+            return []
+        pool = rating_pool(ended.pace, arena)
         score_a = 0.5 if ended.winner_id is None else float(ended.winner_id == a.id)
-        changes = self.ratings.rate(
-            ended.pace, (a.id, a.name), (b.id, b.name), score_a, ended.at_ms
-        )
+        changes = self.ratings.rate(pool, (a.id, a.name), (b.id, b.name), score_a, ended.at_ms)
         out: list[RatingChange] = []
         for change, who in zip(changes, (a, b), strict=True):
             self.events.append(
                 RatingChanged(
                     player_id=change.player_id,
-                    pace=ended.pace,
+                    pace=pool,
                     series_id=ended.series_id,
                     room_id=room.id,
                     opponent_id=change.opponent_id,
@@ -678,7 +725,7 @@ class Lobby:
                     provisional=change.after.provisional,
                 )
             )
-        message = RatingsChanged(room_id=room.id, pace=Pace(ended.pace), changes=out)
+        message = RatingsChanged(room_id=room.id, pace=Pace(ended.pace), changes=out, arena=arena)
         members = room.members()
         return [Outbound(tuple(members), message)] if members else []
 
@@ -870,7 +917,7 @@ class Lobby:
         if gone is not None and self._named.get(name_key(gone.name)) == player_id:
             del self._named[name_key(gone.name)]
         self.addresses.pop(player_id, None)
-        if self.queue.leave(player_id) or self.bot_queue.leave(player_id):
+        if self._leave_queues(player_id):
             del self._queued[player_id]
         outs: list[Outbound] = []
         for cid, open_ in list(self.challenges.items()):
@@ -902,7 +949,7 @@ class Lobby:
             except Exception:  # one broken room must not stop every other room's clock
                 log.exception("room %s failed to tick", room.id)
             outs += self._after(room, now_ms)
-        if self.queue.tickets or self.bot_queue.tickets:
+        if self.queue.tickets or self.bot_queue.tickets or self.arena_queue.tickets:
             outs += self._match_queue(now_ms)
         if self.challenges:
             outs += self._expire_challenges(now_ms)

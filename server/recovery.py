@@ -69,6 +69,9 @@ class Resumable:
     secret_scheme: str = "chain"  # how the deal secrets follow from root_secret
     embargo: str | None = None  # a tournament round's embargo group
     embargo_lifted: bool = False
+    # Per seat: a server bot's (level, seed), ('', '') otherwise; empty when stored
+    # before bots were stored as data (the level is then read from the bot's id).
+    bots: tuple[tuple[str, str], ...] = ()
 
     @property
     def last_activity_ms(self) -> int:

@@ -276,7 +276,7 @@ class BotTurn:
     room_id: str
     player_id: str
     strategy: str
-    seed: str  # the seat's seed and the turn: the same move whoever computes it
+    seed: str  # the seat's seed: with the position, the same move whoever computes it
     turn: int
     placements: tuple[tuple[int, str], ...]  # the bot's own grid: (cell, card) in order
     card: str
@@ -410,11 +410,16 @@ class Room:
         if len(last.contributions) != len(players):
             raise ValueError(f"series {saved.series_id}: seats and contributions differ")
         room.seats = []
-        for player, contribution in zip(players, last.contributions, strict=True):
+        stored_bots = saved.bots or (("", ""),) * len(players)
+        for player, contribution, (strategy, seed) in zip(
+            players, last.contributions, stored_bots, strict=True
+        ):
             seat = Seat(player, contribution, ready=True, present=player.id not in saved.forfeited)
-            if player.bot and player.id.startswith("bot-"):  # a server bot; a bot program is not
+            if not strategy and player.bot and player.id.startswith("bot-"):
+                # A server bot stored before its level was: its id names it (bot-greedy-2).
                 strategy = player.id.split("-")[1] if player.id.count("-") >= 2 else ""
                 seed = f"{room.id}/{player.id}"
+            if strategy:
                 try:
                     if bots is None:
                         raise KeyError(strategy)
@@ -1022,6 +1027,14 @@ class Room:
         self.seats.append(Seat(bot, "", ready=True, bot=chooser, strategy=strategy, bot_seed=seed))
         return bot
 
+    def _bot_seats(self) -> tuple[tuple[str, str], ...]:
+        """Each seat's server bot as (level, seed), ('', '') for everyone else; () if none."""
+        if all(s.bot is None or not s.strategy for s in self.seats):
+            return ()
+        return tuple(
+            (s.strategy, s.bot_seed) if s.bot is not None else ("", "") for s in self.seats
+        )
+
     def play_as_bot(self, player_id: str, strategy: str) -> None:
         """Hand a seat the lobby filled to a server-side bot (a tournament's bot entrant,
         whose id stays its own); UnknownStrategy changes nothing."""
@@ -1186,7 +1199,7 @@ class Room:
                         room_id=self.id,
                         player_id=seat.player.id,
                         strategy=seat.strategy,
-                        seed=f"{seat.bot_seed}/{turn}",
+                        seed=seat.bot_seed,
                         turn=turn,
                         placements=tuple((p.cell, str(p.card)) for p in board.placements),
                         card=str(m.deal.cards[turn - 1]),
@@ -1258,6 +1271,7 @@ class Room:
                     at_ms=now_ms,
                     root_secret=series.root,
                     secret_scheme=series.scheme.value,
+                    bots=self._bot_seats(),
                 )
             )
         self.events.append(

@@ -212,6 +212,9 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("rooms", "origin", "TEXT NOT NULL DEFAULT 'room'"),
     ("matches", "embargo", "TEXT"),  # a tournament round's group (server.visibility)
     ("series", "secret_scheme", "TEXT NOT NULL DEFAULT 'chain'"),  # server.series.SecretScheme
+    # A server bot's seat: the level it plays and its seed ('' for everyone else).
+    ("series_players", "strategy", "TEXT NOT NULL DEFAULT ''"),
+    ("series_players", "bot_seed", "TEXT NOT NULL DEFAULT ''"),
 )
 
 # Tournament tables stored before matches had an embargo: each gets its round's,
@@ -743,8 +746,7 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
             _insert_placements(db, [_placement_row(event)])
         case MatchEnded():
             db.execute(
-                "UPDATE matches SET status = 'finished', starter = ?, finished_ms = ?"
-                " WHERE id = ?",
+                "UPDATE matches SET status = 'finished', starter = ?, finished_ms = ? WHERE id = ?",
                 (event.starter, event.at_ms, event.match_id),
             )
             db.executemany(
@@ -780,9 +782,16 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
                     event.secret_scheme,
                 ),
             )  # fmt: skip
+            bots = event.bots or (("", ""),) * len(event.players)
             db.executemany(
-                "INSERT INTO series_players VALUES (?, ?, ?)",
-                [(event.series_id, seat, p.id) for seat, p in enumerate(event.players)],
+                "INSERT INTO series_players (series_id, seat, player_id, strategy, bot_seed)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [
+                    (event.series_id, seat, p.id, strategy, seed)
+                    for seat, (p, (strategy, seed)) in enumerate(
+                        zip(event.players, bots, strict=True)
+                    )
+                ],
             )
         case SeriesEnded():
             standings = [
@@ -967,15 +976,16 @@ async def unfinished_series(
         (room_id, room_id),
     ):
         sid = row["id"]
-        players = tuple(
-            PlayerRecord(p["id"], p["name"], bool(p["guest"]), bool(p["bot"]))
-            for p in await _rows(
-                db,
-                "SELECT p.* FROM series_players sp JOIN players p ON p.id = sp.player_id"
-                " WHERE sp.series_id = ? ORDER BY sp.seat",
-                (sid,),
-            )
+        seated = await _rows(
+            db,
+            "SELECT p.*, sp.strategy, sp.bot_seed FROM series_players sp"
+            " JOIN players p ON p.id = sp.player_id WHERE sp.series_id = ? ORDER BY sp.seat",
+            (sid,),
         )
+        players = tuple(
+            PlayerRecord(p["id"], p["name"], bool(p["guest"]), bool(p["bot"])) for p in seated
+        )
+        bots = tuple((p["strategy"], p["bot_seed"]) for p in seated)
         deals = []
         embargo: tuple[str | None, bool] = (None, False)  # the last deal's
         for m in await _rows(
@@ -1039,6 +1049,7 @@ async def unfinished_series(
                 series_id=sid,
                 root_secret=row["root_secret"],
                 players=players,
+                bots=bots,
                 deals=tuple(deals),
                 forfeited=tuple(dict.fromkeys(g["player_id"] for g in gone if g["kind"] == "left")),
                 timed_out=frozenset(g["player_id"] for g in gone if g["kind"] == "timeout"),
