@@ -13,10 +13,10 @@ and ``view.legal_cells()`` the indices where it may go. Return a cell index
 strategies see, so a bot never knows more than a human player would.
 
 :func:`load_chooser` turns ``--strategy`` into such a function: an engine
-strategy by name (``random``, ``greedy``, ``expert``), ``path/to/file.py:func``
-or ``package.module:func``. :class:`Plan` says where a bot plays and
-:class:`Outcome` what one deal gave it. Nothing here touches the network
-(:mod:`client_cli.botkit.client` does).
+level by name (``level-1`` .. ``level-8``, or ``random``, ``greedy``,
+``expert``), ``path/to/file.py:func`` or ``package.module:func``.
+:class:`Plan` says where a bot plays and :class:`Outcome` what one deal gave
+it. Nothing here touches the network (:mod:`client_cli.botkit.client` does).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.bots import STRATEGIES, BotView, Budget, make_strategy
+from engine.bots import BotView, Budget, level_names, make_bot
 from engine.errors import EngineError
 from engine.grid import CELLS, parse_cell
 from protocol.messages import (
@@ -54,7 +54,7 @@ def load_chooser(spec: str, *, seed: int | str = 0) -> Choose:
 
     A file or module without ``:func`` must define ``choose``.
     """
-    if spec in STRATEGIES:
+    if spec in level_names():
         return engine_chooser(spec, seed=seed)
     target, _, func = spec.partition(":")
     func = func or "choose"
@@ -77,7 +77,7 @@ def load_chooser(spec: str, *, seed: int | str = 0) -> Choose:
         except ImportError as exc:
             raise BotError(f"cannot import {target}: {exc}") from None
     else:
-        known = ", ".join(sorted(STRATEGIES))
+        known = ", ".join(level_names())
         raise BotError(
             f"unknown strategy {spec!r}: use one of {known}, FILE.py[:FUNC] or MODULE:FUNC"
         )
@@ -89,7 +89,7 @@ def load_chooser(spec: str, *, seed: int | str = 0) -> Choose:
 
 def engine_chooser(name: str, *, seed: int | str = 0, think_s: float = MAX_THINK_S) -> Choose:
     """An engine strategy as a bot; ``expert`` stops thinking after ``think_s`` seconds."""
-    strategy = make_strategy(name, seed)
+    strategy = make_bot(name, seed)
     budget = Budget(seconds=think_s, clock=time.monotonic)
 
     def choose(view: BotView) -> int:
@@ -134,6 +134,7 @@ class Plan:
     pace: Pace = Pace.LOCKSTEP  # quick play
     best_of: int = 1  # quick play, and a room the bot opens
     bot_after_s: float | None = None  # quick play: a server bot after this long
+    arena: bool = False  # quick play in the bot arena: rated, against bot programs only
 
 
 @dataclass

@@ -177,20 +177,25 @@ class BotClient:
         """The server's quick-play queue: wait to be paired; None if it does not take bots."""
         bot_after = round(plan.bot_after_s * 1000) if plan.bot_after_s is not None else None
         ask = QuickPlay.model_validate(
-            {"pace": plan.pace, "deals": plan.best_of, "bot_after_ms": bot_after}
+            {
+                "pace": plan.pace,
+                "deals": plan.best_of,
+                "bot_after_ms": None if plan.arena else bot_after,
+                "arena": plan.arena,
+            }
         )
         try:
             reply = await self.session.request(ask)
         except SessionError as exc:
             raise BotError(str(exc)) from None
         if isinstance(reply, ErrorMessage):
-            if reply.code in NO_QUEUE:
+            if reply.code in NO_QUEUE and not plan.arena:
                 # Quick play is rated, for people: a bot goes to the open rooms instead.
                 self.say(f"quick play refused ({reply.reason}): looking for an open room instead")
                 self.use_queue = False
                 return None
             raise BotError(f"quickplay refused: {reply.reason} ({reply.code})")
-        self.say("waiting in the quick-play queue")
+        self.say("waiting in the arena" if plan.arena else "waiting in the quick-play queue")
         room_id: str | None = None
         while True:
             message = await self.inbox.get()

@@ -34,9 +34,9 @@ def add_arguments(p: argparse.ArgumentParser, *, strategy: bool = True) -> None:
             "--strategy",
             metavar="NAME",
             required=True,
-            help="an engine strategy (random, greedy, expert), or your own bot: "
-            "FILE.py[:FUNC] or MODULE:FUNC, a function taking an engine.bots.BotView and "
-            "returning a cell (default FUNC: choose)",
+            help="an engine level (level-1 .. level-8, or random, greedy, expert), or your "
+            "own bot: FILE.py[:FUNC] or MODULE:FUNC, a function taking an engine.bots.BotView "
+            "and returning a cell (default FUNC: choose)",
         )
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument(
@@ -51,6 +51,12 @@ def add_arguments(p: argparse.ArgumentParser, *, strategy: bool = True) -> None:
         "lockstep room, else open a public room of --seats seats and start it after --wait "
         "seconds with whoever has joined (alone if nobody has). While it waits it accepts "
         "casual challenges",
+    )
+    where.add_argument(
+        "--arena",
+        action="store_true",
+        help="wait in the server's bot arena: rated matches against other bot programs only, "
+        "with a rating and leaderboard of their own (never against people)",
     )
     p.add_argument("--name", metavar="NAME", help="the bot's name (default: from the strategy)")
     p.add_argument(
@@ -100,16 +106,20 @@ def plan_from(args: argparse.Namespace) -> Plan:
         raise BotError("--seats must be 1..8")
     if args.bot_after is not None and not 0 <= args.bot_after <= 600:
         raise BotError("--bot-after: 0 to 600 seconds")
+    arena = bool(getattr(args, "arena", False))
+    if arena and (args.seats != 2 or args.bot_after is not None):
+        raise BotError("--arena pairs two bot programs, rated: no --seats, no --bot-after")
     return Plan(
         room=args.room,
         games=args.games,
         seats=args.seats,
         wait_s=max(0.0, args.wait),
         # The queue pairs two players: another number of seats means an open room.
-        queue=bool(args.quickplay) and args.seats == 2,
+        queue=(bool(args.quickplay) and args.seats == 2) or arena,
         pace=Pace(args.pace),
         best_of=args.best_of,
         bot_after_s=args.bot_after,
+        arena=arena,
     )
 
 

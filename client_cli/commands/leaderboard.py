@@ -25,6 +25,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
     p.add_argument("--top", type=int, default=20, metavar="N", help="1 to 100 (default 20)")
     p.add_argument("--around", metavar="NAME", help="also the players around this one")
+    p.add_argument(
+        "--arena", action="store_true", help="the bot arena's board (bot programs) instead"
+    )
     p.add_argument("--json", action="store_true", help="print the server's JSON object")
     p.set_defaults(func=run)
 
@@ -44,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     params = [("top", str(args.top))]
     if args.around:
         params.append(("around", args.around))
+    if args.arena:
+        params.append(("arena", "1"))
     try:
         data = rt.fetch_json(base, rt.leaderboard_path(args.pace), params)
         board = rt.parse_leaderboard(data)
@@ -52,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.around} has no {args.pace} rating on {base}") from None
         raise UsageError(str(exc)) from None
     if args.json:
-        out = board.model_dump(mode="json", include={"pace", "top", "around", "players"})
+        fields = {"pace", "top", "around", "players"} | ({"arena"} if args.arena else set())
+        out = board.model_dump(mode="json", include=fields)
         sys.stdout.write(json.dumps(out) + "\n")
         return 0
     for line in rt.leaderboard_lines(board):
