@@ -3,6 +3,7 @@
 Run it against a server (it is labelled a bot there):
 
     python examples/my_bot.py --server ws://127.0.0.1:8765/ws --quickplay
+    python examples/my_bot.py --server ws://127.0.0.1:8765/ws --arena   # rated, bots only
     cribsquares bot --strategy examples/my_bot.py:choose --room Xk3r9TqZ
 
 A bot is one function: the visible state in (an ``engine.bots.BotView``), a

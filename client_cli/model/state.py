@@ -33,6 +33,7 @@ from engine import parse_cell
 from engine.errors import EngineError
 from engine.verification import TableDeal, Verification
 from protocol.messages import (
+    Bots,
     CardDealt,
     ChallengeUpdate,
     ErrorMessage,
@@ -88,6 +89,7 @@ class ClientModel:
         self.challenges: dict[str, ChallengeView] = {}  # open challenges by id
         self.ratings: RatingsChanged | None = None  # the last rating change seen
         self.leaderboard: Leaderboard | None = None
+        self.bots: Bots | None = None  # the server's bot levels and their ratings
         self.tournament_list: list[TournamentSummary] = []  # the public ones, as last listed
         self.tournaments: dict[str, TournamentView] = {}  # every one the server sent us
         self.tournament_id: str | None = None  # the one the tournament screen shows
@@ -389,6 +391,8 @@ class ClientModel:
                 return self._on_ratings_changed(msg, now)
             case Leaderboard():
                 self.leaderboard = msg
+            case Bots():
+                self.bots = msg
             case Tournaments():
                 self.tournament_list = list(msg.tournaments)
             case TournamentUpdate():

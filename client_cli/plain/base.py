@@ -14,6 +14,8 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from client_cli.config import TokenStore
+from client_cli.levels import fetch_levels, picked
+from client_cli.levels import lines as level_lines
 from client_cli.model.state import ClientModel
 from client_cli.model.text import time_text
 from client_cli.model.views import Connection
@@ -26,6 +28,7 @@ from client_cli.session import (
     path_quote,
 )
 from protocol.messages import (
+    Bots,
     ChallengeUpdate,
     ErrorMessage,
     JoinRoom,
@@ -60,6 +63,7 @@ class PlainBase:
         self.changed = asyncio.Event()
         self.printed: set[str] = set()
         self.verbose_bot = True
+        self.bots: Bots | None = None  # the server's bot levels, once asked for
         self.session = Session(
             url,
             name=name,
@@ -257,6 +261,28 @@ class PlainBase:
             if isinstance(data, dict) and data.get("status") in ("finished", "cancelled"):
                 return f"{data.get('name', target)} is {data['status']}: it takes nobody now"
         return f"no tournament has the id or invite code {target}"
+
+    # -- the server's bot levels ----------------------------------------------
+
+    async def _levels(self) -> Bots | None:
+        if self.bots is None:
+            self.bots = await fetch_levels(self.session)
+        return self.bots
+
+    async def _announce(self, level: str, lead: str) -> None:
+        """Say which level was picked, with its rating (when the server rates its bots)."""
+        bots = await self._levels()
+        if bots is not None:
+            self.say(f"{lead} {picked(bots.levels, level)}")
+
+    async def cmd_bots(self, args: list[str]) -> None:
+        bots = await self._levels()
+        if bots is None:
+            self.say("this server does not list bot levels: its bots are random, greedy, expert")
+            return
+        self.say("the server's bots, weakest first (ratings measured among the levels):")
+        for line in level_lines(bots):
+            self.say(line)
 
     def _room(self) -> str:
         if self.model.room is None:

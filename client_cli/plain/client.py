@@ -39,6 +39,7 @@ class PlainClient(RoomCommands, HeadToHeadCommands, TournamentCommands):
             "unready": self.cmd_unready,
             "start": self.cmd_start,
             "bot": self.cmd_bot,
+            "bots": self.cmd_bots,
             "vsbot": self.cmd_vsbot,
             "place": self.cmd_place,
             "board": self.cmd_board,

@@ -43,10 +43,16 @@ class HeadToHeadCommands(PlainBase):
                 pace=Pace(opts.pace),
                 deals=opts.best_of,
                 bot_after_ms=bot_after,
+                bot_level=opts.bot_level,
                 contribution=self._contribution(),
             )
         except ValueError as exc:
             raise SessionError(f"quickplay: {_first_error(exc)}") from None
+        if bot_after is not None:
+            bots = await self._levels()
+            level = opts.bot_level or (bots.quickplay_bot if bots else None)
+            if level is not None:
+                await self._announce(level, f"after {opts.bot_after} s without a person, a bot of")
         self.model.bot_after_ms = bot_after
         await self.request(msg)
 

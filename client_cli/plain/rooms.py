@@ -128,6 +128,8 @@ class RoomCommands(PlainBase):
         await self.until(lambda: self.model.match is not None, 5)
 
     async def cmd_bot(self, args: list[str]) -> None:
+        if args:
+            await self._announce(args[0], "adding a bot of")
         self.verbose_bot = bool(args)  # quiet while trying the strongest bot first
         try:
             await add_bot(self.session, self._room(), args[0] if args else None)
@@ -136,12 +138,14 @@ class RoomCommands(PlainBase):
 
     async def cmd_vsbot(self, args: list[str]) -> None:
         if len(args) > 1:
-            raise SessionError("usage: vsbot [STRATEGY]")
+            raise SessionError("usage: vsbot [LEVEL]")
         if self.model.room is not None and self.model.room.status != RoomStatus.FINISHED:
             raise SessionError("leave this room first (leave)")
         if self.model.room is not None:
             self.model.forget_room()
         me = self.model.me.name if self.model.me else "you"
+        if args:
+            await self._announce(args[0], "playing a bot of")
         self.verbose_bot = bool(args)
         try:
             await start_vs_bot(self.session, me, self._contribution(), args[0] if args else None)

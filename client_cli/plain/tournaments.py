@@ -208,7 +208,7 @@ class TournamentCommands(PlainBase):
 
     async def cmd_addbots(self, args: list[str]) -> None:
         if not 1 <= len(args) <= 3:
-            raise SessionError("usage: addbots ID [COUNT] [STRATEGY]")
+            raise SessionError("usage: addbots ID [COUNT] [LEVEL]")
         try:
             count = int(args[1]) if len(args) > 1 else 1
             msg = AddTournamentBot(
@@ -216,4 +216,5 @@ class TournamentCommands(PlainBase):
             )
         except ValueError as exc:
             raise SessionError(f"addbots: {_first_error(exc)}") from None
+        await self._announce(msg.strategy, f"entering {count} bots of")
         await self.request(msg)

@@ -20,9 +20,10 @@ commands:
   leave | resign                     leave the room (during a match it forfeits: asked twice)
   ready | unready                    say you are (not) ready
   start                              start the match (the room's creator)
-  bot [STRATEGY]                     fill a seat with a bot (the room's creator)
-  vsbot [STRATEGY]                   a new 2-seat game against a bot, started at once
-  quickplay [--pace P] [--best-of N] [--bot-after SECONDS]
+  bots                               the server's bot levels, each with its rating
+  bot [LEVEL]                        fill a seat with a bot (the room's creator)
+  vsbot [LEVEL]                      a new 2-seat game against a bot, started at once
+  quickplay [--pace P] [--best-of N] [--bot-after SECONDS] [--bot-level LEVEL]
                                      wait for a rated opponent of your level
   challenge NAME [--pace P] [--best-of N] [--clock SECONDS] [--casual]
                                      challenge a player who is online
@@ -55,7 +56,7 @@ commands:
                                      open a tournament and host it
   manage ID start|pause|resume|cancel|remove PLAYER
                                      run a tournament you host
-  addbots ID [COUNT] [STRATEGY]      enter server bots in a tournament you host
+  addbots ID [COUNT] [LEVEL]         enter server bots in a tournament you host
   help                               this list
   quit                               leave the client
 cells are a1..d4: column letter a-d, then row 1-4"""
@@ -88,6 +89,7 @@ def _quickplay_parser() -> argparse.ArgumentParser:
     p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
     p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
     p.add_argument("--bot-after", type=int, default=None, metavar="SECONDS")
+    p.add_argument("--bot-level", default=None, metavar="LEVEL")
     return p
 
 

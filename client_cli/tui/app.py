@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 
 from client_cli import analysis as ana
 from client_cli.config import TokenStore
+from client_cli.levels import picked
 from client_cli.model.state import ClientModel
 from client_cli.model.views import Connection, View
 from client_cli.safe import visible
@@ -51,6 +52,7 @@ from protocol.messages import (
     JoinTournament,
     LeaveRoom,
     LeaveTournament,
+    ListBots,
     ListRooms,
     ListTournaments,
     ManageTournament,
@@ -63,6 +65,7 @@ from protocol.messages import (
     ServerMessage,
     StartMatch,
     TournamentUpdate,
+    Welcome,
 )
 
 
@@ -159,6 +162,8 @@ class CribApp(App[int]):
         ):
             self.quiet_refs.discard(msg.ref or "")
             return
+        if isinstance(msg, Welcome) and self.model.bots is None:
+            self.send(ListBots(), quiet=True)  # the levels, to show with their ratings
         lines = self.model.apply(msg, time.monotonic())
         try:
             if isinstance(msg, ErrorMessage):
@@ -320,12 +325,12 @@ class CribApp(App[int]):
             self.send(StartMatch(room_id=room))
 
     @work(group="requests", exit_on_error=False)
-    async def add_bot(self) -> None:
+    async def add_bot(self, strategy: str | None = None) -> None:
         room = self._room_id()
         if room is None:
             return
         try:
-            await add_bot(self.session, room)
+            await add_bot(self.session, room, strategy)
         except SessionError as exc:
             self.refused(str(exc))
 
@@ -399,6 +404,10 @@ class CribApp(App[int]):
         msg = self._build(QuickPlay, contribution=self._contribution(), **fields)
         if msg is not None:
             self.model.bot_after_ms = fields.get("bot_after_ms")
+            bots, after = self.model.bots, fields.get("bot_after_ms")
+            if after is not None and bots is not None:
+                shown = picked(bots.levels, fields.get("bot_level") or bots.quickplay_bot)
+                self.tell(f"after {after // 1000} s without a person: a bot of {shown}")
             self.send(msg)
 
     def cancel(self) -> None:

@@ -10,14 +10,16 @@ import re
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import RadioButton, Static
 
 from client_cli.tui.app import CribApp
+from client_cli.tui.levels import LevelDialog
 from client_cli.tui.screens.analysis import AnalysisScreen
 from client_cli.tui.screens.game import GameScreen
 from client_cli.tui.screens.lobby import LobbyScreen
 from client_cli.tui.screens.replay import ReplayScreen
 from client_cli.tui.screens.results import ResultsScreen
+from server.bots import bot_levels
 from tests.client_cli.test_play_plain import ROW_BY_ROW, plain
 from tests.client_cli.test_play_plain import server as plain_server  # noqa: F401
 from tests.client_cli.test_play_tui import server, text_of, until, wait_card
@@ -78,18 +80,51 @@ async def test_the_lobby_key_v_starts_a_game_against_the_expert(server) -> None:
     app = CribApp(url, name="bea")
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await until(pilot, lambda: app.model.bots is not None, "the server's levels")
         await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, LevelDialog), "the level picker")
+        await pilot.press("enter")  # the default: the server's quick-play bot
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
         room = app.model.room
         assert room is not None and room.seats == 2 and len(room.players) == 2
         assert any(p.player.bot and "expert" in p.player.name for p in room.players)
 
 
+async def test_the_level_picker_shows_each_levels_rating_and_seats_the_one_chosen(
+    server,
+) -> None:
+    url, _ = server
+    app = CribApp(url, name="cal")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await until(pilot, lambda: app.model.bots is not None, "the server's levels")
+        bots = app.model.bots
+        assert bots is not None
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, LevelDialog), "the level picker")
+        shown = app.screen.query(RadioButton)
+        assert len(shown) == len(bots.levels) == 8
+        for button, level in zip(shown, bots.levels, strict=True):
+            text = str(button.label)
+            assert text.startswith(f"{level.name} {level.title} ({level.rating})"), text
+        await pilot.click("#level-level-2")
+        await pilot.click("#choose")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
+        room = app.model.room
+        assert room is not None
+        assert [p.player.name for p in room.players if p.player.bot] == ["level-2 bot 1"]
+
+
 async def test_plain_vsbot_and_analyze(plain_server: str, tmp_path: Path) -> None:  # noqa: F811
-    script = ["analyze", "vsbot nosuchbot", "vsbot greedy", *ROW_BY_ROW, "wait", "analyze"]
-    script += ["leave", "quit"]
+    script = ["analyze", "vsbot nosuchbot", "bots", "vsbot greedy", *ROW_BY_ROW, "wait"]
+    script += ["analyze", "leave", "quit"]
     code, out, err = await plain(plain_server, tmp_path, script, "--name", "cy")
     assert code == 0, err
+    # bots: the ladder, each level with its rating; vsbot says the one chosen
+    for level in bot_levels():
+        assert re.search(rf"^  {level.name} +{level.title} +rated {level.rating} ± ", out, re.M)
+    five = next(lv for lv in bot_levels() if lv.name == "level-5")
+    assert f"playing a bot of greedy ({five.title}, rated {five.rating} ± {five.deviation})" in out
     assert "no finished match here" in out
     assert "refused: no bot plays strategy 'nosuchbot'" in out
     assert "greedy bot 1 sits down" in out

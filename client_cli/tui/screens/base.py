@@ -3,6 +3,7 @@ scrolling the side-by-side boards, and the way to the app (:class:`~client_cli.t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, TypeVar, cast
 
 from textual.app import ComposeResult
@@ -11,8 +12,10 @@ from textual.containers import ScrollableContainer
 from textual.screen import Screen
 from textual.widget import Widget
 
+from client_cli.levels import picked
 from client_cli.model.state import ClientModel
 from client_cli.tui.crib import Crib
+from client_cli.tui.levels import LevelDialog
 from client_cli.tui.screens.help import HelpScreen
 from client_cli.tui.widgets import (
     ConnectionBar,
@@ -43,6 +46,24 @@ class BaseScreen(Screen[None]):
     @property
     def model(self) -> ClientModel:
         return self.crib.model
+
+    def pick_level(self, title: str, doing: str, then: Callable[[str | None], object]) -> None:
+        """Ask which of the server's bot levels (each with its rating), say it, ``then(level)``.
+
+        A server that does not list its levels gets ``then(None)`` at once: its strongest bot.
+        """
+        bots = self.model.bots
+        if bots is None:
+            self.crib.tell(f"{doing}…")
+            then(None)
+            return
+
+        def done(level: str | None) -> None:
+            if level:
+                self.crib.tell(f"{doing} of {picked(bots.levels, level)}…")
+                then(level)
+
+        self.app.push_screen(LevelDialog(title, bots.levels, bots.quickplay_bot), done)
 
     def compose_bar(self) -> ComposeResult:
         yield ConnectionBar(id="bar")

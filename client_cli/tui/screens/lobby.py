@@ -202,8 +202,7 @@ q        quit"""
         self.app.push_screen(CreateRoomDialog(), done)
 
     def action_vs_bot(self) -> None:
-        self.crib.tell("starting a game against a bot…")
-        self.crib.vs_bot()
+        self.pick_level("Play against a bot", "starting a game against a bot", self.crib.vs_bot)
 
     def action_invite(self) -> None:
         def done(code: str | None) -> None:
@@ -221,7 +220,7 @@ q        quit"""
             if result:
                 self.crib.quick_play(result)
 
-        self.app.push_screen(QuickPlayDialog(), done)
+        self.app.push_screen(QuickPlayDialog(self.model.bots), done)
 
     def action_challenge(self) -> None:
         def done(result: dict[str, Any] | None) -> None:

@@ -29,6 +29,8 @@ from client_cli.tui.forms import (
     number_field,
     pace,
 )
+from client_cli.tui.levels import chosen_level, level_choices
+from protocol.messages import Bots
 
 
 class CreateRoomDialog(FormDialog[dict[str, Any]]):
@@ -121,9 +123,13 @@ class InviteDialog(ModalScreen[str | None]):
 
 
 class QuickPlayDialog(FormDialog[dict[str, Any]]):
-    """Quick play: pace, best of, and whether to take a bot after a wait."""
+    """Quick play: pace, best of, and whether to take a bot after a wait (and which)."""
 
     SUBMIT = "play"
+
+    def __init__(self, bots: Bots | None = None) -> None:
+        super().__init__()
+        self.bots = bots  # the server's levels; None: it does not list them
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -146,6 +152,10 @@ class QuickPlayDialog(FormDialog[dict[str, Any]]):
                 "Bot", "qp-bot", "seconds, then a bot (casual); empty: never",
                 max_length=3, placeholder="-",
             )  # fmt: skip
+            if self.bots is not None:
+                with Horizontal(classes="field tall"):
+                    yield Label("Bot level")
+                    yield from level_choices(self.bots.levels, "qp-level", self.bots.quickplay_bot)
             yield from self.compose_buttons("Play")
 
     def on_mount(self) -> None:
@@ -163,6 +173,8 @@ class QuickPlayDialog(FormDialog[dict[str, Any]]):
                 self.refuse("a bot after 0 to 600 seconds, or empty for never")
                 return None
             value["bot_after_ms"] = seconds * 1000
+            if self.bots is not None:
+                value["bot_level"] = chosen_level(self, "qp-level", self.bots.levels)
         return value
 
 

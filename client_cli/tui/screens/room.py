@@ -120,7 +120,7 @@ Escape      leave the room
         if not self.model.is_creator:
             self.crib.tell("only the room's creator can add a bot")
             return
-        self.crib.add_bot()
+        self.pick_level("Add a bot", "adding a bot", self.crib.add_bot)
 
     def action_leave(self) -> None:
         self.crib.leave_room()

@@ -17,6 +17,7 @@ from textual.widgets import (
 )
 
 from client_cli import tournaments as tt
+from client_cli.levels import picked
 from client_cli.model.views import TournamentView, entrant_count
 from client_cli.render import clock_text
 from client_cli.tui.screens.base import BaseScreen
@@ -367,6 +368,9 @@ a        add server bots (strategy and how many)"""
     def action_bots(self) -> None:
         def done(result: tuple[str, int] | None) -> None:
             if result:
+                if self.model.bots is not None:
+                    shown = picked(self.model.bots.levels, result[0])
+                    self.crib.tell(f"entering {result[1]} bots of {shown}")
                 self.crib.add_tournament_bots(*result)
 
-        self.app.push_screen(AddBotsDialog(), done)
+        self.app.push_screen(AddBotsDialog(self.model.bots), done)

@@ -31,6 +31,8 @@ from client_cli.tui.forms import (
     number_field,
     pace,
 )
+from client_cli.tui.levels import chosen_level, level_choices
+from protocol.messages import Bots
 
 
 class TournamentCodeDialog(ModalScreen[tuple[str, bool] | None]):
@@ -66,9 +68,13 @@ class TournamentCodeDialog(ModalScreen[tuple[str, bool] | None]):
 
 
 class AddBotsDialog(FormDialog[tuple[str, int]]):
-    """The host enters server bots: a strategy and how many."""
+    """The host enters server bots: a level (with its rating) and how many."""
 
     SUBMIT = "add"
+
+    def __init__(self, bots: Bots | None = None) -> None:
+        super().__init__()
+        self.bots = bots  # None: a server that does not list levels, its three strategies
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -78,10 +84,13 @@ class AddBotsDialog(FormDialog[tuple[str, int]]):
             )
             with Horizontal(classes="field tall"):
                 yield Label("Plays")
-                with RadioSet(id="bots-strategy", compact=True, classes="across"):
-                    yield RadioButton("greedy", value=True, compact=True, id="bots-greedy")
-                    yield RadioButton("expert", compact=True, id="bots-expert")
-                    yield RadioButton("random", compact=True, id="bots-random")
+                if self.bots is not None:
+                    yield from level_choices(self.bots.levels, "bots-level", "greedy")
+                else:
+                    with RadioSet(id="bots-strategy", compact=True, classes="across"):
+                        yield RadioButton("greedy", value=True, compact=True, id="bots-greedy")
+                        yield RadioButton("expert", compact=True, id="bots-expert")
+                        yield RadioButton("random", compact=True, id="bots-random")
             yield from self.compose_buttons("Add")
 
     def _value(self) -> tuple[str, int] | None:
@@ -89,6 +98,8 @@ class AddBotsDialog(FormDialog[tuple[str, int]]):
         if not 1 <= count <= 256:
             self.refuse("1 to 256 bots")
             return None
+        if self.bots is not None:
+            return chosen_level(self, "bots-level", self.bots.levels), count
         index = max(0, self.query_one("#bots-strategy", RadioSet).pressed_index)
         return ("greedy", "expert", "random")[index], count
 
