@@ -25,6 +25,7 @@ from engine.cards import DECK
 from engine.deal import deal
 from engine.grid import Grid
 from engine.scoring import board_total
+from tests.engine.test_bots import positions
 
 # The expert levels at a small budget, so that the tests stay quick.
 QUICK = Budget(simulations=48)
@@ -52,17 +53,6 @@ def test_the_ladder_has_eight_levels_from_random_to_the_full_expert() -> None:
     assert set(level_names()) == {*(lv.name for lv in LEVELS), "random", "greedy", "expert"}
     with pytest.raises(ValueError, match="no level"):
         get_level("level-9")
-
-
-@st.composite
-def positions(draw: st.DrawFn) -> tuple[Grid, int]:
-    cards = draw(st.permutations(range(52)))
-    moves = draw(st.integers(0, 15))
-    grid = Grid()
-    for i in range(moves):
-        legal = grid.legal_cells()
-        grid.place(legal[draw(st.integers(0, len(legal) - 1))], DECK[cards[i]])
-    return grid, cards[moves]
 
 
 @pytest.mark.parametrize("name", [lv.name for lv in LEVELS])
