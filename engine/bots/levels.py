@@ -129,13 +129,20 @@ def level_ratings() -> dict[str, LevelRating]:
 class LevelBot:
     """A bot playing ``level`` with the style its ``seed`` gives it."""
 
-    def __init__(self, level: Level, seed: int | str = 0, *, values: LineValues | None = None):
+    def __init__(
+        self,
+        level: Level,
+        seed: int | str = 0,
+        *,
+        values: LineValues | None = None,
+        vectorized: bool | None = None,
+    ) -> None:
         self.level = level
         self.seed = seed
         self.style = Style.seeded(seed, level.temperature, level.margin)
         self._random = RandomStrategy(seed)
         self._greedy = GreedyStrategy(seed, values=values)
-        self._expert = ExpertStrategy(seed, values=values)
+        self._expert = ExpertStrategy(seed, values=values, vectorized=vectorized)
 
     @property
     def name(self) -> str:
@@ -172,6 +179,16 @@ class LevelBot:
         return f"LevelBot({self.level.name!r}, seed={self.seed!r})"
 
 
-def make_bot(name: str, seed: int | str = 0, *, values: LineValues | None = None) -> LevelBot:
-    """A bot of the level ``name`` (``level-N`` or an alias), seeded; ValueError if unknown."""
-    return LevelBot(get_level(name), seed, values=values)
+def make_bot(
+    name: str,
+    seed: int | str = 0,
+    *,
+    values: LineValues | None = None,
+    vectorized: bool | None = None,
+) -> LevelBot:
+    """A bot of the level ``name`` (``level-N`` or an alias), seeded; ValueError if unknown.
+
+    ``values``: another line-value table; ``vectorized``: force the expert's rollouts
+    with numpy or without (None: with, when numpy is there; the moves are the same).
+    """
+    return LevelBot(get_level(name), seed, values=values, vectorized=vectorized)

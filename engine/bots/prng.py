@@ -40,6 +40,15 @@ class SplitMix64:
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
         return z ^ (z >> 31)
 
+    @property
+    def state(self) -> int:
+        """The 64-bit state: the next output is a function of it alone (for batch sampling)."""
+        return self._state
+
+    def skip(self, count: int) -> None:
+        """Move on as ``count`` calls of :meth:`next64` would (each adds the same constant)."""
+        self._state = (self._state + count * _GOLDEN) & _MASK
+
     def below(self, n: int) -> int:
         """An integer in ``0..n-1``; bias at most n / 2**64, irrelevant for play."""
         return (self.next64() * n) >> 64

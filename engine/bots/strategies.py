@@ -31,11 +31,14 @@ from engine.bots.fast import (
     unseen_cards,
 )
 from engine.bots.prng import SplitMix64
+from engine.bots.vectorized import AVAILABLE as VECTORIZED
+from engine.bots.vectorized import rollout_values, sample_futures
 from engine.cards import Card
 from engine.errors import GridFullError
 from engine.grid import Grid
 
 DEFAULT_SIMULATIONS: Final = 3000
+VECTOR_CHUNK: Final = 8  # rounds of rollouts at once between two looks at a clock
 ROLLOUT_DEPTH: Final = 6
 EXPERT_CANDIDATES: Final = 8
 # On an empty grid every cell is a corner, an edge or a centre cell up to the
@@ -117,6 +120,11 @@ class Strategy(Protocol):
     def decide(self, view: BotView, budget: Budget | None = None) -> Decision: ...
 
     def choose(self, view: BotView, budget: Budget | None = None) -> int: ...
+
+
+def vectorized_available() -> bool:
+    """Whether numpy is there for the expert's rollouts (it plays the same without)."""
+    return VECTORIZED
 
 
 @cache
@@ -205,10 +213,13 @@ class ExpertStrategy(_Base):
         candidates: int = EXPERT_CANDIDATES,
         depth: int = ROLLOUT_DEPTH,
         values: LineValues | None = None,
+        vectorized: bool | None = None,
     ) -> None:
         super().__init__(seed, values=values)
         self.candidates = candidates
         self.depth = depth
+        # numpy's rollouts when it is there (None): the same decisions, faster.
+        self.vectorized = vectorized_available() if vectorized is None else vectorized
 
     def candidate_cells(self, view: BotView) -> list[int]:
         board = view.board()
@@ -241,33 +252,62 @@ class ExpertStrategy(_Base):
         so a cell evaluated alone gets exactly the estimate it would get among
         others (the analysis relies on this).
         """
-        values = self.values
         board = view.board()
-        card = view.card.index
-        boards = []
-        for cell in cells:
-            after = board.copy()
-            after.place(cell, card)
-            boards.append(after)
         unseen = unseen_cards([c.index for c in view.seen])
         need = CELLS - view.turn + 1  # cards still to come, and the starter
         rng = self.rng_for(view)
         totals = [0.0] * len(cells)
         done = 0
-        for _ in range(rounds):
-            future = sample_future(rng, unseen, need)
-            upcoming, starter = future[:-1], future[-1]
-            for j, after in enumerate(boards):
-                totals[j] += rollout(after, upcoming, starter, values, self.depth)
-            done += 1
+        # A chunk of rounds at a time, sampled in order from the same generator; the
+        # clock, if any, is looked at between chunks.
+        chunk = 1 if not self.vectorized else rounds if deadline is None else VECTOR_CHUNK
+        how = self._vectorized if self.vectorized else self._one_by_one
+        rollouts = how(board, cells, view.card.index)
+        while done < rounds:
+            batch = min(chunk, rounds - done)
+            if self.vectorized:
+                futures = sample_futures(rng, unseen, need, batch)
+            else:
+                futures = [sample_future(rng, unseen, need) for _ in range(batch)]
+            for row in rollouts(futures):
+                for j, value in enumerate(row):
+                    totals[j] += value
+            done += len(futures)
             if deadline is not None and deadline[0]() >= deadline[1]:
                 break
         best = max(range(len(cells)), key=lambda j: (totals[j], -j))
         estimates = {cell: totals[j] / done for j, cell in enumerate(cells)}
         return Decision(cells[best], estimates, done * len(cells))
 
+    def _one_by_one(self, board: FastBoard, cells: list[int], card: int) -> Rollouts:
+        """Each future's rollout value after each candidate cell, one after another."""
+        boards = []
+        for cell in cells:
+            after = board.copy()
+            after.place(cell, card)
+            boards.append(after)
+        values, depth = self.values, self.depth
+
+        def rollouts(futures: list[list[int]]) -> list[list[float]]:
+            return [[rollout(b, f[:-1], f[-1], values, depth) for b in boards] for f in futures]
+
+        return rollouts
+
+    def _vectorized(self, board: FastBoard, cells: list[int], card: int) -> Rollouts:
+        """The same numbers as :meth:`_one_by_one`, all at once (engine.bots.vectorized)."""
+        values, depth = self.values, self.depth
+
+        def rollouts(futures: list[list[int]]) -> list[list[float]]:
+            upcoming, starters = [f[:-1] for f in futures], [f[-1] for f in futures]
+            table = rollout_values(board, cells, card, upcoming, starters, values, depth)
+            return table.tolist()  # type: ignore[no-any-return]
+
+        return rollouts
+
 
 StrategyFactory = Callable[[int | str], Strategy]
+Rollouts = Callable[[list[list[int]]], list[list[float]]]
+"""Futures (cards to come, then the starter) -> a value per future and candidate cell."""
 
 STRATEGIES: Final[dict[str, StrategyFactory]] = {
     "random": RandomStrategy,

@@ -146,3 +146,32 @@ def test_measured_ratings_are_shipped_for_every_level_in_order() -> None:
     assert set(ratings) == {lv.name for lv in LEVELS}
     values = [ratings[lv.name].rating for lv in LEVELS]
     assert values == sorted(values)
+
+
+def test_without_numpy_the_bots_play_on_in_pure_python() -> None:
+    """numpy is optional: blocked from importing, the expert levels play the same moves."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    program = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from engine.bots import BotView, Budget, make_bot\n"
+        "from engine.bots.strategies import vectorized_available\n"
+        "from engine.deal import deal\n"
+        "from engine.grid import Grid\n"
+        "assert not vectorized_available()\n"
+        "d, grid, bot = deal('no numpy'), Grid(), make_bot('level-7', 'seat')\n"
+        "for card in d.cards[:6]:\n"
+        "    grid.place(bot.choose(BotView.from_grid(grid, card), Budget(simulations=80)), card)\n"
+        "print(grid.cells())\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", program], cwd=root, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    d, grid, bot = deal("no numpy"), Grid(), make_bot("level-7", "seat")
+    for card in d.cards[:6]:
+        grid.place(bot.choose(BotView.from_grid(grid, card), Budget(simulations=80)), card)
+    assert out.stdout.strip() == str(grid.cells())
