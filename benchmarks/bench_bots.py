@@ -48,7 +48,7 @@ from pathlib import Path
 
 from benchmarks.ladder import rate, win_share
 from engine.analysis import hindsight_best
-from engine.bots import LEVELS, STRATEGIES, BotView, Budget, get_level, line_values
+from engine.bots import LEVELS, STRATEGIES, BotView, Budget, get_level, line_values, make_bot
 from engine.bots.strategies import (
     EXPERT_CANDIDATES,
     ROLLOUT_DEPTH,
@@ -56,6 +56,7 @@ from engine.bots.strategies import (
     GreedyStrategy,
     RandomStrategy,
     Strategy,
+    vectorized_available,
 )
 from engine.bots.training import expand
 from engine.deal import deal
@@ -73,8 +74,9 @@ def warm() -> None:
     line_values()
 
 
-def play_level(job: tuple[str, int]) -> tuple[int, float]:
-    """(score, CPU seconds) of a bot of level ``name`` on deal ``bench-i``, as the server plays."""
+def play_level(job: tuple[str, int]) -> tuple[int, float, tuple[int, ...]]:
+    """(score, CPU seconds, cells) of a bot of level ``name`` on deal ``bench-i``, as the
+    server plays it."""
     from server.bots import think
     from server.room import BotTurn
 
@@ -90,7 +92,23 @@ def play_level(job: tuple[str, int]) -> tuple[int, float]:
         placements.append((cell, str(card)))
         grid.place(cell, card)
     spent = time.process_time() - start
-    return board_total(grid.cards(), d.starter), spent
+    return board_total(grid.cards(), d.starter), spent, tuple(c for c, _ in placements)
+
+
+def play_level_pure(job: tuple[str, int]) -> tuple[int, float, tuple[int, ...]]:
+    """The same bot on the same deal in pure Python (no numpy): the same cells, its CPU."""
+    name, i = job
+    d = deal(f"bench-{i}")
+    bot = make_bot(name, f"bench-{i}/{name}", vectorized=False)
+    grid = Grid()
+    cells = []
+    start = time.process_time()
+    for card in d.cards:
+        cell = bot.choose(BotView.from_grid(grid, card))
+        grid.place(cell, card)
+        cells.append(cell)
+    spent = time.process_time() - start
+    return board_total(grid.cards(), d.starter), spent, tuple(cells)
 
 
 def play_strategy(job: tuple[str, int, int, int, int, str | None]) -> tuple[int, float]:
@@ -127,13 +145,25 @@ def hindsight_one(job: tuple[int, int]) -> tuple[int, bool, float]:
     return best.score, best.optimal, time.process_time() - start
 
 
-def row(label: str, results: list[tuple[int, float]], wall: float) -> str:
-    scores = [s for s, _ in results]
-    cpu = sum(t for _, t in results)
+Results = list[tuple[int, float]] | list[tuple[int, float, tuple[int, ...]]]
+"""Per deal: the score and the CPU seconds it took (and the cells, for the levels)."""
+
+
+def ms_per_card(results: Results) -> float:
+    return 1000 * sum(r[1] for r in results) / (16 * len(results))
+
+
+def row(
+    label: str,
+    results: Results,
+    wall: float,
+    extra: str = "",
+) -> str:
+    scores = [r[0] for r in results]
     return (
         f"{label:28} {statistics.mean(scores):6.2f} {statistics.pstdev(scores):6.2f} "
         f"{sum(s >= WIN_SCORE for s in scores) / len(scores):6.1%} "
-        f"{1000 * cpu / (16 * len(scores)):9.2f}   (wall {wall:.0f} s)"
+        f"{ms_per_card(results):9.2f}{extra}   (wall {wall:.0f} s)"
     )
 
 
@@ -164,6 +194,13 @@ def main() -> None:
     parser.add_argument("--write-ratings", action="store_true", help=f"write {RATINGS_OUT.name}")
     parser.add_argument("--hindsight", action="store_true")
     parser.add_argument("--hindsight-budget", type=int, default=60_000)
+    parser.add_argument(
+        "--pure-deals",
+        type=int,
+        default=50,
+        metavar="N",
+        help="also play each level's first N deals in pure Python (no numpy), for its CPU",
+    )
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     for name in args.levels:
@@ -175,14 +212,21 @@ def main() -> None:
         scores: dict[str, list[int]] = {}
         if args.levels:
             print("\nlevels, as the server's bot workers play them (server.bots.think)")
-            print(HEADER)
+            pure = min(args.pure_deals, n)
+            numpy = "with numpy" if vectorized_available() else "numpy absent"
+            print(f"{HEADER}  ({numpy}; then pure Python on the first {pure} deals)")
             for name in args.levels:
                 wall = time.perf_counter()
                 results = pool.map(play_level, [(name, i) for i in range(n)], chunksize=4)
-                scores[name] = [s for s, _ in results]
+                scores[name] = [r[0] for r in results]
+                extra = ""
+                if pure:
+                    again = pool.map(play_level_pure, [(name, i) for i in range(pure)])
+                    same = sum(a[2] == b[2] for a, b in zip(again, results, strict=False))
+                    extra = f" {ms_per_card(again):9.2f} pure, {same}/{pure} boards the same"
                 level = get_level(name)
                 label = f"{level.name} {level.title}"
-                print(row(label, results, time.perf_counter() - wall), flush=True)
+                print(row(label, results, time.perf_counter() - wall, extra), flush=True)
 
         if len(scores) > 1:
             print("\nratings: Glicko-2 (server/ratings.py), each pair of levels one match a deal")
