@@ -4,7 +4,7 @@ Run from the repository root, at low priority (CPU-heavy)::
 
     nice -n 19 python -m benchmarks.bench_bots           # every level on 1,000 deals, rated
     nice -n 19 python -m benchmarks.bench_bots --deals 200 --levels level-1 level-5
-    nice -n 19 python -m benchmarks.bench_bots --levels --baseline-table OLD.json
+    nice -n 19 python -m benchmarks.bench_bots --levels --tables OLD.json NEW.json
     nice -n 19 python -m benchmarks.bench_bots --levels --strategies expert --depth 8
     nice -n 19 python -m benchmarks.bench_bots --levels --hindsight
 
@@ -24,10 +24,10 @@ server sends in its ``bots`` message.
 as before the ladder, deterministic (``--simulations``, ``--candidates`` and
 ``--depth`` change the expert's search, for experiments).
 
-**Tables** (``--baseline-table FILE``): greedy, which is also the server's
-rule for a player whose clock ran out, plays every deal with that table and
-with the shipped one (the same run, the same deals), with the paired
-difference; ``--table-strategies`` adds others (e.g. ``expert``, at
+**Tables** (``--tables FILE FILE ...``): greedy, which is also the server's
+rule for a player whose clock ran out, plays every deal with each table (the
+same run, the same deals), with the paired difference of each against the
+first; ``--table-strategies`` adds others (e.g. ``expert``, at
 ``--simulations``).
 
 **Hindsight** (``--hindsight``): the mean best board knowing all 17 cards.
@@ -48,7 +48,16 @@ from pathlib import Path
 
 from benchmarks.ladder import rate, win_share
 from engine.analysis import hindsight_best
-from engine.bots import LEVELS, STRATEGIES, BotView, Budget, get_level, line_values, make_bot
+from engine.bots import (
+    LEVELS,
+    STRATEGIES,
+    BotView,
+    Budget,
+    expert_values,
+    get_level,
+    line_values,
+    make_bot,
+)
 from engine.bots.strategies import (
     EXPERT_CANDIDATES,
     ROLLOUT_DEPTH,
@@ -70,8 +79,9 @@ _TABLES: dict[str, object] = {}  # per worker: table file -> expanded table
 
 
 def warm() -> None:
-    """Worker initializer: load the shipped table once, outside the timings (about 0.5 s)."""
+    """Worker initializer: load the shipped tables once, outside the timings (about 1 s)."""
     line_values()
+    expert_values()
 
 
 def play_level(job: tuple[str, int]) -> tuple[int, float, tuple[int, ...]]:
@@ -187,7 +197,9 @@ def main() -> None:
     parser.add_argument("--simulations", type=int, default=Budget().simulations)
     parser.add_argument("--candidates", type=int, default=EXPERT_CANDIDATES)
     parser.add_argument("--depth", type=int, default=ROLLOUT_DEPTH, help="rollout length in cards")
-    parser.add_argument("--baseline-table", metavar="FILE", help="a line-value table to compare")
+    parser.add_argument(
+        "--tables", nargs="*", default=[], metavar="FILE", help="line-value tables to compare"
+    )
     parser.add_argument(
         "--table-strategies", nargs="*", default=["greedy"], choices=["greedy", "expert"]
     )
@@ -271,22 +283,22 @@ def main() -> None:
             results = pool.map(play_strategy, jobs, chunksize=4)
             print(row(name, results, time.perf_counter() - wall), flush=True)
 
-        if args.baseline_table:
-            print(f"\nline-value tables: {args.baseline_table} against the shipped one")
+        if args.tables:
+            print(f"\nline-value tables, against the first ({args.tables[0]})")
             print(HEADER)
             for name in args.table_strategies:
-                runs = {}
-                for label, table in (("baseline", args.baseline_table), ("shipped", None)):
+                runs = []
+                for table in args.tables:
                     wall = time.perf_counter()
                     jobs = [
                         (name, i, args.simulations, args.candidates, args.depth, table)
                         for i in range(n)
                     ]
                     results = pool.map(play_strategy, jobs, chunksize=4)
-                    runs[label] = [s for s, _ in results]
-                    shown = "greedy (= fallback)" if name == "greedy" else name
-                    print(row(f"{shown}, {label}", results, time.perf_counter() - wall))
-                print(f"{'':28} shipped - baseline: {paired(runs['baseline'], runs['shipped'])}")
+                    runs.append([r[0] for r in results])
+                    versus = f"  {paired(runs[0], runs[-1])}" if len(runs) > 1 else ""
+                    label = f"{name}, {Path(table).name}"
+                    print(row(label, results, time.perf_counter() - wall, versus))
 
         if args.hindsight:
             jobs2 = [(i, args.hindsight_budget) for i in range(n)]

@@ -74,7 +74,7 @@ LEVELS: Final[tuple[Level, ...]] = (
     Level(3, "casual", "greedy", temperature=1.5),
     Level(4, "club", "greedy", temperature=0.6),
     Level(5, "greedy", "greedy", temperature=0.15, margin=0.5),
-    Level(6, "strong", "expert", simulations=100, temperature=0.1, margin=0.3),
+    Level(6, "strong", "expert", simulations=200, temperature=0.1, margin=0.3),
     Level(7, "expert", "expert", simulations=400, temperature=0.1, margin=0.3),
     Level(8, "master", "expert", simulations=3000, temperature=0.1, margin=0.3),
 )

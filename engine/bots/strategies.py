@@ -38,7 +38,6 @@ from engine.errors import GridFullError
 from engine.grid import Grid
 
 DEFAULT_SIMULATIONS: Final = 3000
-VECTOR_CHUNK: Final = 8  # rounds of rollouts at once between two looks at a clock
 ROLLOUT_DEPTH: Final = 6
 EXPERT_CANDIDATES: Final = 8
 # On an empty grid every cell is a corner, an edge or a centre cell up to the
@@ -127,17 +126,30 @@ def vectorized_available() -> bool:
     return VECTORIZED
 
 
-@cache
-def line_values() -> LineValues:
-    """The shipped line-value table, expanded on first use (about half a second)."""
+def _table(name: str) -> LineValues:
     import json
 
     from engine.bots.training import expand
 
-    text = resources.files("engine.bots").joinpath("line_values.json").read_text("utf-8")
+    text = resources.files("engine.bots").joinpath(name).read_text("utf-8")
     data = json.loads(text)
     assert isinstance(data, dict)
     return expand(data)
+
+
+@cache
+def line_values() -> LineValues:
+    """The greedy player's line values (``line_values.json``, learned with exploration in
+    every round), expanded on first use (about half a second). The fallback rule's too."""
+    return _table("line_values.json")
+
+
+@cache
+def expert_values() -> LineValues:
+    """The expert's line values (``expert_values.json``, learned with exploration in the
+    first rounds only): its rollouts and their leaves are valued by what a near-greedy
+    player makes of a line, which is how the rest of the game will be played."""
+    return _table("expert_values.json")
 
 
 class _Base:
@@ -145,12 +157,15 @@ class _Base:
 
     def __init__(self, seed: int | str = 0, *, values: LineValues | None = None) -> None:
         self.seed = seed
-        # The line-value table (None: the shipped one); another for experiments and benchmarks.
+        # The line-value table (None: the strategy's own); another for experiments and benchmarks.
         self._values = values
 
     @property
     def values(self) -> LineValues:
-        return self._values if self._values is not None else line_values()
+        return self._values if self._values is not None else self.default_values()
+
+    def default_values(self) -> LineValues:
+        return line_values()
 
     def rng_for(self, view: BotView) -> SplitMix64:
         return SplitMix64(f"{self.name}/{self.seed}/{view.key()}")
@@ -221,6 +236,9 @@ class ExpertStrategy(_Base):
         # numpy's rollouts when it is there (None): the same decisions, faster.
         self.vectorized = vectorized_available() if vectorized is None else vectorized
 
+    def default_values(self) -> LineValues:
+        return expert_values()
+
     def candidate_cells(self, view: BotView) -> list[int]:
         board = view.board()
         ranked = [cell for _, cell in greedy_deltas(board, view.card.index, self.values)]
@@ -258,14 +276,14 @@ class ExpertStrategy(_Base):
         rng = self.rng_for(view)
         totals = [0.0] * len(cells)
         done = 0
-        # A chunk of rounds at a time, sampled in order from the same generator; the
-        # clock, if any, is looked at between chunks.
-        chunk = 1 if not self.vectorized else rounds if deadline is None else VECTOR_CHUNK
-        how = self._vectorized if self.vectorized else self._one_by_one
-        rollouts = how(board, cells, view.card.index)
+        # Without a clock every round at once, as arrays where numpy is there; with
+        # one, a round at a time, the clock looked at after each.
+        vector = self.vectorized and deadline is None
+        chunk = rounds if vector else 1
+        rollouts = (self._vectorized if vector else self._one_by_one)(board, cells, view.card.index)
         while done < rounds:
             batch = min(chunk, rounds - done)
-            if self.vectorized:
+            if vector:
                 futures = sample_futures(rng, unseen, need, batch)
             else:
                 futures = [sample_future(rng, unseen, need) for _ in range(batch)]
