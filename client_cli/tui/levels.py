@@ -69,4 +69,7 @@ class LevelDialog(FormDialog[str]):
         self.query_one("#choose", Button).focus()  # Enter plays the default at once
 
     def _value(self) -> str | None:
-        return chosen_level(self, "level", self.levels)
+        chosen = chosen_level(self, "level", self.levels)
+        default = find(self.levels, self.default)
+        # The default as it was named (``expert``): its bot is called so, as quick play's.
+        return self.default if default is not None and default.name == chosen else chosen
