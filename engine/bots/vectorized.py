@@ -27,7 +27,8 @@ from typing import Any, Final
 from engine.bots.fast import CELLS, LINE_CELLS, FastBoard, LineValues
 from engine.bots.prng import SplitMix64
 from engine.grid import NEIGHBOURS
-from engine.scoring import CARD_SUIT, HEELS_POINTS, NOBS_JACK, RANK_TABLE, RANK_WEIGHT
+from engine.scoring import HEELS_POINTS
+from engine.totals import CARD_SUIT, NOBS_JACK, RANK_TABLE, RANK_WEIGHT
 
 try:
     import numpy as np
