@@ -24,7 +24,7 @@ from engine.bots.prng import SplitMix64
 from engine.cards import DECK
 from engine.deal import deal
 from engine.grid import Grid
-from engine.scoring import board_total
+from engine.totals import board_total
 from tests.engine.test_bots import positions
 
 # The expert levels at a small budget, so that the tests stay quick.
