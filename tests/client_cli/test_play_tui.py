@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import stat
 from collections.abc import AsyncIterator, Callable
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,11 @@ pytestmark = pytest.mark.timeout(60)
 
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[tuple[str, web.Application]]:
+    # This server shares its process with a Textual app, which replaces sys.stderr
+    # with an object that has no file descriptor; multiprocessing's resource tracker,
+    # started with the first bot worker, passes stderr's descriptor on. Started now,
+    # while stderr is the real one, it is there when the bot pool spawns its workers.
+    resource_tracker.ensure_running()
     app = create_app(ServerConfig(port=0, db_path=str(tmp_path / "server.db"), tick_ms=50))
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
