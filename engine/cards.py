@@ -67,9 +67,7 @@ class Card:
         if rank_part == "10":
             rank_part = "T"
         if len(rank_part) != 1 or rank_part not in RANK_CHARS or suit_char not in SUIT_CHARS:
-            raise CardError(
-                f"unknown card {text!r}: ranks are A 2-9 T(10) J Q K, suits C D H S"
-            )
+            raise CardError(f"unknown card {text!r}: ranks are A 2-9 T(10) J Q K, suits C D H S")
         return DECK[13 * SUIT_CHARS.index(suit_char) + RANK_CHARS.index(rank_part)]
 
     @property

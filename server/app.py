@@ -596,9 +596,7 @@ class Hub:
         self._spend("signin", session.address, None)
         if hello.token is not None:
             digest = token_hash(hello.token)
-            stored = self._cached_player(digest) or await self.storage.player_by_token_hash(
-                digest
-            )
+            stored = self._cached_player(digest) or await self.storage.player_by_token_hash(digest)
             if stored is None:
                 raise errors.BadToken("no player has that token")
             self._spend("signin", None, stored.id)

@@ -68,7 +68,7 @@ def _convert(name: str, default: Any, value: Any) -> Any:
     kind = type(default)
     if isinstance(default, Quota):
         if not isinstance(value, str):
-            raise ConfigError(f"{name}: a quota like \"60/min\", not {value!r}")
+            raise ConfigError(f'{name}: a quota like "60/min", not {value!r}')
         try:
             return Quota.parse(value)
         except ValueError as exc:

@@ -257,8 +257,14 @@ class Lobby:
                 " join one, or try again later"
             )
         address = self.addresses.get(player.id)
-        checks = [(player.id, "you already have",
-                   config.max_waiting_rooms_per_player, config.max_open_rooms_per_player)]
+        checks = [
+            (
+                player.id,
+                "you already have",
+                config.max_waiting_rooms_per_player,
+                config.max_open_rooms_per_player,
+            )
+        ]
         if address is not None:
             checks.append((f"@{address}", "your address already has",
                            config.max_waiting_rooms_per_address,
@@ -745,8 +751,10 @@ class Lobby:
         self.bot_turns.extend(room.take_bot_turns())
         closing = room.closable(now_ms, self.config.finished_ttl_ms)
         self._hold(room, closing)
-        if not closing and room.settings.visibility == Visibility.PUBLIC and (
-            room.phase != Phase.FINISHED
+        if (
+            not closing
+            and room.settings.visibility == Visibility.PUBLIC
+            and (room.phase != Phase.FINISHED)
         ):
             self.listed.add(room.id, room)
         else:

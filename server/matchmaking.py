@@ -59,8 +59,10 @@ class Queue:
                 if (o.pace, o.pool) != (t.pace, t.pool):
                     continue
                 gap = abs(o.rating - t.rating)
-                if gap <= t.window(now_ms) and gap <= o.window(now_ms) and (
-                    best is None or gap < abs(best.rating - t.rating)
+                if (
+                    gap <= t.window(now_ms)
+                    and gap <= o.window(now_ms)
+                    and (best is None or gap < abs(best.rating - t.rating))
                 ):
                     best = o
             if best is not None:

@@ -712,10 +712,7 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
             db.executemany(
                 "INSERT OR IGNORE INTO players (id, name, guest, bot, created_ms)"
                 " VALUES (?, ?, ?, ?, ?)",
-                [
-                    (p.id, p.name, int(p.guest), int(p.bot), _now_ms())
-                    for _, p, _ in event.players
-                ],
+                [(p.id, p.name, int(p.guest), int(p.bot), _now_ms()) for _, p, _ in event.players],
             )
             if event.embargo:
                 db.execute("INSERT OR IGNORE INTO embargoes (id) VALUES (?)", (event.embargo,))
@@ -1006,8 +1003,13 @@ async def unfinished_series(
             else:
                 placements = tuple(
                     StoredPlacement(
-                        p["player_id"], p["turn"], p["cell"], p["card"], p["elapsed_ms"],
-                        bool(p["auto"]), p["placed_ms"],
+                        p["player_id"],
+                        p["turn"],
+                        p["cell"],
+                        p["card"],
+                        p["elapsed_ms"],
+                        bool(p["auto"]),
+                        p["placed_ms"],
                     )
                     for p in await _rows(
                         db,

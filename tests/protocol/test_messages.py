@@ -17,9 +17,7 @@ from server.errors import ALL_CODES
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text()
 # Every ```json block, also one indented inside a list item.
-EXAMPLES = [
-    body for _, body in re.findall(r"^( *)```json\n(.*?)\n\1```", DOC, flags=re.S | re.M)
-]
+EXAMPLES = [body for _, body in re.findall(r"^( *)```json\n(.*?)\n\1```", DOC, flags=re.S | re.M)]
 
 
 def test_the_docs_have_examples() -> None:

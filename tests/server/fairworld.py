@@ -300,7 +300,6 @@ def round_contributions(world: World) -> set[str]:
     return made
 
 
-
 def card_leaks(value: Any, hidden: Callable[[str], bool]) -> Iterator[str]:
     """Where ``value`` (a message or an HTTP answer, as JSON) shows a card of a match
     ``hidden`` says is not to be shown: its seed, secret or starter, a board's cells,

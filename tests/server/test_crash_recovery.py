@@ -41,9 +41,7 @@ async def back(live: Live, token: str) -> tuple[Client, dict[str, Any]]:
     return client, await client.until("room_state")
 
 
-async def finish(
-    client: Client, state: dict[str, Any], room_id: str, pick: int
-) -> dict[str, Any]:
+async def finish(client: Client, state: dict[str, Any], room_id: str, pick: int) -> dict[str, Any]:
     """Place the card the snapshot says is waiting, then play to the result."""
     you = state["you"]
     if you["turn"] is not None:

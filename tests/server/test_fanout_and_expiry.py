@@ -128,9 +128,7 @@ async def test_tournaments_are_listed_a_page_at_a_time(tmp_path: Path) -> None:
         got, cursor = [], None
         while True:
             query = "limit=2" + (f"&after={cursor}" if cursor else "")
-            status, page = await asyncio.to_thread(
-                get_json, f"{live.http}/api/tournaments?{query}"
-            )
+            status, page = await asyncio.to_thread(get_json, f"{live.http}/api/tournaments?{query}")
             assert status == 200
             got += [t["id"] for t in page["tournaments"]]
             cursor = page["next"]

@@ -269,10 +269,9 @@ frames = st.one_of(
 # JSON type for every field (strings of numbers, floats, booleans for ints, ints for
 # booleans), lone surrogate escapes, NaN and Infinity, byte-order marks, repeats.
 wrong_typed = st.builds(
-    lambda kind, fields, prefix, repeat: prefix
-    + json.dumps({"type": kind, **fields}, separators=(",", ":"))[:-1]
-    + repeat
-    + "}",
+    lambda kind, fields, prefix, repeat: (
+        prefix + json.dumps({"type": kind, **fields}, separators=(",", ":"))[:-1] + repeat + "}"
+    ),
     st.sampled_from(CLIENT_TYPES),
     st.dictionaries(
         st.sampled_from(FIELDS),

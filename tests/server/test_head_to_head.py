@@ -81,9 +81,7 @@ async def test_quickplay_best_of_three_moves_ratings_and_the_leaderboard(tmp_pat
         assert started["contributions"] == ["a", "b"]
         series = a_deals[-1]["result"]["series"]
         assert series["finished"] and 2 <= len(a_deals) <= 3
-        ranks = [
-            {b["player"]["name"]: b["rank"] for b in d["result"]["boards"]} for d in a_deals
-        ]
+        ranks = [{b["player"]["name"]: b["rank"] for b in d["result"]["boards"]} for d in a_deals]
         won = {n: sum(1 for r in ranks if r[n] == 1) for n in ("alice", "bob")}
         standings = {s["player"]["name"]: s for s in series["standings"]}
         assert {n: standings[n]["deals_won"] for n in won} == won

@@ -124,8 +124,9 @@ async def test_a_body_sent_slowly_is_not_waited_for(live: Live) -> None:
         b"GET /api/rooms?x=" + b"a" * 9_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",  # URL over 8 KiB
         b"GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",  # two Host headers
         b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9_000 + b"\r\n\r\n",
-        b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(
-            b"X-%d: y\r\n" % n for n in range(100)) + b"\r\n",  # too many headers
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+        + b"".join(b"X-%d: y\r\n" % n for n in range(100))
+        + b"\r\n",  # too many headers
         b"GET /healthz HTTP/9.9\r\n\r\n",
     ],
     ids=["long-url", "two-hosts", "long-header", "many-headers", "bad-version"],

@@ -59,9 +59,7 @@ async def test_admin_rights_belong_to_a_person_never_to_a_name(tmp_path: Path) -
     async with running_server(db, tournament_admins=("ADA",)) as live:  # resolved to her id
         host = await Client.connect(live)
         await host.hello(token=tokens[1])
-        await host.send(
-            type="create_tournament", name="private cup", visibility="private", ref="t"
-        )
+        await host.send(type="create_tournament", name="private cup", visibility="private", ref="t")
         tid = (await host.until("tournament"))["tournament"]["id"]
         # The attack of the finding: hello as the admin's name, as a bot program.
         for extra in ({"bot": True}, {}, {"guest": True}):

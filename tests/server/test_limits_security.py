@@ -57,7 +57,11 @@ def test_origin_rule() -> None:
     for page in ("https://play.example.org", "https://play.example.org:443",
                  "https://friends.example", "http://localhost:8765"):  # fmt: skip
         assert origin_allowed(page, public), page
-    for page in ("http://play.example.org", "https://play.example.org:8443", "https://evil.example"):
+    for page in (
+        "http://play.example.org",
+        "https://play.example.org:8443",
+        "https://evil.example",
+    ):
         assert not origin_allowed(page, public), page
     assert origin_allowed("wss://play.example.org", public)  # ws(s) URLs are read as http(s)
 

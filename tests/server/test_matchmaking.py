@@ -35,10 +35,13 @@ def test_paces_never_mix_and_bots_come_after_the_wait() -> None:
     assert list(q.tickets) == ["b"]
 
 
-@given(st.lists(st.tuples(st.floats(1000, 2200), st.integers(0, 60_000)), max_size=30),
-       st.integers(0, 120_000))
-def test_pairs_are_disjoint_and_within_both_windows(entries: list[tuple[float, int]],
-                                                    now: int) -> None:
+@given(
+    st.lists(st.tuples(st.floats(1000, 2200), st.integers(0, 60_000)), max_size=30),
+    st.integers(0, 120_000),
+)
+def test_pairs_are_disjoint_and_within_both_windows(
+    entries: list[tuple[float, int]], now: int
+) -> None:
     q = Queue()
     for i, (rating, since) in enumerate(entries):
         q.join(Ticket(f"p{i}", rating, min(since, now)))

@@ -155,6 +155,7 @@ async def test_an_abort_survives_a_restart_in_the_first_deal(tmp_path: Path) -> 
 # ----------------------------------------------------------------------
 # Over real sockets: the farming attack of the finding, twenty times in a row
 
+
 async def test_farming_wins_off_fresh_accounts_that_leave_moves_no_rating(tmp_path: Path) -> None:
     # The farmer places 320 cards as fast as it can: no flood limit in the way, nor the
     # quota on new players (20 an hour per address would stop it first): what is tested

@@ -59,9 +59,7 @@ def test_a_bad_config_file_is_a_one_line_error(
     assert_one_line_error(run_cli("serve", "--config", str(path)), fragment)
 
 
-def test_the_config_file_and_the_options_make_the_settings(
-    run_cli: Runner, tmp_path: Path
-) -> None:
+def test_the_config_file_and_the_options_make_the_settings(run_cli: Runner, tmp_path: Path) -> None:
     path = tmp_path / "server.toml"
     path.write_text('rooms_per_address = "5/min"\nmax_waiting_rooms = 300\nport = 9000\n')
     result = run_cli("serve", "--config", str(path), "--port", "0", "--grace", "1.5",
