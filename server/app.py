@@ -63,9 +63,10 @@ from server import errors, identity
 from server.analysis import ANALYST, Analyst
 from server.analysis import routes as analysis_routes
 from server.bots import BotPool, bot_factory, bot_levels
+from server.config import ServerConfig
 from server.config import check as check_config
 from server.events import Event
-from server.limits import Quota, Quotas, TokenBucket, quota_key
+from server.limits import Quotas, TokenBucket, quota_key
 from server.lobby import Lobby, LobbyConfig
 from server.recovery import Resumable
 from server.room import BotTurn, Outbound, Room
@@ -78,75 +79,6 @@ log = logging.getLogger(__name__)
 SERVER_NAME = "cribsquares/0.1"
 # A room lost again this soon after it was rebuilt from the database ends instead.
 REBUILD_AGAIN_MS = 10_000
-
-
-@dataclass(frozen=True, slots=True)
-class ServerConfig:
-    host: str = "127.0.0.1"
-    port: int = 8765
-    db_path: str = "cribsquares.db"
-    grace_ms: int = 60_000  # a dropped player keeps its seat this long
-    tick_ms: int = 50  # how often clocks (and delayed progress) are checked
-    max_frame_bytes: int = 4_096  # larger frames get a frame_too_large error
-    hard_max_frame_bytes: int = 65_536  # larger frames close the connection (1009)
-    rate_per_second: float = 20.0
-    rate_burst: int = 40
-    finished_ttl_ms: int = 600_000  # a finished room is forgotten after this long
-    max_waiting_rooms_per_player: int = 5
-    max_open_rooms_per_player: int = 10  # created and not finished: waiting or playing
-    between_deals_ms: int = 8_000  # a series' results stay up this long before the next deal
-    challenge_ttl_ms: int = 60_000  # an unanswered challenge expires
-    between_rounds_ms: int = 10_000  # a tournament's pause between two rounds
-    # Registered people who may run any tournament: player ids, or names resolved once
-    # at start to the id of the person holding the name (server.identity.resolve_admins).
-    tournament_admins: tuple[str, ...] = ()
-    max_connections_per_address: int = 32  # concurrent WebSockets from one remote address
-    # Reverse proxies (their addresses) whose X-Forwarded-For names the client:
-    # connections through them are counted per client address, not per proxy.
-    trusted_proxies: tuple[str, ...] = ()
-    # Browser pages from these origins (e.g. "https://play.example.org") may open
-    # the WebSocket besides pages from the address the server listens on.
-    allowed_origins: tuple[str, ...] = ()
-    # The addresses people reach the server by (e.g. "https://play.example.org" behind
-    # a proxy): pages from their origins may open the WebSocket too.
-    public_urls: tuple[str, ...] = ()
-    heartbeat_s: float = 30.0
-    # `serve` runs a full garbage collection this often (0: never; see _collect_every).
-    full_collection_s: float = 600.0
-    max_unsent_bytes: int = 1_048_576  # a client this far behind is disconnected
-    # permessage-deflate keeps two zlib streams per connection (about 300 KiB once
-    # used) and costs CPU on every frame; our frames are a few hundred bytes.
-    # docs/benchmarks.md has the measurement.
-    compress: bool = False
-    # -- Hostile load (docs/operations.md, Limits): HTTP, quotas, what is held open.
-    header_timeout_s: float = 10.0  # a request head must arrive this soon after connect/reply
-    body_timeout_s: float = 5.0  # an unread request body is drained at most this long
-    max_request_line_bytes: int = 8_190  # longer: 400, one warning
-    max_header_bytes: int = 8_190  # one header line; longer: 400
-    max_headers: int = 64  # header lines per request; more: 400
-    hello_timeout_s: float = 10.0  # a WebSocket that says no hello this long is closed
-    signins_per_address: Quota = Quota(60, 60)  # every hello
-    signins_per_account: Quota = Quota(20, 60)
-    new_guests_per_address: Quota = Quota(60, 3_600)
-    new_players_per_address: Quota = Quota(20, 3_600)  # registrations
-    rooms_per_address: Quota = Quota(120, 3_600)  # rooms created
-    rooms_per_account: Quota = Quota(60, 3_600)
-    tournaments_per_address: Quota = Quota(10, 3_600)  # tournaments created
-    tournaments_per_account: Quota = Quota(5, 3_600)
-    joins_per_address: Quota = Quota(120, 60)  # join/leave a room or tournament, spectate
-    joins_per_account: Quota = Quota(60, 60)
-    http_per_address: Quota = Quota(600, 60)  # HTTP requests, the WebSocket upgrade included
-    quota_keys: int = 100_000  # addresses (or accounts) each quota remembers, LRU
-    max_waiting_rooms_per_address: int = 20
-    max_open_rooms_per_address: int = 40  # waiting or playing
-    max_tournaments_per_address: int = 6  # not yet over
-    max_waiting_rooms: int = 20_000  # on the whole server
-    max_registering_tournaments: int = 1_000  # on the whole server
-    waiting_room_ttl_ms: int = 3_600_000  # a room still waiting this long after it opened closes
-    registration_ttl_ms: int = 86_400_000  # a tournament never started is cancelled after this
-    player_cache_size: int = 10_000  # signed-in players kept in memory (LRU)
-    prune_after_ms: int = 604_800_000  # rooms never played, tournaments never started: forgotten
-    prune_every_s: float = 3_600.0  # how often the server looks for them (server.pruning)
 
 
 CONFIG = web.AppKey("config", ServerConfig)
