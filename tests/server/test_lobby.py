@@ -22,6 +22,7 @@ from server import errors
 from server.limits import TokenBucket
 from server.lobby import Lobby, LobbyConfig
 from server.ratings import Entry, Rating
+from server.room import views
 from tests.server.roomkit import ALICE, BOB, CAROL, FixedIds, bots
 
 
@@ -80,7 +81,7 @@ def test_rooms_are_forgotten_when_nobody_needs_them() -> None:
     lobby.handle(ALICE, Ready(room_id=solo), 0)
     room = lobby.rooms[solo]
     while room.match is not None and room.phase == "playing":
-        turn = room._waiting_turn(ALICE.id) or 0
+        turn = views.waiting_turn(room, ALICE.id) or 0
         cell = cell_name(room.match.boards[ALICE.id].grid.legal_cells()[0])
         lobby.handle(ALICE, Place(room_id=solo, turn=turn, cell=cell), 0)
     assert solo in lobby.rooms  # finished, alice still there

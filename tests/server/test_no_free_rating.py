@@ -13,7 +13,7 @@ import pytest
 from protocol.messages import LeaveRoom, Pace, PlayerInfo
 from server.events import Abandoned, SeriesEnded
 from server.limits import Quota
-from server.room import TURNS, Room, RoomSettings
+from server.room import TURNS, Room, RoomSettings, views
 from server.series import Series
 from server.storage import Storage, StoredPlayer
 from tests.server.live import running_server, signed_in
@@ -37,7 +37,7 @@ def play_deal(room: Room, box: Mailbox, *people: PlayerInfo, now_ms: int = 10) -
     deals = len(series.deals)
     while len(series.deals) == deals:
         for who in people:
-            if room._waiting_turn(who.id) is not None:
+            if views.waiting_turn(room, who.id) is not None:
                 place(room, box, who, now_ms)
         now_ms += 10
     return now_ms
@@ -73,7 +73,7 @@ def test_a_player_who_never_moves_aborts_it_and_is_recorded_idle() -> None:
     seat_and_start(room, box, BOB)
     now = 0
     while not room.series.finished:  # alice plays; bob's cards go by the card clock
-        if room._waiting_turn(ALICE.id) is not None:
+        if views.waiting_turn(room, ALICE.id) is not None:
             place(room, box, ALICE, now)
         now += 1_000
         box.add(room.tick(now))
@@ -145,7 +145,7 @@ async def test_an_abort_survives_a_restart_in_the_first_deal(tmp_path: Path) -> 
     now = 20
     while not again.series.finished:
         card = [m for m in box.of(ALICE) if type(m).__name__ == "CardDealt"]
-        if again._waiting_turn(ALICE.id) is not None and card:
+        if views.waiting_turn(again, ALICE.id) is not None and card:
             place(again, box, ALICE, now)
         now += 1_000
         box.add(again.tick(now))

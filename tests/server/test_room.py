@@ -41,7 +41,7 @@ from server.events import (
     SeriesEnded,
 )
 from server.fallback import fallback_cell
-from server.room import PROGRESS_DELAY_MS, TRANSITIONS, Phase, Room
+from server.room import PROGRESS_DELAY_MS, TRANSITIONS, Phase, Room, views
 from tests.server.roomkit import (
     ALICE,
     BOB,
@@ -465,7 +465,7 @@ def test_nobody_sees_a_future_card_or_another_board_before_the_result(
         if roll < 0.15:
             box.add(room.handle(who, Resync(room_id=room.id), now))
             continue
-        turn = room._waiting_turn(who.id)
+        turn = views.waiting_turn(room, who.id)
         if turn is None or not room.is_member(who.id):
             continue
         board = room.match.boards[who.id]  # type: ignore[union-attr]

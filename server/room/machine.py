@@ -24,17 +24,13 @@ This module must never await, read a clock, or touch sockets or the database.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any, Protocol
+from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from engine.cards import Card
-from engine.deal import Deal, commitment, deal, room_seed
+from engine.deal import commitment, deal, room_seed
 from engine.errors import EngineError
-from engine.grid import Grid, cell_name, legal_mask, mask_cells, parse_cell
+from engine.grid import cell_name, legal_mask, mask_cells, parse_cell
 from engine.scoring import BoardScore, score_board
 from protocol.messages import (
     AddBot,
@@ -50,10 +46,8 @@ from protocol.messages import (
     Pace,
     Place,
     Placed,
-    PlacementOut,
     PlayerInfo,
     Prepared,
-    Progress,
     Ready,
     Rematch,
     Resync,
@@ -62,19 +56,15 @@ from protocol.messages import (
     RoomStatus,
     RoomSummary,
     RoomUpdate,
-    SeatInfo,
     SeriesInfo,
-    SeriesStanding,
     StartMatch,
     Visibility,
-    YourBoard,
     card_message,
-    dump_server,
     legal_json,
     placed_message,
     progress_message,
 )
-from server import errors, visibility
+from server import errors
 from server.events import (
     Abandoned,
     BoardOutcome,
@@ -89,9 +79,22 @@ from server.events import (
 )
 from server.fallback import CellChooser, fallback_cell
 from server.recovery import Resumable
+from server.room import views
+from server.room.outbound import Outbound
+from server.room.phases import TRANSITIONS, Phase
+from server.room.state import (
+    TURNS,
+    Board,
+    BotFactory,
+    BotTurn,
+    Ids,
+    Match,
+    Placement,
+    RoomSettings,
+    Seat,
+)
 from server.series import DealOutcome, SecretScheme, Series, deal_secrets
 
-TURNS = 16
 # A placement that leaves the turn open is announced in a ``progress`` this long
 # after it, together with every other placement made meanwhile; a placement that
 # completes a turn or the match is announced at once (docs/protocol.md, progress).
@@ -104,53 +107,11 @@ CELL_NAMES = frozenset(cell_name(c) for c in range(16))
 ROOM_UPDATE_INTERVAL_MS = 250
 
 
-class Phase(StrEnum):
-    WAITING = "waiting"
-    PLAYING = "playing"
-    BETWEEN = "between"  # between two deals of a series (the wire says "playing")
-    FINISHED = "finished"
-
-
-# Every phase change goes through Room._enter, which checks this table.
-TRANSITIONS: dict[Phase, frozenset[Phase]] = {
-    Phase.WAITING: frozenset({Phase.PLAYING}),
-    Phase.PLAYING: frozenset({Phase.BETWEEN, Phase.FINISHED}),
-    Phase.BETWEEN: frozenset({Phase.PLAYING, Phase.FINISHED}),
-    Phase.FINISHED: frozenset({Phase.PLAYING}),  # a rematch
-}
-
 # How long the results of one deal of a series stay up before the next deal.
 BETWEEN_DEALS_MS = 8_000
 
 # Messages that carry one player's hidden state: they may go to that player only.
 PRIVATE_MESSAGES = (CardDealt, Placed, RoomState)
-
-
-class Outbound:
-    """A message and the ids of the players who may receive it.
-
-    ``message`` is the pydantic model and :meth:`text` its JSON (``dump_server``).
-    The per-placement messages come :class:`~protocol.messages.Prepared`: their
-    JSON is written at once and their model built only if ``message`` is read.
-    """
-
-    __slots__ = ("_message", "to")
-
-    def __init__(self, to: tuple[str, ...], message: BaseModel | Prepared) -> None:
-        self.to = to
-        self._message = message
-
-    @property
-    def message(self) -> BaseModel:
-        message = self._message
-        return message.model() if isinstance(message, Prepared) else message
-
-    def text(self) -> str:
-        message = self._message
-        return message.text if isinstance(message, Prepared) else dump_server(message)
-
-    def __repr__(self) -> str:
-        return f"Outbound(to={self.to!r}, message={self._message!r})"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -162,124 +123,6 @@ def _legal_names(mask: int) -> tuple[list[str], str | None]:
     """
     names = [cell_name(c) for c in mask_cells(mask)]
     return names, legal_json(names)
-
-
-@dataclass(frozen=True, slots=True)
-class RoomSettings:
-    name: str
-    visibility: Visibility = Visibility.PUBLIC
-    seats: int = 2
-    pace: Pace = Pace.LOCKSTEP
-    card_clock_ms: int = 30_000
-    deal_clock_ms: int = 300_000
-    deals: int = 1  # best of
-    rated: bool = False
-    origin: str = "room"  # room, quickplay, challenge
-
-
-class Ids(Protocol):
-    """Fresh ids and secrets (server.lobby.IdSource)."""
-
-    def match_id(self) -> str: ...
-
-    def server_secret(self) -> str: ...
-
-
-@dataclass(slots=True)
-class Seat:
-    player: PlayerInfo
-    contribution: str
-    ready: bool = False
-    connected: bool = True
-    away_since: int | None = None
-    present: bool = True  # False after leaving during a match: the seat is kept
-    bot: CellChooser | None = None
-    strategy: str = ""  # a bot seat's strategy and seed, for bots that think elsewhere
-    bot_seed: str = ""
-    asked: int = 0  # the last turn this bot seat was asked to think about
-    timed_out: bool = False  # away beyond the grace period: the server plays for it
-    rematch: bool = False  # wants a rematch
-
-    @property
-    def receives(self) -> bool:
-        return self.present and self.bot is None
-
-    @property
-    def autopilot(self) -> bool:
-        """A person's seat the server plays: left the match, or away too long."""
-        return self.bot is None and (self.timed_out or not self.present)
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    turn: int
-    cell: int
-    card: Card
-    elapsed_ms: int
-    auto: bool
-
-    def out(self) -> PlacementOut:
-        return PlacementOut(
-            turn=self.turn,
-            cell=cell_name(self.cell),
-            card=str(self.card),
-            auto=self.auto,
-            elapsed_ms=self.elapsed_ms,
-        )
-
-
-@dataclass(slots=True)
-class Board:
-    grid: Grid = field(default_factory=Grid)
-    placements: list[Placement] = field(default_factory=list)
-    card_at: int = 0  # when its current card was dealt
-    dealt: int = 0  # the highest turn whose card this player has been sent
-
-    @property
-    def placed(self) -> int:
-        return len(self.placements)
-
-    @property
-    def time_used_ms(self) -> int:
-        return sum(p.elapsed_ms for p in self.placements)
-
-    def cells(self) -> list[str | None]:
-        return [str(c) if c is not None else None for c in self.grid]
-
-
-@dataclass(slots=True)
-class Match:
-    id: str
-    seed: str
-    deal: Deal
-    contributions: tuple[str, ...]
-    started_at: int
-    boards: dict[str, Board]
-    turn: int = 1  # lockstep: the turn being played
-    turn_started: int = 0
-    result: MatchResult | None = None
-
-
-BotFactory = Callable[[str, str], CellChooser]
-"""(strategy name, seed) -> cell chooser; raises KeyError for an unknown strategy."""
-
-
-@dataclass(frozen=True, slots=True)
-class BotTurn:
-    """A bot seat holds a card: what its strategy needs to choose a cell, and nothing more.
-
-    A room built with ``think_elsewhere`` asks for its bots' moves this way
-    (:attr:`Room.bot_turns`) instead of calling their choosers; the answer comes
-    back through :meth:`Room.bot_move`.
-    """
-
-    room_id: str
-    player_id: str
-    strategy: str
-    seed: str  # the seat's seed: with the position, the same move whoever computes it
-    turn: int
-    placements: tuple[tuple[int, str], ...]  # the bot's own grid: (cell, card) in order
-    card: str
 
 
 class Room:
@@ -315,7 +158,7 @@ class Room:
         self.match: Match | None = None
         self.finished_at: int | None = None
         self.created_at = now_ms
-        self._now = now_ms  # the time of the latest command or tick
+        self.now = now_ms  # the time of the latest command or tick
         self._ids = ids
         self._bots = bots
         self._think_elsewhere = think_elsewhere
@@ -485,7 +328,7 @@ class Room:
 
     def resume(self, now_ms: int) -> list[Outbound]:
         """After :meth:`restore`: deal on, ask the bots, finish a deal already complete."""
-        self._now = now_ms
+        self.now = now_ms
         if self.phase != Phase.PLAYING:
             return []
         return self._bots_play(now_ms) + self._advance(now_ms)
@@ -534,86 +377,23 @@ class Room:
         seat = self.seat_of(player_id)
         return (seat is not None and seat.receives) or player_id in self.spectators
 
+    # The wire views (server.room.views): pure, they change nothing.
+
     def status(self) -> RoomStatus:
-        if self.phase == Phase.BETWEEN:
-            return RoomStatus.PLAYING
-        return RoomStatus(self.phase.value)
+        return views.status(self)
 
     def series_info(self, now_ms: int | None = None) -> SeriesInfo | None:
-        """The series as members see it; None before its first deal."""
-        series = self.series
-        if not series.started:
-            return None
-        names = {s.player.id: s.player for s in self.seats}
-        winner = series.winner()
-        next_ms = None
-        if series.next_at is not None and now_ms is not None:
-            next_ms = max(0, series.next_at - now_ms)
-        return SeriesInfo(
-            best_of=series.best_of,
-            deal=series.started,
-            standings=[
-                SeriesStanding(
-                    player=names[st.player_id],
-                    deals_won=st.deals_won,
-                    points=st.points,
-                    time_used_ms=st.time_used_ms,
-                    forfeited=st.forfeited,
-                )
-                for st in series.standings()
-                if st.player_id in names
-            ],
-            finished=series.finished,
-            aborted=series.aborted,
-            winner=names.get(winner) if winner is not None else None,
-            next_deal_ms=next_ms,
-        )
+        return views.series_info(self, now_ms)
 
     def info(self) -> RoomInfo:
-        s = self.settings
-        return RoomInfo(
-            id=self.id,
-            name=s.name,
-            visibility=s.visibility,
-            invite_code=self.invite_code,
-            pace=s.pace,
-            seats=s.seats,
-            status=self.status(),
-            card_clock_ms=s.card_clock_ms,
-            deal_clock_ms=s.deal_clock_ms,
-            creator=self.creator,
-            players=[
-                SeatInfo(
-                    seat=i,
-                    player=seat.player,
-                    ready=seat.ready,
-                    connected=seat.connected and seat.present,
-                )
-                for i, seat in enumerate(self.seats)
-            ],
-            spectators=len(self.spectators),
-            server_commitment=self.server_commitment,
-            deals=s.deals,
-            rated=s.rated,
-            series=self.series_info(self._now),
-            rematch=[seat.player.id for seat in self.seats if seat.rematch],
-            origin=s.origin,
-        )
+        return views.info(self)
 
     def summary(self) -> RoomSummary:
-        s = self.settings
-        return RoomSummary(
-            id=self.id,
-            name=s.name,
-            visibility=s.visibility,
-            pace=s.pace,
-            seats=s.seats,
-            taken=len(self.seats),
-            status=self.status(),
-            card_clock_ms=s.card_clock_ms,
-            deal_clock_ms=s.deal_clock_ms,
-            creator=self.creator,
-        )
+        return views.summary(self)
+
+    def view_for(self, player_id: str, now_ms: int, ref: str | None = None) -> RoomState:
+        """The full snapshot ``player_id`` may see: its own board, nobody else's."""
+        return views.view_for(self, player_id, now_ms, ref)
 
     def closable(self, now_ms: int, finished_ttl_ms: int) -> bool:
         """Nobody needs this room any more: the lobby may forget it."""
@@ -704,25 +484,18 @@ class Room:
         if isinstance(message, MatchResult):
             if self.match is None or self.match.result is None or self.phase == Phase.PLAYING:
                 raise AssertionError("the result may only be sent once the deal is over")
-            if not all(self._sees_result(p) for p in recipients):
+            if not all(views.sees_result(self, p) for p in recipients):
                 raise AssertionError("the result is under its round's embargo")
         shown = message.result if isinstance(message, RoomState) else None
-        if shown is not None and not self._sees_result(recipients[0]):
+        if shown is not None and not views.sees_result(self, recipients[0]):
             raise AssertionError("the result is under its round's embargo")
         return Outbound(recipients, message)
-
-    def _sees_result(self, player_id: str) -> bool:
-        """May ``player_id`` see the result of the deal that is over (server.visibility)?"""
-        m = self.match
-        series = self.series
-        seated = m is not None and player_id in m.boards
-        return visibility.sees_result(seated, series.embargo, series.embargo_lifted)
 
     def _check_card_due(self, player_id: str, turn: int) -> None:
         m = self.match
         if m is None or player_id not in m.boards:
             raise AssertionError("a card for a player not in the match")
-        if turn != self._waiting_turn(player_id):
+        if turn != views.waiting_turn(self, player_id):
             raise AssertionError("a card not yet due to that player")
 
     def _check_card_seen(self, player_id: str, turn: int) -> None:
@@ -755,7 +528,7 @@ class Room:
         due when the interval is up (:meth:`tick` sends it, with the room as it is
         then); the member whose command changed it (``actor``) is answered at once.
         """
-        at = self._now
+        at = self.now
         sent = self._room_sent_at
         if now or sent is None or at - sent >= ROOM_UPDATE_INTERVAL_MS:
             self.room_due = None
@@ -767,36 +540,6 @@ class Room:
             return [self._out([actor], RoomUpdate(room=self.info(), ref=ref))]
         return []
 
-    def view_for(self, player_id: str, now_ms: int, ref: str | None = None) -> RoomState:
-        """The full snapshot ``player_id`` may see: its own board, nobody else's."""
-        m = self.match
-        you: YourBoard | None = None
-        progress: Progress | None = None
-        if m is not None:
-            progress = self._progress(now_ms)
-            board = m.boards.get(player_id)
-            if board is not None:
-                turn = self._waiting_turn(player_id)
-                you = YourBoard(
-                    cells=board.cells(),
-                    placements=[p.out() for p in board.placements],
-                    turn=turn,
-                    card=str(m.deal.cards[turn - 1]) if turn is not None else None,
-                    legal=[cell_name(c) for c in board.grid.legal_cells()] if turn else [],
-                    deadline_ms=self._deadline_left(now_ms) if turn is not None else None,
-                    time_used_ms=board.time_used_ms,
-                )
-        return RoomState(
-            room=self.info(),
-            match_id=m.id if m else None,
-            seed_commitment=commitment(m.seed) if m else None,
-            contributions=list(m.contributions) if m else [],
-            you=you,
-            progress=progress,
-            result=m.result if m and self._sees_result(player_id) else None,
-            ref=ref,
-        )
-
     def state_for(self, player_id: str, now_ms: int, ref: str | None = None) -> Outbound:
         state = self.view_for(player_id, now_ms, ref)
         if state.you is not None and state.you.turn is not None and self.match is not None:
@@ -804,53 +547,16 @@ class Room:
             board.dealt = max(board.dealt, state.you.turn)
         return self._out([player_id], state)
 
-    def _waiting_turn(self, player_id: str) -> int | None:
-        """The turn whose card ``player_id`` holds and has not placed, if any."""
-        m = self.match
-        if m is None or self.phase != Phase.PLAYING or player_id not in m.boards:
-            return None
-        placed = m.boards[player_id].placed
-        if self.settings.pace == Pace.LOCKSTEP:
-            return m.turn if placed < m.turn else None
-        return placed + 1 if placed < TURNS else None
-
-    def _deadline_left(self, now_ms: int) -> int:
-        m = self.match
-        assert m is not None
-        if self.settings.pace == Pace.LOCKSTEP:
-            end = m.turn_started + self.settings.card_clock_ms
-        else:
-            end = m.started_at + self.settings.deal_clock_ms
-        return max(0, end - now_ms)
-
     def _progress_now(self, now_ms: int) -> list[Outbound]:
         """A ``progress`` to every member now; any delayed one is no longer due."""
         self.progress_due = None
-        return self._to_members(progress_message(**self._progress_fields(now_ms)))
-
-    def _progress(self, now_ms: int) -> Progress:
-        return Progress(**self._progress_fields(now_ms))
-
-    def _progress_fields(self, now_ms: int) -> dict[str, Any]:
-        m = self.match
-        assert m is not None
-        if self.settings.pace == Pace.LOCKSTEP:
-            turn = m.turn
-        else:
-            turn = max(min(b.placed + 1, TURNS) for b in m.boards.values())
-        return {
-            "room_id": self.id,
-            "turn": turn,
-            "placed": {pid: len(b.placements) for pid, b in m.boards.items()},
-            "connected": {s.player.id: s.connected and s.present for s in self.seats},
-            "deadline_ms": self._deadline_left(now_ms) if self.phase == Phase.PLAYING else None,
-        }
+        return self._to_members(progress_message(**views.progress_fields(self, now_ms)))
 
     def _card_for(self, player_id: str, now_ms: int) -> list[Outbound]:
         """The card ``player_id`` must place now, to that player alone."""
         m = self.match
         seat = self.seat_of(player_id)
-        turn = self._waiting_turn(player_id)
+        turn = views.waiting_turn(self, player_id)
         if m is None or seat is None or not seat.receives or turn is None:
             return []
         board = m.boards[player_id]
@@ -861,7 +567,7 @@ class Room:
             turn,
             str(m.deal.cards[turn - 1]),
             legal,
-            self._deadline_left(now_ms),
+            views.deadline_left(self, now_ms),
             legal_text,
         )
         return [self._out([player_id], message)]
@@ -879,7 +585,7 @@ class Room:
 
     def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
         """Apply one command from ``player``; raise RoomError and change nothing if refused."""
-        self._now = now_ms
+        self.now = now_ms
         match message:
             case JoinRoom():
                 return self._join(player, message, now_ms)
@@ -1053,7 +759,7 @@ class Room:
         """A clock above the room's ran out (a tournament's round clock): every card
         still unplaced is placed automatically, as when a race's deal clock runs
         out, and the series ends with this deal."""
-        self._now = now_ms
+        self.now = now_ms
         self.last_deal = True
         if self.phase == Phase.BETWEEN:
             return self._end_series(now_ms)
@@ -1070,7 +776,7 @@ class Room:
         """The lobby closes a room that waited too long without starting: every
         member is told it has left, and the room is left to the bots (closable)."""
         assert self.phase == Phase.WAITING
-        self._now = now_ms
+        self.now = now_ms
         outs = [self._out([pid], Left(room_id=self.id)) for pid in self.members()]
         self.seats = [s for s in self.seats if s.bot is not None]
         self.spectators.clear()
@@ -1084,7 +790,7 @@ class Room:
 
     def start(self, now_ms: int) -> list[Outbound]:
         """Begin the match of a room the lobby filled itself."""
-        self._now = now_ms
+        self.now = now_ms
         return self._begin(now_ms)
 
     def _playing_seat(self, player: PlayerInfo) -> Seat:
@@ -1107,7 +813,7 @@ class Room:
             if msg.turn < (m.turn if lockstep else board.placed):
                 raise errors.PastTurn(f"turn {msg.turn} is over")
             raise errors.AlreadyPlaced(f"you have already placed the card of turn {msg.turn}")
-        waiting = self._waiting_turn(player.id)
+        waiting = views.waiting_turn(self, player.id)
         if waiting is None or msg.turn > waiting:
             raise errors.FutureTurn(f"the card of turn {msg.turn} has not been dealt yet")
         if msg.cell not in CELL_NAMES:  # the one spelling: the engine's parse also takes "B3"
@@ -1181,16 +887,16 @@ class Room:
             if seat.autopilot and m is not None:
                 if race and not others_done:
                     continue
-                while self._waiting_turn(seat.player.id) is not None:
+                while views.waiting_turn(self, seat.player.id) is not None:
                     outs += self._auto_place(seat.player.id, now_ms)
                 continue
             if seat.bot is None or m is None:
                 continue
             if not self._think_elsewhere:
-                while self._waiting_turn(seat.player.id) is not None:
+                while views.waiting_turn(self, seat.player.id) is not None:
                     outs += self._auto_place(seat.player.id, now_ms)
                 continue
-            turn = self._waiting_turn(seat.player.id)
+            turn = views.waiting_turn(self, seat.player.id)
             if turn is not None and seat.asked < turn:
                 seat.asked = turn
                 board = m.boards[seat.player.id]
@@ -1213,14 +919,14 @@ class Room:
         Refused, changing nothing, when the turn is no longer waiting (the clock
         placed the card first, or the match is over) or the cell is not legal.
         """
-        self._now = now_ms
+        self.now = now_ms
         seat = self.seat_of(player_id)
         if seat is None or seat.bot is None:
             raise errors.NotSeated(f"{player_id} is not a bot seat of room {self.id}")
         m = self.match
         if m is None or self.phase != Phase.PLAYING:
             raise errors.NotPlaying("no match is being played in this room")
-        if self._waiting_turn(player_id) != turn:
+        if views.waiting_turn(self, player_id) != turn:
             raise errors.PastTurn(f"turn {turn} is not waiting for {player_id}")
         problem = m.boards[player_id].grid.why_illegal(cell)
         if problem is not None:
@@ -1427,7 +1133,7 @@ class Room:
             deal=series.started,
             series=self.series_info(now_ms),
         )
-        seeing = [p for p in self.members() if self._sees_result(p)]
+        seeing = [p for p in self.members() if views.sees_result(self, p)]
         if seeing:
             outs.append(self._out(seeing, m.result))
         return outs + self._room_update(now=True)
@@ -1497,7 +1203,7 @@ class Room:
         seat = self.seat_of(player_id)
         if seat is None or not seat.receives:
             return []
-        self._now = now_ms
+        self.now = now_ms
         if connected:
             was = seat.connected
             seat.connected, seat.away_since, seat.timed_out = True, None, False
@@ -1518,7 +1224,7 @@ class Room:
         return outs
 
     def _tick(self, now_ms: int) -> list[Outbound]:
-        self._now = now_ms
+        self.now = now_ms
         outs: list[Outbound] = []
         if self.phase == Phase.BETWEEN:
             due_at = self.series.next_at

@@ -1,0 +1,43 @@
+"""One room: a synchronous state machine with no I/O, and what it is made of.
+
+* :mod:`server.room.machine`: :class:`Room`, the commands, clock ticks and
+  connection changes, and the one place its messages are addressed;
+* :mod:`server.room.phases`: the phases, their transitions and which command
+  each phase allows;
+* :mod:`server.room.state`: the plain data a room holds (settings, seats,
+  boards, the deal being played, a bot seat's turn);
+* :mod:`server.room.views`: the pure wire views of a room (info, summary,
+  series, the snapshot one player may see);
+* :mod:`server.room.restore`: a room rebuilt from what storage kept;
+* :mod:`server.room.bots`: a bot seat's cell chooser;
+* :mod:`server.room.outbound`: the addressed message envelope.
+
+These modules must never await, read a clock, or touch sockets or the database
+(tests/test_quality.py holds them to it).
+"""
+
+from server.room.machine import (
+    BETWEEN_DEALS_MS,
+    PROGRESS_DELAY_MS,
+    ROOM_UPDATE_INTERVAL_MS,
+    Room,
+)
+from server.room.outbound import Outbound
+from server.room.phases import TRANSITIONS, Phase
+from server.room.state import TURNS, BotFactory, BotTurn, Ids, RoomSettings, Seat
+
+__all__ = [
+    "BETWEEN_DEALS_MS",
+    "PROGRESS_DELAY_MS",
+    "ROOM_UPDATE_INTERVAL_MS",
+    "TRANSITIONS",
+    "TURNS",
+    "BotFactory",
+    "BotTurn",
+    "Ids",
+    "Outbound",
+    "Phase",
+    "Room",
+    "RoomSettings",
+    "Seat",
+]
