@@ -103,9 +103,10 @@ class SeriesBegan:
     # with it a restarted server goes on with the series. Kept secret.
     root_secret: str = field(default="", repr=False)
     secret_scheme: str = "chain"  # chain (a room), table (a tournament table)
-    # A server bot's (level, seed) per seat, ('', '') for every other player: what a
-    # restarted server rebuilds the same bot from. Empty: no server bot seated.
-    bots: tuple[tuple[str, str], ...] = ()
+    # Each seat's server bot: (level, seed) for a seat the server plays, ("", "") for a
+    # person or a bot program; what a restarted server rebuilds the same bot from.
+    # Empty: no server bot seated.
+    seat_bots: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

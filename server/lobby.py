@@ -61,6 +61,8 @@ from server.matchmaking import Queue, Ticket
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
 from server.recovery import Resumable
 from server.room import BETWEEN_DEALS_MS, BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
+from server.room import bot_seats
+from server.room.restore import restore as restore_room
 from server.series import SecretScheme
 from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
 
@@ -347,7 +349,7 @@ class Lobby:
         room = self._open(settings, player, msg.contribution, now_ms)
         address = self.addresses.get(player.id)
         self._holder[room.id] = (player.id, "*") + ((f"@{address}",) if address else ())
-        return [room.state_for(player.id, now_ms, msg.ref), *self._after(room, now_ms)]
+        return [room.send_state(player.id, now_ms, msg.ref), *self._after(room, now_ms)]
 
     def _open(
         self,
@@ -408,7 +410,7 @@ class Lobby:
             if seat.bot is None:
                 pid = seat.player.id
                 outs.append(Outbound((pid,), notice(pid, room)))
-                outs.append(room.state_for(pid, now_ms))
+                outs.append(room.send_state(pid, now_ms))
         outs += room.start(now_ms)
         return outs + self._after(room, now_ms)
 
@@ -422,7 +424,7 @@ class Lobby:
             raise errors.AlreadyQueued("you are already waiting for an opponent")
         if msg.arena and not player.bot:
             raise errors.NotRateable("the arena is for bot programs (hello with bot: true)")
-        if msg.bot_level is not None and not msg.arena and not self._plays(msg.bot_level):
+        if msg.bot_level is not None and not msg.arena and not bot_seats.known(self.bots, msg.bot_level):
             raise errors.UnknownStrategy(f"no bot plays level {msg.bot_level!r}")
         rating = self.ratings.get(player.id, rating_pool(msg.pace.value, msg.arena))
         # Bot programs wait apart: they stand in for the server's bot when a
@@ -448,16 +450,6 @@ class Lobby:
             ref=msg.ref,
         )
         return [Outbound((player.id,), status), *self._match_queue(now_ms)]
-
-    def _plays(self, strategy: str) -> bool:
-        """Whether a server bot plays ``strategy`` (a level or its alias)."""
-        if self.bots is None:
-            return False
-        try:
-            self.bots(strategy, "probe")
-        except KeyError:
-            return False
-        return True
 
     def _leave_queues(self, player_id: str) -> bool:
         left = [q.leave(player_id) for q in (self.queue, self.bot_queue, self.arena_queue)]
@@ -813,7 +805,7 @@ class Lobby:
 
     def restore(self, saved: Resumable, now_ms: int) -> list[Outbound]:
         """Take back a series the server was playing when it stopped (ValueError: cannot)."""
-        room = Room.restore(
+        room = restore_room(
             saved,
             now_ms,
             grace_ms=self.config.grace_ms,
@@ -883,7 +875,7 @@ class Lobby:
         for pid, player in spectators.items():
             if pid in self.online and room.seat_of(pid) is None:
                 room.spectators[pid] = player
-                outs.append(room.state_for(pid, now_ms))
+                outs.append(room.send_state(pid, now_ms))
         return outs + self._after(room, now_ms)
 
     @staticmethod

@@ -1,7 +1,7 @@
 """What a restarted server needs to resume the series and tournaments that were being played.
 
 The storage layer reads these from the database (:meth:`Storage.unfinished`);
-:meth:`server.room.Room.restore` rebuilds a room from one. Nothing here does
+:func:`server.room.restore.restore` rebuilds a room from one. Nothing here does
 I/O or decides anything: it is the shape of the stored facts.
 
 A series is resumable when its room, its players, every begun deal's seed and
@@ -69,9 +69,9 @@ class Resumable:
     secret_scheme: str = "chain"  # how the deal secrets follow from root_secret
     embargo: str | None = None  # a tournament round's embargo group
     embargo_lifted: bool = False
-    # Per seat: a server bot's (level, seed), ('', '') otherwise; empty when stored
-    # before bots were stored as data (the level is then read from the bot's id).
-    bots: tuple[tuple[str, str], ...] = ()
+    # Each seat's server bot as stored with the series (SeriesBegan.seat_bots): (level,
+    # seed), ("", "") for a person or a bot program; () for no server bot at all.
+    seat_bots: tuple[tuple[str, str], ...] = ()
 
     @property
     def last_activity_ms(self) -> int:

@@ -212,9 +212,22 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("rooms", "origin", "TEXT NOT NULL DEFAULT 'room'"),
     ("matches", "embargo", "TEXT"),  # a tournament round's group (server.visibility)
     ("series", "secret_scheme", "TEXT NOT NULL DEFAULT 'chain'"),  # server.series.SecretScheme
-    # A server bot's seat: the level it plays and its seed ('' for everyone else).
+    # A server bot's seat: the level it plays and its seed ('' for everyone else), as
+    # data (server.room.restore).
     ("series_players", "strategy", "TEXT NOT NULL DEFAULT ''"),
     ("series_players", "bot_seed", "TEXT NOT NULL DEFAULT ''"),
+)
+
+# Bot seats stored before their level was: a server bot's id was "bot-STRATEGY-N" (one
+# word: random, greedy, expert or fallback, each still a level's name or alias) and its
+# seed "ROOM/ID"; both are written down once, as every later series has them.
+_BOT_SEATS_EXISTING = (
+    "UPDATE series_players SET"
+    " strategy = substr(player_id, 5, instr(substr(player_id, 5), '-') - 1),"
+    " bot_seed = (SELECT room_id FROM series WHERE series.id = series_players.series_id)"
+    " || '/' || player_id"
+    " WHERE player_id LIKE 'bot-%-%'"
+    " AND player_id IN (SELECT id FROM players WHERE bot = 1)",
 )
 
 # Tournament tables stored before matches had an embargo: each gets its round's,
@@ -593,6 +606,9 @@ def _open_writer(path: str) -> tuple[sqlite3.Connection, list[identity.Clash]]:
             if (table, column) == ("matches", "embargo"):
                 for sql in _EMBARGO_EXISTING:
                     db.execute(sql)
+            if (table, column) == ("series_players", "bot_seed"):
+                for sql in _BOT_SEATS_EXISTING:
+                    db.execute(sql)
     clashes = identity.index_names(db)
     # Series being played are resumed (Storage.unfinished); a match of no series
     # (an earlier version's) cannot be.
@@ -779,7 +795,7 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
                     event.secret_scheme,
                 ),
             )  # fmt: skip
-            bots = event.bots or (("", ""),) * len(event.players)
+            bots = event.seat_bots or (("", ""),) * len(event.players)
             db.executemany(
                 "INSERT INTO series_players (series_id, seat, player_id, strategy, bot_seed)"
                 " VALUES (?, ?, ?, ?, ?)",
@@ -982,7 +998,7 @@ async def unfinished_series(
         players = tuple(
             PlayerRecord(p["id"], p["name"], bool(p["guest"]), bool(p["bot"])) for p in seated
         )
-        bots = tuple((p["strategy"], p["bot_seed"]) for p in seated)
+        seat_bots = tuple((p["strategy"], p["bot_seed"]) for p in seated)
         deals = []
         embargo: tuple[str | None, bool] = (None, False)  # the last deal's
         for m in await _rows(
@@ -1051,13 +1067,13 @@ async def unfinished_series(
                 series_id=sid,
                 root_secret=row["root_secret"],
                 players=players,
-                bots=bots,
                 deals=tuple(deals),
                 forfeited=tuple(dict.fromkeys(g["player_id"] for g in gone if g["kind"] == "left")),
                 timed_out=frozenset(g["player_id"] for g in gone if g["kind"] == "timeout"),
                 secret_scheme=row["secret_scheme"],
                 embargo=embargo[0],
                 embargo_lifted=embargo[1],
+                seat_bots=seat_bots,
             )
         )
     return found

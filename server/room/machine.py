@@ -78,8 +78,7 @@ from server.events import (
     SeriesEnded,
 )
 from server.fallback import CellChooser, fallback_cell
-from server.recovery import Resumable
-from server.room import views
+from server.room import bot_seats, views
 from server.room.outbound import Outbound
 from server.room.phases import TRANSITIONS, Phase
 from server.room.state import (
@@ -194,140 +193,8 @@ class Room:
             )
         ]
 
-    @classmethod
-    def restore(
-        cls,
-        saved: Resumable,
-        now_ms: int,
-        *,
-        grace_ms: int = 60_000,
-        bots: BotFactory | None = None,
-        think_elsewhere: bool = False,
-        ids: Ids | None = None,
-        between_deals_ms: int = BETWEEN_DEALS_MS,
-    ) -> Room:
-        """Rebuild a room whose series was being played when the server stopped.
-
-        Everyone starts disconnected (their grace period starts now). Clocks are
-        fair to the downtime: a lockstep card gets its whole clock again; a race
-        clock is moved on by the time between the last stored placement (or
-        the deal's start) and now, so nobody loses the time the server was
-        away. Raises ValueError if the stored facts do not make a deal.
-        """
-        settings = RoomSettings(
-            name=saved.name,
-            visibility=Visibility(saved.visibility),
-            seats=saved.seats,
-            pace=Pace(saved.pace),
-            card_clock_ms=saved.card_clock_ms,
-            deal_clock_ms=saved.deal_clock_ms,
-            deals=saved.deals_best_of,
-            rated=saved.rated,
-            origin=saved.origin,
-        )
-        if not saved.players or not saved.deals or not saved.root_secret:
-            raise ValueError(f"series {saved.series_id} is not resumable")
-        players = [
-            PlayerInfo(id=p.id, name=p.name, guest=p.guest, bot=p.bot) for p in saved.players
-        ]
-        creator = next((p for p in players if p.id == saved.creator_id), players[0])
-        room = cls(
-            saved.room_id,
-            settings,
-            creator,
-            now_ms=now_ms,
-            server_secret=saved.root_secret,
-            match_id=saved.series_id,
-            invite_code=saved.invite_code,
-            grace_ms=grace_ms,
-            bots=bots,
-            think_elsewhere=think_elsewhere,
-            ids=ids,
-            between_deals_ms=between_deals_ms,
-            secret_scheme=SecretScheme(saved.secret_scheme),
-            embargo=saved.embargo,
-        )
-        room.series.embargo_lifted = saved.embargo_lifted
-        room.events = []  # all of it is stored already
-        last = saved.deals[-1]
-        if len(last.contributions) != len(players):
-            raise ValueError(f"series {saved.series_id}: seats and contributions differ")
-        room.seats = []
-        stored_bots = saved.bots or (("", ""),) * len(players)
-        for player, contribution, (strategy, seed) in zip(
-            players, last.contributions, stored_bots, strict=True
-        ):
-            seat = Seat(player, contribution, ready=True, present=player.id not in saved.forfeited)
-            if not strategy and player.bot and player.id.startswith("bot-"):
-                # A server bot stored before its level was: its id names it (bot-greedy-2).
-                strategy = player.id.split("-")[1] if player.id.count("-") >= 2 else ""
-                seed = f"{room.id}/{player.id}"
-            if strategy:
-                try:
-                    if bots is None:
-                        raise KeyError(strategy)
-                    seat.bot = bots(strategy, seed)
-                except KeyError:
-                    raise ValueError(f"no bot plays {strategy!r}") from None
-                seat.strategy, seat.bot_seed = strategy, seed
-            else:
-                seat.connected, seat.away_since = False, now_ms
-            room.seats.append(seat)
-        series = room.series
-        series.players = tuple(p.id for p in players)
-        for pid in saved.forfeited:  # in the order they left
-            series.forfeit(pid)
-        series.gone = set(saved.forfeited) | set(saved.timed_out)
-        series.started = len(saved.deals)
-        for d in saved.deals:
-            if d.finished:
-                series.deals.append(
-                    DealOutcome(
-                        match_id=d.match_id,
-                        ranks={pid: o[0] for pid, o in d.outcomes.items()},
-                        scores={pid: o[1] for pid, o in d.outcomes.items()},
-                        times={pid: o[2] for pid, o in d.outcomes.items()},
-                    )
-                )
-        if last.finished:
-            room.phase = Phase.BETWEEN
-            series.next_at = now_ms + between_deals_ms
-            return room
-        if room_seed(series.secret(series.started), last.contributions) != last.seed:
-            raise ValueError(f"series {saved.series_id}: the stored seed is not the series'")
-        the_deal = deal(last.seed)
-        downtime = max(0, now_ms - saved.last_activity_ms)
-        boards = {p.id: Board(card_at=now_ms) for p in players}
-        for stored in last.placements:
-            board = boards[stored.player_id]
-            card = the_deal.cards[stored.turn - 1]
-            if stored.turn != board.placed + 1 or str(card) != stored.card:
-                raise ValueError(f"match {last.match_id}: placements out of order")
-            cell = parse_cell(stored.cell)
-            board.grid.place(cell, card)
-            board.placements.append(
-                Placement(stored.turn, cell, card, stored.elapsed_ms, stored.auto)
-            )
-        for board in boards.values():
-            board.dealt = board.placed
-        if series.started == 1:
-            series.moved = {p.player_id for p in last.placements if not p.auto}
-        low = min(b.placed for b in boards.values())
-        room.match = Match(
-            id=last.match_id,
-            seed=last.seed,
-            deal=the_deal,
-            contributions=last.contributions,
-            started_at=last.started_ms + downtime,
-            boards=boards,
-            turn=min(low + 1, TURNS),
-            turn_started=now_ms,
-        )
-        room.phase = Phase.PLAYING
-        return room
-
     def resume(self, now_ms: int) -> list[Outbound]:
-        """After :meth:`restore`: deal on, ask the bots, finish a deal already complete."""
+        """After :func:`server.room.restore.restore`: deal on, ask the bots, finish a deal already complete."""
         self.now = now_ms
         if self.phase != Phase.PLAYING:
             return []
@@ -540,12 +407,19 @@ class Room:
             return [self._out([actor], RoomUpdate(room=self.info(), ref=ref))]
         return []
 
-    def state_for(self, player_id: str, now_ms: int, ref: str | None = None) -> Outbound:
+    def send_state(self, player_id: str, now_ms: int, ref: str | None = None) -> Outbound:
+        """Send ``player_id`` its snapshot (:meth:`view_for`). A command, not a query:
+        the card the snapshot shows now counts as dealt to that player."""
         state = self.view_for(player_id, now_ms, ref)
-        if state.you is not None and state.you.turn is not None and self.match is not None:
-            board = self.match.boards[player_id]
-            board.dealt = max(board.dealt, state.you.turn)
+        if state.you is not None and state.you.turn is not None:
+            self._mark_dealt(player_id, state.you.turn)
         return self._out([player_id], state)
+
+    def _mark_dealt(self, player_id: str, turn: int) -> None:
+        """The card of ``turn`` has been shown to ``player_id``."""
+        assert self.match is not None
+        board = self.match.boards[player_id]
+        board.dealt = max(board.dealt, turn)
 
     def _progress_now(self, now_ms: int) -> list[Outbound]:
         """A ``progress`` to every member now; any delayed one is no longer due."""
@@ -559,8 +433,8 @@ class Room:
         turn = views.waiting_turn(self, player_id)
         if m is None or seat is None or not seat.receives or turn is None:
             return []
+        self._mark_dealt(player_id, turn)
         board = m.boards[player_id]
-        board.dealt = max(board.dealt, turn)
         legal, legal_text = _legal_names(legal_mask(board.grid.filled_mask))
         message = card_message(
             self.id,
@@ -603,7 +477,7 @@ class Room:
                 return self._rematch(player, message, now_ms)
             case Resync():
                 self._require_member(player)
-                return [self.state_for(player.id, now_ms, message.ref)]
+                return [self.send_state(player.id, now_ms, message.ref)]
         raise errors.RoomError(f"{message.type} is not a room command", code="bad_message")
 
     def _require_member(self, player: PlayerInfo) -> None:
@@ -612,14 +486,14 @@ class Room:
 
     def _join(self, player: PlayerInfo, msg: JoinRoom, now_ms: int) -> list[Outbound]:
         if self.is_member(player.id):
-            return [self.state_for(player.id, now_ms, msg.ref)]
+            return [self.send_state(player.id, now_ms, msg.ref)]
         seat = self.seat_of(player.id)
         if seat is not None:  # back in a seat left during the match
             seat.present, seat.connected, seat.away_since = True, True, None
-            return [self.state_for(player.id, now_ms, msg.ref), *self._changed(now_ms)]
+            return [self.send_state(player.id, now_ms, msg.ref), *self._changed(now_ms)]
         if msg.spectate:
             self.spectators[player.id] = player
-            return [self.state_for(player.id, now_ms, msg.ref), *self._room_update()]
+            return [self.send_state(player.id, now_ms, msg.ref), *self._room_update()]
         if self.phase != Phase.WAITING:
             raise errors.RoomStarted("the match has started: join as a spectator")
         if len(self.seats) >= self.settings.seats:
@@ -627,7 +501,7 @@ class Room:
         if self.settings.rated and (player.guest or player.bot):
             raise errors.NotRateable("a rated room is for registered players; guests play casual")
         self.seats.append(Seat(player, msg.contribution))
-        return [self.state_for(player.id, now_ms, msg.ref), *self._room_update()]
+        return [self.send_state(player.id, now_ms, msg.ref), *self._room_update()]
 
     def _leave(self, player: PlayerInfo, msg: LeaveRoom, now_ms: int) -> list[Outbound]:
         self._require_member(player)
@@ -723,13 +597,8 @@ class Room:
         """Fill the next seat with a server-side bot; UnknownStrategy changes nothing."""
         n = 1 + sum(1 for s in self.seats if s.player.id.startswith(f"bot-{strategy}-"))
         bot = PlayerInfo(id=f"bot-{strategy}-{n}", name=f"{strategy} bot {n}", bot=True)
-        seed = f"{self.id}/{bot.id}"
-        try:
-            if self._bots is None:
-                raise KeyError(strategy)
-            chooser = self._bots(strategy, seed)  # KeyError: unknown
-        except KeyError:
-            raise errors.UnknownStrategy(f"no bot plays strategy {strategy!r}") from None
+        seed = bot_seats.seat_seed(self.id, bot.id)
+        chooser = bot_seats.chooser(self._bots, strategy, seed)
         self.seats.append(Seat(bot, "", ready=True, bot=chooser, strategy=strategy, bot_seed=seed))
         return bot
 
@@ -746,13 +615,8 @@ class Room:
         whose id stays its own); UnknownStrategy changes nothing."""
         seat = self.seat_of(player_id)
         assert seat is not None and self.phase == Phase.WAITING
-        seed = f"{self.id}/{player_id}"
-        try:
-            if self._bots is None:
-                raise KeyError(strategy)
-            chooser = self._bots(strategy, seed)
-        except KeyError:
-            raise errors.UnknownStrategy(f"no bot plays strategy {strategy!r}") from None
+        seed = bot_seats.seat_seed(self.id, player_id)
+        chooser = bot_seats.chooser(self._bots, strategy, seed)
         seat.bot, seat.strategy, seat.bot_seed, seat.ready = chooser, strategy, seed, True
 
     def time_up(self, now_ms: int) -> list[Outbound]:
@@ -977,7 +841,7 @@ class Room:
                     at_ms=now_ms,
                     root_secret=series.root,
                     secret_scheme=series.scheme.value,
-                    bots=self._bot_seats(),
+                    seat_bots=self._bot_seats(),
                 )
             )
         self.events.append(
@@ -1181,7 +1045,7 @@ class Room:
         m = self.match
         if m is None or m.result is None:
             return []
-        return [self.state_for(pid, now_ms) for pid in self.spectators]
+        return [self.send_state(pid, now_ms) for pid in self.spectators]
 
     def _changed(self, now_ms: int) -> list[Outbound]:
         """Seats changed (connection, presence): tell the members."""
@@ -1197,7 +1061,7 @@ class Room:
         """A member's first connection opened (send it a snapshot) or its last one closed."""
         if player_id in self.spectators:
             if connected:
-                return [self.state_for(player_id, now_ms)]
+                return [self.send_state(player_id, now_ms)]
             del self.spectators[player_id]
             return self._room_update()
         seat = self.seat_of(player_id)
@@ -1207,7 +1071,7 @@ class Room:
         if connected:
             was = seat.connected
             seat.connected, seat.away_since, seat.timed_out = True, None, False
-            outs = [self.state_for(player_id, now_ms)]
+            outs = [self.send_state(player_id, now_ms)]
             return outs + (self._changed(now_ms) if not was else [])
         if not seat.connected:
             return []

@@ -339,7 +339,7 @@ class TournamentDesk:
         director.table_opened(req.round, req.table, room.id, room.series.id)
         self._rooms[room.id] = director.id
         people = [s.player.id for s in room.seats if s.bot is None]
-        outs = [room.state_for(pid, now_ms) for pid in people]
+        outs = [room.send_state(pid, now_ms) for pid in people]
         outs += room.start(now_ms)
         for pid in people:
             if pid not in lobby.online:  # the grace period starts; then the server plays it

@@ -4,6 +4,7 @@ same after a restart from its stored level and seed."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,7 @@ from server import errors
 from server.bots import bot_factory, bot_levels, think
 from server.events import MatchEnded, SeriesBegan
 from server.lobby import Lobby, LobbyConfig
-from server.recovery import Resumable, StoredDeal
-from server.room import Room
+from server.room.restore import restore as restore_room
 from server.storage import Storage, StoredPlayer
 from server.tournaments.director import Phase
 from tests.server.roomkit import ALICE, BOB, FixedIds, Mailbox, answer_bots, make_room, place
@@ -113,11 +113,11 @@ async def test_a_restart_rebuilds_each_bot_from_its_stored_level_and_seed(tmp_pa
         place(room, box, ALICE, turn * 10 + 5)
     await storage.persist(room.take_events())
     (saved,) = await storage.unfinished()
-    assert saved.bots[1:] == (
+    assert saved.seat_bots[1:] == (
         ("level-3", "room1/bot-level-3-1"),
         ("level-6", "room1/bot-level-6-1"),
     )
-    again = Room.restore(saved, 1_000, bots=bot_factory, think_elsewhere=True)
+    again = restore_room(saved, 1_000, bots=bot_factory, think_elsewhere=True)
     for seat, old in zip(again.seats, room.seats, strict=True):
         assert (seat.strategy, seat.bot_seed) == (old.strategy, old.bot_seed)
     again.resume(1_000)
@@ -130,24 +130,29 @@ async def test_a_restart_rebuilds_each_bot_from_its_stored_level_and_seed(tmp_pa
     await storage.close()
 
 
-def test_a_bot_seat_stored_before_levels_were_is_read_from_its_id() -> None:
-    """Series stored by an older server have no level per seat: the id names it."""
+async def test_a_bot_seat_stored_before_levels_were_is_read_from_its_id(tmp_path: Path) -> None:
+    """Series stored by an older server have no level per seat: the id names it,
+    written down once when the database is opened, and the restart rebuilds that bot."""
+    path = tmp_path / "db"
+    storage = await Storage.open(path)
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
     room, box = make_room(2, strategies=bot_factory), Mailbox()
     box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="greedy"), 0))
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
-    began = next(e for e in room.take_events() if isinstance(e, SeriesBegan))
-    assert began.bots == (("", ""), ("greedy", "room1/bot-greedy-1"))
-    m = room.match
-    assert m is not None
-    saved = Resumable(
-        room_id="room1", name="test room", visibility="public", invite_code=None,
-        pace="lockstep", seats=2, card_clock_ms=10_000, deal_clock_ms=60_000, deals_best_of=1,
-        rated=False, origin="room", creator_id=ALICE.id, series_id="match1",
-        root_secret=began.root_secret, players=began.players,
-        deals=(StoredDeal("match1", 1, m.seed, m.contributions, 0, False),),
-        forfeited=(), timed_out=frozenset(),
-    )  # fmt: skip
-    again = Room.restore(saved, 5, bots=bot_factory)
+    events = room.take_events()
+    began = next(e for e in events if isinstance(e, SeriesBegan))
+    assert began.seat_bots == (("", ""), ("greedy", "room1/bot-greedy-1"))
+    await storage.persist(events)
+    await storage.close()
+    db = sqlite3.connect(path)  # series_players as an older server made it
+    db.execute("ALTER TABLE series_players DROP COLUMN strategy")
+    db.execute("ALTER TABLE series_players DROP COLUMN bot_seed")
+    db.commit()
+    db.close()
+    storage = await Storage.open(path)
+    (saved,) = await storage.unfinished()
+    await storage.close()
+    again = restore_room(saved, 5, bots=bot_factory)
     bot = again.seats[1]
     assert (bot.strategy, bot.bot_seed) == ("greedy", "room1/bot-greedy-1")
     assert bot.bot is not None

@@ -14,6 +14,7 @@ from protocol.messages import LeaveRoom, Pace, PlayerInfo
 from server.events import Abandoned, SeriesEnded
 from server.limits import Quota
 from server.room import TURNS, Room, RoomSettings, views
+from server.room.restore import restore as restore_room
 from server.series import Series
 from server.storage import Storage, StoredPlayer
 from tests.server.live import running_server, signed_in
@@ -138,7 +139,7 @@ async def test_an_abort_survives_a_restart_in_the_first_deal(tmp_path: Path) -> 
     await storage.persist(room.take_events())
     (saved,) = await storage.unfinished()
     await storage.close()
-    again = Room.restore(saved, 10, ids=FixedIds(), between_deals_ms=100)
+    again = restore_room(saved, 10, ids=FixedIds(), between_deals_ms=100)
     assert again.series.forfeit_order == [BOB.id] and again.series.moved == {ALICE.id}
     box = Mailbox()
     box.add(again.resume(10))

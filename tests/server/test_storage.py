@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from protocol.messages import Ready
+from protocol.messages import AddBot, Ready
 from server.events import CardPlaced
+from server.room.restore import restore as restore_room
 from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
-from tests.server.roomkit import ALICE, SECRET, Mailbox, make_room, place
+from tests.server.roomkit import ALICE, SECRET, Mailbox, bots, make_room, place
 
 
 async def test_a_match_is_stored_and_read_back(tmp_path: Path) -> None:
@@ -131,3 +133,51 @@ async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_i
     assert isinstance(failed, WriteFailed) and fine is None and len(heard) == 1
     assert await storage.player_by_token_hash("h2") is not None
     await storage.close()
+
+
+async def _series_with_a_bot_seat(path: Path) -> None:
+    storage = await Storage.open(path)
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+    room, box = make_room(2, strategies=bots), Mailbox()
+    box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="fallback"), 0))
+    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+    place(room, box, ALICE, 5)
+    await storage.persist(room.take_events())
+    await storage.close()
+
+
+async def test_a_bot_seat_is_stored_as_its_strategy_and_seed_and_rebuilt_from_them(
+    tmp_path: Path,
+) -> None:
+    await _series_with_a_bot_seat(tmp_path / "db")
+    storage = await Storage.open(tmp_path / "db")
+    (saved,) = await storage.unfinished()
+    await storage.close()
+    assert saved.seat_bots == (("", ""), ("fallback", f"{saved.room_id}/bot-fallback-1"))
+    # The id is only a name: the stored strategy is what the seat plays.
+    renamed = replace(
+        saved,
+        players=(saved.players[0], replace(saved.players[1], id="someone")),
+        deals=tuple(
+            replace(d, placements=tuple(p for p in d.placements if p.player_id == ALICE.id))
+            for d in saved.deals
+        ),
+    )
+    room = restore_room(renamed, 10, bots=bots)
+    assert room.seats[1].strategy == "fallback" and room.seats[1].bot is not None
+
+
+async def test_bot_seats_stored_before_their_strategy_was_are_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "db"
+    await _series_with_a_bot_seat(path)
+    db = sqlite3.connect(path)  # the table as an earlier version made it
+    db.execute("ALTER TABLE series_players DROP COLUMN strategy")
+    db.execute("ALTER TABLE series_players DROP COLUMN bot_seed")
+    db.commit()
+    db.close()
+    storage = await Storage.open(path)
+    (saved,) = await storage.unfinished()
+    await storage.close()
+    assert saved.seat_bots == (("", ""), ("fallback", f"{saved.room_id}/bot-fallback-1"))
+    room = restore_room(saved, 10, bots=bots)
+    assert room.seats[1].bot is not None and room.seats[1].bot_seed == saved.seat_bots[1][1]

@@ -24,7 +24,7 @@ from protocol.messages import (
 from server.bots import bot_factory
 from server.events import TournamentSnapshot
 from server.lobby import Lobby, LobbyConfig
-from server.room import Room
+from server.room.restore import restore as restore_room
 from server.storage import Storage, StoredPlayer
 from server.tournaments.director import (
     SNAPSHOT_INTERVAL_MS,
@@ -360,7 +360,7 @@ async def test_a_bot_programs_seat_is_resumed_like_a_persons(tmp_path: Path) -> 
     place(room, box, ALICE, 5)
     await storage.persist(room.take_events())
     (saved,) = await storage.unfinished()
-    back = Room.restore(saved, 1_000, bots=bot_factory)
+    back = restore_room(saved, 1_000, bots=bot_factory)
     seat = back.seat_of(program.id)
     assert seat is not None and seat.bot is None and not seat.connected
     assert [p.turn for p in back.view_for(ALICE.id, 1_000).you.placements] == [1]  # type: ignore[union-attr]
