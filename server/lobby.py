@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
 
+from engine.ranking import game_score
 from protocol.messages import (
     AnswerChallenge,
     BotLevel,
@@ -695,7 +696,7 @@ class Lobby:
             log.error("series %s: not rated (players of different pools)", ended.series_id)
             return []
         pool = rating_pool(ended.pace, arena)
-        score_a = 0.5 if ended.winner_id is None else float(ended.winner_id == a.id)
+        score_a = game_score(ended.winner_id, a.id)
         changes = self.ratings.rate(pool, (a.id, a.name), (b.id, b.name), score_a, ended.at_ms)
         out: list[RatingChange] = []
         for change, who in zip(changes, (a, b), strict=True):

@@ -162,10 +162,3 @@ class Series:
         left = self.best_of - len(self.deals)
         leader = live[0]
         return all(s.deals_won + left < leader.deals_won for s in live[1:])
-
-    def score_for(self, player_id: str) -> float:
-        """A two-player series as one game for ratings: 1 win, 0.5 draw, 0 loss."""
-        winner = self.winner()
-        if winner is None:
-            return 0.5
-        return 1.0 if winner == player_id else 0.0

@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from engine.deal import commitment, deal, room_seed
 from engine.errors import EngineError
 from engine.grid import cell_name, legal_mask, mask_cells, parse_cell
+from engine.ranking import competition_ranks
 from engine.scoring import BoardScore, score_board
 from protocol.messages import (
     AddBot,
@@ -194,7 +195,8 @@ class Room:
         ]
 
     def resume(self, now_ms: int) -> list[Outbound]:
-        """After :func:`server.room.restore.restore`: deal on, ask the bots, finish a deal already complete."""
+        """After :func:`server.room.restore.restore`: deal on, ask the bots, finish a
+        deal already complete."""
         self.now = now_ms
         if self.phase != Phase.PLAYING:
             return []
@@ -934,11 +936,11 @@ class Room:
             score = score_board(board.grid.cards(), starter)
             key = (-score.total, board.time_used_ms if race else 0)
             rows.append((key, i, seat, board, score))
-        keys = [row[0] for row in rows]
+        rows.sort(key=lambda r: (r[0], r[1]))
+        ranks = competition_ranks([row[0] for row in rows])
         results: list[BoardResult] = []
         outcomes: list[BoardOutcome] = []
-        for key, i, seat, board, score in sorted(rows, key=lambda r: (r[0], r[1])):
-            rank = 1 + sum(1 for k in keys if k < key)
+        for rank, (key, i, seat, board, score) in zip(ranks, rows, strict=True):
             detail = score.to_dict()
             results.append(
                 BoardResult(

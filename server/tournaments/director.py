@@ -39,6 +39,7 @@ from enum import StrEnum
 from typing import Any, Literal, get_args
 
 from engine.deal import commitment, table_root
+from engine.ranking import WIN, competition_ranks, game_score
 from protocol.messages import (
     CreateTournament,
     Pace,
@@ -67,7 +68,7 @@ from server.events import (
     TournamentStatus,
     TournamentTableChanged,
 )
-from server.room import Outbound, RoomSettings
+from server.room import TURNS, Outbound, RoomSettings
 from server.series import secret_chain
 from server.tournaments.pairing import PairingError, bracket_order, swiss_pairings
 from server.tournaments.scoring import (
@@ -78,8 +79,6 @@ from server.tournaments.scoring import (
     swiss_scores,
     swiss_standings,
 )
-
-TURNS = 16
 
 EntrantStatus = Literal["active", "withdrawn", "removed", "eliminated"]
 _ENTRANT_STATUSES: dict[str, EntrantStatus] = {s: s for s in get_args(EntrantStatus)}
@@ -802,10 +801,10 @@ class Director:
         self, played: dict[str, int], points: dict[str, int]
     ) -> list[TournamentStanding]:
         table = duplicate_standings(self.duplicate_deals(), list(self.entrants))
-        keys = [(-round(s.percentage, 9), -s.points) for s in table]
+        ranks = competition_ranks([(-round(s.percentage, 9), -s.points) for s in table])
         return [
             self._row(
-                1 + sum(1 for k in keys if k < key),
+                rank,
                 s.player,
                 played,
                 points,
@@ -813,7 +812,7 @@ class Director:
                 top=round(s.top, 4),
                 percentage=round(s.percentage, 4),
             )
-            for s, key in zip(table, keys, strict=True)
+            for s, rank in zip(table, ranks, strict=True)
         ]
 
     def swiss_games(self) -> list[Game]:
@@ -821,11 +820,10 @@ class Director:
         for r in self.rounds:
             for t in r.tables:
                 if t.status == "bye":
-                    games.append(Game(t.players[0], None, 1.0))
+                    games.append(Game(t.players[0], None, WIN))
                 elif t.status == "finished" and len(t.players) == 2:
                     a, b = t.players
-                    score = 0.5 if t.winner is None else 1.0 if t.winner == a else 0.0
-                    games.append(Game(a, b, score))
+                    games.append(Game(a, b, game_score(t.winner, a)))
         return games
 
     def _swiss_standings(
@@ -838,10 +836,10 @@ class Director:
         def key(p: str) -> tuple[float, float, float]:
             return (-scores.get(p, 0.0), -bh.get(p, 0.0), -sb.get(p, 0.0))
 
-        keys = [key(p) for p in order]
+        ranks = competition_ranks([key(p) for p in order])
         return [
             self._row(
-                1 + sum(1 for k in keys if k < key(p)),
+                rank,
                 p,
                 played,
                 points,
@@ -849,7 +847,7 @@ class Director:
                 buchholz=bh.get(p, 0.0),
                 sonneborn_berger=sb.get(p, 0.0),
             )
-            for p in order
+            for p, rank in zip(order, ranks, strict=True)
         ]
 
     def _knockout_standings(
@@ -865,16 +863,16 @@ class Director:
         rows = sorted(
             self.entrants.values(), key=lambda e: (-reached(e), e.seed or e.number, e.number)
         )
-        reach = [reached(e) for e in rows]
+        ranks = competition_ranks([-reached(e) for e in rows])  # further is better
         return [
             self._row(
-                1 + sum(1 for x in reach if x > reached(e)),
+                rank,
                 e.player.id,
                 played,
                 points,
                 out_in_round=e.out_in_round,
             )
-            for e in rows
+            for e, rank in zip(rows, ranks, strict=True)
         ]
 
     # ------------------------------------------------------------------
