@@ -63,11 +63,11 @@ from server import errors, identity
 from server.analysis import ANALYST, Analyst
 from server.analysis import routes as analysis_routes
 from server.bots import BotPool, bot_factory, bot_levels
-from server.config import ServerConfig
+from server.config import LobbyConfig, ServerConfig
 from server.config import check as check_config
 from server.events import Event
 from server.limits import Quotas, TokenBucket, quota_key
-from server.lobby import Lobby, LobbyConfig
+from server.lobby import Lobby
 from server.recovery import Resumable
 from server.room import BotTurn, Outbound, Room
 from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed

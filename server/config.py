@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from server.limits import Quota
+from server.room import BETWEEN_DEALS_MS
 
 # Numbers that must be above zero; every other number may be zero (often: "off").
 POSITIVE = frozenset({
@@ -96,6 +97,32 @@ class ServerConfig:
     player_cache_size: int = 10_000  # signed-in players kept in memory (LRU)
     prune_after_ms: int = 604_800_000  # rooms never played, tournaments never started: forgotten
     prune_every_s: float = 3_600.0  # how often the server looks for them (server.pruning)
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyConfig:
+    grace_ms: int = 60_000
+    finished_ttl_ms: int = 600_000
+    max_waiting_rooms_per_player: int = 5
+    max_open_rooms_per_player: int = 10  # waiting or playing
+    between_deals_ms: int = BETWEEN_DEALS_MS
+    challenge_ttl_ms: int = 60_000
+    max_challenges_per_player: int = 5  # open challenges one has sent
+    quickplay_card_clock_ms: int = 30_000
+    quickplay_deal_clock_ms: int = 300_000
+    quickplay_bot: str = "expert"
+    between_rounds_ms: int = 10_000  # a tournament's pause between two rounds
+    max_tournaments_per_host: int = 3  # not yet over
+    admins: frozenset[str] = frozenset()  # ids of registered people who may run any tournament
+    # What one remote address (its players' create_room and create_tournament), and
+    # the whole server, may hold open; 0 for a count: no limit.
+    max_waiting_rooms_per_address: int = 20
+    max_open_rooms_per_address: int = 40
+    max_tournaments_per_address: int = 6  # not yet over
+    max_waiting_rooms: int = 20_000
+    max_registering_tournaments: int = 1_000
+    waiting_room_ttl_ms: int = 3_600_000  # 0: a waiting room never expires
+    registration_ttl_ms: int = 86_400_000  # a tournament not started (and not scheduled)
 
 
 class ConfigError(ValueError):

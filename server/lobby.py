@@ -14,9 +14,7 @@ each other only, and rated apart from people (:func:`rating_pool`).
 
 from __future__ import annotations
 
-import heapq
 import logging
-import secrets
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -56,12 +54,16 @@ from protocol.messages import (
 )
 from protocol.names import MAX_NAME, name_key, printable
 from server import errors
+from server.alarms import Alarms
+from server.config import LobbyConfig
 from server.events import Event, MatchEnded, RatingChanged, SeriesEnded, TournamentEvent
-from server.listing import BadCursor, Listing
+from server.ids import IdSource
+from server.listing import BadCursor
 from server.matchmaking import Queue, Ticket
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
 from server.recovery import Resumable
-from server.room import BETWEEN_DEALS_MS, BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
+from server.registry import RoomRegistry
+from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
 from server.room import bot_seats
 from server.room.restore import restore as restore_room
 from server.series import SecretScheme
@@ -75,48 +77,6 @@ ARENA = "arena"  # the origin of an arena room, and the prefix of the arena's ra
 def rating_pool(pace: str, arena: bool) -> str:
     """The key ratings are kept under: the pace for people, ``arena-PACE`` for bot programs."""
     return f"{ARENA}-{pace}" if arena else pace
-
-
-class IdSource:
-    """Fresh unguessable ids and secrets; tests substitute a deterministic one."""
-
-    def room_id(self) -> str:
-        return secrets.token_urlsafe(6)
-
-    def match_id(self) -> str:
-        return secrets.token_urlsafe(9)
-
-    def invite_code(self) -> str:
-        return secrets.token_urlsafe(6)
-
-    def server_secret(self) -> str:
-        return secrets.token_hex(32)
-
-
-@dataclass(frozen=True, slots=True)
-class LobbyConfig:
-    grace_ms: int = 60_000
-    finished_ttl_ms: int = 600_000
-    max_waiting_rooms_per_player: int = 5
-    max_open_rooms_per_player: int = 10  # waiting or playing
-    between_deals_ms: int = BETWEEN_DEALS_MS
-    challenge_ttl_ms: int = 60_000
-    max_challenges_per_player: int = 5  # open challenges one has sent
-    quickplay_card_clock_ms: int = 30_000
-    quickplay_deal_clock_ms: int = 300_000
-    quickplay_bot: str = "expert"
-    between_rounds_ms: int = 10_000  # a tournament's pause between two rounds
-    max_tournaments_per_host: int = 3  # not yet over
-    admins: frozenset[str] = frozenset()  # ids of registered people who may run any tournament
-    # What one remote address (its players' create_room and create_tournament), and
-    # the whole server, may hold open; 0 for a count: no limit.
-    max_waiting_rooms_per_address: int = 20
-    max_open_rooms_per_address: int = 40
-    max_tournaments_per_address: int = 6  # not yet over
-    max_waiting_rooms: int = 20_000
-    max_registering_tournaments: int = 1_000
-    waiting_room_ttl_ms: int = 3_600_000  # 0: a waiting room never expires
-    registration_ttl_ms: int = 86_400_000  # a tournament not started (and not scheduled)
 
 
 @dataclass(slots=True)
@@ -143,16 +103,11 @@ class Lobby:
         # True: rooms do not run their bots' strategies but ask (bot_turns) and are
         # answered through bot_move; the server thinks in other processes.
         self.think_elsewhere = think_elsewhere
-        self.rooms: dict[str, Room] = {}
+        self.registry = RoomRegistry()
+        self.rooms = self.registry.rooms  # by id
         self.events: list[Event] = []
         self.bot_turns: list[BotTurn] = []
-        self._invites: dict[str, str] = {}
-        self._members: dict[str, frozenset[str]] = {}  # room id -> member ids
-        self._member_of: dict[str, set[str]] = {}  # player id -> room ids
-        # The clock: when each room next has something to do, and a heap of those
-        # times (entries that no longer match _wake_at are skipped as they come up).
-        self._wake_at: dict[str, int] = {}  # room id -> time
-        self._alarms: list[tuple[int, str]] = []
+        self.alarms = Alarms()  # when each room next has something to do
         self.online: dict[str, PlayerInfo] = {}  # signed-in players by id
         # Names find players by key (protocol.names.name_key): the online ones holding
         # their name's key, by key. Guests hold none, nor do the ``shadowed``: players
@@ -168,8 +123,7 @@ class Lobby:
         # The address each signed-in player came from (set by the server at sign-in):
         # what rooms and tournaments an address holds open is counted by it.
         self.addresses: dict[str, str] = {}
-        # The public rooms waiting or playing, kept as rooms change (list_rooms pages it).
-        self.listed: Listing[Room] = Listing()
+        self.listed = self.registry.listed  # the public rooms waiting or playing
         # Rooms opened with create_room: who holds them (creator id, its address, and
         # "*" for the whole server) and in which state ("waiting" or "open").
         self._holder: dict[str, tuple[str, ...]] = {}
@@ -186,7 +140,7 @@ class Lobby:
         return turns
 
     def rooms_of(self, player_id: str) -> list[Room]:
-        return [self.rooms[r] for r in sorted(self._member_of.get(player_id, ()))]
+        return self.registry.rooms_of(player_id)
 
     # ------------------------------------------------------------------
 
@@ -197,7 +151,7 @@ class Lobby:
             if room is None or not room.is_member(player.id):
                 raise errors.NotInRoom(f"you are not in room {message.room_id}")
             outs = room.handle(player, message, now_ms)
-            return outs + self._after(room, now_ms)
+            return outs + self.settle(room, now_ms)
         match message:
             case ListRooms():
                 return [Outbound((player.id,), self.list_rooms(message))]
@@ -235,7 +189,7 @@ class Lobby:
                     raise errors.NotInRoom(f"you are not in room {room_id}")
                 room = found
         outs = room.handle(player, message, now_ms)
-        return outs + self._after(room, now_ms)
+        return outs + self.settle(room, now_ms)
 
     def list_rooms(self, asked: ListRooms) -> Rooms:
         """A page of the public rooms waiting or playing (BadCursor: not one of ours)."""
@@ -315,9 +269,9 @@ class Lobby:
 
     def _find(self, player: PlayerInfo, message: JoinRoom) -> Room:
         if message.invite_code is not None:
-            room_id = self._invites.get(message.invite_code)
-            if room_id is not None and (message.room_id in (None, room_id)):
-                return self.rooms[room_id]
+            found = self.registry.by_invite(message.invite_code)
+            if found is not None and (message.room_id in (None, found.id)):
+                return found
             raise errors.RoomNotFound("no room has that invite code")
         if message.room_id is None:
             raise errors.RoomError("give a room_id or an invite_code", code="bad_message")
@@ -347,12 +301,12 @@ class Lobby:
             deals=msg.deals,
             rated=msg.rated,
         )
-        room = self._open(settings, player, msg.contribution, now_ms)
+        room = self.open_room(settings, player, msg.contribution, now_ms)
         address = self.addresses.get(player.id)
         self._holder[room.id] = (player.id, "*") + ((f"@{address}",) if address else ())
-        return [room.send_state(player.id, now_ms, msg.ref), *self._after(room, now_ms)]
+        return [room.send_state(player.id, now_ms, msg.ref), *self.settle(room, now_ms)]
 
-    def _open(
+    def open_room(
         self,
         settings: RoomSettings,
         creator: PlayerInfo,
@@ -386,9 +340,7 @@ class Lobby:
             secret_scheme=secret_scheme,
             embargo=embargo,
         )
-        self.rooms[room_id] = room
-        if invite is not None:
-            self._invites[invite] = room_id
+        self.registry.add(room)
         return room
 
     def _pair(
@@ -401,7 +353,7 @@ class Lobby:
     ) -> list[Outbound]:
         """Open a head-to-head room for ``a`` and ``b`` (a person, or a bot strategy)
         and start it; each person first gets ``notice`` and the room's snapshot."""
-        room = self._open(settings, a[0], a[1], now_ms)
+        room = self.open_room(settings, a[0], a[1], now_ms)
         if isinstance(b, str):
             room.seat_bot(b)
         else:
@@ -413,7 +365,7 @@ class Lobby:
                 outs.append(Outbound((pid,), notice(pid, room)))
                 outs.append(room.send_state(pid, now_ms))
         outs += room.start(now_ms)
-        return outs + self._after(room, now_ms)
+        return outs + self.settle(room, now_ms)
 
     # ------------------------------------------------------------------
     # Quick play
@@ -728,11 +680,24 @@ class Lobby:
         members = room.members()
         return [Outbound(tuple(members), message)] if members else []
 
-    def _after(self, room: Room, now_ms: int) -> list[Outbound]:
-        """Collect the room's events, re-index its members, forget it if it is done.
+    def settle(self, room: Room, now_ms: int) -> list[Outbound]:
+        """After a command or tick changed ``room``: store its events and act on them,
+        take its bots' turns, count and index it again, forget it if it is done, and
+        set its alarm. Returns what the lobby itself has to say (rating changes)."""
+        outs = self._take_events_of(room, now_ms)
+        self.bot_turns.extend(room.take_bot_turns())
+        closing = room.closable(now_ms, self.config.finished_ttl_ms)
+        self._hold(room, closing)
+        if closing:
+            self._forget(room)
+            return outs
+        self.registry.reindex(room)
+        self.alarms.set(room.id, self._next_wake(room))
+        return outs
 
-        Returns what the lobby itself has to say about it (rating changes).
-        """
+    def _take_events_of(self, room: Room, now_ms: int) -> list[Outbound]:
+        """The room's storage events join the lobby's; a rated series that ended moves
+        ratings, and a tournament table's deal or series that ended tells its director."""
         outs: list[Outbound] = []
         for event in room.take_events():
             self.events.append(event)
@@ -741,53 +706,12 @@ class Lobby:
             tournament = room.settings.origin == "tournament"
             if tournament and isinstance(event, (MatchEnded, SeriesEnded)):
                 outs += self.tournaments.room_event(room, event, now_ms)
-        self.bot_turns.extend(room.take_bot_turns())
-        closing = room.closable(now_ms, self.config.finished_ttl_ms)
-        self._hold(room, closing)
-        if (
-            not closing
-            and room.settings.visibility == Visibility.PUBLIC
-            and (room.phase != Phase.FINISHED)
-        ):
-            self.listed.add(room.id, room)
-        else:
-            self.listed.discard(room.id)
-        if closing:
-            self._forget(room)
-            return outs
-        members = frozenset(room.members())
-        known = self._members.get(room.id)
-        if members != known:  # most commands (a placement) change nobody's membership
-            before = known or frozenset()
-            for pid in before - members:
-                rooms = self._member_of.get(pid)
-                if rooms is not None:
-                    rooms.discard(room.id)
-                    if not rooms:
-                        del self._member_of[pid]
-            for pid in members - before:
-                self._member_of.setdefault(pid, set()).add(room.id)
-            self._members[room.id] = members
-        wake = self._next_wake(room)
-        if wake is None:
-            self._wake_at.pop(room.id, None)
-        elif self._wake_at.get(room.id) != wake:
-            self._wake_at[room.id] = wake
-            heapq.heappush(self._alarms, (wake, room.id))
         return outs
 
     def _forget(self, room: Room) -> None:
         """``room`` leaves memory: nobody is a member of it any more."""
-        for pid in self._members.pop(room.id, frozenset()):
-            rooms = self._member_of.get(pid)
-            if rooms is not None:
-                rooms.discard(room.id)
-                if not rooms:
-                    del self._member_of[pid]
-        self.rooms.pop(room.id, None)
-        self._wake_at.pop(room.id, None)
-        if room.invite_code is not None:
-            self._invites.pop(room.invite_code, None)
+        self.registry.forget(room)
+        self.alarms.discard(room.id)
 
     def _next_wake(self, room: Room) -> int | None:
         """When the clock must next look at ``room``: a deadline, or its time to be
@@ -815,10 +739,8 @@ class Lobby:
             ids=self.ids,
             between_deals_ms=self.config.between_deals_ms,
         )
-        self.rooms[room.id] = room
-        if room.invite_code is not None:
-            self._invites[room.invite_code] = room.id
-        return room.resume(now_ms) + self._after(room, now_ms)
+        self.registry.add(room)
+        return room.resume(now_ms) + self.settle(room, now_ms)
 
     # ------------------------------------------------------------------
     # When the database lost what was decided (docs/operations.md)
@@ -877,7 +799,7 @@ class Lobby:
             if pid in self.online and room.seat_of(pid) is None:
                 room.spectators[pid] = player
                 outs.append(room.send_state(pid, now_ms))
-        return outs + self._after(room, now_ms)
+        return outs + self.settle(room, now_ms)
 
     @staticmethod
     def gone(room: Room) -> list[Outbound]:
@@ -893,7 +815,7 @@ class Lobby:
         if room is None:
             raise errors.NotInRoom(f"room {room_id} is gone")
         outs = room.bot_move(player_id, turn, cell, now_ms)
-        return outs + self._after(room, now_ms)
+        return outs + self.settle(room, now_ms)
 
     def connect(
         self, player: PlayerInfo, now_ms: int, *, address: str | None = None
@@ -908,7 +830,7 @@ class Lobby:
         outs: list[Outbound] = self.tournaments.connect(player, now_ms)
         for room in self.rooms_of(player.id):
             outs += room.set_connected(player.id, True, now_ms)
-            outs += self._after(room, now_ms)
+            outs += self.settle(room, now_ms)
         return outs
 
     def disconnect(self, player_id: str, now_ms: int) -> list[Outbound]:
@@ -928,17 +850,12 @@ class Lobby:
                 outs += self._challenge_update(info, "cancelled")
         for room in self.rooms_of(player_id):
             outs += room.set_connected(player_id, False, now_ms)
-            outs += self._after(room, now_ms)
+            outs += self.settle(room, now_ms)
         return outs
 
     def tick(self, now_ms: int) -> list[Outbound]:
         """Let time pass for the rooms that have something due; the others are not visited."""
-        due: list[Room] = []
-        while self._alarms and self._alarms[0][0] <= now_ms:
-            wake, room_id = heapq.heappop(self._alarms)
-            if self._wake_at.get(room_id) == wake:
-                del self._wake_at[room_id]
-                due.append(self.rooms[room_id])
+        due = [self.rooms[room_id] for room_id in self.alarms.due(now_ms)]
         outs: list[Outbound] = []
         ttl = self.config.waiting_room_ttl_ms
         for room in due:
@@ -949,7 +866,7 @@ class Lobby:
                     outs += room.tick(now_ms)
             except Exception:  # one broken room must not stop every other room's clock
                 log.exception("room %s failed to tick", room.id)
-            outs += self._after(room, now_ms)
+            outs += self.settle(room, now_ms)
         if self.queue.tickets or self.bot_queue.tickets or self.arena_queue.tickets:
             outs += self._match_queue(now_ms)
         if self.challenges:

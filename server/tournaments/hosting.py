@@ -16,9 +16,9 @@ ends the tables whose room could not be (:meth:`TournamentDesk.resumed`).
 
 from __future__ import annotations
 
-import heapq
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from protocol.messages import (
     AddTournamentBot,
@@ -36,9 +36,13 @@ from protocol.messages import (
     Visibility,
 )
 from server import errors
-from server.events import MatchEnded, SeriesEnded
+from server.alarms import Alarms
+from server.config import LobbyConfig
+from server.events import Event, MatchEnded, SeriesEnded
+from server.ids import IdSource
 from server.listing import BadCursor, Listing
-from server.room import Outbound, Room
+from server.ratings import RatingBook
+from server.room import BotFactory, Outbound, Room, RoomSettings, bot_seats
 from server.series import SecretScheme
 from server.tournaments.director import (
     Director,
@@ -49,13 +53,44 @@ from server.tournaments.director import (
     TournamentSettings,
 )
 
-if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
-    from typing import Any
+_RoomAction = Callable[[Room], list[Outbound]]
 
-    from server.lobby import Lobby
 
-    _RoomAction = Callable[[Room], list[Outbound]]
+class Lobby(Protocol):
+    """What the desk needs of the lobby (server.lobby.Lobby): its rooms, to open a
+    table's and settle it after a change, who is online, ratings and bots."""
+
+    @property
+    def config(self) -> LobbyConfig: ...
+    @property
+    def ids(self) -> IdSource: ...
+    @property
+    def rooms(self) -> Mapping[str, Room]: ...
+    @property
+    def online(self) -> Mapping[str, PlayerInfo]: ...
+    @property
+    def addresses(self) -> Mapping[str, str]: ...
+    @property
+    def ratings(self) -> RatingBook: ...
+    @property
+    def bots(self) -> BotFactory | None: ...
+    @property
+    def events(self) -> list[Event]: ...
+
+    def open_room(
+        self,
+        settings: RoomSettings,
+        creator: PlayerInfo,
+        contribution: str,
+        now_ms: int,
+        *,
+        server_secret: str | None = None,
+        secret_scheme: SecretScheme = SecretScheme.CHAIN,
+        embargo: str | None = None,
+    ) -> Room: ...
+
+    def settle(self, room: Room, now_ms: int) -> list[Outbound]: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +117,7 @@ class TournamentDesk:
         # Tournament ids by who holds them (host id, "@" + its address, "*": all),
         # over or not: pruned as they are counted (_holding).
         self._held: dict[str, set[str]] = {}
-        # The clock: when each tournament next has something to do, and a heap of
-        # those times, as the lobby keeps for its rooms.
-        self._wake_at: dict[str, int] = {}
-        self._alarms: list[tuple[int, str]] = []
+        self.alarms = Alarms()  # when each tournament next has something to do
 
     # ------------------------------------------------------------------
     # Commands
@@ -220,7 +252,7 @@ class TournamentDesk:
 
     def _forget(self, director: Director) -> None:
         del self.directors[director.id]
-        self._wake_at.pop(director.id, None)
+        self.alarms.discard(director.id)
         if director.invite_code is not None:
             self._invites.pop(director.invite_code, None)
         self.listed.discard(director.id)
@@ -230,14 +262,7 @@ class TournamentDesk:
         return lambda pid: ratings.get(pid, pace).rating
 
     def _known_strategy(self, name: str) -> bool:
-        bots = self.lobby.bots
-        if bots is None:
-            return False
-        try:
-            bots(name, "probe")
-        except KeyError:
-            return False
-        return True
+        return bot_seats.known(self.lobby.bots, name)
 
     def _find(self, player: PlayerInfo, tid: str | None, invite: str | None) -> Director:
         if invite is not None:
@@ -272,11 +297,7 @@ class TournamentDesk:
             wake: int | None = director.finished_at + self.lobby.config.finished_ttl_ms
         else:
             wake = director.next_deadline()
-        if wake is None:
-            self._wake_at.pop(director.id, None)
-        elif self._wake_at.get(director.id) != wake:
-            self._wake_at[director.id] = wake
-            heapq.heappush(self._alarms, (wake, director.id))
+        self.alarms.set(director.id, wake)
 
     def _carry_out(self, director: Director, now_ms: int) -> list[Outbound]:
         outs: list[Outbound] = []
@@ -318,11 +339,11 @@ class TournamentDesk:
         room = self.lobby.rooms.get(room_id)
         if room is None:
             return []
-        return act(room) + self.lobby._after(room, now_ms)
+        return act(room) + self.lobby.settle(room, now_ms)
 
     def _open_table(self, director: Director, req: OpenTable, now_ms: int) -> list[Outbound]:
         lobby = self.lobby
-        room = lobby._open(
+        room = lobby.open_room(
             req.settings,
             req.players[0],
             req.contribution,
@@ -344,7 +365,7 @@ class TournamentDesk:
         for pid in people:
             if pid not in lobby.online:  # the grace period starts; then the server plays it
                 outs += room.set_connected(pid, False, now_ms)
-        return outs + lobby._after(room, now_ms)
+        return outs + lobby.settle(room, now_ms)
 
     # ------------------------------------------------------------------
     # After a restart
@@ -477,12 +498,10 @@ class TournamentDesk:
         """Let time pass for the tournaments whose alarm is due; the others are not visited."""
         outs: list[Outbound] = []
         ttl = self.lobby.config.finished_ttl_ms
-        while self._alarms and self._alarms[0][0] <= now_ms:
-            wake, tid = heapq.heappop(self._alarms)
+        for tid in self.alarms.due(now_ms):
             director = self.directors.get(tid)
-            if director is None or self._wake_at.get(tid) != wake:
+            if director is None:
                 continue
-            del self._wake_at[tid]
             if director.over and director.finished_at is not None:
                 if now_ms - director.finished_at >= ttl:  # stored; no need to keep it
                     self._forget(director)

@@ -28,8 +28,10 @@ from server import app as server_app
 from server import errors
 from server.app import Hub, ServerConfig
 from server.bots import bot_factory, think
+from server.config import LobbyConfig
 from server.events import EmbargoLifted, Event, MatchBegan, MatchEnded
-from server.lobby import IdSource, Lobby, LobbyConfig
+from server.ids import IdSource
+from server.lobby import Lobby
 from server.room import BotTurn, Outbound
 from server.storage import Storage
 from server.tournaments.director import round_contribution

@@ -17,7 +17,7 @@ from protocol.messages import (
     Visibility,
 )
 from server.fallback import first_legal_cell
-from server.lobby import IdSource
+from server.ids import IdSource
 from server.room import BotFactory, Outbound, Room, RoomSettings
 
 SECRET = "s" * 64

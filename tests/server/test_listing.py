@@ -7,9 +7,10 @@ import pytest
 
 from protocol.messages import CreateRoom, LeaveRoom, ListRooms, Rooms
 from server import errors
+from server.config import LobbyConfig
 from server.limits import Quota, QuotaBook, Quotas, quota_key
 from server.listing import BadCursor, Listing
-from server.lobby import Lobby, LobbyConfig
+from server.lobby import Lobby
 from tests.server.roomkit import ALICE, BOB, CAROL, FixedIds, bots
 
 

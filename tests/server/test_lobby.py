@@ -19,8 +19,9 @@ from protocol.messages import (
     Visibility,
 )
 from server import errors
+from server.config import LobbyConfig
 from server.limits import TokenBucket
-from server.lobby import Lobby, LobbyConfig
+from server.lobby import Lobby
 from server.ratings import Entry, Rating
 from server.room import views
 from tests.server.roomkit import ALICE, BOB, CAROL, FixedIds, bots

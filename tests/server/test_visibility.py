@@ -25,6 +25,7 @@ from protocol.messages import (
 )
 from server import visibility
 from server.bots import bot_factory, think
+from server.config import LobbyConfig
 from server.events import (
     CardPlaced,
     EmbargoLifted,
@@ -34,7 +35,7 @@ from server.events import (
     TournamentRoundEnded,
     TournamentSnapshot,
 )
-from server.lobby import Lobby, LobbyConfig
+from server.lobby import Lobby
 from server.room import Outbound, Room
 from server.storage import Storage, StoredPlayer
 from server.tournaments.director import Director

@@ -24,8 +24,9 @@ from protocol.messages import (
 )
 from server import errors
 from server.bots import bot_factory
+from server.config import LobbyConfig
 from server.events import MatchBegan, MatchEnded, TournamentStatus
-from server.lobby import Lobby, LobbyConfig
+from server.lobby import Lobby
 from server.room import Outbound
 from server.series import secret_chain
 from server.tournaments.director import Director, Phase, round_contribution

@@ -22,8 +22,9 @@ from protocol.messages import (
     TournamentFormat,
 )
 from server.bots import bot_factory
+from server.config import LobbyConfig
 from server.events import TournamentSnapshot
-from server.lobby import Lobby, LobbyConfig
+from server.lobby import Lobby
 from server.room.restore import restore as restore_room
 from server.storage import Storage, StoredPlayer
 from server.tournaments.director import (
