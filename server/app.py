@@ -59,7 +59,8 @@ from protocol.messages import (
     readable,
 )
 from protocol.names import reserved
-from server import errors, identity
+from server import aiohttp_adapters, errors, identity
+from server.aiohttp_adapters import FrameTransport
 from server.analysis import ANALYST, Analyst
 from server.analysis import routes as analysis_routes
 from server.bots import BotPool, bot_factory, bot_levels
@@ -93,17 +94,6 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def text_frame(text: str) -> bytes:
-    """A server's WebSocket text frame: unmasked, uncompressed (RFC 6455 section 5.2)."""
-    payload = text.encode("utf-8")
-    n = len(payload)
-    if n < 126:
-        return bytes((0x81, n)) + payload
-    if n < 65_536:
-        return bytes((0x81, 126)) + n.to_bytes(2, "big") + payload
-    return bytes((0x81, 127)) + n.to_bytes(8, "big") + payload
-
-
 @dataclass(eq=False)
 class Session:
     """One WebSocket connection: who it is, its flood bucket and its outgoing frames.
@@ -119,7 +109,7 @@ class Session:
     ws: web.WebSocketResponse
     bucket: TokenBucket
     limit: int  # bytes the transport may hold unsent before the client counts as too slow
-    transport: asyncio.BaseTransport | None = None  # None: send through aiohttp (deflate)
+    transport: FrameTransport | None = None  # None: send through aiohttp (deflate)
     player: PlayerInfo | None = None
     pending: list[str] = field(default_factory=list)
     on_pending: Callable[[Session], None] | None = None
@@ -169,13 +159,12 @@ class Session:
             if self._queue.qsize() * 256 > self.limit:
                 self._too_slow()
             return
-        transport = cast(asyncio.WriteTransport, transport)
         if transport.is_closing():
             return
         if transport.get_write_buffer_size() > self.limit:
             self._too_slow()
             return
-        transport.write(b"".join(map(text_frame, texts)))
+        transport.write(b"".join(map(aiohttp_adapters.text_frame, texts)))
 
     def _too_slow(self) -> None:
         """More than ``limit`` bytes unread: the connection is dropped now. Its rooms see
@@ -706,7 +695,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
             TokenBucket(config.rate_per_second, config.rate_burst, now_ms()),
             config.max_unsent_bytes,
             # With permessage-deflate aiohttp must write the frames: it keeps the stream.
-            transport=None if ws.compress else request.transport,
+            transport=aiohttp_adapters.raw_frame_transport(ws, request),
             on_pending=hub.schedule_flush,
             address=quota_key(address),
             socket=request.transport,
@@ -726,7 +715,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
             no_hello.cancel()
             await hub.closed(session)
             await session.stop()
-            _drop_heartbeat_callback(request)
+            aiohttp_adapters.drop_heartbeat_callback(request)
     finally:
         hub.by_address[address] -= 1
         if hub.by_address[address] <= 0:
@@ -741,20 +730,6 @@ def _local_port(request: web.Request) -> int:
     if isinstance(sockname, tuple) and len(sockname) >= 2:
         return int(sockname[1])
     return request.app[CONFIG].port
-
-
-def _drop_heartbeat_callback(request: web.Request) -> None:
-    """Break the reference cycle aiohttp leaves behind a WebSocket with a heartbeat.
-
-    The connection's protocol keeps the socket's heartbeat callback after the
-    socket closes (request -> protocol -> callback -> socket -> request), so
-    without this every closed connection waits for a full garbage collection
-    to be freed, and a full collection pauses every player (docs/benchmarks.md,
-    "The paced tail"). tests/server/test_limits_security.py checks no cycle is left.
-    """
-    protocol = request.protocol
-    if getattr(protocol, "_data_received_cb", None) is not None:
-        protocol._data_received_cb = None
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -1011,7 +986,7 @@ async def _collect_every(seconds: float) -> None:
 
     GC_THRESHOLDS make full collections rare, so garbage in reference cycles
     would wait a long time for one. The server makes none that we know of
-    (closed connections are freed at once: _drop_heartbeat_callback); this is
+    (closed connections are freed at once: aiohttp_adapters.drop_heartbeat_callback); this is
     the safety net for any other, and it is rare because a full collection of
     a loaded server pauses every player for a fifth of a second or more
     (docs/benchmarks.md, "The paced tail").

@@ -8,7 +8,7 @@ import pytest
 from aiohttp import WSMsgType
 from aiohttp.http_websocket import WebSocketWriter
 
-from server.app import text_frame
+from server.aiohttp_adapters import text_frame
 
 
 class Recorder:
