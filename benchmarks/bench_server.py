@@ -173,7 +173,8 @@ def run_echo_server() -> None:
     """
     from aiohttp import WSMsgType, web
 
-    from server.app import ServerConfig, event_loop_factory
+    from server.app import event_loop_factory
+    from server.config import ServerConfig
 
     # Negotiates permessage-deflate exactly when the game server does (by default
     # not): a ceiling that compresses every frame would flatter the game server.

@@ -19,7 +19,6 @@ SUIT_SYMBOLS: Final = {
     "♣": "C", "♦": "D", "♥": "H", "♠": "S",
     "♧": "C", "♢": "D", "♡": "H", "♤": "S",
 }  # fmt: skip
-SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
 JACK: Final = 11
 
 
@@ -74,10 +73,6 @@ class Card:
     def value(self) -> int:
         """Counting value for fifteens: ace 1, faces 10."""
         return min(self.rank, 10)
-
-    @property
-    def rank_char(self) -> str:
-        return RANK_CHARS[self.rank - 1]
 
     @property
     def suit_char(self) -> str:

@@ -25,7 +25,7 @@ from math import comb
 from typing import Final
 
 from engine.cards import DECK, JACK
-from engine.totals import RANK_TABLE, _rank_multisets, hand_total
+from engine.totals import RANK_TABLE, hand_total, rank_multisets
 
 TOTAL_PAIRS: Final = comb(52, 4) * 48
 MAX_HAND: Final = 29
@@ -91,7 +91,7 @@ def _suit_bonus_counts(
 def tally() -> Tally:
     """Count the (hand, starter) pairs scoring 0..29, by structure."""
     counts = [0] * (MAX_HAND + 1)
-    for ranks in _rank_multisets(5):
+    for ranks in rank_multisets(5):
         base = RANK_TABLE[sum(5 ** (r - 1) for r in ranks)]
         multiplicity = Counter(ranks)
         for starter_rank in multiplicity:

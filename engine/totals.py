@@ -112,7 +112,7 @@ def _build_rank_table() -> dict[int, int]:
     return table
 
 
-def _rank_multisets(size: int) -> list[tuple[int, ...]]:
+def rank_multisets(size: int) -> list[tuple[int, ...]]:
     """Every multiset of ``size`` ranks with at most 4 of any rank, sorted."""
     out: list[tuple[int, ...]] = []
 

@@ -77,7 +77,6 @@ Title = Annotated[
     _checked(names.check_title),
 ]
 RoomId = Annotated[str, Field(min_length=1, max_length=32)]
-CardText = Annotated[str, Field(min_length=2, max_length=3)]
 CellName = Annotated[str, Field(min_length=2, max_length=2)]
 Ref = Annotated[str | None, Field(default=None, max_length=64)]
 

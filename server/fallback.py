@@ -46,8 +46,4 @@ def fallback_cell(grid: Grid, card: Card) -> int:
     return first_legal_cell(grid, card)
 
 
-def rule_name() -> str:
-    return "engine.bots.fallback_cell" if _ENGINE is not None else "first legal cell"
-
-
 _ENGINE = _engine_fallback()

@@ -100,7 +100,7 @@ def _seconds(option: str, text: str) -> float:
 def config_from(args: argparse.Namespace) -> Any:
     """The server's settings: the defaults, then the --config file, then the options."""
     from server import config as settings
-    from server.app import ServerConfig
+    from server.config import ServerConfig
 
     base = ServerConfig(port=DEFAULT_PORT)
     if args.config is not None:

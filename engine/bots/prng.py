@@ -53,10 +53,6 @@ class SplitMix64:
         """An integer in ``0..n-1``; bias at most n / 2**64, irrelevant for play."""
         return (self.next64() * n) >> 64
 
-    def fork(self, label: int | str) -> SplitMix64:
-        """An independent generator derived from this one's state and ``label``."""
-        return SplitMix64(seed_to_int(f"{self._state}/{label}"))
-
     def shuffle_prefix(self, items: MutableSequence[T], count: int) -> None:
         """Fisher-Yates on the first ``count`` positions: a uniform sample, in order."""
         n = len(items)

@@ -31,7 +31,7 @@ from engine.bots.fast import (
     line_score,
 )
 from engine.bots.prng import SplitMix64
-from engine.totals import RANK_TABLE, _rank_multisets
+from engine.totals import RANK_TABLE, rank_multisets
 
 PRIOR_WEIGHT: Final = 30.0
 STAGES: Final = CELLS + 1
@@ -70,7 +70,7 @@ def complete_line_value(ranks: tuple[int, ...], flush: bool) -> float:
 def all_keys(size: int) -> list[tuple[int, int]]:
     """Every (key, card count) a line of ``size`` cards can have."""
     out: list[tuple[int, int]] = []
-    for ranks in _rank_multisets(size) if size else [()]:
+    for ranks in rank_multisets(size) if size else [()]:
         w = rank_weight(ranks)
         out.append((2 * w, size))
         if size and len(set(ranks)) == size:
@@ -179,7 +179,7 @@ def expand(data: dict[str, object]) -> LineValues:
     stages_raw = data["stages"]
     assert isinstance(stages_raw, list)
     complete = {key: 0.0 for key, _ in all_keys(4)}
-    for ranks in _rank_multisets(4):
+    for ranks in rank_multisets(4):
         w = rank_weight(ranks)
         complete[2 * w] = complete_line_value(ranks, False)
         if len(set(ranks)) == 4:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from server.app import ServerConfig, create_app
+from server.app import create_app
+from server.config import ServerConfig
 
 pytestmark = pytest.mark.timeout(60)
 ROOT = Path(__file__).resolve().parents[2]

@@ -32,7 +32,8 @@ from client_cli.tui.screens.results import ResultsScreen
 from client_cli.tui.screens.room import RoomScreen
 from client_cli.tui.widgets import CELL_H, CELL_W, LEFT, TOP, BoardView, ConnectionBar
 from engine import parse_cell
-from server.app import HUB, ServerConfig, create_app
+from server.app import HUB, create_app
+from server.config import ServerConfig
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from server.app import ServerConfig, create_app
+from server.app import create_app
+from server.config import ServerConfig
 from tests.client_cli.test_play_plain import ROW_BY_ROW, plain
 
 pytestmark = pytest.mark.timeout(60)

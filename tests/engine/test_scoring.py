@@ -258,10 +258,8 @@ def test_hand_size_and_duplicates_are_refused() -> None:
 
 def test_the_rank_table_is_rank_points_of_every_multiset() -> None:
     """The table built rank by rank holds exactly what rank_points gives each multiset."""
-    from engine.totals import RANK_TABLE, _build_rank_table, _rank_multisets, rank_points
+    from engine.totals import RANK_TABLE, _build_rank_table, rank_multisets, rank_points
 
-    expected = {
-        sum(5 ** (r - 1) for r in ranks): rank_points(ranks) for ranks in _rank_multisets(5)
-    }
+    expected = {sum(5 ** (r - 1) for r in ranks): rank_points(ranks) for ranks in rank_multisets(5)}
     assert _build_rank_table() == expected == RANK_TABLE
     assert len(expected) == 6175

@@ -26,9 +26,9 @@ from engine.deal import commitment, room_seed, table_deal_secret, table_root
 from protocol.messages import PlayerInfo
 from server import app as server_app
 from server import errors
-from server.app import Hub, ServerConfig
+from server.app import Hub
 from server.bots import bot_factory, think
-from server.config import LobbyConfig
+from server.config import LobbyConfig, ServerConfig
 from server.events import EmbargoLifted, Event, MatchBegan, MatchEnded
 from server.ids import IdSource
 from server.lobby import Lobby

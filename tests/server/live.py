@@ -19,7 +19,8 @@ from typing import Any
 import websockets
 from aiohttp import web
 
-from server.app import HUB, ServerConfig, Session, create_app, make_runner
+from server.app import HUB, Session, create_app, make_runner
+from server.config import ServerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,8 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from server.app import HUB, ServerConfig, client_address, origin_allowed, own_origins
+from server.app import HUB, client_address, origin_allowed, own_origins
+from server.config import ServerConfig
 from tests.server.live import (
     Client,
     Live,
