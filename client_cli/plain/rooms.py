@@ -257,11 +257,16 @@ class RoomCommands(PlainBase):
             if not await self._wait_for_table(tid, TOURNAMENT_WAIT_S):
                 self.say("still waiting: giving up")
             return
+        table = self._tournament_of_table()
         if match is not None and match.result is None:
             limit = 16 * max(match.card_clock_ms, 1000) / 1000 + max(match.deal_clock_ms, 0) / 1000
             ok = await self.until(
                 lambda: self.model.match is None or self.model.match.result is not None, limit + 30
             )
+            if ok and table is not None:  # after a deal at a tournament's table: the next round
+                ok = await self._wait_for_table(table, TOURNAMENT_WAIT_S)
+        elif match is not None and table is not None:
+            ok = await self._wait_for_table(table, TOURNAMENT_WAIT_S)
         elif match is not None:
             self.say("the match is over")
             return
@@ -271,6 +276,13 @@ class RoomCommands(PlainBase):
             ok = await self.until(lambda: self.model.match is not None, 600)
         if not ok:
             self.say("still waiting: giving up")
+
+    def _tournament_of_table(self) -> str | None:
+        """The tournament (not over, this player still in it) whose table this room is."""
+        room = self.model.room
+        if room is None or room.origin != "tournament":
+            return None
+        return self._awaited_tournament()
 
     async def cmd_history(self, args: list[str]) -> None:
         for line in await hist.history_lines(self.session, self.model):

@@ -34,7 +34,8 @@ commands:
   board                              show your board and the legal cells
   who                                who is in the room and how far along
   wait                               wait for the match to end (or to start; in a
-                                     series, for the next deal)
+                                     series, for the next deal; at a tournament's
+                                     table, for the next round or the end)
   history                            your last 20 matches: against whom, win/loss/draw,
                                      points, and a rated series' rating change
   replay MATCH_ID                    step through a match, placement by placement
