@@ -97,6 +97,23 @@ class RoomStatus(StrEnum):
     FINISHED = "finished"
 
 
+class EntrantStatus(StrEnum):
+    """A tournament entrant's standing in the draw."""
+
+    ACTIVE = "active"
+    WITHDRAWN = "withdrawn"
+    REMOVED = "removed"
+    ELIMINATED = "eliminated"
+
+
+class TableStatus(StrEnum):
+    """A tournament table: being played, a bye (no opponent), or over."""
+
+    PLAYING = "playing"
+    BYE = "bye"
+    FINISHED = "finished"
+
+
 class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -825,7 +842,7 @@ class TournamentSummary(_Message):
 
 class TournamentEntrant(_Message):
     player: PlayerInfo
-    status: Literal["active", "withdrawn", "removed", "eliminated"]
+    status: EntrantStatus
     joined_round: int  # the first round it could play
     seed: int | None = None  # knockout: its seed (1 = best rating)
 
@@ -854,7 +871,7 @@ class TournamentTable(_Message):
     number: int
     room_id: str | None  # None for a bye
     players: list[str]  # player ids, seat order
-    status: Literal["playing", "finished", "bye"]
+    status: TableStatus
     winner: str | None = None  # the winner's id (Swiss, knockout); None: a draw or not over
     points: dict[str, int] = {}  # card points so far, by player id
 

@@ -32,18 +32,14 @@ This module must never await, read a clock, or touch sockets or the database.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any, Literal, get_args
 
 from engine.deal import commitment, table_root
 from engine.ranking import WIN, competition_ranks, game_score
 from protocol.messages import (
-    CreateTournament,
-    Pace,
+    EntrantStatus,
     PlayerInfo,
+    TableStatus,
     TournamentEntrant,
     TournamentFormat,
     TournamentInfo,
@@ -68,8 +64,23 @@ from server.events import (
     TournamentStatus,
     TournamentTableChanged,
 )
-from server.room import TURNS, Outbound, RoomSettings
+from server.room import Outbound, RoomSettings
 from server.series import secret_chain
+from server.tournaments.model import (
+    TRANSITIONS,
+    Entrant,
+    Forfeit,
+    OpenTable,
+    Phase,
+    Request,
+    Reveal,
+    Round,
+    StopTable,
+    Table,
+    TournamentSettings,
+    knockout_rounds,
+    round_contribution,
+)
 from server.tournaments.pairing import PairingError, bracket_order, swiss_pairings
 from server.tournaments.scoring import (
     Game,
@@ -79,240 +90,20 @@ from server.tournaments.scoring import (
     swiss_scores,
     swiss_standings,
 )
+from server.tournaments.snapshot import (
+    SNAPSHOT_VERSION,
+    EntrantRecord,
+    RoundRecord,
+    SettingsRecord,
+    SnapshotRecord,
+    TableRecord,
+    settings_json,
+)
 
-EntrantStatus = Literal["active", "withdrawn", "removed", "eliminated"]
-_ENTRANT_STATUSES: dict[str, EntrantStatus] = {s: s for s in get_args(EntrantStatus)}
-SNAPSHOT_VERSION = 1
 PUSH_INTERVAL_MS = 1_000  # live standings go out at most this often during a round
 # A snapshot follows a change of shape (phase, round, entrants) at once; table
 # results within a round at most this often (docs/tournaments.md, restart).
 SNAPSHOT_INTERVAL_MS = 1_000
-ROUND_MARGIN_MS = 60_000  # added to a round's longest possible play for its default clock
-
-
-class Phase(StrEnum):
-    REGISTERING = "registering"
-    PLAYING = "playing"  # a round is being played
-    BETWEEN = "between"  # between two rounds (the wire says "playing")
-    PAUSED = "paused"  # no new round starts; a round being played plays on
-    FINISHED = "finished"
-    CANCELLED = "cancelled"
-
-
-TRANSITIONS: dict[Phase, frozenset[Phase]] = {
-    Phase.REGISTERING: frozenset({Phase.PLAYING, Phase.CANCELLED}),
-    Phase.PLAYING: frozenset({Phase.BETWEEN, Phase.PAUSED, Phase.FINISHED, Phase.CANCELLED}),
-    Phase.BETWEEN: frozenset({Phase.PLAYING, Phase.PAUSED, Phase.FINISHED, Phase.CANCELLED}),
-    Phase.PAUSED: frozenset({Phase.PLAYING, Phase.BETWEEN, Phase.FINISHED, Phase.CANCELLED}),
-    Phase.FINISHED: frozenset(),
-    Phase.CANCELLED: frozenset(),
-}
-
-
-def round_contribution(tournament_id: str, number: int, contributions: Sequence[str]) -> str:
-    """The seat contribution of every table of round ``number``: SHA-256 (hex) of
-    ``cribsquares/tournament-round/v1`` and the length-prefixed UTF-8 of the
-    tournament id, the round number in decimal and each entrant's contribution."""
-    h = hashlib.sha256(b"cribsquares/tournament-round/v1")
-    for part in (tournament_id, str(number), *contributions):
-        data = part.encode("utf-8")
-        h.update(len(data).to_bytes(4, "big") + data)
-    return h.hexdigest()
-
-
-def default_round_clock(
-    pace: Pace, card_clock_ms: int, deal_clock_ms: int, best_of: int, between_deals_ms: int
-) -> int:
-    """The longest a round's deals can take at their own clocks, plus a minute."""
-    per_deal = TURNS * card_clock_ms if pace == Pace.LOCKSTEP else deal_clock_ms
-    return per_deal * best_of + between_deals_ms * (best_of - 1) + ROUND_MARGIN_MS
-
-
-def knockout_rounds(players: int) -> int:
-    return max(1, (max(players, 2) - 1).bit_length())
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentSettings:
-    name: str
-    format: TournamentFormat
-    rounds: int  # duplicate: deals; Swiss: rounds; knockout: set from the bracket at the start
-    best_of: int  # deals per table (knockout matches); 1 otherwise
-    pace: Pace
-    card_clock_ms: int
-    deal_clock_ms: int
-    round_clock_ms: int
-    start_at: int | None  # a scheduled start (ms); None: the host starts it
-    max_players: int
-    visibility: Visibility
-    bots: bool
-    late_join: bool
-    between_rounds_ms: int
-    registered_only: bool = False  # guests may not enter
-
-    @classmethod
-    def from_message(
-        cls, msg: CreateTournament, now_ms: int, *, between_rounds_ms: int, between_deals_ms: int
-    ) -> TournamentSettings:
-        knockout = msg.format == TournamentFormat.KNOCKOUT
-        best_of = msg.best_of if knockout else 1
-        clock = msg.round_clock_ms or default_round_clock(
-            msg.pace, msg.card_clock_ms, msg.deal_clock_ms, best_of, between_deals_ms
-        )
-        return cls(
-            name=msg.name,
-            format=msg.format,
-            rounds=knockout_rounds(msg.max_players) if knockout else msg.rounds,
-            best_of=best_of,
-            pace=msg.pace,
-            card_clock_ms=msg.card_clock_ms,
-            deal_clock_ms=msg.deal_clock_ms,
-            round_clock_ms=clock,
-            start_at=None if msg.start_in_ms is None else now_ms + msg.start_in_ms,
-            max_players=msg.max_players,
-            visibility=msg.visibility,
-            bots=msg.bots,
-            late_join=msg.late_join and not knockout,
-            between_rounds_ms=between_rounds_ms,
-            registered_only=msg.registered_only,
-        )
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "format": self.format.value,
-            "rounds": self.rounds,
-            "best_of": self.best_of,
-            "pace": self.pace.value,
-            "card_clock_ms": self.card_clock_ms,
-            "deal_clock_ms": self.deal_clock_ms,
-            "round_clock_ms": self.round_clock_ms,
-            "start_at_ms": self.start_at,
-            "max_players": self.max_players,
-            "visibility": self.visibility.value,
-            "bots": self.bots,
-            "late_join": self.late_join,
-            "between_rounds_ms": self.between_rounds_ms,
-            "registered_only": self.registered_only,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> TournamentSettings:
-        return cls(
-            name=str(data["name"]),
-            format=TournamentFormat(data["format"]),
-            rounds=int(data["rounds"]),
-            best_of=int(data["best_of"]),
-            pace=Pace(data["pace"]),
-            card_clock_ms=int(data["card_clock_ms"]),
-            deal_clock_ms=int(data["deal_clock_ms"]),
-            round_clock_ms=int(data["round_clock_ms"]),
-            start_at=None if data["start_at_ms"] is None else int(data["start_at_ms"]),
-            max_players=int(data["max_players"]),
-            visibility=Visibility(data["visibility"]),
-            bots=bool(data["bots"]),
-            late_join=bool(data["late_join"]),
-            between_rounds_ms=int(data["between_rounds_ms"]),
-            registered_only=bool(data.get("registered_only", False)),  # older snapshots: none
-        )
-
-
-# ----------------------------------------------------------------------
-# Requests to the lobby
-
-
-@dataclass(frozen=True, slots=True)
-class OpenTable:
-    """Open a room for one table, seat ``players`` (bots where ``strategies`` says),
-    its deals' secrets taken from the round's table ``root``
-    (``SecretScheme.TABLE``), every seat contributing ``contribution``, under the
-    round's ``embargo``, and start it."""
-
-    tournament_id: str
-    round: int
-    table: int
-    players: tuple[PlayerInfo, ...]
-    strategies: tuple[str, ...]  # "" for a person
-    contribution: str
-    root: str = field(repr=False)  # secret until the round is over: never in a log
-    embargo: str
-    settings: RoomSettings
-
-
-@dataclass(frozen=True, slots=True)
-class StopTable:
-    """The round clock ran out: place every unplaced card and end the table's series."""
-
-    room_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class Forfeit:
-    """A withdrawn or removed entrant leaves its table (the server plays it out)."""
-
-    room_id: str
-    player: PlayerInfo
-
-
-@dataclass(frozen=True, slots=True)
-class Reveal:
-    """A round is over: its tables' rooms may show their deals to everyone."""
-
-    embargo: str
-    room_ids: tuple[str, ...]
-
-
-Request = OpenTable | StopTable | Forfeit | Reveal
-
-
-# ----------------------------------------------------------------------
-# State
-
-
-@dataclass(slots=True)
-class Entrant:
-    player: PlayerInfo
-    number: int  # registration order
-    contribution: str
-    joined_round: int
-    strategy: str = ""  # a server bot entrant's strategy
-    status: EntrantStatus = "active"
-    seed: int | None = None
-    out_in_round: int | None = None  # knockout: the round it lost (or left) in
-
-
-@dataclass(slots=True)
-class Table:
-    number: int
-    players: tuple[str, ...]
-    room_id: str | None = None
-    series_id: str | None = None
-    status: str = "playing"  # playing, bye, finished
-    winner: str | None = None
-    points: dict[str, int] = field(default_factory=dict)
-    deals: list[dict[str, int]] = field(default_factory=list)  # each deal's scores
-
-
-@dataclass(slots=True)
-class Round:
-    number: int
-    secret: str
-    contribution: str
-    tables: list[Table]
-    started_at: int
-    ends_at: int
-    finished: bool = False
-    stopped: bool = False  # the round clock ran out and its tables were stopped
-
-    def open_tables(self) -> list[Table]:
-        return [t for t in self.tables if t.status == "playing"]
-
-
-def _entrant_status(value: object) -> EntrantStatus:
-    """An entrant's status read back from a snapshot (ValueError: not one)."""
-    if not isinstance(value, str) or value not in _ENTRANT_STATUSES:
-        raise ValueError(f"no entrant status {value!r}")
-    return _ENTRANT_STATUSES[value]
 
 
 class Director:
@@ -426,65 +217,65 @@ class Director:
         """Everything this director knows, as JSON, for :meth:`restore`. Spectators,
         the pending push and the command being answered are not kept: they
         belong to connections, which a restart closes."""
-        return {
-            "version": SNAPSHOT_VERSION,
-            "id": self.id,
-            "settings": self.settings.to_json(),
-            "host": self.host.model_dump(mode="json"),
-            "invite_code": self.invite_code,
-            "root_secret": self._secrets[-1],
-            "chain": len(self._secrets),
-            "commitment": self.commitment,
-            "phase": self.phase.value,
-            "created_at": self.created_at,
-            "next_at": self.next_at,
-            "finished_at": self.finished_at,
-            "bots": self._bots,
-            "entrants": [
-                {
-                    "player": e.player.model_dump(mode="json"),
-                    "number": e.number,
-                    "contribution": e.contribution,
-                    "joined_round": e.joined_round,
-                    "strategy": e.strategy,
-                    "status": e.status,
-                    "seed": e.seed,
-                    "out_in_round": e.out_in_round,
-                }
+        return SnapshotRecord(
+            version=SNAPSHOT_VERSION,
+            id=self.id,
+            settings=SettingsRecord.of(self.settings),
+            host=self.host,
+            invite_code=self.invite_code,
+            root_secret=self._secrets[-1],
+            chain=len(self._secrets),
+            commitment=self.commitment,
+            phase=self.phase,
+            created_at=self.created_at,
+            next_at=self.next_at,
+            finished_at=self.finished_at,
+            bots=self._bots,
+            entrants=[
+                EntrantRecord(
+                    player=e.player,
+                    number=e.number,
+                    contribution=e.contribution,
+                    joined_round=e.joined_round,
+                    strategy=e.strategy,
+                    status=e.status,
+                    seed=e.seed,
+                    out_in_round=e.out_in_round,
+                )
                 for e in self.entrants.values()
             ],
-            "rounds": [
-                {
-                    "number": r.number,
-                    "contribution": r.contribution,
-                    "started_at": r.started_at,
-                    "ends_at": r.ends_at,
-                    "finished": r.finished,
-                    "stopped": r.stopped,
-                    "tables": [
-                        {
-                            "number": t.number,
-                            "players": list(t.players),
-                            "room_id": t.room_id,
-                            "series_id": t.series_id,
-                            "status": t.status,
-                            "winner": t.winner,
-                            "points": dict(t.points),
-                            "deals": [dict(d) for d in t.deals],
-                        }
+            rounds=[
+                RoundRecord(
+                    number=r.number,
+                    contribution=r.contribution,
+                    started_at=r.started_at,
+                    ends_at=r.ends_at,
+                    finished=r.finished,
+                    stopped=r.stopped,
+                    tables=[
+                        TableRecord(
+                            number=t.number,
+                            players=list(t.players),
+                            room_id=t.room_id,
+                            series_id=t.series_id,
+                            status=t.status,
+                            winner=t.winner,
+                            points=dict(t.points),
+                            deals=[dict(d) for d in t.deals],
+                        )
                         for t in r.tables
                     ],
-                }
+                )
                 for r in self.rounds
             ],
-            "bracket": [list(slots) for slots in self.bracket],
-            "had_bye": sorted(self.had_bye),
-        }
+            bracket=[list(slots) for slots in self.bracket],
+            had_bye=sorted(self.had_bye),
+        ).model_dump(mode="json")
 
     @classmethod
     def restore(
         cls,
-        state: Mapping[str, Any],
+        state: object,
         *,
         saved_ms: int,
         now_ms: int,
@@ -504,78 +295,71 @@ class Director:
         ``room_activity`` by room id) to ``now_ms``. A round whose clock had run
         out asks again for its tables still playing to be stopped.
         """
-        try:
-            if state["version"] != SNAPSHOT_VERSION:
-                raise ValueError(f"snapshot version {state['version']!r}")
-            settings = TournamentSettings.from_json(state["settings"])
-            director = cls(
-                str(state["id"]),
-                settings,
-                PlayerInfo.model_validate(state["host"]),
-                now_ms=int(state["created_at"]),
-                root_secret=str(state["root_secret"]),
-                invite_code=state["invite_code"],
-                rating_of=rating_of,
-                known_strategy=known_strategy,
-                registration_ttl_ms=registration_ttl_ms,
+        saved = SnapshotRecord.read(state)
+        director = cls(
+            saved.id,
+            saved.settings.settings(),
+            saved.host,
+            now_ms=saved.created_at,
+            root_secret=saved.root_secret,
+            invite_code=saved.invite_code,
+            rating_of=rating_of,
+            known_strategy=known_strategy,
+            registration_ttl_ms=registration_ttl_ms,
+        )
+        if len(director._secrets) != saved.chain:
+            raise ValueError("the round secrets' chain has another length")
+        if director.commitment != saved.commitment:
+            raise ValueError("the round secrets are not the committed chain")
+        director.events = []  # stored long ago
+        director.phase = saved.phase
+        director.next_at = saved.next_at
+        director.finished_at = saved.finished_at
+        director._bots = saved.bots
+        for e in saved.entrants:
+            director.entrants[e.player.id] = Entrant(
+                player=e.player,
+                number=e.number,
+                contribution=e.contribution,
+                joined_round=e.joined_round,
+                strategy=e.strategy,
+                status=e.status,
+                seed=e.seed,
+                out_in_round=e.out_in_round,
             )
-            if len(director._secrets) != state["chain"]:
-                raise ValueError("the round secrets' chain has another length")
-            if director.commitment != state["commitment"]:
-                raise ValueError("the round secrets are not the committed chain")
-            director.events = []  # stored long ago
-            director.phase = Phase(state["phase"])
-            director.next_at = state["next_at"]
-            director.finished_at = state["finished_at"]
-            director._bots = int(state["bots"])
-            for e in state["entrants"]:
-                player = PlayerInfo.model_validate(e["player"])
-                director.entrants[player.id] = Entrant(
-                    player=player,
-                    number=int(e["number"]),
-                    contribution=str(e["contribution"]),
-                    joined_round=int(e["joined_round"]),
-                    strategy=str(e["strategy"]),
-                    status=_entrant_status(e["status"]),
-                    seed=e["seed"],
-                    out_in_round=e["out_in_round"],
+        for rec in saved.rounds:
+            if rec.number != len(director.rounds) + 1:
+                raise ValueError(f"round {rec.number} out of order")
+            tables = [
+                Table(
+                    number=tr.number,
+                    players=tuple(tr.players),
+                    room_id=tr.room_id,
+                    series_id=tr.series_id,
+                    status=tr.status,
+                    winner=tr.winner,
+                    points=dict(tr.points),
+                    deals=[dict(d) for d in tr.deals],
                 )
-            for r in state["rounds"]:
-                number = int(r["number"])
-                if number != len(director.rounds) + 1:
-                    raise ValueError(f"round {number} out of order")
-                tables = [
-                    Table(
-                        number=int(t["number"]),
-                        players=tuple(t["players"]),
-                        room_id=t["room_id"],
-                        series_id=t["series_id"],
-                        status=str(t["status"]),
-                        winner=t["winner"],
-                        points={str(k): int(v) for k, v in t["points"].items()},
-                        deals=[{str(k): int(v) for k, v in d.items()} for d in t["deals"]],
-                    )
-                    for t in r["tables"]
-                ]
-                director.rounds.append(
-                    Round(
-                        number,
-                        director._secrets[number - 1],
-                        str(r["contribution"]),
-                        tables,
-                        int(r["started_at"]),
-                        int(r["ends_at"]),
-                        finished=bool(r["finished"]),
-                        stopped=bool(r["stopped"]),
-                    )
+                for tr in rec.tables
+            ]
+            director.rounds.append(
+                Round(
+                    rec.number,
+                    director._secrets[rec.number - 1],
+                    rec.contribution,
+                    tables,
+                    rec.started_at,
+                    rec.ends_at,
+                    finished=rec.finished,
+                    stopped=rec.stopped,
                 )
-            director.bracket = [list(slots) for slots in state["bracket"]]
-            director.had_bye = set(state["had_bye"])
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"tournament snapshot incomplete: {exc!r}") from None
+            )
+        director.bracket = [list(slots) for slots in saved.bracket]
+        director.had_bye = set(saved.had_bye)
         for r in director.rounds:
             for t in r.tables:
-                if t.status == "playing" and t.room_id is not None:
+                if t.status == TableStatus.PLAYING and t.room_id is not None:
                     director._by_room[t.room_id] = (r, t)
         director._stored = director.snapshot()
         director._stored_shape = director._shape()
@@ -605,7 +389,9 @@ class Director:
         outs: list[Outbound] = []
         for r in self.rounds:
             for t in r.tables:
-                if t.status != "playing" or (t.room_id is not None and t.room_id in alive):
+                if t.status != TableStatus.PLAYING or (
+                    t.room_id is not None and t.room_id in alive
+                ):
                     continue
                 if t.room_id is not None:
                     self._by_room.pop(t.room_id, None)
@@ -625,7 +411,7 @@ class Director:
         ids.update(
             pid
             for pid, e in self.entrants.items()
-            if not e.strategy and e.status in ("active", "eliminated")
+            if not e.strategy and e.status in (EntrantStatus.ACTIVE, EntrantStatus.ELIMINATED)
         )
         ids.update(self.spectators)
         return sorted(ids)
@@ -634,10 +420,14 @@ class Director:
         if player_id == self.host.id or player_id in self.spectators:
             return True
         e = self.entrants.get(player_id)
-        return e is not None and not e.strategy and e.status in ("active", "eliminated")
+        return (
+            e is not None
+            and not e.strategy
+            and e.status in (EntrantStatus.ACTIVE, EntrantStatus.ELIMINATED)
+        )
 
     def active(self) -> list[Entrant]:
-        return [e for e in self.entrants.values() if e.status == "active"]
+        return [e for e in self.entrants.values() if e.status == EntrantStatus.ACTIVE]
 
     def room_ids(self) -> list[str]:
         return list(self._by_room)
@@ -654,7 +444,7 @@ class Director:
         return min(times) if times else None
 
     def _settings_json(self) -> dict[str, object]:
-        settings = self.settings.to_json()
+        settings = settings_json(self.settings)
         del settings["name"]
         return settings
 
@@ -674,7 +464,11 @@ class Director:
             best_of=s.best_of,
             round=len(self.rounds),
             # Everyone in the draw, knocked out or not (as GET /api/tournaments counts).
-            entrants=sum(1 for e in self.entrants.values() if e.status in ("active", "eliminated")),
+            entrants=sum(
+                1
+                for e in self.entrants.values()
+                if e.status in (EntrantStatus.ACTIVE, EntrantStatus.ELIMINATED)
+            ),
             max_players=s.max_players,
             host=self.host,
             starts_ms=starts,
@@ -741,8 +535,8 @@ class Director:
             contribution=r.contribution,
             server_commitment=commitment(r.secret),
             server_secret=visibility.round_secret(r.secret, r.finished),
-            tables=sum(1 for t in r.tables if t.status != "bye"),
-            finished_tables=sum(1 for t in r.tables if t.status == "finished"),
+            tables=sum(1 for t in r.tables if t.status != TableStatus.BYE),
+            finished_tables=sum(1 for t in r.tables if t.status == TableStatus.FINISHED),
         )
 
     def update(self, now_ms: int, ref: str | None = None) -> TournamentUpdate:
@@ -819,9 +613,9 @@ class Director:
         games: list[Game] = []
         for r in self.rounds:
             for t in r.tables:
-                if t.status == "bye":
+                if t.status == TableStatus.BYE:
                     games.append(Game(t.players[0], None, WIN))
-                elif t.status == "finished" and len(t.players) == 2:
+                elif t.status == TableStatus.FINISHED and len(t.players) == 2:
                     a, b = t.players
                     games.append(Game(a, b, game_score(t.winner, a)))
         return games
@@ -856,7 +650,7 @@ class Director:
         alive = len(self.rounds) + 2  # still in (the champion, once it is over)
 
         def reached(e: Entrant) -> int:
-            if e.status == "active" or e.out_in_round is None:
+            if e.status == EntrantStatus.ACTIVE or e.out_in_round is None:
                 return alive
             return e.out_in_round
 
@@ -923,7 +717,7 @@ class Director:
     ) -> list[Outbound]:
         self._now = now_ms
         known = self.entrants.get(player.id)
-        if known is not None and known.status in ("active", "eliminated"):
+        if known is not None and known.status in (EntrantStatus.ACTIVE, EntrantStatus.ELIMINATED):
             return [Outbound((player.id,), self.update(now_ms, ref))]
         if known is not None:
             raise errors.RegistrationClosed(f"you are {known.status}: you cannot enter again")
@@ -986,17 +780,20 @@ class Director:
         """An entrant withdraws (its table, if any, is forfeited); a spectator stops watching."""
         self._now = now_ms
         entrant = self.entrants.get(player.id)
-        if entrant is None or entrant.status not in ("active", "eliminated"):
+        if entrant is None or entrant.status not in (
+            EntrantStatus.ACTIVE,
+            EntrantStatus.ELIMINATED,
+        ):
             if player.id in self.spectators:
                 del self.spectators[player.id]
                 return [Outbound((player.id,), self.update(now_ms, ref))]
             raise errors.NotRegistered("you are not in this tournament")
-        if entrant.status == "eliminated" or self.over:
+        if entrant.status == EntrantStatus.ELIMINATED or self.over:
             # Out already, or all over: nothing to withdraw from.
             raise errors.TournamentState("you are no longer playing in this tournament")
 
         def act() -> list[Outbound]:
-            self._drop(entrant, "withdrawn", now_ms)
+            self._drop(entrant, EntrantStatus.WITHDRAWN, now_ms)
             return self._changed(now_ms)
 
         return self._command(player.id, ref, now_ms, act)
@@ -1030,14 +827,14 @@ class Director:
         act: Callable[[], list[Outbound]]
         if action == "remove":
             entrant = self.entrants.get(player_id or "")
-            if entrant is None or entrant.status != "active":
+            if entrant is None or entrant.status != EntrantStatus.ACTIVE:
                 raise errors.NotRegistered(f"{player_id} is not an active entrant")
             if self.over:
                 raise errors.TournamentState("the tournament is over")
 
             def act() -> list[Outbound]:
                 assert entrant is not None
-                self._drop(entrant, "removed", now_ms)
+                self._drop(entrant, EntrantStatus.REMOVED, now_ms)
                 outs = self._push(now_ms)
                 if not entrant.strategy and entrant.player.id != actor.id:
                     outs.append(Outbound((entrant.player.id,), self.update(now_ms)))
@@ -1176,7 +973,7 @@ class Director:
         return self._end_table(r, t, winner_id, now_ms)
 
     def _end_table(self, r: Round, t: Table, winner_id: str | None, now_ms: int) -> list[Outbound]:
-        t.status = "finished"
+        t.status = TableStatus.FINISHED
         if self.settings.format == TournamentFormat.DUPLICATE:
             winner_id = None  # a one-seat table wins nothing: matchpoints rank the field
         if winner_id is None and self.settings.format == TournamentFormat.KNOCKOUT:
@@ -1255,7 +1052,8 @@ class Director:
         root = table_root(secret, self.id, number)
         tables = [Table(i + 1, g) for i, g in enumerate(groups)]
         tables += [
-            Table(len(groups) + i + 1, (p,), status="bye", winner=p) for i, p in enumerate(byes)
+            Table(len(groups) + i + 1, (p,), status=TableStatus.BYE, winner=p)
+            for i, p in enumerate(byes)
         ]
         r = Round(
             number, secret, contribution, tables, now_ms, now_ms + self.settings.round_clock_ms
@@ -1271,7 +1069,7 @@ class Director:
         )
         s = self.settings
         for t in tables:
-            if t.status == "bye":
+            if t.status == TableStatus.BYE:
                 self._table_event(r, t, now_ms)
                 continue
             players = tuple(self.entrants[p].player for p in t.players)
@@ -1327,7 +1125,7 @@ class Director:
         for a, b in zip(last[::2], last[1::2], strict=True):
             t = by_player.get(a or b or "")
             winner = t.winner if t is not None else None
-            if winner is not None and self.entrants[winner].status != "active":
+            if winner is not None and self.entrants[winner].status != EntrantStatus.ACTIVE:
                 winner = None  # withdrew after winning: a walkover for the next opponent
             winners.append(winner)
         return winners
@@ -1349,13 +1147,13 @@ class Director:
             for t in r.tables:
                 for p in t.players:
                     e = self.entrants[p]
-                    if p != t.winner and e.status == "active":
-                        e.status, e.out_in_round = "eliminated", r.number
+                    if p != t.winner and e.status == EntrantStatus.ACTIVE:
+                        e.status, e.out_in_round = EntrantStatus.ELIMINATED, r.number
                         self._entry_event(e, now_ms)
             live = [
                 t.winner
                 for t in r.tables
-                if t.winner and self.entrants[t.winner].status == "active"
+                if t.winner and self.entrants[t.winner].status == EntrantStatus.ACTIVE
             ]
             if len(live) < 2:
                 return self._close(Phase.FINISHED, now_ms)
@@ -1431,7 +1229,7 @@ def _table_info(t: Table) -> TournamentTable:
         number=t.number,
         room_id=t.room_id,
         players=list(t.players),
-        status=t.status,  # type: ignore[arg-type]
+        status=t.status,
         winner=t.winner,
         points=dict(t.points),
     )

@@ -44,14 +44,8 @@ from server.listing import BadCursor, Listing
 from server.ratings import RatingBook
 from server.room import BotFactory, Outbound, Room, RoomSettings, bot_seats
 from server.series import SecretScheme
-from server.tournaments.director import (
-    Director,
-    Forfeit,
-    OpenTable,
-    Reveal,
-    StopTable,
-    TournamentSettings,
-)
+from server.tournaments.director import Director
+from server.tournaments.model import Forfeit, OpenTable, Reveal, StopTable, TournamentSettings
 
 _RoomAction = Callable[[Room], list[Outbound]]
 

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,6 +37,7 @@ from server.tournaments.director import (
     StopTable,
     TournamentSettings,
 )
+from server.tournaments.snapshot import settings_from_json, settings_json
 from tests.server.roomkit import (
     ALICE,
     BOB,
@@ -223,9 +225,7 @@ def test_a_tampered_chain_is_refused() -> None:
 
 def playing_round(round_clock_ms: int = 60_000) -> tuple[Director, Tables]:
     d = new_director("swiss", 2, False)
-    d.settings = TournamentSettings.from_json(
-        {**d.settings.to_json(), "round_clock_ms": round_clock_ms}
-    )
+    d.settings = settings_from_json({**settings_json(d.settings), "round_clock_ms": round_clock_ms})
     tables = Tables()
     d.register(BOB, "b", 0)
     d.register(CAROL, "c", 0)
@@ -398,3 +398,18 @@ def test_results_newer_than_the_snapshot_come_from_the_tables_series() -> None:
     copy.catch_up(second, [{players[second][0]: 7, players[second][1]: 19}], False, None, now)
     copy.catch_up(second, [{players[second][0]: 7, players[second][1]: 19}], False, None, now)
     assert observed(copy, now) == observed(original, now)  # and a repeat changes nothing
+
+
+def test_a_snapshot_written_by_the_first_version_of_the_codec_reads_back_whole() -> None:
+    """tests/server/tournaments/data/snapshot_v1.json: a Swiss round half played, as the
+    JSON codec before the typed records wrote it; read, rebuilt and written again, the
+    same JSON."""
+    stored = json.loads((Path(__file__).parent / "data" / "snapshot_v1.json").read_text())
+    director = Director.restore(stored, saved_ms=50, now_ms=50)
+    assert director.snapshot() == stored
+    assert [t.status for t in director.rounds[0].tables] == ["finished", "playing"]
+    assert director.room_ids() == ["room-2"]
+    with pytest.raises(ValueError, match=r"snapshot incomplete: rounds\.0\.tables\.0\.status"):
+        broken = json.loads(json.dumps(stored))
+        broken["rounds"][0]["tables"][0]["status"] = "lost"
+        Director.restore(broken, saved_ms=50, now_ms=50)

@@ -1,0 +1,201 @@
+"""What a tournament is made of: its settings, phases, entrants, rounds and tables,
+and the requests its director makes of the lobby. Plain data and pure rules."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from protocol.messages import (
+    CreateTournament,
+    EntrantStatus,
+    Pace,
+    PlayerInfo,
+    TableStatus,
+    TournamentFormat,
+    Visibility,
+)
+from server.room import TURNS, RoomSettings
+
+ROUND_MARGIN_MS = 60_000  # added to a round's longest possible play for its default clock
+
+
+class Phase(StrEnum):
+    REGISTERING = "registering"
+    PLAYING = "playing"  # a round is being played
+    BETWEEN = "between"  # between two rounds (the wire says "playing")
+    PAUSED = "paused"  # no new round starts; a round being played plays on
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+TRANSITIONS: dict[Phase, frozenset[Phase]] = {
+    Phase.REGISTERING: frozenset({Phase.PLAYING, Phase.CANCELLED}),
+    Phase.PLAYING: frozenset({Phase.BETWEEN, Phase.PAUSED, Phase.FINISHED, Phase.CANCELLED}),
+    Phase.BETWEEN: frozenset({Phase.PLAYING, Phase.PAUSED, Phase.FINISHED, Phase.CANCELLED}),
+    Phase.PAUSED: frozenset({Phase.PLAYING, Phase.BETWEEN, Phase.FINISHED, Phase.CANCELLED}),
+    Phase.FINISHED: frozenset(),
+    Phase.CANCELLED: frozenset(),
+}
+
+
+def round_contribution(tournament_id: str, number: int, contributions: Sequence[str]) -> str:
+    """The seat contribution of every table of round ``number``: SHA-256 (hex) of
+    ``cribsquares/tournament-round/v1`` and the length-prefixed UTF-8 of the
+    tournament id, the round number in decimal and each entrant's contribution."""
+    h = hashlib.sha256(b"cribsquares/tournament-round/v1")
+    for part in (tournament_id, str(number), *contributions):
+        data = part.encode("utf-8")
+        h.update(len(data).to_bytes(4, "big") + data)
+    return h.hexdigest()
+
+
+def default_round_clock(
+    pace: Pace, card_clock_ms: int, deal_clock_ms: int, best_of: int, between_deals_ms: int
+) -> int:
+    """The longest a round's deals can take at their own clocks, plus a minute."""
+    per_deal = TURNS * card_clock_ms if pace == Pace.LOCKSTEP else deal_clock_ms
+    return per_deal * best_of + between_deals_ms * (best_of - 1) + ROUND_MARGIN_MS
+
+
+def knockout_rounds(players: int) -> int:
+    return max(1, (max(players, 2) - 1).bit_length())
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSettings:
+    name: str
+    format: TournamentFormat
+    rounds: int  # duplicate: deals; Swiss: rounds; knockout: set from the bracket at the start
+    best_of: int  # deals per table (knockout matches); 1 otherwise
+    pace: Pace
+    card_clock_ms: int
+    deal_clock_ms: int
+    round_clock_ms: int
+    start_at: int | None  # a scheduled start (ms); None: the host starts it
+    max_players: int
+    visibility: Visibility
+    bots: bool
+    late_join: bool
+    between_rounds_ms: int
+    registered_only: bool = False  # guests may not enter
+
+    @classmethod
+    def from_message(
+        cls, msg: CreateTournament, now_ms: int, *, between_rounds_ms: int, between_deals_ms: int
+    ) -> TournamentSettings:
+        knockout = msg.format == TournamentFormat.KNOCKOUT
+        best_of = msg.best_of if knockout else 1
+        clock = msg.round_clock_ms or default_round_clock(
+            msg.pace, msg.card_clock_ms, msg.deal_clock_ms, best_of, between_deals_ms
+        )
+        return cls(
+            name=msg.name,
+            format=msg.format,
+            rounds=knockout_rounds(msg.max_players) if knockout else msg.rounds,
+            best_of=best_of,
+            pace=msg.pace,
+            card_clock_ms=msg.card_clock_ms,
+            deal_clock_ms=msg.deal_clock_ms,
+            round_clock_ms=clock,
+            start_at=None if msg.start_in_ms is None else now_ms + msg.start_in_ms,
+            max_players=msg.max_players,
+            visibility=msg.visibility,
+            bots=msg.bots,
+            late_join=msg.late_join and not knockout,
+            between_rounds_ms=between_rounds_ms,
+            registered_only=msg.registered_only,
+        )
+
+
+# ----------------------------------------------------------------------
+# Requests to the lobby
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTable:
+    """Open a room for one table, seat ``players`` (bots where ``strategies`` says),
+    its deals' secrets taken from the round's table ``root``
+    (``SecretScheme.TABLE``), every seat contributing ``contribution``, under the
+    round's ``embargo``, and start it."""
+
+    tournament_id: str
+    round: int
+    table: int
+    players: tuple[PlayerInfo, ...]
+    strategies: tuple[str, ...]  # "" for a person
+    contribution: str
+    root: str = field(repr=False)  # secret until the round is over: never in a log
+    embargo: str
+    settings: RoomSettings
+
+
+@dataclass(frozen=True, slots=True)
+class StopTable:
+    """The round clock ran out: place every unplaced card and end the table's series."""
+
+    room_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """A withdrawn or removed entrant leaves its table (the server plays it out)."""
+
+    room_id: str
+    player: PlayerInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A round is over: its tables' rooms may show their deals to everyone."""
+
+    embargo: str
+    room_ids: tuple[str, ...]
+
+
+Request = OpenTable | StopTable | Forfeit | Reveal
+
+
+# ----------------------------------------------------------------------
+# State
+
+
+@dataclass(slots=True)
+class Entrant:
+    player: PlayerInfo
+    number: int  # registration order
+    contribution: str
+    joined_round: int
+    strategy: str = ""  # a server bot entrant's strategy
+    status: EntrantStatus = EntrantStatus.ACTIVE
+    seed: int | None = None
+    out_in_round: int | None = None  # knockout: the round it lost (or left) in
+
+
+@dataclass(slots=True)
+class Table:
+    number: int
+    players: tuple[str, ...]
+    room_id: str | None = None
+    series_id: str | None = None
+    status: TableStatus = TableStatus.PLAYING
+    winner: str | None = None
+    points: dict[str, int] = field(default_factory=dict)
+    deals: list[dict[str, int]] = field(default_factory=list)  # each deal's scores
+
+
+@dataclass(slots=True)
+class Round:
+    number: int
+    secret: str
+    contribution: str
+    tables: list[Table]
+    started_at: int
+    ends_at: int
+    finished: bool = False
+    stopped: bool = False  # the round clock ran out and its tables were stopped
+
+    def open_tables(self) -> list[Table]:
+        return [t for t in self.tables if t.status == TableStatus.PLAYING]

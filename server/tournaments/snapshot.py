@@ -1,0 +1,164 @@
+"""A director's snapshot as typed records: what a restarted server rebuilds it from.
+
+The JSON is the one every earlier snapshot was written in (``version`` 1), read
+back through pydantic: a snapshot that is not whole, or holds a value of the
+wrong kind, is a ValueError for the director's restore, never a half-built
+tournament. The settings' record is also what ``tournament_created`` stores.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from protocol.messages import (
+    EntrantStatus,
+    Pace,
+    PlayerInfo,
+    TableStatus,
+    TournamentFormat,
+    Visibility,
+)
+from server.tournaments.model import (
+    Phase,
+    TournamentSettings,
+)
+
+SNAPSHOT_VERSION = 1
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class SettingsRecord(_Record):
+    name: str
+    format: TournamentFormat
+    rounds: int
+    best_of: int
+    pace: Pace
+    card_clock_ms: int
+    deal_clock_ms: int
+    round_clock_ms: int
+    start_at_ms: int | None
+    max_players: int
+    visibility: Visibility
+    bots: bool
+    late_join: bool
+    between_rounds_ms: int
+    registered_only: bool = False  # older snapshots have none
+
+    @classmethod
+    def of(cls, s: TournamentSettings) -> SettingsRecord:
+        return cls(
+            name=s.name,
+            format=s.format,
+            rounds=s.rounds,
+            best_of=s.best_of,
+            pace=s.pace,
+            card_clock_ms=s.card_clock_ms,
+            deal_clock_ms=s.deal_clock_ms,
+            round_clock_ms=s.round_clock_ms,
+            start_at_ms=s.start_at,
+            max_players=s.max_players,
+            visibility=s.visibility,
+            bots=s.bots,
+            late_join=s.late_join,
+            between_rounds_ms=s.between_rounds_ms,
+            registered_only=s.registered_only,
+        )
+
+    def settings(self) -> TournamentSettings:
+        return TournamentSettings(
+            name=self.name,
+            format=self.format,
+            rounds=self.rounds,
+            best_of=self.best_of,
+            pace=self.pace,
+            card_clock_ms=self.card_clock_ms,
+            deal_clock_ms=self.deal_clock_ms,
+            round_clock_ms=self.round_clock_ms,
+            start_at=self.start_at_ms,
+            max_players=self.max_players,
+            visibility=self.visibility,
+            bots=self.bots,
+            late_join=self.late_join,
+            between_rounds_ms=self.between_rounds_ms,
+            registered_only=self.registered_only,
+        )
+
+
+def settings_json(settings: TournamentSettings) -> dict[str, object]:
+    """The settings as JSON (a snapshot's, and a created tournament's)."""
+    return SettingsRecord.of(settings).model_dump(mode="json")
+
+
+def settings_from_json(data: object) -> TournamentSettings:
+    """Settings read back from JSON (ValueError: not settings)."""
+    try:
+        return SettingsRecord.model_validate(data).settings()
+    except ValidationError as exc:
+        raise ValueError(f"tournament settings: {exc.errors()[0]['msg']}") from None
+
+
+class EntrantRecord(_Record):
+    player: PlayerInfo
+    number: int
+    contribution: str
+    joined_round: int
+    strategy: str
+    status: EntrantStatus
+    seed: int | None
+    out_in_round: int | None
+
+
+class TableRecord(_Record):
+    number: int
+    players: list[str]
+    room_id: str | None
+    series_id: str | None
+    status: TableStatus
+    winner: str | None
+    points: dict[str, int]
+    deals: list[dict[str, int]]
+
+
+class RoundRecord(_Record):
+    number: int
+    contribution: str
+    started_at: int
+    ends_at: int
+    finished: bool
+    stopped: bool
+    tables: list[TableRecord]
+
+
+class SnapshotRecord(_Record):
+    version: int
+    id: str
+    settings: SettingsRecord
+    host: PlayerInfo
+    invite_code: str | None
+    root_secret: str
+    chain: int
+    commitment: str
+    phase: Phase
+    created_at: int
+    next_at: int | None
+    finished_at: int | None
+    bots: int
+    entrants: list[EntrantRecord]
+    rounds: list[RoundRecord]
+    bracket: list[list[str | None]]
+    had_bye: list[str]
+
+    @classmethod
+    def read(cls, state: object) -> SnapshotRecord:
+        """A stored snapshot, checked whole (ValueError: not one this server can use)."""
+        if isinstance(state, dict) and state.get("version") != SNAPSHOT_VERSION:
+            raise ValueError(f"snapshot version {state.get('version')!r}")
+        try:
+            return cls.model_validate(state)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise ValueError(f"tournament snapshot incomplete: {where}: {first['msg']}") from None
