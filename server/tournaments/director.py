@@ -35,13 +35,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from engine.deal import commitment, table_root
-from engine.ranking import WIN, competition_ranks, game_score
 from protocol.messages import (
     EntrantStatus,
     PlayerInfo,
     TableStatus,
     TournamentEntrant,
-    TournamentFormat,
     TournamentInfo,
     TournamentRound,
     TournamentStanding,
@@ -66,6 +64,7 @@ from server.events import (
 )
 from server.room import Outbound, RoomSettings
 from server.series import secret_chain
+from server.tournaments.formats import FORMATS
 from server.tournaments.model import (
     TRANSITIONS,
     Entrant,
@@ -80,15 +79,6 @@ from server.tournaments.model import (
     TournamentSettings,
     knockout_rounds,
     round_contribution,
-)
-from server.tournaments.pairing import PairingError, bracket_order, swiss_pairings
-from server.tournaments.scoring import (
-    Game,
-    buchholz,
-    duplicate_standings,
-    sonneborn_berger,
-    swiss_scores,
-    swiss_standings,
 )
 from server.tournaments.snapshot import (
     SNAPSHOT_VERSION,
@@ -140,6 +130,7 @@ class Director:
         self.expires_at: int | None = None
         if registration_ttl_ms and settings.start_at is None:
             self.expires_at = now_ms + registration_ttl_ms
+        self.format = FORMATS[settings.format]
         self._rating_of = rating_of or (lambda pid: 1500.0)
         self._known_strategy = known_strategy or (lambda name: True)
         self._by_room: dict[str, tuple[Round, Table]] = {}
@@ -460,7 +451,7 @@ class Director:
             status=self.status(),
             visibility=s.visibility,
             pace=s.pace,
-            rounds=self._planned_rounds(),
+            rounds=self.format.planned_rounds(self),
             best_of=s.best_of,
             round=len(self.rounds),
             # Everyone in the draw, knocked out or not (as GET /api/tournaments counts).
@@ -495,7 +486,7 @@ class Director:
             card_clock_ms=s.card_clock_ms,
             deal_clock_ms=s.deal_clock_ms,
             round_clock_ms=s.round_clock_ms,
-            rounds=self._planned_rounds(),
+            rounds=self.format.planned_rounds(self),
             best_of=s.best_of,
             max_players=s.max_players,
             bots=s.bots,
@@ -514,18 +505,9 @@ class Director:
             standings=self.standings(),
             history=[self._round_info(r) for r in self.rounds],
             tables=[_table_info(t) for t in current.tables] if current else [],
-            bracket=[list(slots) for slots in self.bracket]
-            if s.format == TournamentFormat.KNOCKOUT
-            else None,
+            bracket=[list(slots) for slots in self.bracket] if self.format.has_bracket else None,
             registered_only=s.registered_only,
         )
-
-    def _planned_rounds(self) -> int:
-        if self.settings.format != TournamentFormat.KNOCKOUT:
-            return self.settings.rounds
-        if self.bracket:
-            return knockout_rounds(len(self.bracket[0]))
-        return knockout_rounds(len(self.active()))
 
     @staticmethod
     def _round_info(r: Round) -> TournamentRound:
@@ -543,6 +525,15 @@ class Director:
         return TournamentUpdate(tournament=self.info(now_ms), ref=ref)
 
     # ------------------------------------------------------------------
+    # What the format sees (server.tournaments.formats.base.Field)
+
+    def rating_of(self, player_id: str) -> float:
+        return self._rating_of(player_id)
+
+    def record_entry(self, entrant: Entrant) -> None:
+        self._entry_event(entrant, self._now)
+
+    # ------------------------------------------------------------------
     # Standings
 
     def standings(self) -> list[TournamentStanding]:
@@ -554,120 +545,7 @@ class Director:
                     for pid, score in deal.items():
                         played[pid] = played.get(pid, 0) + 1
                         points[pid] = points.get(pid, 0) + score
-        fmt = self.settings.format
-        if fmt == TournamentFormat.DUPLICATE:
-            return self._duplicate_standings(played, points)
-        if fmt == TournamentFormat.SWISS:
-            return self._swiss_standings(played, points)
-        return self._knockout_standings(played, points)
-
-    def _row(
-        self,
-        rank: int,
-        pid: str,
-        played: dict[str, int],
-        points: dict[str, int],
-        **extra: float | int | None,
-    ) -> TournamentStanding:
-        e = self.entrants[pid]
-        return TournamentStanding(
-            rank=rank,
-            player=e.player,
-            status=e.status,
-            deals=played.get(pid, 0),
-            points=points.get(pid, 0),
-            **extra,  # type: ignore[arg-type]
-        )
-
-    def duplicate_deals(self) -> list[dict[str, int]]:
-        """Each round's deal: every entrant's score on it, from the tables that finished it."""
-        deals: list[dict[str, int]] = []
-        for r in self.rounds:
-            deal: dict[str, int] = {}
-            for t in r.tables:
-                for scores in t.deals[:1]:
-                    deal.update(scores)
-            if deal:
-                deals.append(deal)
-        return deals
-
-    def _duplicate_standings(
-        self, played: dict[str, int], points: dict[str, int]
-    ) -> list[TournamentStanding]:
-        table = duplicate_standings(self.duplicate_deals(), list(self.entrants))
-        ranks = competition_ranks([(-round(s.percentage, 9), -s.points) for s in table])
-        return [
-            self._row(
-                rank,
-                s.player,
-                played,
-                points,
-                matchpoints=round(s.matchpoints, 4),
-                top=round(s.top, 4),
-                percentage=round(s.percentage, 4),
-            )
-            for s, rank in zip(table, ranks, strict=True)
-        ]
-
-    def swiss_games(self) -> list[Game]:
-        games: list[Game] = []
-        for r in self.rounds:
-            for t in r.tables:
-                if t.status == TableStatus.BYE:
-                    games.append(Game(t.players[0], None, WIN))
-                elif t.status == TableStatus.FINISHED and len(t.players) == 2:
-                    a, b = t.players
-                    games.append(Game(a, b, game_score(t.winner, a)))
-        return games
-
-    def _swiss_standings(
-        self, played: dict[str, int], points: dict[str, int]
-    ) -> list[TournamentStanding]:
-        games = self.swiss_games()
-        scores, bh, sb = swiss_scores(games), buchholz(games), sonneborn_berger(games)
-        order = swiss_standings(games, list(self.entrants))
-
-        def key(p: str) -> tuple[float, float, float]:
-            return (-scores.get(p, 0.0), -bh.get(p, 0.0), -sb.get(p, 0.0))
-
-        ranks = competition_ranks([key(p) for p in order])
-        return [
-            self._row(
-                rank,
-                p,
-                played,
-                points,
-                score=scores.get(p, 0.0),
-                buchholz=bh.get(p, 0.0),
-                sonneborn_berger=sb.get(p, 0.0),
-            )
-            for p, rank in zip(order, ranks, strict=True)
-        ]
-
-    def _knockout_standings(
-        self, played: dict[str, int], points: dict[str, int]
-    ) -> list[TournamentStanding]:
-        alive = len(self.rounds) + 2  # still in (the champion, once it is over)
-
-        def reached(e: Entrant) -> int:
-            if e.status == EntrantStatus.ACTIVE or e.out_in_round is None:
-                return alive
-            return e.out_in_round
-
-        rows = sorted(
-            self.entrants.values(), key=lambda e: (-reached(e), e.seed or e.number, e.number)
-        )
-        ranks = competition_ranks([-reached(e) for e in rows])  # further is better
-        return [
-            self._row(
-                rank,
-                e.player.id,
-                played,
-                points,
-                out_in_round=e.out_in_round,
-            )
-            for e, rank in zip(rows, ranks, strict=True)
-        ]
+        return self.format.standings(self, played, points)
 
     # ------------------------------------------------------------------
     # Commands
@@ -802,9 +680,7 @@ class Director:
         pid = entrant.player.id
         entrant.status = status
         current = self.rounds[-1] if self.rounds else None
-        if self.settings.format == TournamentFormat.KNOCKOUT and self.rounds:
-            playing_now = current is not None and not current.finished
-            entrant.out_in_round = len(self.rounds) + (0 if playing_now else 1)
+        self.format.dropped(self, entrant)
         self._entry_event(entrant, now_ms)
         if current is not None and not current.finished:
             for t in current.open_tables():
@@ -974,12 +850,7 @@ class Director:
 
     def _end_table(self, r: Round, t: Table, winner_id: str | None, now_ms: int) -> list[Outbound]:
         t.status = TableStatus.FINISHED
-        if self.settings.format == TournamentFormat.DUPLICATE:
-            winner_id = None  # a one-seat table wins nothing: matchpoints rank the field
-        if winner_id is None and self.settings.format == TournamentFormat.KNOCKOUT:
-            # A drawn knockout match goes to the better seed (docs/tournaments.md).
-            winner_id = min(t.players, key=lambda p: self.entrants[p].seed or 0)
-        t.winner = winner_id
+        t.winner = self.format.table_winner(self, t, winner_id)
         self._table_event(r, t, now_ms)
         if self.over and not r.open_tables() and not r.finished:
             self._reveal(r, now_ms)  # the last table of a cancelled round: nobody plays on
@@ -1008,44 +879,11 @@ class Director:
 
     def _begin_round(self, now_ms: int) -> list[Outbound]:
         number = len(self.rounds) + 1
-        fmt = self.settings.format
         playing = [e for e in self.active() if e.joined_round <= number]
-        groups: list[tuple[str, ...]]
-        byes: list[str] = []
-        if fmt == TournamentFormat.DUPLICATE:
-            groups = [(e.player.id,) for e in playing]
-        elif fmt == TournamentFormat.SWISS:
-            if len(playing) < 2:
-                return self._close(Phase.FINISHED, now_ms)
-            scores = swiss_scores(self.swiss_games())
-            played = {
-                frozenset(t.players) for r in self.rounds for t in r.tables if len(t.players) == 2
-            }
-            ids = [e.player.id for e in playing]
-            try:
-                pairing = swiss_pairings(
-                    ids, scores, {p: self._rating_of(p) for p in ids}, played, self.had_bye
-                )
-            except PairingError:
-                return self._close(Phase.FINISHED, now_ms)
-            groups = list(pairing.pairs)
-            if pairing.bye is not None:
-                byes.append(pairing.bye)
-                self.had_bye.add(pairing.bye)
-        else:
-            slots = self._knockout_slots(number)
-            live = [p for p in slots if p is not None]
-            if len(live) < 2:
-                for p in live:
-                    self.entrants[p].out_in_round = None
-                return self._close(Phase.FINISHED, now_ms)
-            self.bracket.append(slots)
-            groups = []
-            for a, b in zip(slots[::2], slots[1::2], strict=True):
-                if a is not None and b is not None:
-                    groups.append((a, b))
-                elif a is not None or b is not None:
-                    byes.append(a or b or "")
+        pairing = self.format.pair(self, number, playing)
+        if pairing is None:
+            return self._close(Phase.FINISHED, now_ms)
+        groups, byes = pairing.groups, pairing.byes
         contributors = [(e.player.id, e.contribution) for e in playing]
         contribution = round_contribution(self.id, number, [c for _, c in contributors])
         secret = self._secrets[number - 1]
@@ -1106,30 +944,6 @@ class Director:
         self._now = now_ms
         return self._push(now_ms)
 
-    def _knockout_slots(self, number: int) -> list[str | None]:
-        if number == 1:
-            field_ = sorted(self.active(), key=lambda e: (-self._rating_of(e.player.id), e.number))
-            for i, e in enumerate(field_):
-                e.seed = i + 1
-                self._entry_event(e, self._now)
-            size = 2
-            while size < len(field_):
-                size *= 2
-            return [
-                field_[s - 1].player.id if s <= len(field_) else None for s in bracket_order(size)
-            ]
-        previous = self.rounds[-1]
-        winners: list[str | None] = []
-        by_player = {p: t for t in previous.tables for p in t.players}
-        last = self.bracket[-1]
-        for a, b in zip(last[::2], last[1::2], strict=True):
-            t = by_player.get(a or b or "")
-            winner = t.winner if t is not None else None
-            if winner is not None and self.entrants[winner].status != EntrantStatus.ACTIVE:
-                winner = None  # withdrew after winning: a walkover for the next opponent
-            winners.append(winner)
-        return winners
-
     def _reveal(self, r: Round, now_ms: int) -> None:
         """Every table of round ``r`` has finished: its secret is revealed and its
         deals' embargo lifted (stored, and told to the tables' rooms)."""
@@ -1143,21 +957,7 @@ class Director:
 
     def _end_round(self, r: Round, now_ms: int) -> list[Outbound]:
         self._reveal(r, now_ms)
-        if self.settings.format == TournamentFormat.KNOCKOUT:
-            for t in r.tables:
-                for p in t.players:
-                    e = self.entrants[p]
-                    if p != t.winner and e.status == EntrantStatus.ACTIVE:
-                        e.status, e.out_in_round = EntrantStatus.ELIMINATED, r.number
-                        self._entry_event(e, now_ms)
-            live = [
-                t.winner
-                for t in r.tables
-                if t.winner and self.entrants[t.winner].status == EntrantStatus.ACTIVE
-            ]
-            if len(live) < 2:
-                return self._close(Phase.FINISHED, now_ms)
-        elif r.number >= self.settings.rounds or not self.active():
+        if self.format.round_ended(self, r):
             return self._close(Phase.FINISHED, now_ms)
         if self.phase == Phase.PLAYING:
             self._go(Phase.BETWEEN)

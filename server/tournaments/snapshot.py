@@ -92,14 +92,6 @@ def settings_json(settings: TournamentSettings) -> dict[str, object]:
     return SettingsRecord.of(settings).model_dump(mode="json")
 
 
-def settings_from_json(data: object) -> TournamentSettings:
-    """Settings read back from JSON (ValueError: not settings)."""
-    try:
-        return SettingsRecord.model_validate(data).settings()
-    except ValidationError as exc:
-        raise ValueError(f"tournament settings: {exc.errors()[0]['msg']}") from None
-
-
 class EntrantRecord(_Record):
     player: PlayerInfo
     number: int

@@ -37,7 +37,8 @@ from server.tournaments.director import (
     StopTable,
     TournamentSettings,
 )
-from server.tournaments.snapshot import settings_from_json, settings_json
+from server.tournaments.formats import swiss
+from server.tournaments.snapshot import SettingsRecord, settings_json
 from tests.server.roomkit import (
     ALICE,
     BOB,
@@ -225,7 +226,9 @@ def test_a_tampered_chain_is_refused() -> None:
 
 def playing_round(round_clock_ms: int = 60_000) -> tuple[Director, Tables]:
     d = new_director("swiss", 2, False)
-    d.settings = settings_from_json({**settings_json(d.settings), "round_clock_ms": round_clock_ms})
+    d.settings = SettingsRecord.model_validate(
+        {**settings_json(d.settings), "round_clock_ms": round_clock_ms}
+    ).settings()
     tables = Tables()
     d.register(BOB, "b", 0)
     d.register(CAROL, "c", 0)
@@ -303,7 +306,7 @@ def test_a_table_that_cannot_be_rebuilt_ends_with_the_deals_it_finished() -> Non
     lb2.tick(1_000)
     assert back.phase == Phase.PLAYING and len(back.rounds) == 2  # round 2 opened as usual
     assert all(t.room_id in lb2.rooms for t in back.rounds[1].tables if t.status == "playing")
-    drawn = [g for g in back.swiss_games() if g.b is not None]
+    drawn = [g for g in swiss.games(back) if g.b is not None]
     assert [g.score_a for g in drawn] == [0.5]
 
 

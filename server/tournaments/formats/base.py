@@ -1,0 +1,91 @@
+"""The one interface every tournament format has, and what a format may see of its
+tournament. A format decides; the director (server.tournaments.director) keeps
+the state, opens the tables and tells everyone."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from protocol.messages import TournamentStanding
+from server.tournaments.model import Entrant, Round, Table, TournamentSettings
+
+
+class Field(Protocol):
+    """What a format reads and changes of its tournament (the director has it)."""
+
+    id: str
+    settings: TournamentSettings
+    entrants: dict[str, Entrant]
+    rounds: list[Round]
+    bracket: list[list[str | None]]
+    had_bye: set[str]
+
+    def active(self) -> list[Entrant]: ...
+
+    def rating_of(self, player_id: str) -> float: ...
+
+    def record_entry(self, entrant: Entrant) -> None:
+        """An entrant changed (its seed, its status): store it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """A round's tables: the groups that play (one player each in a duplicate field)
+    and the players given a bye."""
+
+    groups: list[tuple[str, ...]]
+    byes: list[str] = field(default_factory=list)
+
+
+class Format(Protocol):
+    has_bracket: bool  # its rounds are a bracket's (TournamentInfo.bracket)
+
+    def planned_rounds(self, t: Field) -> int:
+        """How many rounds the tournament plays, as far as is known now."""
+
+    def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
+        """Round ``number``'s tables of the entrants ``playing``; None: no round can be
+        made, the tournament is over."""
+
+    def table_winner(self, t: Field, table: Table, winner_id: str | None) -> str | None:
+        """Who wins a table whose series ``winner_id`` won (None: drawn)."""
+
+    def round_ended(self, t: Field, r: Round) -> bool:
+        """Round ``r`` is over (its results in): act on it; True if the tournament is."""
+
+    def dropped(self, t: Field, entrant: Entrant) -> None:
+        """``entrant`` withdrew or was removed (its status already says which)."""
+
+    def standings(
+        self, t: Field, played: Mapping[str, int], points: Mapping[str, int]
+    ) -> list[TournamentStanding]:
+        """Everyone in the draw, best first, with this format's tie-breaks."""
+
+
+def standing_row(
+    entrant: Entrant,
+    rank: int,
+    played: Mapping[str, int],
+    points: Mapping[str, int],
+    **extra: float | int | None,
+) -> TournamentStanding:
+    pid = entrant.player.id
+    return TournamentStanding(
+        rank=rank,
+        player=entrant.player,
+        status=entrant.status,
+        deals=played.get(pid, 0),
+        points=points.get(pid, 0),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def rounds_planned(t: Field) -> int:
+    """The rounds of the settings (the duplicate field's deals, Swiss rounds)."""
+    return t.settings.rounds
+
+
+def last_round_played(t: Field, r: Round) -> bool:
+    return r.number >= t.settings.rounds or not t.active()

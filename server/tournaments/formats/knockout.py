@@ -1,0 +1,105 @@
+"""Knockout: a seeded bracket (by rating), byes for the top seeds, best-of-N matches;
+a drawn match goes to the better seed; the loser is out (docs/tournaments.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engine.ranking import competition_ranks
+from protocol.messages import EntrantStatus, TournamentStanding
+from server.tournaments.formats.base import Field, Pairing, standing_row
+from server.tournaments.model import Entrant, Round, Table, knockout_rounds
+from server.tournaments.pairing import bracket_order
+
+
+def slots(t: Field, number: int) -> list[str | None]:
+    """Round ``number``'s bracket slots: the seeded draw, then the winners going on."""
+    if number == 1:
+        seeded = sorted(t.active(), key=lambda e: (-t.rating_of(e.player.id), e.number))
+        for i, e in enumerate(seeded):
+            e.seed = i + 1
+            t.record_entry(e)
+        size = 2
+        while size < len(seeded):
+            size *= 2
+        return [seeded[s - 1].player.id if s <= len(seeded) else None for s in bracket_order(size)]
+    previous = t.rounds[-1]
+    winners: list[str | None] = []
+    by_player = {p: table for table in previous.tables for p in table.players}
+    last = t.bracket[-1]
+    for a, b in zip(last[::2], last[1::2], strict=True):
+        table = by_player.get(a or b or "")
+        winner = table.winner if table is not None else None
+        if winner is not None and t.entrants[winner].status != EntrantStatus.ACTIVE:
+            winner = None  # withdrew after winning: a walkover for the next opponent
+        winners.append(winner)
+    return winners
+
+
+class Knockout:
+    has_bracket = True
+
+    def planned_rounds(self, t: Field) -> int:
+        if t.bracket:
+            return knockout_rounds(len(t.bracket[0]))
+        return knockout_rounds(len(t.active()))
+
+    def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
+        drawn = slots(t, number)
+        live = [p for p in drawn if p is not None]
+        if len(live) < 2:
+            for p in live:
+                t.entrants[p].out_in_round = None  # the champion
+            return None
+        t.bracket.append(drawn)
+        groups: list[tuple[str, ...]] = []
+        byes: list[str] = []
+        for a, b in zip(drawn[::2], drawn[1::2], strict=True):
+            if a is not None and b is not None:
+                groups.append((a, b))
+            elif a is not None or b is not None:
+                byes.append(a or b or "")
+        return Pairing(groups, byes)
+
+    def table_winner(self, t: Field, table: Table, winner_id: str | None) -> str | None:
+        if winner_id is None:  # a drawn match goes to the better seed (docs/tournaments.md)
+            return min(table.players, key=lambda p: t.entrants[p].seed or 0)
+        return winner_id
+
+    def round_ended(self, t: Field, r: Round) -> bool:
+        for table in r.tables:
+            for p in table.players:
+                e = t.entrants[p]
+                if p != table.winner and e.status == EntrantStatus.ACTIVE:
+                    e.status, e.out_in_round = EntrantStatus.ELIMINATED, r.number
+                    t.record_entry(e)
+        live = [
+            table.winner
+            for table in r.tables
+            if table.winner and t.entrants[table.winner].status == EntrantStatus.ACTIVE
+        ]
+        return len(live) < 2
+
+    def dropped(self, t: Field, entrant: Entrant) -> None:
+        if t.rounds:
+            current = t.rounds[-1]
+            entrant.out_in_round = len(t.rounds) + (0 if not current.finished else 1)
+
+    def standings(
+        self, t: Field, played: Mapping[str, int], points: Mapping[str, int]
+    ) -> list[TournamentStanding]:
+        alive = len(t.rounds) + 2  # still in (the champion, once it is over)
+
+        def reached(e: Entrant) -> int:
+            if e.status == EntrantStatus.ACTIVE or e.out_in_round is None:
+                return alive
+            return e.out_in_round
+
+        rows = sorted(
+            t.entrants.values(), key=lambda e: (-reached(e), e.seed or e.number, e.number)
+        )
+        ranks = competition_ranks([-reached(e) for e in rows])  # further is better
+        return [
+            standing_row(e, rank, played, points, out_in_round=e.out_in_round)
+            for e, rank in zip(rows, ranks, strict=True)
+        ]

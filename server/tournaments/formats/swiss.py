@@ -1,0 +1,98 @@
+"""Swiss: players of equal score meet, nobody twice, one bye at most each; standings
+by score, then Buchholz, then Sonneborn-Berger (docs/tournaments.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engine.ranking import WIN, competition_ranks, game_score
+from protocol.messages import TableStatus, TournamentStanding
+from server.tournaments.formats.base import (
+    Field,
+    Pairing,
+    last_round_played,
+    rounds_planned,
+    standing_row,
+)
+from server.tournaments.model import Entrant, Round, Table
+from server.tournaments.pairing import PairingError, swiss_pairings
+from server.tournaments.scoring import (
+    Game,
+    buchholz,
+    sonneborn_berger,
+    swiss_scores,
+    swiss_standings,
+)
+
+
+def games(t: Field) -> list[Game]:
+    """Every game played so far (a bye is a won game against nobody)."""
+    found: list[Game] = []
+    for r in t.rounds:
+        for table in r.tables:
+            if table.status == TableStatus.BYE:
+                found.append(Game(table.players[0], None, WIN))
+            elif table.status == TableStatus.FINISHED and len(table.players) == 2:
+                a, b = table.players
+                found.append(Game(a, b, game_score(table.winner, a)))
+    return found
+
+
+class Swiss:
+    has_bracket = False
+    planned_rounds = staticmethod(rounds_planned)
+
+    def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
+        if len(playing) < 2:
+            return None
+        scores = swiss_scores(games(t))
+        met = {
+            frozenset(table.players)
+            for r in t.rounds
+            for table in r.tables
+            if len(table.players) == 2
+        }
+        ids = [e.player.id for e in playing]
+        try:
+            pairing = swiss_pairings(ids, scores, {p: t.rating_of(p) for p in ids}, met, t.had_bye)
+        except PairingError:
+            return None
+        byes: list[str] = []
+        if pairing.bye is not None:
+            byes.append(pairing.bye)
+            t.had_bye.add(pairing.bye)
+        return Pairing(list(pairing.pairs), byes)
+
+    def table_winner(self, t: Field, table: Table, winner_id: str | None) -> str | None:
+        return winner_id  # a draw is half a point each
+
+    def round_ended(self, t: Field, r: Round) -> bool:
+        return last_round_played(t, r)
+
+    def dropped(self, t: Field, entrant: Entrant) -> None:
+        pass
+
+    def standings(
+        self, t: Field, played: Mapping[str, int], points: Mapping[str, int]
+    ) -> list[TournamentStanding]:
+        played_games = games(t)
+        scores = swiss_scores(played_games)
+        bh, sb = buchholz(played_games), sonneborn_berger(played_games)
+        order = swiss_standings(played_games, list(t.entrants))
+
+        def key(p: str) -> tuple[float, float, float]:
+            return (-scores.get(p, 0.0), -bh.get(p, 0.0), -sb.get(p, 0.0))
+
+        ranks = competition_ranks([key(p) for p in order])
+        return [
+            standing_row(
+                t.entrants[p],
+                rank,
+                played,
+                points,
+                score=scores.get(p, 0.0),
+                buchholz=bh.get(p, 0.0),
+                sonneborn_berger=sb.get(p, 0.0),
+            )
+            for p, rank in zip(order, ranks, strict=True)
+        ]
