@@ -451,7 +451,7 @@ class Room:
     # ------------------------------------------------------------------
     # Transitions
 
-    def _enter(self, phase: Phase) -> None:
+    def _go(self, phase: Phase) -> None:
         if phase not in TRANSITIONS[self.phase]:
             raise AssertionError(f"no transition from {self.phase} to {phase}")
         self.phase = phase
@@ -828,7 +828,7 @@ class Room:
         self.match = m
         for seat in self.seats:
             seat.asked = 0  # a new deal: bot seats are asked for their moves from turn 1 again
-        self._enter(Phase.PLAYING)
+        self._go(Phase.PLAYING)
         s = self.settings
         if number == 1:
             self.events.append(
@@ -983,10 +983,10 @@ class Room:
                     series.gone.add(pid)
                     self.events.append(Abandoned(pid, self.id, series.id, m.id, "idle", now_ms))
         if series.aborted or series.decided() or self.last_deal:
-            self._enter(Phase.FINISHED)
+            self._go(Phase.FINISHED)
             self._close_series(now_ms)
         else:
-            self._enter(Phase.BETWEEN)
+            self._go(Phase.BETWEEN)
             series.next_at = now_ms + self.between_deals_ms
         m.result = MatchResult(
             room_id=self.id,
@@ -1032,7 +1032,7 @@ class Room:
 
     def _end_series(self, now_ms: int) -> list[Outbound]:
         """Between deals, the series was decided without the next deal (a forfeit)."""
-        self._enter(Phase.FINISHED)
+        self._go(Phase.FINISHED)
         self._close_series(now_ms)
         return self._room_update(now=True)
 

@@ -33,6 +33,7 @@ This module must never await, read a clock, or touch sockets or the database.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import NamedTuple
 
 from engine.deal import commitment, table_root
 from protocol.messages import (
@@ -96,6 +97,13 @@ PUSH_INTERVAL_MS = 1_000  # live standings go out at most this often during a ro
 SNAPSHOT_INTERVAL_MS = 1_000
 
 
+class Reply(NamedTuple):
+    """Who asked for a command (its answer echoes ``ref``)."""
+
+    actor: str
+    ref: str | None
+
+
 class Director:
     """One tournament, from registration to its final standings."""
 
@@ -138,8 +146,9 @@ class Director:
         self._now = now_ms
         self._push_due: int | None = None
         self._pushed_at: int | None = None
-        # The command being answered: its actor gets the next push with its ref.
-        self._reply: tuple[str, str | None] | None = None
+        # A command that began a round is answered by the push once its tables have
+        # their rooms (tables_opened), so that its actor learns where to play from it.
+        self._reply_after_tables: Reply | None = None
         self._stored: dict[str, object] | None = None  # the last snapshot in the events
         self._stored_shape: tuple[object, ...] | None = None
         self._stored_at = now_ms
@@ -564,7 +573,9 @@ class Director:
         if len(self.rounds) >= self.settings.rounds:
             raise errors.RegistrationClosed("no round is left to play")
 
-    def _enter(self, player: PlayerInfo, contribution: str, strategy: str, now_ms: int) -> Entrant:
+    def _add_entrant(
+        self, player: PlayerInfo, contribution: str, strategy: str, now_ms: int
+    ) -> Entrant:
         entrant = Entrant(
             player=player,
             number=len(self.entrants) + 1,
@@ -609,12 +620,9 @@ class Director:
         if len(self.active()) >= self.settings.max_players:
             raise errors.TournamentFull(f"all {self.settings.max_players} places are taken")
 
-        def act() -> list[Outbound]:
-            self.spectators.pop(player.id, None)
-            self._enter(player, contribution, "", now_ms)
-            return self._changed(now_ms)
-
-        return self._command(player.id, ref, now_ms, act)
+        self.spectators.pop(player.id, None)
+        self._add_entrant(player, contribution, "", now_ms)
+        return self._changed(now_ms, Reply(player.id, ref))
 
     def spectate(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
         self._now = now_ms
@@ -632,6 +640,7 @@ class Director:
         admin: bool = False,
         ref: str | None = None,
     ) -> list[Outbound]:
+        self._now = now_ms
         self._require_host(actor, admin)
         self._registration_open()
         if not self.settings.bots:
@@ -642,17 +651,14 @@ class Director:
         if count > room:
             raise errors.TournamentFull(f"only {room} places are left")
 
-        def act() -> list[Outbound]:
-            for _ in range(count):
-                self._bots += 1
-                n = self._bots
-                bot = PlayerInfo(
-                    id=f"bot-{strategy}-{self.id}-{n}", name=f"{strategy} bot {n}", bot=True
-                )
-                self._enter(bot, "", strategy, now_ms)
-            return self._changed(now_ms)
-
-        return self._command(actor.id, ref, now_ms, act)
+        for _ in range(count):
+            self._bots += 1
+            n = self._bots
+            bot = PlayerInfo(
+                id=f"bot-{strategy}-{self.id}-{n}", name=f"{strategy} bot {n}", bot=True
+            )
+            self._add_entrant(bot, "", strategy, now_ms)
+        return self._changed(now_ms, Reply(actor.id, ref))
 
     def leave(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
         """An entrant withdraws (its table, if any, is forfeited); a spectator stops watching."""
@@ -670,11 +676,8 @@ class Director:
             # Out already, or all over: nothing to withdraw from.
             raise errors.TournamentState("you are no longer playing in this tournament")
 
-        def act() -> list[Outbound]:
-            self._drop(entrant, EntrantStatus.WITHDRAWN, now_ms)
-            return self._changed(now_ms)
-
-        return self._command(player.id, ref, now_ms, act)
+        self._drop(entrant, EntrantStatus.WITHDRAWN, now_ms)
+        return self._changed(now_ms, Reply(player.id, ref))
 
     def _drop(self, entrant: Entrant, status: EntrantStatus, now_ms: int) -> None:
         pid = entrant.player.id
@@ -697,68 +700,53 @@ class Director:
         admin: bool = False,
         ref: str | None = None,
     ) -> list[Outbound]:
-        """The host's start, pause, resume, cancel and remove; validated, then applied."""
+        """The host's start, pause, resume, cancel and remove: each checked, then
+        applied, then answered (the actor's copy of the update it caused has its ref)."""
         self._now = now_ms
         self._require_host(actor, admin)
-        act: Callable[[], list[Outbound]]
-        if action == "remove":
-            entrant = self.entrants.get(player_id or "")
-            if entrant is None or entrant.status != EntrantStatus.ACTIVE:
-                raise errors.NotRegistered(f"{player_id} is not an active entrant")
-            if self.over:
-                raise errors.TournamentState("the tournament is over")
-
-            def act() -> list[Outbound]:
-                assert entrant is not None
+        reply = Reply(actor.id, ref)
+        match action:
+            case "remove":
+                entrant = self.entrants.get(player_id or "")
+                if entrant is None or entrant.status != EntrantStatus.ACTIVE:
+                    raise errors.NotRegistered(f"{player_id} is not an active entrant")
+                if self.over:
+                    raise errors.TournamentState("the tournament is over")
                 self._drop(entrant, EntrantStatus.REMOVED, now_ms)
-                outs = self._push(now_ms)
+                outs = self._push(now_ms, reply)
                 if not entrant.strategy and entrant.player.id != actor.id:
                     outs.append(Outbound((entrant.player.id,), self.update(now_ms)))
                 return outs
-
-        elif action == "start":
-            if self.phase != Phase.REGISTERING:
-                raise errors.TournamentState("the tournament has already started")
-            if len(self.active()) < 2:
-                raise errors.TooFewPlayers("a tournament needs at least two entrants")
-
-            def act() -> list[Outbound]:
+            case "start":
+                if self.phase != Phase.REGISTERING:
+                    raise errors.TournamentState("the tournament has already started")
+                if len(self.active()) < 2:
+                    raise errors.TooFewPlayers("a tournament needs at least two entrants")
                 self.events.append(TournamentStatus(self.id, "started", None, now_ms))
-                return self._begin_round(now_ms)
-
-        elif action == "pause":
-            if self.phase not in (Phase.PLAYING, Phase.BETWEEN):
-                raise errors.TournamentState("only a running tournament can be paused")
-
-            def act() -> list[Outbound]:
+                return self._begin_round(now_ms, reply)
+            case "pause":
+                if self.phase not in (Phase.PLAYING, Phase.BETWEEN):
+                    raise errors.TournamentState("only a running tournament can be paused")
                 self._go(Phase.PAUSED)
                 self.next_at = None
                 self.events.append(TournamentStatus(self.id, "paused", None, now_ms))
-                return self._push(now_ms)
-
-        elif action == "resume":
-            if self.phase != Phase.PAUSED:
-                raise errors.TournamentState("the tournament is not paused")
-
-            def act() -> list[Outbound]:
+                return self._push(now_ms, reply)
+            case "resume":
+                if self.phase != Phase.PAUSED:
+                    raise errors.TournamentState("the tournament is not paused")
                 if self.rounds[-1].finished:
                     self._go(Phase.BETWEEN)
                     self.next_at = now_ms + self.settings.between_rounds_ms
                 else:
                     self._go(Phase.PLAYING)
                 self.events.append(TournamentStatus(self.id, "resumed", None, now_ms))
-                return self._push(now_ms)
-
-        elif action == "cancel":
-            if self.over:
-                raise errors.TournamentState("the tournament is already over")
-
-            def act() -> list[Outbound]:
-                return self._close(Phase.CANCELLED, now_ms)
-
-        else:  # the protocol admits nothing else
-            raise errors.RoomError(f"unknown action {action!r}", code="bad_message")
-        return self._command(actor.id, ref, now_ms, act)
+                return self._push(now_ms, reply)
+            case "cancel":
+                if self.over:
+                    raise errors.TournamentState("the tournament is already over")
+                return self._close(Phase.CANCELLED, now_ms, reply)
+        # The protocol admits nothing else.
+        raise errors.RoomError(f"unknown action {action!r}", code="bad_message")
 
     def _go(self, phase: Phase) -> None:
         if phase not in TRANSITIONS[self.phase]:
@@ -877,12 +865,12 @@ class Director:
     # ------------------------------------------------------------------
     # Rounds
 
-    def _begin_round(self, now_ms: int) -> list[Outbound]:
+    def _begin_round(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         number = len(self.rounds) + 1
         playing = [e for e in self.active() if e.joined_round <= number]
         pairing = self.format.pair(self, number, playing)
         if pairing is None:
-            return self._close(Phase.FINISHED, now_ms)
+            return self._close(Phase.FINISHED, now_ms, reply)
         groups, byes = pairing.groups, pairing.byes
         contributors = [(e.player.id, e.contribution) for e in playing]
         contribution = round_contribution(self.id, number, [c for _, c in contributors])
@@ -934,15 +922,18 @@ class Director:
                 )
             )
         if not r.open_tables():
-            return self._end_round(r, now_ms)
+            return self._end_round(r, now_ms, reply)
         # The update goes out once the tables are open and have their room ids
         # (tables_opened), so that everyone learns where to play from it.
+        if reply is not None:
+            self._reply_after_tables = reply
         return []
 
     def tables_opened(self, now_ms: int) -> list[Outbound]:
         """The tables asked for (OpenTable) are open: tell everyone where they play."""
         self._now = now_ms
-        return self._push(now_ms)
+        reply, self._reply_after_tables = self._reply_after_tables, None
+        return self._push(now_ms, reply)
 
     def _reveal(self, r: Round, now_ms: int) -> None:
         """Every table of round ``r`` has finished: its secret is revealed and its
@@ -955,16 +946,16 @@ class Director:
         if rooms:
             self.requests.append(Reveal(embargo, rooms))
 
-    def _end_round(self, r: Round, now_ms: int) -> list[Outbound]:
+    def _end_round(self, r: Round, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         self._reveal(r, now_ms)
         if self.format.round_ended(self, r):
-            return self._close(Phase.FINISHED, now_ms)
+            return self._close(Phase.FINISHED, now_ms, reply)
         if self.phase == Phase.PLAYING:
             self._go(Phase.BETWEEN)
             self.next_at = now_ms + self.settings.between_rounds_ms
-        return self._push(now_ms)
+        return self._push(now_ms, reply)
 
-    def _close(self, phase: Phase, now_ms: int) -> list[Outbound]:
+    def _close(self, phase: Phase, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         """Finish or cancel: stop any table still playing, store the final standings."""
         current = self.rounds[-1] if self.rounds else None
         if current is not None and not current.finished:
@@ -977,50 +968,34 @@ class Director:
         self.finished_at = now_ms
         final = tuple(s.model_dump(mode="json") for s in self.standings())
         self.events.append(TournamentStatus(self.id, phase.value, final, now_ms))
-        return self._push(now_ms)
+        return self._push(now_ms, reply)
 
     # ------------------------------------------------------------------
     # Telling the members
 
-    def _changed(self, now_ms: int) -> list[Outbound]:
-        """Something changed: push now, or once the push interval has passed."""
+    def _changed(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
+        """Something changed: push now, or once the push interval has passed; the
+        command's actor (``reply``) is answered now either way."""
         if self._pushed_at is None or now_ms - self._pushed_at >= PUSH_INTERVAL_MS:
-            return self._push(now_ms)
+            return self._push(now_ms, reply)
         if self._push_due is None:
             self._push_due = self._pushed_at + PUSH_INTERVAL_MS
-        return []
+        if reply is None:
+            return []
+        return [Outbound((reply.actor,), self.update(now_ms, reply.ref))]
 
-    def _push(self, now_ms: int) -> list[Outbound]:
+    def _push(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
+        """The update to every member; the actor of ``reply`` gets its own copy, with its ref."""
         self._push_due = None
         self._pushed_at = now_ms
         members = self.members()
         update = self.update(now_ms)
         outs: list[Outbound] = []
-        if self._reply is not None:
-            actor, ref = self._reply
-            self._reply = None
-            outs.append(Outbound((actor,), update.model_copy(update={"ref": ref})))
-            members = [m for m in members if m != actor]
+        if reply is not None:
+            outs.append(Outbound((reply.actor,), update.model_copy(update={"ref": reply.ref})))
+            members = [m for m in members if m != reply.actor]
         if members:
             outs.append(Outbound(tuple(members), update))
-        return outs
-
-    def _command(
-        self, actor: str, ref: str | None, now_ms: int, act: Callable[[], list[Outbound]]
-    ) -> list[Outbound]:
-        """Run a command; its actor is answered (with ``ref``) by the push it caused,
-        or alone if it caused none (the push interval had not passed)."""
-        self._now = now_ms
-        self._reply = (actor, ref)
-        try:
-            outs = act()
-        finally:
-            pending, self._reply = self._reply, None
-        if pending is not None:
-            if any(isinstance(r, OpenTable) for r in self.requests):
-                self._reply = pending  # answered by the push once the tables are open
-            else:
-                outs.append(Outbound((actor,), self.update(now_ms, ref)))
         return outs
 
 
