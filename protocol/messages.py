@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -454,6 +454,11 @@ ClientMessage = Annotated[
     | LeaveTournament | ManageTournament | AddTournamentBot | GetTournament | ListOnline,
     Field(discriminator="type"),
 ]  # fmt: skip
+
+# Every client message's ``type``, in the union's order: read from the union, never kept apart.
+CLIENT_TYPES: tuple[str, ...] = tuple(
+    str(kind.model_fields["type"].default) for kind in get_args(get_args(ClientMessage)[0])
+)
 
 
 # ---------------------------------------------------------------------------
@@ -1278,15 +1283,6 @@ def progress_message(
         f'"connected":{{{links}}},"deadline_ms":{deadline}}}'
     )
     return Prepared(Progress, fields, text)
-
-
-CLIENT_TYPES: tuple[str, ...] = (
-    "hello", "list_rooms", "create_room", "join_room", "leave_room", "ready", "start",
-    "add_bot", "place", "resync", "ping", "rematch", "quickplay", "cancel_quickplay",
-    "challenge", "answer_challenge", "get_leaderboard", "list_bots", "create_tournament",
-    "list_tournaments", "join_tournament", "leave_tournament", "manage_tournament",
-    "add_tournament_bot", "get_tournament", "list_online",
-)  # fmt: skip
 
 
 def json_schema() -> dict[str, Any]:
