@@ -79,7 +79,7 @@ from server.events import (
     SeriesEnded,
 )
 from server.fallback import CellChooser, fallback_cell
-from server.room import bot_seats, views
+from server.room import bot_seats, phases, views
 from server.room.outbound import Outbound
 from server.room.phases import TRANSITIONS, Phase
 from server.room.state import (
@@ -496,8 +496,7 @@ class Room:
         if msg.spectate:
             self.spectators[player.id] = player
             return [self.send_state(player.id, now_ms, msg.ref), *self._room_update()]
-        if self.phase != Phase.WAITING:
-            raise errors.RoomStarted("the match has started: join as a spectator")
+        phases.require(self.phase, JoinRoom)
         if len(self.seats) >= self.settings.seats:
             raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
         if self.settings.rated and (player.guest or player.bot):
@@ -547,8 +546,7 @@ class Room:
 
     def _ready(self, player: PlayerInfo, msg: Ready, now_ms: int) -> list[Outbound]:
         seat = self._playing_seat(player)
-        if self.phase != Phase.WAITING:
-            raise errors.RoomStarted("the match has already started")
+        phases.require(self.phase, Ready)
         seat.ready = msg.ready
         full = len(self.seats) == self.settings.seats
         if full and all(s.ready for s in self.seats):
@@ -559,16 +557,14 @@ class Room:
         self._require_member(player)
         if player.id != self.creator.id:
             raise errors.NotCreator("only the room's creator may start the match")
-        if self.phase != Phase.WAITING:
-            raise errors.RoomStarted("the match has already started")
+        phases.require(self.phase, StartMatch)
         return self._begin(now_ms, ref=msg.ref, actor=player.id)
 
     def _add_bot(self, player: PlayerInfo, msg: AddBot, now_ms: int) -> list[Outbound]:
         self._require_member(player)
         if player.id != self.creator.id:
             raise errors.NotCreator("only the room's creator may add a bot")
-        if self.phase != Phase.WAITING:
-            raise errors.RoomStarted("the match has already started")
+        phases.require(self.phase, AddBot)
         if len(self.seats) >= self.settings.seats:
             raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
         if self.settings.rated:
@@ -578,7 +574,8 @@ class Room:
 
     def _rematch(self, player: PlayerInfo, msg: Rematch, now_ms: int) -> list[Outbound]:
         seat = self._playing_seat(player)
-        if self.phase != Phase.FINISHED or self._next_series is None:
+        phases.require(self.phase, Rematch)
+        if self._next_series is None:  # a room that commits to no rematch (no ids)
             raise errors.SeriesNotOver("a rematch can be offered once the match is over")
         gone = [s.player.name for s in self.seats if s.bot is None and not s.present]
         if gone and msg.want:
@@ -668,9 +665,9 @@ class Room:
 
     def _place(self, player: PlayerInfo, msg: Place, now_ms: int) -> list[Outbound]:
         self._playing_seat(player)
+        phases.require(self.phase, Place)
         m = self.match
-        if m is None or self.phase != Phase.PLAYING:
-            raise errors.NotPlaying("no match is being played in this room")
+        assert m is not None
         board = m.boards[player.id]
         if msg.turn <= board.placed:
             # Over: at lockstep every seat has placed it (the next card is out); in a
@@ -789,9 +786,9 @@ class Room:
         seat = self.seat_of(player_id)
         if seat is None or seat.bot is None:
             raise errors.NotSeated(f"{player_id} is not a bot seat of room {self.id}")
+        phases.require(self.phase, Place)
         m = self.match
-        if m is None or self.phase != Phase.PLAYING:
-            raise errors.NotPlaying("no match is being played in this room")
+        assert m is not None
         if views.waiting_turn(self, player_id) != turn:
             raise errors.PastTurn(f"turn {turn} is not waiting for {player_id}")
         problem = m.boards[player_id].grid.why_illegal(cell)

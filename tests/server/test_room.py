@@ -560,3 +560,16 @@ def test_race_bots_thinking_elsewhere_are_asked_card_by_card() -> None:
     for t in range(16):
         place(room, box, ALICE, 100 + t)
     assert room.phase == Phase.FINISHED
+
+
+def test_each_command_is_refused_outside_the_phases_its_table_allows() -> None:
+    from server.room.phases import COMMANDS, require
+
+    for command, allowed in COMMANDS.items():
+        for phase in Phase:
+            if phase in allowed.phases:
+                require(phase, command)
+            else:
+                with pytest.raises(allowed.refusal):
+                    require(phase, command)
+    require(Phase.PLAYING, LeaveRoom)  # not in the table: any phase
