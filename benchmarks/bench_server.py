@@ -173,8 +173,8 @@ def run_echo_server() -> None:
     """
     from aiohttp import WSMsgType, web
 
-    from server.app import event_loop_factory
     from server.config import ServerConfig
+    from server.shell.runtime import event_loop_factory
 
     # Negotiates permessage-deflate exactly when the game server does (by default
     # not): a ceiling that compresses every frame would flatter the game server.
@@ -510,7 +510,7 @@ async def run_job(job: Job, ready: Any, start: Any) -> dict[str, Any]:
 
 
 def _loop_factory() -> Any:
-    from server.app import event_loop_factory
+    from server.shell.runtime import event_loop_factory
 
     return event_loop_factory()
 
@@ -686,7 +686,7 @@ def median_figures(runs: list[Figures]) -> Figures:
 
 
 def loop_name() -> str:
-    from server.app import event_loop_factory
+    from server.shell.runtime import event_loop_factory
 
     return "asyncio" if event_loop_factory() is None else "uvloop"
 

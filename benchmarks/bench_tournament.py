@@ -32,7 +32,7 @@ import websockets
 
 SERVER = """
 import sys
-from server.app import run
+from server.shell.runtime import run
 from server.config import ServerConfig
 run(ServerConfig(port=int(sys.argv[1]), db_path=sys.argv[2], between_rounds_ms=int(sys.argv[3]),
                  finished_ttl_ms=3_600_000), announce=lambda line: print(line, flush=True))

@@ -5,7 +5,7 @@ What counts as reaching: ``from m import _name`` from another module; ``x._name`
 where the module never defines ``_name`` itself (as a function, class, variable,
 argument or ``self._name``/``cls._name`` attribute); ``getattr``/``setattr`` of a
 private name given as a string. The one exception is the named adapter of
-aiohttp's internals, server/aiohttp_adapters.py, which has a test of its own
+aiohttp's internals, server/shell/aiohttp_adapters.py, which has a test of its own
 (tests/server/test_aiohttp_adapters.py) that fails if aiohttp changes under it.
 """
 
@@ -22,7 +22,7 @@ PYTHON_API = frozenset({
     "_asdict", "_replace", "_fields", "_field_defaults", "_make", "_exit",
     "_missing_", "_value_", "_name_", "_generate_next_value_", "_ignore_",
 })  # fmt: skip
-ADAPTERS = {"server/aiohttp_adapters.py": frozenset({"_data_received_cb"})}
+ADAPTERS = {"server/shell/aiohttp_adapters.py": frozenset({"_data_received_cb"})}
 
 
 def _private(name: str) -> bool:

@@ -133,8 +133,8 @@ def config_from(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from server import config as settings
-    from server.app import run as run_server
     from server.identity import AdminNotFound
+    from server.shell.runtime import run as run_server
 
     config = config_from(args)
     if args.print_config:

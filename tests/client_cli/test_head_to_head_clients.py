@@ -11,7 +11,7 @@ import pytest
 
 from client_cli.botkit import BotClient, Plan, load_chooser
 from server import errors
-from server.app import HUB
+from server.shell.keys import HUB
 from tests.client_cli.test_play_plain import ROW_BY_ROW, plain
 from tests.server.live import Live, running_server
 

@@ -32,8 +32,9 @@ from client_cli.tui.screens.results import ResultsScreen
 from client_cli.tui.screens.room import RoomScreen
 from client_cli.tui.widgets import CELL_H, CELL_W, LEFT, TOP, BoardView, ConnectionBar
 from engine import parse_cell
-from server.app import HUB, create_app
 from server.config import ServerConfig
+from server.shell.app import create_app
+from server.shell.keys import HUB
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from server.app import create_app
 from server.config import ServerConfig
+from server.shell.app import create_app
 from tests.client_cli.test_play_plain import ROW_BY_ROW, plain
 
 pytestmark = pytest.mark.timeout(60)

@@ -26,13 +26,13 @@ from engine.deal import commitment, room_seed, table_deal_secret, table_root
 from protocol.messages import PlayerInfo
 from server import app as server_app
 from server import errors
-from server.app import Hub
 from server.bots import bot_factory, think
 from server.config import LobbyConfig, ServerConfig
 from server.events import EmbargoLifted, Event, MatchBegan, MatchEnded
 from server.ids import IdSource
 from server.lobby import Lobby
 from server.room import BotTurn, Outbound
+from server.shell.hub import Hub
 from server.storage import Storage
 from server.tournaments.director import round_contribution
 

@@ -19,8 +19,11 @@ from typing import Any
 import websockets
 from aiohttp import web
 
-from server.app import HUB, Session, create_app, make_runner
 from server.config import ServerConfig
+from server.shell.app import create_app
+from server.shell.keys import HUB
+from server.shell.runtime import make_runner
+from server.shell.session import Session
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""The server's two uses of aiohttp past its public API (server/aiohttp_adapters.py),
+"""The server's two uses of aiohttp past its public API (server/shell/aiohttp_adapters.py),
 checked against the aiohttp installed: if it changes under them, these fail."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from server import aiohttp_adapters
+from server.shell import aiohttp_adapters
 
 
 async def _seen_by_a_handler(compress: bool) -> dict[str, object]:

@@ -36,9 +36,9 @@ import aiohttp
 import pytest
 
 from engine.deal import room_seed, table_deal_secret, table_root
-from server.app import HUB
 from server.limits import Quota
 from server.room import Phase
+from server.shell.keys import HUB
 from server.web import load as load_web_client
 from tests.server.fairworld import card_leaks
 from tests.server.live import Client, Live, running_server, signed_in

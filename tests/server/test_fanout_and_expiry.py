@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import websockets
 
-from server.app import HUB
 from server.limits import Quota
 from server.room import ROOM_UPDATE_INTERVAL_MS
+from server.shell.keys import HUB
 from tests.server.live import (
     Client,
     Live,

@@ -8,7 +8,7 @@ import pytest
 from aiohttp import WSMsgType
 from aiohttp.http_websocket import WebSocketWriter
 
-from server.aiohttp_adapters import text_frame
+from server.shell.aiohttp_adapters import text_frame
 
 
 class Recorder:
@@ -49,8 +49,8 @@ async def test_a_session_writes_its_pending_frames_at_once_and_drops_a_client_to
     import asyncio
     from unittest.mock import AsyncMock
 
-    from server.app import Session
     from server.limits import TokenBucket
+    from server.shell.session import Session
 
     ws = Mock(closed=False, close=AsyncMock())
     transport = Transport()

@@ -16,8 +16,9 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from server.app import HUB, client_address, origin_allowed, own_origins
 from server.config import ServerConfig
+from server.shell.keys import HUB
+from server.shell.origins import client_address, origin_allowed, own_origins
 from tests.server.live import (
     Client,
     Live,

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import websockets
 
-from server.app import HUB
 from server.limits import Quota
+from server.shell.keys import HUB
 from tests.server.live import Client, Live, connect_over, running_server
 
 pytestmark = pytest.mark.timeout(60)

@@ -1,0 +1,147 @@
+"""The aiohttp application: its routes, and the store, lobby, hub and clocks it runs.
+
+The shell around the synchronous core lives in :mod:`server.shell`: the
+WebSocket handler and its sessions, the HTTP handlers, the hub (sign-in, the
+path from a command to storage and the wire, bots, restarts), the delivery of
+addressed messages, and the runtime (event loop, garbage collector, serving).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from aiohttp import WSCloseCode, web
+
+from server import identity
+from server.analysis import ANALYST, Analyst
+from server.analysis import routes as analysis_routes
+from server.bots import BotPool, bot_factory, bot_levels
+from server.config import LobbyConfig, ServerConfig
+from server.config import check as check_config
+from server.lobby import Lobby
+from server.shell.clock import now_ms
+from server.shell.http import (
+    healthz,
+    http_quota,
+    leaderboard,
+    match_history,
+    player_history,
+    player_ratings,
+    public_rooms,
+    series_history,
+)
+from server.shell.hub import Hub
+from server.shell.keys import CONFIG, HUB, STORAGE
+from server.shell.websocket import websocket
+from server.storage import Storage
+from server.tournaments.http import routes as tournament_routes
+from server.web import routes as web_routes
+
+log = logging.getLogger(__name__)
+
+
+def create_app(config: ServerConfig | None = None) -> web.Application:
+    config = config or ServerConfig()
+    check_config(config)  # ValueError (ConfigError): a setting out of range
+    app = web.Application(middlewares=[http_quota])
+    app[CONFIG] = config
+    app.router.add_get("/ws", websocket)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/api/rooms", public_rooms)
+    app.router.add_get("/api/matches/{match_id}", match_history)
+    app.router.add_get("/api/players/{name}/matches", player_history)
+    app.router.add_get("/api/players/{name}/ratings", player_ratings)
+    app.router.add_get("/api/series/{series_id}", series_history)
+    app.router.add_get("/api/leaderboard/{pace}", leaderboard)
+    app.router.add_routes(tournament_routes(HUB, STORAGE))
+    app.router.add_routes(analysis_routes(STORAGE))
+    app.router.add_routes(web_routes())
+    app.cleanup_ctx.append(_storage_and_lobby)
+    app.cleanup_ctx.append(_clock)
+    app.cleanup_ctx.append(_pruner)
+    app.on_shutdown.append(_close_sockets)
+    return app
+
+
+async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
+    config = app[CONFIG]
+    storage = await Storage.open(config.db_path)
+    try:
+        admins = await identity.resolve_admins(storage.find_player, config.tournament_admins)
+    except identity.AdminNotFound:
+        await storage.close()
+        raise
+    lobby = Lobby(
+        LobbyConfig(
+            grace_ms=config.grace_ms,
+            finished_ttl_ms=config.finished_ttl_ms,
+            max_waiting_rooms_per_player=config.max_waiting_rooms_per_player,
+            max_open_rooms_per_player=config.max_open_rooms_per_player,
+            between_deals_ms=config.between_deals_ms,
+            challenge_ttl_ms=config.challenge_ttl_ms,
+            between_rounds_ms=config.between_rounds_ms,
+            admins=admins,
+            max_waiting_rooms_per_address=config.max_waiting_rooms_per_address,
+            max_open_rooms_per_address=config.max_open_rooms_per_address,
+            max_tournaments_per_address=config.max_tournaments_per_address,
+            max_waiting_rooms=config.max_waiting_rooms,
+            max_registering_tournaments=config.max_registering_tournaments,
+            waiting_room_ttl_ms=config.waiting_room_ttl_ms,
+            registration_ttl_ms=config.registration_ttl_ms,
+        ),
+        bots=bot_factory,
+        think_elsewhere=True,
+        levels=bot_levels(),
+    )
+    lobby.ratings.load(await storage.ratings())
+    lobby.shadowed = await storage.shadowed_players()
+    app[STORAGE] = storage
+    hub = Hub(config, storage, lobby, BotPool())
+    app[HUB] = hub
+    app[ANALYST] = Analyst()
+    await hub.resume_series()
+    yield
+    await app[ANALYST].close()
+    await hub.stop_thinking()
+    await storage.close()
+
+
+async def _clock(app: web.Application) -> AsyncIterator[None]:
+    task = asyncio.create_task(app[HUB].tick_forever(), name="clock")
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def prune_forever(storage: Storage, config: ServerConfig) -> None:
+    """At start and every ``prune_every_s``: forget what nobody will read (server.pruning)."""
+    while True:
+        try:
+            deleted = await storage.prune(now_ms() - config.prune_after_ms)
+            if any(deleted.values()):
+                log.info("forgot %d rooms never played and %d tournaments never started",
+                         deleted["rooms"], deleted["tournaments"])  # fmt: skip
+        except Exception:
+            log.exception("pruning the database failed")
+        await asyncio.sleep(config.prune_every_s)
+
+
+async def _pruner(app: web.Application) -> AsyncIterator[None]:
+    config = app[CONFIG]
+    task = None
+    if config.prune_after_ms:
+        task = asyncio.create_task(prune_forever(app[STORAGE], config), name="pruner")
+    yield
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _close_sockets(app: web.Application) -> None:
+    for session in list(app[HUB].sessions):
+        await session.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")

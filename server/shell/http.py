@@ -1,0 +1,143 @@
+"""The read-only HTTP API: ``/healthz``, the public rooms, the leaderboard and the
+history read from the store (docs/server.md); every request spends its address's quota."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+from pydantic import ValidationError
+
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    GetLeaderboard,
+    ListRooms,
+    Pace,
+    PlayerInfo,
+)
+from server import errors
+from server.limits import quota_key
+from server.shell.clock import now_ms
+from server.shell.keys import HUB, STORAGE
+from server.shell.origins import client_address
+
+
+async def healthz(request: web.Request) -> web.Response:
+    """``ok``, or 503 ``storage_failing`` while the database cannot be written."""
+    hub = request.app[HUB]
+    failing = hub.storage.failing
+    return web.json_response(
+        {
+            "status": "ok" if failing is None else "storage_failing",
+            "protocol": PROTOCOL_VERSION,
+            "rooms": len(hub.lobby.rooms),
+            "connections": len(hub.sessions),
+            "storage": failing,
+        },
+        status=200 if failing is None else 503,
+    )
+
+
+def _not_found(code: str, reason: str) -> web.Response:
+    return web.json_response({"error": {"code": code, "reason": reason}}, status=404)
+
+
+async def match_history(request: web.Request) -> web.Response:
+    match = await request.app[STORAGE].match(request.match_info["match_id"])
+    if match is None:
+        return _not_found("match_not_found", "no such match")
+    return web.json_response(match)
+
+
+async def player_history(request: web.Request) -> web.Response:
+    found = await request.app[STORAGE].player_matches(request.match_info["name"])
+    if found is None:
+        return _not_found("player_not_found", "no such player")
+    return web.json_response(found)
+
+
+async def leaderboard(request: web.Request) -> web.Response:
+    """``/api/leaderboard/{pace}?top=N&around=NAME&arena=1``: a ``leaderboard``'s content."""
+    paces = [p.value for p in Pace]
+    if request.match_info["pace"] not in paces:
+        reason = f"unknown pace {request.match_info['pace']!r}: use one of {', '.join(paces)}"
+        return _not_found("unknown_pace", reason)
+    try:
+        arena = request.query.get("arena", "0")
+        if arena not in ("0", "1"):
+            raise ValueError("arena is 0 or 1")
+        asked = GetLeaderboard(
+            pace=Pace(request.match_info["pace"]),
+            top=int(request.query.get("top", "20")),
+            around=request.query.get("around"),
+            arena=arena == "1",
+        )
+    except ValueError as exc:
+        return web.json_response(
+            {"error": {"code": "bad_request", "reason": str(exc).splitlines()[0]}}, status=400
+        )
+    nobody = PlayerInfo(id="", name="")
+    try:
+        board = request.app[HUB].lobby.leaderboard(nobody, asked)
+    except errors.PlayerNotFound as exc:
+        return _not_found(exc.code, exc.reason)
+    return web.json_response(board.model_dump(mode="json", exclude={"type", "ref"}))
+
+
+async def series_history(request: web.Request) -> web.Response:
+    found = await request.app[STORAGE].series(request.match_info["series_id"])
+    if found is None:
+        return _not_found("series_not_found", "no such series")
+    return web.json_response(found)
+
+
+async def player_ratings(request: web.Request) -> web.Response:
+    found = await request.app[STORAGE].player_ratings(request.match_info["name"])
+    if found is None:
+        return _not_found("player_not_found", "no such player")
+    return web.json_response(found)
+
+
+def _bad_request(reason: str) -> web.Response:
+    return web.json_response({"error": {"code": "bad_request", "reason": reason}}, status=400)
+
+
+def page_query(request: web.Request) -> dict[str, Any]:
+    """``?limit=N&after=CURSOR`` of a listing, as the fields of its message (a limit
+    that is not a whole number stays text, which the message refuses)."""
+    fields: dict[str, Any] = {}
+    if "limit" in request.query:
+        text = request.query["limit"]
+        fields["limit"] = int(text) if text.lstrip("-").isdigit() else text
+    if "after" in request.query:
+        fields["after"] = request.query["after"]
+    return fields
+
+
+async def public_rooms(request: web.Request) -> web.Response:
+    """``/api/rooms?limit=N&after=CURSOR``: a page of the ``rooms`` message."""
+    try:
+        asked = ListRooms.model_validate(page_query(request))
+        page = request.app[HUB].lobby.list_rooms(asked)
+    except ValidationError as exc:
+        return _bad_request(exc.errors()[0]["msg"] + " (limit: 1 to 100)")
+    except errors.RoomError as exc:
+        return _bad_request(exc.reason)
+    return web.json_response(page.model_dump(mode="json", exclude={"type", "ref"}))
+
+
+@web.middleware
+async def http_quota(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Every HTTP request (a WebSocket upgrade too) spends its address's quota; over it: 429."""
+    hub = request.app[HUB]
+    config = hub.config
+    address = quota_key(client_address(request.remote, request.headers, config.trusted_proxies))
+    refused = hub.quotas.take("http", address, None, now_ms())
+    if refused is not None:
+        return web.json_response(
+            {"error": {"code": errors.RateLimited.code, "reason": refused.reason}},
+            status=429,
+            headers={"Retry-After": str(refused.wait_s)},
+        )
+    response: web.StreamResponse = await handler(request)
+    return response

@@ -1,0 +1,440 @@
+"""The hub: sign-in, the one path from a command to storage and then the wire, the
+bots' moves computed elsewhere, and what a restart or a lost write rebuilds.
+
+Nothing is sent before what it tells is stored. A write the database lost
+(:class:`server.storage.WriteFailed`) sends nothing of its step: the requester
+gets ``storage_failed``, and the rooms it concerned are taken out of play at
+once and rebuilt from the database, as after a restart (docs/operations.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import hashlib
+import logging
+import secrets
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Sequence
+
+from aiohttp import WSCloseCode
+from pydantic import BaseModel
+
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    ClientMessage,
+    CreateRoom,
+    CreateTournament,
+    Hello,
+    JoinRoom,
+    JoinTournament,
+    LeaveRoom,
+    LeaveTournament,
+    Ping,
+    PlayerInfo,
+    Pong,
+    ProtocolError,
+    Welcome,
+    parse_client,
+)
+from protocol.names import reserved
+from server import errors
+from server.bots import BotPool
+from server.config import ServerConfig
+from server.events import Event
+from server.limits import Quotas
+from server.lobby import Lobby
+from server.recovery import Resumable
+from server.room import BotTurn, Outbound, Room
+from server.shell.clock import now_ms
+from server.shell.session import Session, in_background
+from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "cribsquares/0.1"
+
+
+# A room lost again this soon after it was rebuilt from the database ends instead.
+REBUILD_AGAIN_MS = 10_000
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+# What each command spends of the quotas (docs/operations.md, Limits); hello's
+# are spent in Hub._hello, HTTP requests' in http_quota.
+QUOTA_KINDS: dict[type[BaseModel], str] = {
+    CreateRoom: "room",
+    CreateTournament: "tournament",
+    JoinRoom: "join",
+    LeaveRoom: "join",
+    JoinTournament: "join",
+    LeaveTournament: "join",
+}
+
+
+def make_quotas(config: ServerConfig) -> Quotas:
+    return Quotas(
+        {
+            "signin": ("sign-ins", config.signins_per_address, config.signins_per_account),
+            "guest": ("new guests", config.new_guests_per_address, None),
+            "register": ("new players", config.new_players_per_address, None),
+            "room": ("rooms created", config.rooms_per_address, config.rooms_per_account),
+            "tournament": (
+                "tournaments created",
+                config.tournaments_per_address,
+                config.tournaments_per_account,
+            ),
+            "join": ("joins and leaves", config.joins_per_address, config.joins_per_account),
+            "http": ("HTTP requests", config.http_per_address, None),
+        },
+        config.quota_keys,
+    )
+
+
+class Hub:
+    """Connections by player, and the one path from a command to the wire."""
+
+    def __init__(
+        self, config: ServerConfig, storage: Storage, lobby: Lobby, bots: BotPool | None = None
+    ) -> None:
+        self.config = config
+        self.storage = storage
+        self.lobby = lobby
+        self.bots = bots or BotPool()
+        self._thinking: set[asyncio.Task[None]] = set()
+        self.sessions: set[Session] = set()
+        self.by_player: dict[str, set[Session]] = {}
+        self.by_address: Counter[str] = Counter()  # open WebSockets per remote address
+        # token hash -> player, the most recently signed in last (bounded: LRU)
+        self._players: OrderedDict[str, StoredPlayer] = OrderedDict()
+        self._unflushed: list[Session] = []
+        self._rebuilding: set[asyncio.Task[None]] = set()
+        self._rebuilt_ms: dict[str, int] = {}  # room id -> when it was last rebuilt
+        storage.on_lost = self._lost
+        self.quotas = make_quotas(config)
+
+    def _cached_player(self, digest: str) -> StoredPlayer | None:
+        stored = self._players.get(digest)
+        if stored is not None:
+            self._players.move_to_end(digest)
+        return stored
+
+    def _cache_player(self, digest: str, stored: StoredPlayer) -> None:
+        self._players[digest] = stored
+        self._players.move_to_end(digest)
+        while len(self._players) > self.config.player_cache_size:
+            self._players.popitem(last=False)
+
+    def _spend(self, kind: str, address: str | None, account: str | None) -> None:
+        refused = self.quotas.take(kind, address, account, now_ms())
+        if refused is not None:
+            raise errors.RateLimited(refused.reason)
+
+    def schedule_flush(self, session: Session) -> None:
+        """``session`` has messages to write: write them once this turn of the loop is done."""
+        if not self._unflushed:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._unflushed.append(session)
+
+    def _flush(self) -> None:
+        sessions, self._unflushed = self._unflushed, []
+        for session in sessions:
+            try:
+                session.flush()
+            except Exception:
+                log.exception("could not write to a connection")
+
+    async def apply(self, produce: Callable[[], list[Outbound]]) -> None:
+        """Run one synchronous lobby step, persist its events, then send its messages.
+
+        Raises :class:`errors.StorageFailed`, sending none of them, if the
+        database lost the events (:meth:`_lost` has set the rooms back).
+        """
+        outs = produce()
+        events = self.lobby.take_events()
+        turns = self.lobby.take_bot_turns()
+        try:
+            await self.storage.persist(events)
+        except WriteFailed as exc:
+            raise errors.StorageFailed(
+                f"the server could not store that, so it was not done ({exc.reason})"
+            ) from None
+        self.deliver(outs)
+        for turn in turns:
+            task = asyncio.create_task(self._think(turn))
+            self._thinking.add(task)
+            task.add_done_callback(self._thinking.discard)
+
+    async def resume_series(self) -> None:
+        """At start: the tournaments and the series being played when the server stopped
+        go on. Tournaments first, so that their tables' rooms are claimed as the
+        lobby rebuilds them; then the tables that could not be rebuilt are ended."""
+        unfinished = await self.storage.unfinished()
+        activity = {saved.room_id: saved.last_activity_ms for saved in unfinished}
+        desk = self.lobby.tournaments
+        for stored in await self.storage.unfinished_tournaments():
+            tid = stored.tournament_id
+            try:
+                if stored.state is None:
+                    raise ValueError("no snapshot stored")
+                desk.restore(stored.state, stored.saved_ms, activity, now_ms())
+            except Exception as exc:
+                log.warning("tournament %s cannot be resumed (%s): abandoned", tid, exc)
+                await self.storage.abandon_tournament(tid)
+            else:
+                log.info("resumed tournament %s", tid)
+        # Table results newer than a tournament's snapshot are in the tables' series.
+        for tid, room_id, series_id in desk.tables_to_check():
+            series = await self.storage.series(series_id)
+            if series is None:
+                continue
+            deals = [
+                {pid: r["score"] for pid, r in deal["results"].items()}
+                for deal in series["deals"]
+                if deal["status"] == "finished"
+            ]
+            finished = series["status"] == "finished"
+            winner = series["winner_id"]
+            await self.apply(
+                functools.partial(desk.catch_up, tid, room_id, deals, finished, winner, now_ms())
+            )
+        for saved in unfinished:
+            if saved.origin == "tournament" and not desk.claims(saved.room_id):
+                # Its tournament is over or was not resumed: neither is the table.
+                await self.storage.abandon(saved.series_id)
+                continue
+            try:
+                await self.apply(functools.partial(self._restore, saved))
+            except Exception as exc:
+                log.warning("series %s cannot be resumed (%s): abandoned", saved.series_id, exc)
+                await self.storage.abandon(saved.series_id)
+            else:
+                log.info("resumed series %s in room %s", saved.series_id, saved.room_id)
+        await self.apply(lambda: desk.resumed(now_ms()))
+
+    def _restore(self, saved: Resumable) -> list[Outbound]:
+        return self.lobby.restore(saved, now_ms())
+
+    def _lost(self, events: Sequence[Event]) -> None:
+        """Storage lost these events (called before any other task runs): the rooms
+        and tournaments they concern leave play now; the rooms come back from the
+        database."""
+        rooms, notices = self.lobby.withdraw(events)
+        self.deliver(notices)
+        for room in rooms:
+            task = asyncio.create_task(self._rebuild(room))
+            self._rebuilding.add(task)
+            task.add_done_callback(self._rebuilding.discard)
+
+    async def _rebuild(self, room: Room) -> None:
+        """``room`` again, as stored: its series resumes where its last stored move left it."""
+        now = now_ms()
+        again = self._rebuilt_ms.get(room.id)
+        self._rebuilt_ms[room.id] = now
+        try:
+            self.lobby.ratings.load(await self.storage.ratings(), replace=True)
+            found = await self.storage.unfinished(room.id)
+            if not found or (again is not None and now - again < REBUILD_AGAIN_MS):
+                # Nothing stored to go on from (a room still waiting, a series over),
+                # or lost again straight after its rebuild: it ends here.
+                for saved in found:
+                    await self.storage.abandon(saved.series_id)
+                self.deliver(self.lobby.gone(room))
+                return
+            spectators = dict(room.spectators)
+            await self.apply(lambda: self.lobby.rebuild(found[-1], spectators, now_ms()))
+            log.warning("room %s rebuilt from the database after a lost write", room.id)
+        except errors.StorageFailed:
+            pass  # lost again: _lost has it in hand
+        except Exception:
+            log.exception("room %s could not be rebuilt after a lost write", room.id)
+            self.deliver(self.lobby.gone(room))
+
+    async def _think(self, turn: BotTurn) -> None:
+        """A bot seat's move, computed off the loop, goes back in as its placement."""
+        cell = await self.bots.move(turn)
+        try:
+            await self.apply(
+                lambda: self.lobby.bot_move(turn.room_id, turn.player_id, turn.turn, cell, now_ms())
+            )
+        except (errors.RoomError, errors.StorageFailed) as exc:
+            # The clock placed it first, the room is gone, or it could not be stored.
+            log.info("bot move for %s turn %d dropped: %s", turn.player_id, turn.turn, exc)
+        except Exception:
+            log.exception("bot move for %s turn %d failed", turn.player_id, turn.turn)
+
+    async def stop_thinking(self) -> None:
+        tasks = [*self._thinking, *self._rebuilding]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.bots.close()
+
+    def deliver(self, outs: list[Outbound]) -> None:
+        for out in outs:
+            text = out.text()
+            for player_id in out.to:
+                for session in self.by_player.get(player_id, ()):
+                    session.send(text)
+
+    # ------------------------------------------------------------------
+
+    async def receive(self, session: Session, data: str | bytes) -> None:
+        now = now_ms()
+        if not session.bucket.take(now):
+            if session.bucket.should_warn(now):
+                session.send_error(
+                    errors.RateLimited.code,
+                    f"more than {self.config.rate_per_second:g} frames per second:"
+                    " frames are being dropped",
+                )
+            return
+        size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "replace"))
+        if size > self.config.max_frame_bytes:
+            session.send_error(
+                errors.FrameTooLarge.code,
+                f"frame of {size} bytes; the limit is {self.config.max_frame_bytes}",
+            )
+            return
+        try:
+            message = parse_client(data)
+        except ProtocolError as exc:
+            session.send_error(exc.code, exc.reason, ref=exc.ref)
+            return
+        try:
+            await self._dispatch(session, message)
+        except errors.ServerError as exc:
+            session.send_error(
+                exc.code, exc.reason, room_id=getattr(message, "room_id", None), ref=message.ref
+            )
+        except Exception:
+            log.exception("internal error handling %s", message.type)
+            session.send_error(
+                errors.INTERNAL_ERROR, "the server failed to handle that request", ref=message.ref
+            )
+
+    async def _dispatch(self, session: Session, message: ClientMessage) -> None:
+        if isinstance(message, Hello):
+            await self._hello(session, message)
+            return
+        player = session.player
+        if player is None:
+            raise errors.HelloRequired("say hello first")
+        if isinstance(message, Ping):
+            session.send_message(Pong(ref=message.ref))
+            return
+        self._require_storage()
+        kind = QUOTA_KINDS.get(type(message))
+        if kind is not None:
+            self._spend(kind, session.address, player.id)
+        await self.apply(lambda: self.lobby.handle(player, message, now_ms()))
+
+    def _require_storage(self) -> None:
+        """While the database cannot be written, requests are refused, untouched:
+        what they decided could not be acknowledged until it can."""
+        failing = self.storage.failing
+        if failing is not None:
+            raise errors.StorageFailed(
+                f"the server cannot store anything right now ({failing}): nothing was done;"
+                " send it again in a moment"
+            )
+
+    async def _hello(self, session: Session, hello: Hello) -> None:
+        if session.player is not None:
+            raise errors.AlreadyIdentified("this connection has already said hello")
+        if hello.protocol != PROTOCOL_VERSION:
+            raise errors.UnsupportedProtocol(
+                f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}"
+            )
+        if hello.token is not None and hello.name is not None:
+            raise errors.ServerError(
+                "hello: give a token (to sign in again) or a name (to register), not both",
+                code="bad_message",
+            )
+        self._require_storage()
+        issued: str | None = None
+        self._spend("signin", session.address, None)
+        if hello.token is not None:
+            digest = token_hash(hello.token)
+            stored = self._cached_player(digest) or await self.storage.player_by_token_hash(digest)
+            if stored is None:
+                raise errors.BadToken("no player has that token")
+            self._spend("signin", None, stored.id)
+        else:
+            self._spend("guest" if hello.guest else "register", session.address, None)
+            if hello.guest:
+                name = hello.name or f"guest-{secrets.token_hex(2)}"
+            elif hello.name is None:
+                raise errors.NameRequired("a new player needs a name (or say guest: true)")
+            else:
+                name = hello.name
+            if not hello.guest and reserved(name):
+                raise errors.NameTaken(
+                    f"the name {name!r} is kept for the server's guests and bots; pick another"
+                )
+            issued = secrets.token_urlsafe(32)
+            digest = token_hash(issued)
+            stored = StoredPlayer(f"p-{secrets.token_hex(6)}", name, hello.guest, hello.bot)
+            try:
+                await self.storage.create_player(stored, digest)
+            except NameInUse:
+                raise errors.NameTaken(
+                    f"the name {name!r} is taken, or looks like one that is; pick another"
+                ) from None
+            except WriteFailed as exc:
+                raise errors.StorageFailed(
+                    f"the server could not register you ({exc.reason}); try again"
+                ) from None
+        self._cache_player(digest, stored)
+        if session.player is not None:  # a second hello raced the first one
+            raise errors.AlreadyIdentified("this connection has already said hello")
+        player = PlayerInfo(id=stored.id, name=stored.name, guest=stored.guest, bot=stored.bot)
+        session.player = player
+        self.by_player.setdefault(player.id, set()).add(session)
+        session.send_message(
+            Welcome(server=SERVER_NAME, player=player, token=issued, ref=hello.ref)
+        )
+        address = session.address
+        await self.apply(lambda: self.lobby.connect(player, now_ms(), address=address))
+
+    def drop(self, session: Session) -> None:
+        """Let go of a connection the server is closing (too slow) at once: its player's
+        rooms see it go now, not once its socket has finished closing."""
+        in_background(self.closed(session))
+
+    def hello_overdue(self, session: Session) -> None:
+        """A connection that has not said hello in time is closed."""
+        if session.player is None and not session.ws.closed and not session.closing:
+            session.closing = True
+            in_background(session.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"no hello"))
+
+    async def closed(self, session: Session) -> None:
+        if session.gone:
+            return
+        session.gone = True
+        self.sessions.discard(session)
+        player = session.player
+        if player is None:
+            return
+        others = self.by_player.get(player.id, set())
+        others.discard(session)
+        if not others:
+            self.by_player.pop(player.id, None)
+            with contextlib.suppress(errors.StorageFailed):  # its rooms were set back
+                await self.apply(lambda: self.lobby.disconnect(player.id, now_ms()))
+
+    async def tick_forever(self) -> None:
+        interval = self.config.tick_ms / 1000
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.apply(lambda: self.lobby.tick(now_ms()))
+                self.quotas.sweep(now_ms(), 200)
+            except errors.StorageFailed:
+                pass  # the storage log says why; the rooms concerned were set back
+            except Exception:
+                log.exception("clock tick failed")

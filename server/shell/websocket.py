@@ -1,0 +1,80 @@
+"""The WebSocket handler ``/ws``: it only parses, calls and sends.
+
+Each frame is size-checked, rate-limited and parsed once
+(:func:`protocol.parse_client`) by the hub; the connection goes on after
+every refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import WSMsgType, web
+
+from server.limits import TokenBucket, quota_key
+from server.shell import aiohttp_adapters
+from server.shell.clock import now_ms
+from server.shell.keys import CONFIG, HUB
+from server.shell.origins import client_address, origin_allowed, own_origins
+from server.shell.session import Session
+
+
+async def websocket(request: web.Request) -> web.WebSocketResponse:
+    hub = request.app[HUB]
+    config = hub.config
+    origin = request.headers.get("Origin")
+    if origin is not None and not origin_allowed(origin, own_origins(config, _local_port(request))):
+        raise web.HTTPForbidden(text=f"WebSocket connections from {origin} are not allowed\n")
+    address = client_address(request.remote, request.headers, config.trusted_proxies)
+    if hub.by_address[address] >= config.max_connections_per_address:
+        raise web.HTTPTooManyRequests(
+            text=f"at most {config.max_connections_per_address} connections per address\n"
+        )
+    hub.by_address[address] += 1  # counted before the first await: no race past the limit
+    try:
+        ws = web.WebSocketResponse(
+            max_msg_size=config.hard_max_frame_bytes,
+            heartbeat=config.heartbeat_s,
+            compress=config.compress,
+        )
+        await ws.prepare(request)
+        session = Session(
+            ws,
+            TokenBucket(config.rate_per_second, config.rate_burst, now_ms()),
+            config.max_unsent_bytes,
+            # With permessage-deflate aiohttp must write the frames: it keeps the stream.
+            transport=aiohttp_adapters.raw_frame_transport(ws, request),
+            on_pending=hub.schedule_flush,
+            address=quota_key(address),
+            socket=request.transport,
+            on_too_slow=hub.drop,
+        )
+        hub.sessions.add(session)
+        no_hello = asyncio.get_running_loop().call_later(
+            config.hello_timeout_s, hub.hello_overdue, session
+        )
+        try:
+            async for frame in ws:
+                if frame.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                    await hub.receive(session, frame.data)
+                elif frame.type == WSMsgType.ERROR:
+                    break
+        finally:
+            no_hello.cancel()
+            await hub.closed(session)
+            await session.stop()
+            aiohttp_adapters.drop_heartbeat_callback(request)
+    finally:
+        hub.by_address[address] -= 1
+        if hub.by_address[address] <= 0:
+            del hub.by_address[address]
+    return ws
+
+
+def _local_port(request: web.Request) -> int:
+    """The port this connection reached the server on (its socket's, not a header's)."""
+    transport = request.transport
+    sockname = transport.get_extra_info("sockname") if transport is not None else None
+    if isinstance(sockname, tuple) and len(sockname) >= 2:
+        return int(sockname[1])
+    return request.app[CONFIG].port
