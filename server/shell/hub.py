@@ -48,6 +48,7 @@ from server.lobby import Lobby
 from server.recovery import Resumable
 from server.room import BotTurn, Outbound, Room
 from server.shell.clock import now_ms
+from server.shell.delivery import Delivery
 from server.shell.session import Session, in_background
 from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
 
@@ -107,11 +108,10 @@ class Hub:
         self.bots = bots or BotPool()
         self._thinking: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
-        self.by_player: dict[str, set[Session]] = {}
+        self.delivery = Delivery()  # addressed messages to the sessions that receive them
         self.by_address: Counter[str] = Counter()  # open WebSockets per remote address
         # token hash -> player, the most recently signed in last (bounded: LRU)
         self._players: OrderedDict[str, StoredPlayer] = OrderedDict()
-        self._unflushed: list[Session] = []
         self._rebuilding: set[asyncio.Task[None]] = set()
         self._rebuilt_ms: dict[str, int] = {}  # room id -> when it was last rebuilt
         storage.on_lost = self._lost
@@ -135,18 +135,7 @@ class Hub:
             raise errors.RateLimited(refused.reason)
 
     def schedule_flush(self, session: Session) -> None:
-        """``session`` has messages to write: write them once this turn of the loop is done."""
-        if not self._unflushed:
-            asyncio.get_running_loop().call_soon(self._flush)
-        self._unflushed.append(session)
-
-    def _flush(self) -> None:
-        sessions, self._unflushed = self._unflushed, []
-        for session in sessions:
-            try:
-                session.flush()
-            except Exception:
-                log.exception("could not write to a connection")
+        self.delivery.schedule_flush(session)
 
     async def apply(self, produce: Callable[[], list[Outbound]]) -> None:
         """Run one synchronous lobby step, persist its events, then send its messages.
@@ -275,11 +264,7 @@ class Hub:
         await self.bots.close()
 
     def deliver(self, outs: list[Outbound]) -> None:
-        for out in outs:
-            text = out.text()
-            for player_id in out.to:
-                for session in self.by_player.get(player_id, ()):
-                    session.send(text)
+        self.delivery.deliver(outs)
 
     # ------------------------------------------------------------------
 
@@ -394,7 +379,7 @@ class Hub:
             raise errors.AlreadyIdentified("this connection has already said hello")
         player = PlayerInfo(id=stored.id, name=stored.name, guest=stored.guest, bot=stored.bot)
         session.player = player
-        self.by_player.setdefault(player.id, set()).add(session)
+        self.delivery.attach(player.id, session)
         session.send_message(
             Welcome(server=SERVER_NAME, player=player, token=issued, ref=hello.ref)
         )
@@ -420,10 +405,7 @@ class Hub:
         player = session.player
         if player is None:
             return
-        others = self.by_player.get(player.id, set())
-        others.discard(session)
-        if not others:
-            self.by_player.pop(player.id, None)
+        if self.delivery.detach(player.id, session):
             with contextlib.suppress(errors.StorageFailed):  # its rooms were set back
                 await self.apply(lambda: self.lobby.disconnect(player.id, now_ms()))
 
