@@ -86,3 +86,13 @@ class ResumableTournament:
     tournament_id: str
     state: dict[str, Any] | None  # the director's snapshot; None: none stored (an older version)
     saved_ms: int  # when the snapshot was taken
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTable:
+    """A tournament table's stored series, for a restarted director to catch up on:
+    each finished deal's scores in deal order, whether the series is over, its winner."""
+
+    deals: tuple[dict[str, int], ...]
+    finished: bool
+    winner_id: str | None

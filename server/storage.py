@@ -64,7 +64,13 @@ from server.events import (
     SeriesEnded,
 )
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating
-from server.recovery import Resumable, ResumableTournament, StoredDeal, StoredPlacement
+from server.recovery import (
+    Resumable,
+    ResumableTournament,
+    StoredDeal,
+    StoredPlacement,
+    StoredTable,
+)
 from server.tournaments import store as tournament_store
 
 log = logging.getLogger(__name__)
@@ -563,6 +569,21 @@ class Storage:
 
     async def series(self, series_id: str) -> dict[str, Any] | None:
         return await series_detail(self._reader, series_id)
+
+    async def table_series(self, series_id: str) -> StoredTable | None:
+        """A tournament table's series as a restarted director reads it."""
+        found = await series_detail(self._reader, series_id)
+        if found is None:
+            return None
+        return StoredTable(
+            deals=tuple(
+                {pid: r["score"] for pid, r in deal["results"].items()}
+                for deal in found["deals"]
+                if deal["status"] == "finished"
+            ),
+            finished=found["status"] == "finished",
+            winner_id=found["winner_id"],
+        )
 
     async def player_ratings(self, who: str, limit: int = 100) -> dict[str, Any] | None:
         return await player_ratings(self._reader, who, limit)

@@ -22,7 +22,7 @@ from server.bots import BotPool, bot_factory, bot_levels
 from server.config import LobbyConfig, ServerConfig
 from server.config import check as check_config
 from server.lobby import Lobby
-from server.shell.clock import now_ms
+from server.shell import clock
 from server.shell.http import (
     healthz,
     http_quota,
@@ -37,6 +37,7 @@ from server.shell.hub import Hub
 from server.shell.keys import CONFIG, HUB, STORAGE
 from server.shell.websocket import websocket
 from server.storage import Storage
+from server.store import Store
 from server.tournaments.http import routes as tournament_routes
 from server.web import routes as web_routes
 
@@ -117,11 +118,11 @@ async def _clock(app: web.Application) -> AsyncIterator[None]:
         await task
 
 
-async def prune_forever(storage: Storage, config: ServerConfig) -> None:
+async def prune_forever(storage: Store, config: ServerConfig) -> None:
     """At start and every ``prune_every_s``: forget what nobody will read (server.pruning)."""
     while True:
         try:
-            deleted = await storage.prune(now_ms() - config.prune_after_ms)
+            deleted = await storage.prune(clock.now_ms() - config.prune_after_ms)
             if any(deleted.values()):
                 log.info("forgot %d rooms never played and %d tournaments never started",
                          deleted["rooms"], deleted["tournaments"])  # fmt: skip

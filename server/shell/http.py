@@ -3,6 +3,7 @@ history read from the store (docs/server.md); every request spends its address's
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -17,9 +18,10 @@ from protocol.messages import (
 )
 from server import errors
 from server.limits import quota_key
-from server.shell.clock import now_ms
+from server.shell import clock
 from server.shell.keys import HUB, STORAGE
 from server.shell.origins import client_address
+from server.store import Store
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -42,18 +44,43 @@ def _not_found(code: str, reason: str) -> web.Response:
     return web.json_response({"error": {"code": code, "reason": reason}}, status=404)
 
 
-async def match_history(request: web.Request) -> web.Response:
-    match = await request.app[STORAGE].match(request.match_info["match_id"])
-    if match is None:
-        return _not_found("match_not_found", "no such match")
-    return web.json_response(match)
+Handler = Callable[[web.Request], Awaitable[web.Response]]
+StoredRead = Callable[[Store, str], Awaitable[dict[str, Any] | None]]
 
 
-async def player_history(request: web.Request) -> web.Response:
-    found = await request.app[STORAGE].player_matches(request.match_info["name"])
-    if found is None:
-        return _not_found("player_not_found", "no such player")
-    return web.json_response(found)
+def stored(read: StoredRead, key: str, code: str, reason: str) -> Handler:
+    """A handler of the history API: ``read`` the store for the path's ``key``, as JSON,
+    or 404 ``code`` if it has nothing."""
+
+    async def handler(request: web.Request) -> web.Response:
+        found = await read(request.app[STORAGE], request.match_info[key])
+        if found is None:
+            return _not_found(code, reason)
+        return web.json_response(found)
+
+    return handler
+
+
+def _series(store: Store, series_id: str) -> Awaitable[dict[str, Any] | None]:
+    return store.series(series_id)
+
+
+def _matches(store: Store, who: str) -> Awaitable[dict[str, Any] | None]:
+    return store.player_matches(who)
+
+
+def _ratings(store: Store, who: str) -> Awaitable[dict[str, Any] | None]:
+    return store.player_ratings(who)
+
+
+def _match(store: Store, match_id: str) -> Awaitable[dict[str, Any] | None]:
+    return store.match(match_id)
+
+
+match_history = stored(_match, "match_id", "match_not_found", "no such match")
+player_history = stored(_matches, "name", "player_not_found", "no such player")
+player_ratings = stored(_ratings, "name", "player_not_found", "no such player")
+series_history = stored(_series, "series_id", "series_not_found", "no such series")
 
 
 async def leaderboard(request: web.Request) -> web.Response:
@@ -82,20 +109,6 @@ async def leaderboard(request: web.Request) -> web.Response:
     except errors.PlayerNotFound as exc:
         return _not_found(exc.code, exc.reason)
     return web.json_response(board.model_dump(mode="json", exclude={"type", "ref"}))
-
-
-async def series_history(request: web.Request) -> web.Response:
-    found = await request.app[STORAGE].series(request.match_info["series_id"])
-    if found is None:
-        return _not_found("series_not_found", "no such series")
-    return web.json_response(found)
-
-
-async def player_ratings(request: web.Request) -> web.Response:
-    found = await request.app[STORAGE].player_ratings(request.match_info["name"])
-    if found is None:
-        return _not_found("player_not_found", "no such player")
-    return web.json_response(found)
 
 
 def _bad_request(reason: str) -> web.Response:
@@ -132,7 +145,7 @@ async def http_quota(request: web.Request, handler: Any) -> web.StreamResponse:
     hub = request.app[HUB]
     config = hub.config
     address = quota_key(client_address(request.remote, request.headers, config.trusted_proxies))
-    refused = hub.quotas.take("http", address, None, now_ms())
+    refused = hub.quotas.take("http", address, None, clock.now_ms())
     if refused is not None:
         return web.json_response(
             {"error": {"code": errors.RateLimited.code, "reason": refused.reason}},

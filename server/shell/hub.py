@@ -47,10 +47,11 @@ from server.limits import Quotas
 from server.lobby import Lobby
 from server.recovery import Resumable
 from server.room import BotTurn, Outbound, Room
-from server.shell.clock import now_ms
+from server.shell import clock
 from server.shell.delivery import Delivery
 from server.shell.session import Session, in_background
-from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
+from server.storage import NameInUse, StoredPlayer, WriteFailed
+from server.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class Hub:
     """Connections by player, and the one path from a command to the wire."""
 
     def __init__(
-        self, config: ServerConfig, storage: Storage, lobby: Lobby, bots: BotPool | None = None
+        self, config: ServerConfig, storage: Store, lobby: Lobby, bots: BotPool | None = None
     ) -> None:
         self.config = config
         self.storage = storage
@@ -130,7 +131,7 @@ class Hub:
             self._players.popitem(last=False)
 
     def _spend(self, kind: str, address: str | None, account: str | None) -> None:
-        refused = self.quotas.take(kind, address, account, now_ms())
+        refused = self.quotas.take(kind, address, account, clock.now_ms())
         if refused is not None:
             raise errors.RateLimited(refused.reason)
 
@@ -170,7 +171,7 @@ class Hub:
             try:
                 if stored.state is None:
                     raise ValueError("no snapshot stored")
-                desk.restore(stored.state, stored.saved_ms, activity, now_ms())
+                desk.restore(stored.state, stored.saved_ms, activity, clock.now_ms())
             except Exception as exc:
                 log.warning("tournament %s cannot be resumed (%s): abandoned", tid, exc)
                 await self.storage.abandon_tournament(tid)
@@ -178,19 +179,10 @@ class Hub:
                 log.info("resumed tournament %s", tid)
         # Table results newer than a tournament's snapshot are in the tables' series.
         for tid, room_id, series_id in desk.tables_to_check():
-            series = await self.storage.series(series_id)
-            if series is None:
+            table = await self.storage.table_series(series_id)
+            if table is None:
                 continue
-            deals = [
-                {pid: r["score"] for pid, r in deal["results"].items()}
-                for deal in series["deals"]
-                if deal["status"] == "finished"
-            ]
-            finished = series["status"] == "finished"
-            winner = series["winner_id"]
-            await self.apply(
-                functools.partial(desk.catch_up, tid, room_id, deals, finished, winner, now_ms())
-            )
+            await self.apply(functools.partial(desk.catch_up, tid, room_id, table, clock.now_ms()))
         for saved in unfinished:
             if saved.origin == "tournament" and not desk.claims(saved.room_id):
                 # Its tournament is over or was not resumed: neither is the table.
@@ -203,10 +195,10 @@ class Hub:
                 await self.storage.abandon(saved.series_id)
             else:
                 log.info("resumed series %s in room %s", saved.series_id, saved.room_id)
-        await self.apply(lambda: desk.resumed(now_ms()))
+        await self.apply(lambda: desk.resumed(clock.now_ms()))
 
     def _restore(self, saved: Resumable) -> list[Outbound]:
-        return self.lobby.restore(saved, now_ms())
+        return self.lobby.restore(saved, clock.now_ms())
 
     def _lost(self, events: Sequence[Event]) -> None:
         """Storage lost these events (called before any other task runs): the rooms
@@ -221,7 +213,7 @@ class Hub:
 
     async def _rebuild(self, room: Room) -> None:
         """``room`` again, as stored: its series resumes where its last stored move left it."""
-        now = now_ms()
+        now = clock.now_ms()
         again = self._rebuilt_ms.get(room.id)
         self._rebuilt_ms[room.id] = now
         try:
@@ -235,7 +227,7 @@ class Hub:
                 self.deliver(self.lobby.gone(room))
                 return
             spectators = dict(room.spectators)
-            await self.apply(lambda: self.lobby.rebuild(found[-1], spectators, now_ms()))
+            await self.apply(lambda: self.lobby.rebuild(found[-1], spectators, clock.now_ms()))
             log.warning("room %s rebuilt from the database after a lost write", room.id)
         except errors.StorageFailed:
             pass  # lost again: _lost has it in hand
@@ -248,7 +240,9 @@ class Hub:
         cell = await self.bots.move(turn)
         try:
             await self.apply(
-                lambda: self.lobby.bot_move(turn.room_id, turn.player_id, turn.turn, cell, now_ms())
+                lambda: self.lobby.bot_move(
+                    turn.room_id, turn.player_id, turn.turn, cell, clock.now_ms()
+                )
             )
         except (errors.RoomError, errors.StorageFailed) as exc:
             # The clock placed it first, the room is gone, or it could not be stored.
@@ -269,7 +263,7 @@ class Hub:
     # ------------------------------------------------------------------
 
     async def receive(self, session: Session, data: str | bytes) -> None:
-        now = now_ms()
+        now = clock.now_ms()
         if not session.bucket.take(now):
             if session.bucket.should_warn(now):
                 session.send_error(
@@ -316,7 +310,7 @@ class Hub:
         kind = QUOTA_KINDS.get(type(message))
         if kind is not None:
             self._spend(kind, session.address, player.id)
-        await self.apply(lambda: self.lobby.handle(player, message, now_ms()))
+        await self.apply(lambda: self.lobby.handle(player, message, clock.now_ms()))
 
     def _require_storage(self) -> None:
         """While the database cannot be written, requests are refused, untouched:
@@ -384,7 +378,7 @@ class Hub:
             Welcome(server=SERVER_NAME, player=player, token=issued, ref=hello.ref)
         )
         address = session.address
-        await self.apply(lambda: self.lobby.connect(player, now_ms(), address=address))
+        await self.apply(lambda: self.lobby.connect(player, clock.now_ms(), address=address))
 
     def drop(self, session: Session) -> None:
         """Let go of a connection the server is closing (too slow) at once: its player's
@@ -407,15 +401,15 @@ class Hub:
             return
         if self.delivery.detach(player.id, session):
             with contextlib.suppress(errors.StorageFailed):  # its rooms were set back
-                await self.apply(lambda: self.lobby.disconnect(player.id, now_ms()))
+                await self.apply(lambda: self.lobby.disconnect(player.id, clock.now_ms()))
 
     async def tick_forever(self) -> None:
         interval = self.config.tick_ms / 1000
         while True:
             await asyncio.sleep(interval)
             try:
-                await self.apply(lambda: self.lobby.tick(now_ms()))
-                self.quotas.sweep(now_ms(), 200)
+                await self.apply(lambda: self.lobby.tick(clock.now_ms()))
+                self.quotas.sweep(clock.now_ms(), 200)
             except errors.StorageFailed:
                 pass  # the storage log says why; the rooms concerned were set back
             except Exception:

@@ -6,12 +6,8 @@ from aiohttp import web
 
 from server.config import ServerConfig
 from server.shell.hub import Hub
-from server.storage import Storage
+from server.store import Store
 
 CONFIG = web.AppKey("config", ServerConfig)
-
-
-STORAGE = web.AppKey("storage", Storage)
-
-
+STORAGE: web.AppKey[Store] = web.AppKey("storage")
 HUB = web.AppKey("hub", Hub)

@@ -12,8 +12,7 @@ import asyncio
 from aiohttp import WSMsgType, web
 
 from server.limits import TokenBucket, quota_key
-from server.shell import aiohttp_adapters
-from server.shell.clock import now_ms
+from server.shell import aiohttp_adapters, clock
 from server.shell.keys import CONFIG, HUB
 from server.shell.origins import client_address, origin_allowed, own_origins
 from server.shell.session import Session
@@ -40,7 +39,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         await ws.prepare(request)
         session = Session(
             ws,
-            TokenBucket(config.rate_per_second, config.rate_burst, now_ms()),
+            TokenBucket(config.rate_per_second, config.rate_burst, clock.now_ms()),
             config.max_unsent_bytes,
             # With permessage-deflate aiohttp must write the frames: it keeps the stream.
             transport=aiohttp_adapters.raw_frame_transport(ws, request),

@@ -42,6 +42,7 @@ from server.events import Event, MatchEnded, SeriesEnded
 from server.ids import IdSource
 from server.listing import BadCursor, Listing
 from server.ratings import RatingBook
+from server.recovery import StoredTable
 from server.room import BotFactory, Outbound, Room, RoomSettings, bot_seats
 from server.series import SecretScheme
 from server.tournaments.director import Director
@@ -398,20 +399,14 @@ class TournamentDesk:
         return [(d.id, room, series) for d in self._restored for room, series in d.playing_tables()]
 
     def catch_up(
-        self,
-        tournament_id: str,
-        room_id: str,
-        deals: list[dict[str, int]],
-        finished: bool,
-        winner_id: str | None,
-        now_ms: int,
+        self, tournament_id: str, room_id: str, table: StoredTable, now_ms: int
     ) -> list[Outbound]:
         """A table's stored series, read at start (Director.catch_up)."""
         director = self.directors.get(tournament_id)
         if director is None:
             return []
-        outs = director.catch_up(room_id, deals, finished, winner_id, now_ms)
-        if finished:
+        outs = director.catch_up(room_id, table.deals, table.finished, table.winner_id, now_ms)
+        if table.finished:
             self._rooms.pop(room_id, None)
         return outs + self._run(director, now_ms)
 

@@ -24,7 +24,6 @@ import pytest
 
 from engine.deal import commitment, room_seed, table_deal_secret, table_root
 from protocol.messages import PlayerInfo
-from server import app as server_app
 from server import errors
 from server.bots import bot_factory, think
 from server.config import LobbyConfig, ServerConfig
@@ -32,6 +31,7 @@ from server.events import EmbargoLifted, Event, MatchBegan, MatchEnded
 from server.ids import IdSource
 from server.lobby import Lobby
 from server.room import BotTurn, Outbound
+from server.shell import clock as server_clock
 from server.shell.hub import Hub
 from server.storage import Storage
 from server.tournaments.director import round_contribution
@@ -245,7 +245,7 @@ class World:
         self.turns.clear()
         self.hub = Recorder(self, self.storage, self._new_lobby())
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(server_app, "now_ms", lambda: self.now)
+            mp.setattr(server_clock, "now_ms", lambda: self.now)
             await self.hub.resume_series()
         for p in players:
             await self.apply(lambda p=p: self.lobby.connect(p, self.now))

@@ -44,11 +44,11 @@ async def test_serve_collects_garbage_on_a_clock(monkeypatch: pytest.MonkeyPatch
     import asyncio
     import gc
 
-    from server import app
+    from server.shell import runtime
 
     calls: list[int] = []
     monkeypatch.setattr(gc, "collect", lambda: calls.append(1) or 0)
-    task = asyncio.create_task(app._collect_every(0.01))
+    task = asyncio.create_task(runtime._collect_every(0.01))
     await asyncio.sleep(0.1)
     task.cancel()
     assert len(calls) >= 3

@@ -1,0 +1,71 @@
+"""The store the server runs on, as the rest of the server sees it: a Protocol.
+
+:class:`server.storage.Storage` (SQLite, the embedded default) implements it. The
+hub awaits its writes before it sends anything they tell (acknowledged means
+stored); a restart and a lost write read back through it what to resume; the
+HTTP API reads the history through it. A store of another engine implements
+the same methods (docs/architecture.md, the seams).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from server.events import Event
+from server.ratings import Entry
+from server.recovery import Resumable, ResumableTournament, StoredTable
+from server.storage import LostWrites, StoredPlayer
+
+
+class Store(Protocol):
+    # -- State
+    failing: str | None  # why writes are waiting for the database (None: they are not)
+    on_lost: LostWrites | None  # told, synchronously, of the events of every write lost
+
+    # -- The writes the hub awaits
+    def persist(self, events: Sequence[Event]) -> asyncio.Future[None]:
+        """Resolves, in submission order, once ``events`` are committed (WriteFailed: not)."""
+
+    async def create_player(self, player: StoredPlayer, token_hash: str) -> None: ...
+
+    async def abandon(self, series_id: str) -> None: ...
+
+    async def abandon_tournament(self, tournament_id: str) -> None: ...
+
+    async def prune(self, before_ms: int, chunk: int = 500) -> dict[str, int]: ...
+
+    async def close(self) -> None: ...
+
+    # -- What sign-in, a restart and a lost write read back
+    async def player_by_token_hash(self, token_hash: str) -> StoredPlayer | None: ...
+
+    async def find_player(self, who: str) -> dict[str, Any] | None: ...
+
+    async def shadowed_players(self) -> set[str]: ...
+
+    async def ratings(self) -> list[tuple[str, Entry]]: ...
+
+    async def unfinished(self, room_id: str | None = None) -> list[Resumable]: ...
+
+    async def unfinished_tournaments(self) -> list[ResumableTournament]: ...
+
+    async def table_series(self, series_id: str) -> StoredTable | None: ...
+
+    # -- The history the HTTP API serves
+    async def match(self, match_id: str) -> dict[str, Any] | None: ...
+
+    async def player_matches(self, who: str, limit: int = 100) -> dict[str, Any] | None: ...
+
+    async def series(self, series_id: str) -> dict[str, Any] | None: ...
+
+    async def player_ratings(self, who: str, limit: int = 100) -> dict[str, Any] | None: ...
+
+    async def tournament(self, tournament_id: str) -> dict[str, Any] | None: ...
+
+    async def tournament_page(
+        self, limit: int, after: str | None
+    ) -> tuple[list[dict[str, Any]], str | None]: ...
+
+    async def tournament_boards(self, tournament_id: str) -> list[dict[str, Any]]: ...
