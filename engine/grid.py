@@ -6,9 +6,10 @@ so ``b3`` is row 3, column b (index 9). The first card may go anywhere; each
 later card must go in an empty cell touching a filled one across, down or
 diagonally. A placed card never moves.
 
-:meth:`Grid.place` is the untrusted entry point (checks everything, raises and
-leaves the grid unchanged); :meth:`Grid.replay` is for sequences already
-validated, such as a stored match.
+:meth:`Grid.place` is one move (checks everything, raises and leaves the grid
+unchanged); :meth:`Grid.replay` rebuilds a grid from a sequence of moves, each
+checked the same way, so a stored or typed-in game that does not replay raises
+at its first illegal move rather than building a grid the rules never allow.
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ class Grid:
 
     @classmethod
     def replay(cls, placements: Iterable[tuple[int, Card]]) -> Grid:
-        """Rebuild a grid from trusted (cell, card) placements, in order."""
+        """A grid rebuilt from (cell, card) placements in order, each checked as
+        :meth:`place` checks it (raises at the first illegal one)."""
         grid = cls()
         for cell, card in placements:
             grid.place(cell, card)

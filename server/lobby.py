@@ -298,7 +298,7 @@ class Lobby:
             pace=msg.pace,
             card_clock_ms=msg.card_clock_ms,
             deal_clock_ms=msg.deal_clock_ms,
-            deals=msg.deals,
+            best_of=msg.deals,
             rated=msg.rated,
         )
         room = self.open_room(settings, player, msg.contribution, now_ms)
@@ -424,7 +424,7 @@ class Lobby:
             pace=asked.pace,
             card_clock_ms=self.config.quickplay_card_clock_ms,
             deal_clock_ms=self.config.quickplay_deal_clock_ms,
-            deals=asked.deals,
+            best_of=asked.deals,
             rated=rated,
             origin=ARENA if asked.arena else "quickplay",
         )
@@ -572,7 +572,7 @@ class Lobby:
             pace=info.pace,
             card_clock_ms=info.card_clock_ms,
             deal_clock_ms=info.deal_clock_ms,
-            deals=info.deals,
+            best_of=info.deals,
             rated=info.rated,
             origin="challenge",
         )

@@ -87,8 +87,8 @@ from server.room.state import (
     Board,
     BotFactory,
     BotTurn,
+    DealInPlay,
     Ids,
-    Match,
     Placement,
     RoomSettings,
     Seat,
@@ -155,7 +155,7 @@ class Room:
         self.phase = Phase.WAITING
         self.seats: list[Seat] = [Seat(creator, contribution)]
         self.spectators: dict[str, PlayerInfo] = {}
-        self.match: Match | None = None
+        self.match: DealInPlay | None = None
         self.finished_at: int | None = None
         self.created_at = now_ms
         self.now = now_ms  # the time of the latest command or tick
@@ -188,7 +188,7 @@ class Room:
                 server_commitment=self.server_commitment,
                 at_ms=now_ms,
                 invite_code=self.invite_code,
-                deals=settings.deals,
+                deals=settings.best_of,
                 rated=settings.rated,
                 origin=settings.origin,
             )
@@ -212,7 +212,7 @@ class Room:
         scheme: SecretScheme = SecretScheme.CHAIN,
         embargo: str | None = None,
     ) -> Series:
-        deals = self.settings.deals
+        deals = self.settings.best_of
         return Series(
             id=series_id,
             best_of=deals,
@@ -812,7 +812,7 @@ class Room:
         secret = series.secret(number)
         contributions = tuple(s.contribution or s.player.id for s in self.seats)
         seed = room_seed(secret, contributions)
-        m = Match(
+        m = DealInPlay(
             id=match_id,
             seed=seed,
             deal=deal(seed),

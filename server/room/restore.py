@@ -15,7 +15,16 @@ from server.recovery import Resumable
 from server.room import bot_seats
 from server.room.machine import BETWEEN_DEALS_MS, Room
 from server.room.phases import Phase
-from server.room.state import TURNS, Board, BotFactory, Ids, Match, Placement, RoomSettings, Seat
+from server.room.state import (
+    TURNS,
+    Board,
+    BotFactory,
+    DealInPlay,
+    Ids,
+    Placement,
+    RoomSettings,
+    Seat,
+)
 from server.series import DealOutcome, SecretScheme
 
 
@@ -44,7 +53,7 @@ def restore(
         pace=Pace(saved.pace),
         card_clock_ms=saved.card_clock_ms,
         deal_clock_ms=saved.deal_clock_ms,
-        deals=saved.deals_best_of,
+        best_of=saved.deals_best_of,
         rated=saved.rated,
         origin=saved.origin,
     )
@@ -127,7 +136,7 @@ def restore(
     if series.started == 1:
         series.moved = {p.player_id for p in last.placements if not p.auto}
     low = min(b.placed for b in boards.values())
-    room.match = Match(
+    room.match = DealInPlay(
         id=last.match_id,
         seed=last.seed,
         deal=the_deal,

@@ -24,7 +24,7 @@ class RoomSettings:
     pace: Pace = Pace.LOCKSTEP
     card_clock_ms: int = 30_000
     deal_clock_ms: int = 300_000
-    deals: int = 1  # best of
+    best_of: int = 1  # deals in its series: best of 1, 3 or 5
     rated: bool = False
     origin: str = "room"  # room, quickplay, challenge
 
@@ -100,7 +100,10 @@ class Board:
 
 
 @dataclass(slots=True)
-class Match:
+class DealInPlay:
+    """The deal being played in a room: one of its series' deals (the wire calls it a
+    match: ``match_id``, ``match_started``, ``match_result``)."""
+
     id: str
     seed: str
     deal: Deal

@@ -28,7 +28,7 @@ from protocol.messages import (
 )
 from server import visibility
 from server.room.phases import Phase
-from server.room.state import TURNS, Match, RoomSettings, Seat
+from server.room.state import TURNS, DealInPlay, RoomSettings, Seat
 from server.series import Series
 
 
@@ -42,7 +42,7 @@ class RoomData(Protocol):
     phase: Phase
     seats: list[Seat]
     spectators: dict[str, PlayerInfo]
-    match: Match | None
+    match: DealInPlay | None
     series: Series
     server_commitment: str
     now: int  # the time of the latest command or tick
@@ -140,7 +140,7 @@ def info(room: RoomData) -> RoomInfo:
         ],
         spectators=len(room.spectators),
         server_commitment=room.server_commitment,
-        deals=s.deals,
+        deals=s.best_of,
         rated=s.rated,
         series=series_info(room, room.now),
         rematch=[seat.player.id for seat in room.seats if seat.rematch],

@@ -916,7 +916,7 @@ class Director:
                         pace=s.pace,
                         card_clock_ms=s.card_clock_ms,
                         deal_clock_ms=s.deal_clock_ms,
-                        deals=s.best_of,
+                        best_of=s.best_of,
                         origin="tournament",
                     ),
                 )

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def rated_room(deals: int = 1, *, pace: Pace = Pace.LOCKSTEP) -> Room:
-    settings = RoomSettings(name="rated", pace=pace, deals=deals, rated=True, card_clock_ms=1_000)
+    settings = RoomSettings(name="rated", pace=pace, best_of=deals, rated=True, card_clock_ms=1_000)
     return Room(
         "room1", settings, ALICE, now_ms=0, server_secret=SECRET, match_id="match1",
         ids=FixedIds(), between_deals_ms=100,

@@ -220,7 +220,7 @@ def test_a_bot_thinking_elsewhere_is_asked_again_on_every_deal_of_a_series() -> 
     from server.room import Room, RoomSettings
     from tests.server.roomkit import answer_bots
 
-    room = Room("r", RoomSettings(name="bo3", deals=3, pace=Pace.RACE), ALICE, now_ms=0,  # type: ignore[arg-type]
+    room = Room("r", RoomSettings(name="bo3", best_of=3, pace=Pace.RACE), ALICE, now_ms=0,  # type: ignore[arg-type]
                 server_secret="s" * 64, match_id="m", bots=bot_factory, think_elsewhere=True,
                 between_deals_ms=0)  # fmt: skip
     room.seat_bot("greedy")
