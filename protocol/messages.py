@@ -97,6 +97,16 @@ class RoomStatus(StrEnum):
     FINISHED = "finished"
 
 
+class RoomOrigin(StrEnum):
+    """How a room came to be."""
+
+    ROOM = "room"  # create_room
+    QUICKPLAY = "quickplay"
+    CHALLENGE = "challenge"
+    TOURNAMENT = "tournament"  # a tournament's table
+    ARENA = "arena"  # quick play's rated pool of bot programs
+
+
 class EntrantStatus(StrEnum):
     """A tournament entrant's standing in the draw."""
 
@@ -538,7 +548,7 @@ class RoomInfo(_Message):
     rated: bool = False
     series: SeriesInfo | None = None  # once the first deal has started
     rematch: list[str] = []  # ids of the players who want a rematch
-    origin: str = "room"  # "room", "quickplay", "challenge", "tournament" or "arena"
+    origin: RoomOrigin = RoomOrigin.ROOM
 
 
 class HandScoreOut(_Message):

@@ -12,6 +12,30 @@ so that no log line that names an event can show a deal.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
+
+from protocol.messages import (
+    EntrantStatus,
+    Pace,
+    RoomOrigin,
+    TableStatus,
+    TournamentFormat,
+    Visibility,
+)
+
+
+class Abandonment(StrEnum):
+    LEFT = "left"  # left a series being played: a forfeit
+    TIMEOUT = "timeout"  # away beyond the grace period
+    IDLE = "idle"  # placed no card of an aborted rated series
+
+
+class TournamentChange(StrEnum):
+    STARTED = "started"
+    PAUSED = "paused"
+    RESUMED = "resumed"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +50,8 @@ class PlayerRecord:
 class RoomOpened:
     room_id: str
     name: str
-    visibility: str
-    pace: str
+    visibility: Visibility
+    pace: Pace
     seats: int
     card_clock_ms: int
     deal_clock_ms: int
@@ -37,14 +61,14 @@ class RoomOpened:
     invite_code: str | None = None
     deals: int = 1
     rated: bool = False
-    origin: str = "room"
+    origin: RoomOrigin = RoomOrigin.ROOM
 
 
 @dataclass(frozen=True, slots=True)
 class MatchBegan:
     match_id: str
     room_id: str
-    pace: str
+    pace: Pace
     players: tuple[tuple[int, PlayerRecord, str], ...]  # (seat, player, contribution)
     seed: str = field(repr=False)
     server_secret: str = field(repr=False)
@@ -95,8 +119,8 @@ class SeriesBegan:
     room_id: str
     best_of: int
     rated: bool
-    pace: str
-    origin: str
+    pace: Pace
+    origin: RoomOrigin
     players: tuple[PlayerRecord, ...]  # seat order
     at_ms: int
     # What the series' deal secrets follow from, and how (server.series.deal_secrets):
@@ -114,7 +138,7 @@ class SeriesEnded:
     series_id: str
     room_id: str
     rated: bool
-    pace: str
+    pace: Pace
     # (player id, deals won, points, time used, forfeited), best first
     standings: tuple[tuple[str, int, int, int, bool], ...]
     winner_id: str | None  # None: a draw (or aborted)
@@ -133,14 +157,14 @@ class Abandoned:
     room_id: str
     series_id: str
     match_id: str
-    kind: str  # left, timeout
+    kind: Abandonment
     at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
 class RatingChanged:
     player_id: str
-    pace: str
+    pace: Pace
     series_id: str
     room_id: str
     opponent_id: str
@@ -158,8 +182,8 @@ class RatingChanged:
 class TournamentCreated:
     tournament_id: str
     name: str
-    format: str
-    visibility: str
+    format: TournamentFormat
+    visibility: Visibility
     host: PlayerRecord
     settings: dict[str, object]  # every setting, as in the protocol's TournamentInfo
     commitment: str  # SHA-256 of the first round's secret
@@ -175,7 +199,7 @@ class TournamentEntry:
     number: int  # registration order, from 1
     contribution: str
     joined_round: int
-    status: str  # active, withdrawn, removed, eliminated
+    status: EntrantStatus
     seed: int | None
     at_ms: int
 
@@ -200,7 +224,7 @@ class TournamentTableChanged:
     room_id: str | None
     series_id: str | None
     players: tuple[str, ...]
-    status: str  # playing, bye, finished
+    status: TableStatus
     winner_id: str | None
     points: tuple[tuple[str, int], ...]
     at_ms: int
@@ -229,7 +253,7 @@ class TournamentStatus:
     ``standings`` are the final ones once it is finished or cancelled."""
 
     tournament_id: str
-    status: str
+    status: TournamentChange
     standings: tuple[dict[str, object], ...] | None
     at_ms: int
 

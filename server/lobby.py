@@ -49,6 +49,7 @@ from protocol.messages import (
     QuickPlay,
     RatingChange,
     RatingsChanged,
+    RoomOrigin,
     Rooms,
     Visibility,
 )
@@ -71,12 +72,10 @@ from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
 
 log = logging.getLogger(__name__)
 
-ARENA = "arena"  # the origin of an arena room, and the prefix of the arena's rating pools
-
 
 def rating_pool(pace: str, arena: bool) -> str:
     """The key ratings are kept under: the pace for people, ``arena-PACE`` for bot programs."""
-    return f"{ARENA}-{pace}" if arena else pace
+    return f"{RoomOrigin.ARENA.value}-{pace}" if arena else pace
 
 
 @dataclass(slots=True)
@@ -426,7 +425,7 @@ class Lobby:
             deal_clock_ms=self.config.quickplay_deal_clock_ms,
             best_of=asked.deals,
             rated=rated,
-            origin=ARENA if asked.arena else "quickplay",
+            origin=RoomOrigin.ARENA if asked.arena else RoomOrigin.QUICKPLAY,
         )
 
     def _match_queue(self, now_ms: int) -> list[Outbound]:
@@ -574,7 +573,7 @@ class Lobby:
             deal_clock_ms=info.deal_clock_ms,
             best_of=info.deals,
             rated=info.rated,
-            origin="challenge",
+            origin=RoomOrigin.CHALLENGE,
         )
 
         def notice(pid: str, room: Room) -> BaseModel:
@@ -641,7 +640,7 @@ class Lobby:
         if not ended.rated or ended.aborted or len(room.seats) != 2:
             return []
         a, b = (s.player for s in room.seats)
-        arena = room.settings.origin == ARENA
+        arena = room.settings.origin == RoomOrigin.ARENA
         if arena != (a.bot and b.bot) or any(s.bot is not None for s in room.seats):
             # People are rated against people only, bot programs in the arena only,
             # and the server's own bots never.
@@ -703,7 +702,7 @@ class Lobby:
             self.events.append(event)
             if isinstance(event, SeriesEnded):
                 outs += self._rate(room, event)
-            tournament = room.settings.origin == "tournament"
+            tournament = room.settings.origin == RoomOrigin.TOURNAMENT
             if tournament and isinstance(event, (MatchEnded, SeriesEnded)):
                 outs += self.tournaments.room_event(room, event, now_ms)
         return outs

@@ -68,6 +68,7 @@ from protocol.messages import (
 from server import errors
 from server.events import (
     Abandoned,
+    Abandonment,
     BoardOutcome,
     CardPlaced,
     Event,
@@ -179,8 +180,8 @@ class Room:
             RoomOpened(
                 room_id=room_id,
                 name=settings.name,
-                visibility=settings.visibility.value,
-                pace=settings.pace.value,
+                visibility=settings.visibility,
+                pace=settings.pace,
                 seats=settings.seats,
                 card_clock_ms=settings.card_clock_ms,
                 deal_clock_ms=settings.deal_clock_ms,
@@ -524,10 +525,7 @@ class Room:
         series = self.series
         series.forfeit(player.id)
         series.gone.add(player.id)
-        self.events.append(
-            Abandoned(player.id, self.id, series.id, self.match.id if self.match else "", "left",
-                      now_ms)
-        )  # fmt: skip
+        self._abandoned(player.id, Abandonment.LEFT, now_ms)
         outs = [left]
         if self.phase == Phase.PLAYING:
             outs += self._bots_play(now_ms) + self._advance(now_ms)
@@ -536,6 +534,11 @@ class Room:
         if self.phase == Phase.PLAYING:
             outs += self._changed(now_ms)
         return outs
+
+    def _abandoned(self, player_id: str, kind: Abandonment, now_ms: int) -> None:
+        """``player_id`` left the series being played, went away too long, or never moved."""
+        match_id = self.match.id if self.match else ""
+        self.events.append(Abandoned(player_id, self.id, self.series.id, match_id, kind, now_ms))
 
     def _remove_seat(self, seat: Seat) -> None:
         self.seats.remove(seat)
@@ -834,7 +837,7 @@ class Room:
                     room_id=self.id,
                     best_of=series.best_of,
                     rated=s.rated,
-                    pace=s.pace.value,
+                    pace=s.pace,
                     origin=s.origin,
                     players=tuple(_record(seat.player) for seat in self.seats),
                     at_ms=now_ms,
@@ -847,7 +850,7 @@ class Room:
             MatchBegan(
                 match_id=m.id,
                 room_id=self.id,
-                pace=s.pace.value,
+                pace=s.pace,
                 players=tuple(
                     (i, _record(seat.player), contributions[i]) for i, seat in enumerate(self.seats)
                 ),
@@ -978,7 +981,7 @@ class Room:
             for pid in idle:
                 if pid not in series.gone:  # never left nor went away: it never moved
                     series.gone.add(pid)
-                    self.events.append(Abandoned(pid, self.id, series.id, m.id, "idle", now_ms))
+                    self._abandoned(pid, Abandonment.IDLE, now_ms)
         if series.aborted or series.decided() or self.last_deal:
             self._go(Phase.FINISHED)
             self._close_series(now_ms)
@@ -1012,7 +1015,7 @@ class Room:
                 series_id=series.id,
                 room_id=self.id,
                 rated=self.settings.rated,
-                pace=self.settings.pace.value,
+                pace=self.settings.pace,
                 standings=tuple(
                     (st.player_id, st.deals_won, st.points, st.time_used_ms, st.forfeited)
                     for st in series.standings()
@@ -1119,9 +1122,7 @@ class Room:
         for seat in lost:  # away too long: the server plays the rest of the deal for it
             seat.timed_out = True
             self.series.gone.add(seat.player.id)
-            self.events.append(
-                Abandoned(seat.player.id, self.id, self.series.id, m.id, "timeout", now_ms)
-            )
+            self._abandoned(seat.player.id, Abandonment.TIMEOUT, now_ms)
         if lost:
             outs += self._bots_play(now_ms) + self._advance(now_ms)
             if self.phase != Phase.PLAYING:

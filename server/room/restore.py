@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from engine.deal import deal, room_seed
 from engine.grid import parse_cell
-from protocol.messages import Pace, PlayerInfo, Visibility
+from protocol.messages import Pace, PlayerInfo, RoomOrigin, Visibility
 from server import errors
 from server.recovery import Resumable
 from server.room import bot_seats
@@ -55,7 +55,7 @@ def restore(
         deal_clock_ms=saved.deal_clock_ms,
         best_of=saved.deals_best_of,
         rated=saved.rated,
-        origin=saved.origin,
+        origin=RoomOrigin(saved.origin),
     )
     if not saved.players or not saved.deals or not saved.root_secret:
         raise ValueError(f"series {saved.series_id} is not resumable")

@@ -10,7 +10,7 @@ from typing import Protocol
 from engine.cards import Card
 from engine.deal import Deal
 from engine.grid import CELLS, Grid, cell_name
-from protocol.messages import MatchResult, Pace, PlacementOut, PlayerInfo, Visibility
+from protocol.messages import MatchResult, Pace, PlacementOut, PlayerInfo, RoomOrigin, Visibility
 from server.fallback import CellChooser
 
 TURNS = CELLS  # a deal places one card on each cell of the grid
@@ -26,7 +26,7 @@ class RoomSettings:
     deal_clock_ms: int = 300_000
     best_of: int = 1  # deals in its series: best of 1, 3 or 5
     rated: bool = False
-    origin: str = "room"  # room, quickplay, challenge
+    origin: RoomOrigin = RoomOrigin.ROOM
 
 
 class Ids(Protocol):

@@ -35,6 +35,7 @@ from protocol.messages import (
     PlayerInfo,
     Pong,
     ProtocolError,
+    RoomOrigin,
     Welcome,
     parse_client,
 )
@@ -184,7 +185,7 @@ class Hub:
                 continue
             await self.apply(functools.partial(desk.catch_up, tid, room_id, table, clock.now_ms()))
         for saved in unfinished:
-            if saved.origin == "tournament" and not desk.claims(saved.room_id):
+            if saved.origin == RoomOrigin.TOURNAMENT and not desk.claims(saved.room_id):
                 # Its tournament is over or was not resumed: neither is the table.
                 await self.storage.abandon(saved.series_id)
                 continue

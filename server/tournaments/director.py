@@ -39,6 +39,7 @@ from engine.deal import commitment, table_root
 from protocol.messages import (
     EntrantStatus,
     PlayerInfo,
+    RoomOrigin,
     TableStatus,
     TournamentEntrant,
     TournamentInfo,
@@ -55,6 +56,7 @@ from server.events import (
     EmbargoLifted,
     Event,
     PlayerRecord,
+    TournamentChange,
     TournamentCreated,
     TournamentEntry,
     TournamentRoundBegan,
@@ -160,8 +162,8 @@ class Director:
             TournamentCreated(
                 tournament_id=tournament_id,
                 name=settings.name,
-                format=settings.format.value,
-                visibility=settings.visibility.value,
+                format=settings.format,
+                visibility=settings.visibility,
                 host=_record(host),
                 settings=self._settings_json(),
                 commitment=self.commitment,
@@ -722,14 +724,16 @@ class Director:
                     raise errors.TournamentState("the tournament has already started")
                 if len(self.active()) < 2:
                     raise errors.TooFewPlayers("a tournament needs at least two entrants")
-                self.events.append(TournamentStatus(self.id, "started", None, now_ms))
+                self.events.append(
+                    TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms)
+                )
                 return self._begin_round(now_ms, reply)
             case "pause":
                 if self.phase not in (Phase.PLAYING, Phase.BETWEEN):
                     raise errors.TournamentState("only a running tournament can be paused")
                 self._go(Phase.PAUSED)
                 self.next_at = None
-                self.events.append(TournamentStatus(self.id, "paused", None, now_ms))
+                self._changed_to(TournamentChange.PAUSED, now_ms)
                 return self._push(now_ms, reply)
             case "resume":
                 if self.phase != Phase.PAUSED:
@@ -739,7 +743,9 @@ class Director:
                     self.next_at = now_ms + self.settings.between_rounds_ms
                 else:
                     self._go(Phase.PLAYING)
-                self.events.append(TournamentStatus(self.id, "resumed", None, now_ms))
+                self.events.append(
+                    TournamentStatus(self.id, TournamentChange.RESUMED, None, now_ms)
+                )
                 return self._push(now_ms, reply)
             case "cancel":
                 if self.over:
@@ -747,6 +753,14 @@ class Director:
                 return self._close(Phase.CANCELLED, now_ms, reply)
         # The protocol admits nothing else.
         raise errors.RoomError(f"unknown action {action!r}", code="bad_message")
+
+    def _changed_to(
+        self,
+        change: TournamentChange,
+        now_ms: int,
+        standings: tuple[dict[str, object], ...] | None = None,
+    ) -> None:
+        self.events.append(TournamentStatus(self.id, change, standings, now_ms))
 
     def _go(self, phase: Phase) -> None:
         if phase not in TRANSITIONS[self.phase]:
@@ -761,7 +775,9 @@ class Director:
         outs: list[Outbound] = []
         if self.phase == Phase.REGISTERING and self.next_at is not None and now_ms >= self.next_at:
             if len(self.active()) >= 2:
-                self.events.append(TournamentStatus(self.id, "started", None, now_ms))
+                self.events.append(
+                    TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms)
+                )
                 return self._begin_round(now_ms)
             return self._close(Phase.CANCELLED, now_ms)
         expires = self.expires_at
@@ -917,7 +933,7 @@ class Director:
                         card_clock_ms=s.card_clock_ms,
                         deal_clock_ms=s.deal_clock_ms,
                         best_of=s.best_of,
-                        origin="tournament",
+                        origin=RoomOrigin.TOURNAMENT,
                     ),
                 )
             )
@@ -967,7 +983,7 @@ class Director:
         self.next_at = None
         self.finished_at = now_ms
         final = tuple(s.model_dump(mode="json") for s in self.standings())
-        self.events.append(TournamentStatus(self.id, phase.value, final, now_ms))
+        self._changed_to(TournamentChange(phase.value), now_ms, final)
         return self._push(now_ms, reply)
 
     # ------------------------------------------------------------------
