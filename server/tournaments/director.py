@@ -89,7 +89,6 @@ from server.tournaments.snapshot import (
     RoundRecord,
     SettingsRecord,
     SnapshotRecord,
-    TableRecord,
     settings_json,
 )
 
@@ -233,43 +232,8 @@ class Director:
             next_at=self.next_at,
             finished_at=self.finished_at,
             bots=self._bots,
-            entrants=[
-                EntrantRecord(
-                    player=e.player,
-                    number=e.number,
-                    contribution=e.contribution,
-                    joined_round=e.joined_round,
-                    strategy=e.strategy,
-                    status=e.status,
-                    seed=e.seed,
-                    out_in_round=e.out_in_round,
-                )
-                for e in self.entrants.values()
-            ],
-            rounds=[
-                RoundRecord(
-                    number=r.number,
-                    contribution=r.contribution,
-                    started_at=r.started_at,
-                    ends_at=r.ends_at,
-                    finished=r.finished,
-                    stopped=r.stopped,
-                    tables=[
-                        TableRecord(
-                            number=t.number,
-                            players=list(t.players),
-                            room_id=t.room_id,
-                            series_id=t.series_id,
-                            status=t.status,
-                            winner=t.winner,
-                            points=dict(t.points),
-                            deals=[dict(d) for d in t.deals],
-                        )
-                        for t in r.tables
-                    ],
-                )
-                for r in self.rounds
-            ],
+            entrants=[EntrantRecord.of(e) for e in self.entrants.values()],
+            rounds=[RoundRecord.of(r) for r in self.rounds],
             bracket=[list(slots) for slots in self.bracket],
             had_bye=sorted(self.had_bye),
         ).model_dump(mode="json")
@@ -319,44 +283,11 @@ class Director:
         director.finished_at = saved.finished_at
         director._bots = saved.bots
         for e in saved.entrants:
-            director.entrants[e.player.id] = Entrant(
-                player=e.player,
-                number=e.number,
-                contribution=e.contribution,
-                joined_round=e.joined_round,
-                strategy=e.strategy,
-                status=e.status,
-                seed=e.seed,
-                out_in_round=e.out_in_round,
-            )
+            director.entrants[e.player.id] = e.entrant()
         for rec in saved.rounds:
             if rec.number != len(director.rounds) + 1:
                 raise ValueError(f"round {rec.number} out of order")
-            tables = [
-                Table(
-                    number=tr.number,
-                    players=tuple(tr.players),
-                    room_id=tr.room_id,
-                    series_id=tr.series_id,
-                    status=tr.status,
-                    winner=tr.winner,
-                    points=dict(tr.points),
-                    deals=[dict(d) for d in tr.deals],
-                )
-                for tr in rec.tables
-            ]
-            director.rounds.append(
-                Round(
-                    rec.number,
-                    director._secrets[rec.number - 1],
-                    rec.contribution,
-                    tables,
-                    rec.started_at,
-                    rec.ends_at,
-                    finished=rec.finished,
-                    stopped=rec.stopped,
-                )
-            )
+            director.rounds.append(rec.round(director._secrets[rec.number - 1]))
         director.bracket = [list(slots) for slots in saved.bracket]
         director.had_bye = set(saved.had_bye)
         for r in director.rounds:

@@ -18,10 +18,7 @@ from protocol.messages import (
     TournamentFormat,
     Visibility,
 )
-from server.tournaments.model import (
-    Phase,
-    TournamentSettings,
-)
+from server.tournaments.model import Entrant, Phase, Round, Table, TournamentSettings
 
 SNAPSHOT_VERSION = 1
 
@@ -102,6 +99,13 @@ class EntrantRecord(_Record):
     seed: int | None
     out_in_round: int | None
 
+    @classmethod
+    def of(cls, e: Entrant) -> EntrantRecord:
+        return cls(**{f: getattr(e, f) for f in cls.model_fields})
+
+    def entrant(self) -> Entrant:
+        return Entrant(**{f: getattr(self, f) for f in type(self).model_fields})
+
 
 class TableRecord(_Record):
     number: int
@@ -113,6 +117,31 @@ class TableRecord(_Record):
     points: dict[str, int]
     deals: list[dict[str, int]]
 
+    @classmethod
+    def of(cls, t: Table) -> TableRecord:
+        return cls(
+            number=t.number,
+            players=list(t.players),
+            room_id=t.room_id,
+            series_id=t.series_id,
+            status=t.status,
+            winner=t.winner,
+            points=dict(t.points),
+            deals=[dict(d) for d in t.deals],
+        )
+
+    def table(self) -> Table:
+        return Table(
+            number=self.number,
+            players=tuple(self.players),
+            room_id=self.room_id,
+            series_id=self.series_id,
+            status=self.status,
+            winner=self.winner,
+            points=dict(self.points),
+            deals=[dict(d) for d in self.deals],
+        )
+
 
 class RoundRecord(_Record):
     number: int
@@ -122,6 +151,31 @@ class RoundRecord(_Record):
     finished: bool
     stopped: bool
     tables: list[TableRecord]
+
+    @classmethod
+    def of(cls, r: Round) -> RoundRecord:
+        return cls(
+            number=r.number,
+            contribution=r.contribution,
+            started_at=r.started_at,
+            ends_at=r.ends_at,
+            finished=r.finished,
+            stopped=r.stopped,
+            tables=[TableRecord.of(t) for t in r.tables],
+        )
+
+    def round(self, secret: str) -> Round:
+        """The round again; its secret is not stored with it (the chain gives it)."""
+        return Round(
+            self.number,
+            secret,
+            self.contribution,
+            [t.table() for t in self.tables],
+            self.started_at,
+            self.ends_at,
+            finished=self.finished,
+            stopped=self.stopped,
+        )
 
 
 class SnapshotRecord(_Record):

@@ -82,10 +82,18 @@ def standing_row(
     )
 
 
-def rounds_planned(t: Field) -> int:
-    """The rounds of the settings (the duplicate field's deals, Swiss rounds)."""
-    return t.settings.rounds
+class FixedRounds:
+    """What a format of a set number of rounds (a duplicate field's deals, Swiss
+    rounds) does the same: it plays them all, unless nobody is left; a withdrawal
+    changes nothing but the entrant's status."""
 
+    has_bracket = False
 
-def last_round_played(t: Field, r: Round) -> bool:
-    return r.number >= t.settings.rounds or not t.active()
+    def planned_rounds(self, t: Field) -> int:
+        return t.settings.rounds
+
+    def round_ended(self, t: Field, r: Round) -> bool:
+        return r.number >= t.settings.rounds or not t.active()
+
+    def dropped(self, t: Field, entrant: Entrant) -> None:
+        pass

@@ -9,12 +9,11 @@ from engine.ranking import competition_ranks
 from protocol.messages import TournamentStanding
 from server.tournaments.formats.base import (
     Field,
+    FixedRounds,
     Pairing,
-    last_round_played,
-    rounds_planned,
     standing_row,
 )
-from server.tournaments.model import Entrant, Round, Table
+from server.tournaments.model import Entrant, Table
 from server.tournaments.scoring import duplicate_standings
 
 
@@ -31,21 +30,12 @@ def deals(t: Field) -> list[dict[str, int]]:
     return found
 
 
-class Duplicate:
-    has_bracket = False
-    planned_rounds = staticmethod(rounds_planned)
-
+class Duplicate(FixedRounds):
     def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
         return Pairing([(e.player.id,) for e in playing])
 
     def table_winner(self, t: Field, table: Table, winner_id: str | None) -> str | None:
         return None  # a one-seat table wins nothing: matchpoints rank the field
-
-    def round_ended(self, t: Field, r: Round) -> bool:
-        return last_round_played(t, r)
-
-    def dropped(self, t: Field, entrant: Entrant) -> None:
-        pass
 
     def standings(
         self, t: Field, played: Mapping[str, int], points: Mapping[str, int]

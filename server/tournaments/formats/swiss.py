@@ -9,12 +9,11 @@ from engine.ranking import WIN, competition_ranks, game_score
 from protocol.messages import TableStatus, TournamentStanding
 from server.tournaments.formats.base import (
     Field,
+    FixedRounds,
     Pairing,
-    last_round_played,
-    rounds_planned,
     standing_row,
 )
-from server.tournaments.model import Entrant, Round, Table
+from server.tournaments.model import Entrant, Table
 from server.tournaments.pairing import PairingError, swiss_pairings
 from server.tournaments.scoring import (
     Game,
@@ -38,10 +37,7 @@ def games(t: Field) -> list[Game]:
     return found
 
 
-class Swiss:
-    has_bracket = False
-    planned_rounds = staticmethod(rounds_planned)
-
+class Swiss(FixedRounds):
     def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
         if len(playing) < 2:
             return None
@@ -65,12 +61,6 @@ class Swiss:
 
     def table_winner(self, t: Field, table: Table, winner_id: str | None) -> str | None:
         return winner_id  # a draw is half a point each
-
-    def round_ended(self, t: Field, r: Round) -> bool:
-        return last_round_played(t, r)
-
-    def dropped(self, t: Field, entrant: Entrant) -> None:
-        pass
 
     def standings(
         self, t: Field, played: Mapping[str, int], points: Mapping[str, int]
