@@ -5,21 +5,18 @@ the public ones, finds a room by id or invite code, routes room commands to
 their room after checking membership, and forwards connection changes and clock
 ticks. It collects the rooms' domain events in :attr:`Lobby.events` for storage.
 
-It also pairs players: the quick-play queue (:mod:`server.matchmaking`) and
-challenges open head-to-head rooms with both players seated, and when a rated
-series ends it moves the two players' ratings (:class:`server.ratings.RatingBook`).
-Bot programs have a rated pool of their own, the arena: they are paired with
-each other only, and rated apart from people (:func:`rating_pool`).
+It also pairs players: the quick-play queue, the arena and challenges
+(:mod:`server.head_to_head`) open head-to-head rooms with both players seated,
+and when a rated series ends it moves the two players' ratings
+(:class:`server.ratings.RatingBook`), people against people, bot programs in
+the arena's pool only (:func:`server.head_to_head.rating_pool`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-
-from pydantic import BaseModel
+from collections.abc import Mapping, Sequence
 
 from engine.ranking import game_score
 from protocol.messages import (
@@ -28,8 +25,6 @@ from protocol.messages import (
     Bots,
     CancelQuickPlay,
     Challenge,
-    ChallengeInfo,
-    ChallengeUpdate,
     ClientMessage,
     CreateRoom,
     ErrorMessage,
@@ -45,7 +40,6 @@ from protocol.messages import (
     Pace,
     Place,
     PlayerInfo,
-    QueueStatus,
     QuickPlay,
     RatingChange,
     RatingsChanged,
@@ -53,36 +47,23 @@ from protocol.messages import (
     Rooms,
     Visibility,
 )
-from protocol.names import MAX_NAME, name_key, printable
+from protocol.names import name_key
 from server import errors
 from server.alarms import Alarms
 from server.config import LobbyConfig
 from server.events import Event, MatchEnded, RatingChanged, SeriesEnded, TournamentEvent
+from server.head_to_head import HeadToHead, rating_pool
 from server.ids import IdSource
 from server.listing import BadCursor
-from server.matchmaking import Queue, Ticket
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
 from server.recovery import Resumable
 from server.registry import RoomRegistry
 from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
-from server.room import bot_seats
 from server.room.restore import restore as restore_room
 from server.series import SecretScheme
 from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
 
 log = logging.getLogger(__name__)
-
-
-def rating_pool(pace: str, arena: bool) -> str:
-    """The key ratings are kept under: the pace for people, ``arena-PACE`` for bot programs."""
-    return f"{RoomOrigin.ARENA.value}-{pace}" if arena else pace
-
-
-@dataclass(slots=True)
-class OpenChallenge:
-    info: ChallengeInfo
-    contribution: str
-    expires_at: int
 
 
 class Lobby:
@@ -114,11 +95,7 @@ class Lobby:
         self._named: dict[str, str] = {}
         self.shadowed: set[str] = set()
         self.ratings = RatingBook()
-        self.queue = Queue()
-        self.bot_queue = Queue()  # bot programs (hello with bot: true) waiting
-        self.arena_queue = Queue()  # bot programs waiting for a rated arena match
-        self._queued: dict[str, tuple[PlayerInfo, QuickPlay]] = {}
-        self.challenges: dict[str, OpenChallenge] = {}
+        self.head_to_head = HeadToHead(self)  # quick play, the arena and challenges
         # The address each signed-in player came from (set by the server at sign-in):
         # what rooms and tournaments an address holds open is counted by it.
         self.addresses: dict[str, str] = {}
@@ -159,13 +136,13 @@ class Lobby:
             case CreateRoom():
                 return self._create(player, message, now_ms)
             case QuickPlay():
-                return self._quickplay(player, message, now_ms)
+                return self.head_to_head.quickplay(player, message, now_ms)
             case CancelQuickPlay():
-                return self._cancel_quickplay(player, message)
+                return self.head_to_head.cancel_quickplay(player, message)
             case Challenge():
-                return self._challenge(player, message, now_ms)
+                return self.head_to_head.challenge(player, message, now_ms)
             case AnswerChallenge():
-                return self._answer(player, message, now_ms)
+                return self.head_to_head.answer(player, message, now_ms)
             case GetLeaderboard():
                 return [Outbound((player.id,), self.leaderboard(player, message))]
             case ListBots():
@@ -342,258 +319,13 @@ class Lobby:
         self.registry.add(room)
         return room
 
-    def _pair(
-        self,
-        settings: RoomSettings,
-        a: tuple[PlayerInfo, str],
-        b: tuple[PlayerInfo, str] | str,
-        now_ms: int,
-        notice: Callable[[str, Room], BaseModel],
-    ) -> list[Outbound]:
-        """Open a head-to-head room for ``a`` and ``b`` (a person, or a bot strategy)
-        and start it; each person first gets ``notice`` and the room's snapshot."""
-        room = self.open_room(settings, a[0], a[1], now_ms)
-        if isinstance(b, str):
-            room.seat_bot(b)
-        else:
-            room.seat_player(b[0], b[1])
-        outs: list[Outbound] = []
-        for seat in room.seats:
-            if seat.bot is None:
-                pid = seat.player.id
-                outs.append(Outbound((pid,), notice(pid, room)))
-                outs.append(room.send_state(pid, now_ms))
-        outs += room.start(now_ms)
-        return outs + self.settle(room, now_ms)
-
-    # ------------------------------------------------------------------
-    # Quick play
-
-    def _quickplay(self, player: PlayerInfo, msg: QuickPlay, now_ms: int) -> list[Outbound]:
-        if player.guest:
-            raise errors.NotRateable("quick play is rated: register a name to play it")
-        if player.id in self._queued:
-            raise errors.AlreadyQueued("you are already waiting for an opponent")
-        if msg.arena and not player.bot:
-            raise errors.NotRateable("the arena is for bot programs (hello with bot: true)")
-        if msg.bot_level is not None and not msg.arena and not bot_seats.known(self.bots, msg.bot_level):
-            raise errors.UnknownStrategy(f"no bot plays level {msg.bot_level!r}")
-        rating = self.ratings.get(player.id, rating_pool(msg.pace.value, msg.arena))
-        # Bot programs wait apart: they stand in for the server's bot when a
-        # person's chosen wait runs out, and play each other, casual; or they
-        # wait for the arena, rated among bot programs only.
-        queue = self.arena_queue if msg.arena else self.bot_queue if player.bot else self.queue
-        queue.join(
-            Ticket(
-                player=player.id,
-                rating=rating.rating,
-                since_ms=now_ms,
-                pace=msg.pace.value,
-                bot_after_ms=None if msg.arena else msg.bot_after_ms,
-                pool=str(msg.deals),
-            )
-        )
-        self._queued[player.id] = (player, msg)
-        status = QueueStatus(
-            state="waiting",
-            pace=msg.pace,
-            deals=msg.deals,
-            rating=round(rating.rating),
-            ref=msg.ref,
-        )
-        return [Outbound((player.id,), status), *self._match_queue(now_ms)]
-
-    def _leave_queues(self, player_id: str) -> bool:
-        left = [q.leave(player_id) for q in (self.queue, self.bot_queue, self.arena_queue)]
-        return any(t is not None for t in left)
-
-    def _cancel_quickplay(self, player: PlayerInfo, msg: CancelQuickPlay) -> list[Outbound]:
-        if not self._leave_queues(player.id):
-            raise errors.NotQueued("you are not waiting for an opponent")
-        _, asked = self._queued.pop(player.id)
-        status = QueueStatus(state="cancelled", pace=asked.pace, deals=asked.deals, ref=msg.ref)
-        return [Outbound((player.id,), status)]
-
-    def _quick_settings(self, asked: QuickPlay, *, rated: bool) -> RoomSettings:
-        kind = "arena" if asked.arena else "quick play"
-        return RoomSettings(
-            name=f"{kind}, best of {asked.deals}" if asked.deals > 1 else kind,
-            visibility=Visibility.PRIVATE,
-            seats=2,
-            pace=asked.pace,
-            card_clock_ms=self.config.quickplay_card_clock_ms,
-            deal_clock_ms=self.config.quickplay_deal_clock_ms,
-            best_of=asked.deals,
-            rated=rated,
-            origin=RoomOrigin.ARENA if asked.arena else RoomOrigin.QUICKPLAY,
-        )
-
-    def _match_queue(self, now_ms: int) -> list[Outbound]:
-        outs: list[Outbound] = []
-        for first, second in self.queue.match(now_ms):
-            a, asked = self._queued.pop(first.player)
-            b, b_asked = self._queued.pop(second.player)
-            outs += self._pair(
-                self._quick_settings(asked, rated=True),
-                (a, asked.contribution),
-                (b, b_asked.contribution),
-                now_ms,
-                self._matched_notice(asked),
-            )
-        for queue, rated in ((self.bot_queue, False), (self.arena_queue, True)):
-            for first, second in queue.match(now_ms):
-                a, asked = self._queued.pop(first.player)
-                b, b_asked = self._queued.pop(second.player)
-                outs += self._pair(
-                    self._quick_settings(asked, rated=rated),
-                    (a, asked.contribution),
-                    (b, b_asked.contribution),
-                    now_ms,
-                    self._matched_notice(asked),
-                )
-        for ticket in self.queue.due_for_bot(now_ms):
-            a, asked = self._queued.pop(ticket.player)
-            program = self._waiting_bot(ticket)
-            opponent: tuple[PlayerInfo, str] | str
-            if program is not None:
-                opponent = (program[0], program[1].contribution)
-            elif self.bots is not None:
-                opponent = asked.bot_level or self.config.quickplay_bot
-            else:  # no bot to offer: back in the queue, without the bot wait
-                self.queue.join(replace(ticket, bot_after_ms=None))
-                self._queued[a.id] = (a, asked)
-                continue
-            outs += self._pair(
-                self._quick_settings(asked, rated=False),
-                (a, asked.contribution),
-                opponent,
-                now_ms,
-                self._matched_notice(asked),
-            )
-        return outs
-
-    def _waiting_bot(self, ticket: Ticket) -> tuple[PlayerInfo, QuickPlay] | None:
-        """The bot program waiting for the same game closest to ``ticket``'s rating."""
-        fits = [
-            t
-            for t in self.bot_queue.tickets.values()
-            if (t.pace, t.pool) == (ticket.pace, ticket.pool)
-        ]
-        if not fits:
-            return None
-        best = min(fits, key=lambda t: (abs(t.rating - ticket.rating), t.since_ms))
-        self.bot_queue.leave(best.player)
-        return self._queued.pop(best.player)
-
-    @staticmethod
-    def _matched_notice(asked: QuickPlay) -> Callable[[str, Room], BaseModel]:
-        def notice(pid: str, room: Room) -> BaseModel:
-            return QueueStatus(state="matched", pace=asked.pace, deals=asked.deals, room_id=room.id)
-
-        return notice
-
-    # ------------------------------------------------------------------
-    # Challenges
-
     def _holds_name(self, player: PlayerInfo) -> bool:
         return not player.guest and player.id not in self.shadowed
 
-    def _find_online(self, name: str) -> PlayerInfo | None:
+    def find_online(self, name: str) -> PlayerInfo | None:
         """The online player holding the key of ``name``: a registered person or a bot program."""
         pid = self._named.get(name_key(name))
         return self.online.get(pid) if pid is not None else None
-
-    def _challenge(self, player: PlayerInfo, msg: Challenge, now_ms: int) -> list[Outbound]:
-        opponent = self._find_online(msg.opponent)
-        if opponent is None:
-            raise errors.PlayerNotFound(f"no registered player called {msg.opponent} is online")
-        if opponent.id == player.id:
-            raise errors.RoomError("you cannot challenge yourself", code="bad_message")
-        if msg.rated and (player.guest or player.bot or opponent.bot):
-            raise errors.NotRateable("rated play is for registered people; send rated=false")
-        mine = sum(1 for c in self.challenges.values() if c.info.challenger.id == player.id)
-        if mine >= self.config.max_challenges_per_player:
-            raise errors.LimitReached(f"you already have {mine} challenges waiting for an answer")
-        challenge_id = self.ids.invite_code()
-        while challenge_id in self.challenges:
-            challenge_id = self.ids.invite_code()
-        info = ChallengeInfo(
-            id=challenge_id,
-            challenger=player,
-            opponent=opponent,
-            pace=msg.pace,
-            deals=msg.deals,
-            card_clock_ms=msg.card_clock_ms,
-            deal_clock_ms=msg.deal_clock_ms,
-            rated=msg.rated,
-            expires_ms=self.config.challenge_ttl_ms,
-        )
-        self.challenges[challenge_id] = OpenChallenge(
-            info, msg.contribution, now_ms + self.config.challenge_ttl_ms
-        )
-        return self._challenge_update(info, "offered", ref=msg.ref, actor=player.id)
-
-    def _challenge_update(
-        self,
-        info: ChallengeInfo,
-        state: str,
-        *,
-        room_id: str | None = None,
-        ref: str | None = None,
-        actor: str = "",
-    ) -> list[Outbound]:
-        update = ChallengeUpdate(challenge=info, state=state, room_id=room_id)  # type: ignore[arg-type]
-        return [
-            Outbound((pid,), update.model_copy(update={"ref": ref}) if pid == actor else update)
-            for pid in (info.challenger.id, info.opponent.id)
-        ]
-
-    def _answer(self, player: PlayerInfo, msg: AnswerChallenge, now_ms: int) -> list[Outbound]:
-        open_ = self.challenges.get(msg.challenge_id)
-        if open_ is None or player.id not in (open_.info.challenger.id, open_.info.opponent.id):
-            raise errors.ChallengeNotFound(f"no open challenge {msg.challenge_id}")
-        info = open_.info
-        if player.id == info.challenger.id:
-            if msg.accept:
-                raise errors.RoomError(
-                    "only the challenged player accepts; send accept=false to withdraw",
-                    code="bad_message",
-                )
-            del self.challenges[info.id]
-            return self._challenge_update(info, "cancelled", ref=msg.ref, actor=player.id)
-        del self.challenges[info.id]
-        if not msg.accept:
-            return self._challenge_update(info, "declined", ref=msg.ref, actor=player.id)
-        settings = RoomSettings(
-            name=printable(f"{info.challenger.name} v {info.opponent.name}", 2 * MAX_NAME + 3),
-            visibility=Visibility.PRIVATE,
-            seats=2,
-            pace=info.pace,
-            card_clock_ms=info.card_clock_ms,
-            deal_clock_ms=info.deal_clock_ms,
-            best_of=info.deals,
-            rated=info.rated,
-            origin=RoomOrigin.CHALLENGE,
-        )
-
-        def notice(pid: str, room: Room) -> BaseModel:
-            update = ChallengeUpdate(challenge=info, state="accepted", room_id=room.id)
-            return update.model_copy(update={"ref": msg.ref}) if pid == player.id else update
-
-        return self._pair(
-            settings,
-            (info.challenger, open_.contribution),
-            (player, msg.contribution),
-            now_ms,
-            notice,
-        )
-
-    def _expire_challenges(self, now_ms: int) -> list[Outbound]:
-        outs: list[Outbound] = []
-        for cid in [c for c, o in self.challenges.items() if o.expires_at <= now_ms]:
-            info = self.challenges.pop(cid).info
-            outs += self._challenge_update(info, "expired")
-        return outs
 
     # ------------------------------------------------------------------
     # Ratings
@@ -839,14 +571,7 @@ class Lobby:
         if gone is not None and self._named.get(name_key(gone.name)) == player_id:
             del self._named[name_key(gone.name)]
         self.addresses.pop(player_id, None)
-        if self._leave_queues(player_id):
-            del self._queued[player_id]
-        outs: list[Outbound] = []
-        for cid, open_ in list(self.challenges.items()):
-            info = open_.info
-            if player_id in (info.challenger.id, info.opponent.id):
-                del self.challenges[cid]
-                outs += self._challenge_update(info, "cancelled")
+        outs = self.head_to_head.disconnect(player_id)
         for room in self.rooms_of(player_id):
             outs += room.set_connected(player_id, False, now_ms)
             outs += self.settle(room, now_ms)
@@ -866,10 +591,7 @@ class Lobby:
             except Exception:  # one broken room must not stop every other room's clock
                 log.exception("room %s failed to tick", room.id)
             outs += self.settle(room, now_ms)
-        if self.queue.tickets or self.bot_queue.tickets or self.arena_queue.tickets:
-            outs += self._match_queue(now_ms)
-        if self.challenges:
-            outs += self._expire_challenges(now_ms)
+        outs += self.head_to_head.tick(now_ms)
         if self.tournaments.directors:
             outs += self.tournaments.tick(now_ms)
         return outs

@@ -60,7 +60,7 @@ async def test_a_bot_told_the_queue_is_for_people_opens_a_room(
         raise errors.NotRateable("quick play is for people")
 
     # A server whose queue does not take bot programs (this one's does).
-    monkeypatch.setattr(live.app[HUB].lobby, "_quickplay", people_only)
+    monkeypatch.setattr(live.app[HUB].lobby.head_to_head, "quickplay", people_only)
     lines: list[str] = []
     bot = BotClient(live.url, load_chooser("random"), name="queue bot", say=lines.append)
     [outcome] = await bot.run(Plan(queue=True, seats=2, wait_s=0.2))

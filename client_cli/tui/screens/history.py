@@ -18,6 +18,7 @@ from client_cli import history as hist
 from client_cli.session import SessionError
 from client_cli.tui.screens.base import BaseScreen
 from client_cli.tui.screens.replay import ReplayScreen
+from engine.scoring import WIN_SCORE
 
 RESULT_STYLE = {"win": "bold green", "loss": "red", "draw": "yellow", "solo": "dim"}
 
@@ -71,7 +72,7 @@ Escape  back"""
             result = row.result + (f" ({m.rank} of {m.players})" if m.players > 2 else "")
             score = Text(
                 str(m.score) if m.score is not None else "-",
-                "bold green" if (m.score or 0) >= 61 else "",
+                "bold green" if (m.score or 0) >= WIN_SCORE else "",
             )
             up = "(-" not in row.rating
             table.add_row(

@@ -1,0 +1,358 @@
+"""Head to head: the quick-play queue and challenges, which open a two-seat room with
+both players seated and start it. Synchronous and without I/O, like the lobby it
+belongs to; it reaches the lobby only through :class:`Lobby`, what it needs of it.
+
+Quick play is rated and pairs registered players of close rating
+(:mod:`server.matchmaking`); a player who asked for a bot after a wait gets a bot
+program waiting for the same game, or the server's bot of the level asked for. Bot
+programs have a rated pool of their own, the arena: they are paired with each other
+only, and rated apart from people (:func:`rating_pool`). A challenge names an
+online player, who accepts or declines it before it expires.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from protocol.messages import (
+    AnswerChallenge,
+    CancelQuickPlay,
+    Challenge,
+    ChallengeInfo,
+    ChallengeUpdate,
+    PlayerInfo,
+    QueueStatus,
+    QuickPlay,
+    RoomOrigin,
+    Visibility,
+)
+from protocol.names import MAX_NAME, printable
+from server import errors
+from server.config import LobbyConfig
+from server.ids import IdSource
+from server.matchmaking import Queue, Ticket
+from server.ratings import RatingBook
+from server.room import BotFactory, Outbound, Room, RoomSettings, bot_seats
+
+log = logging.getLogger(__name__)
+
+
+def rating_pool(pace: str, arena: bool) -> str:
+    """The key ratings are kept under: the pace for people, ``arena-PACE`` for bot programs."""
+    return f"{RoomOrigin.ARENA.value}-{pace}" if arena else pace
+
+
+class Lobby(Protocol):
+    """What head-to-head play needs of the lobby (server.lobby.Lobby)."""
+
+    @property
+    def config(self) -> LobbyConfig: ...
+    @property
+    def ids(self) -> IdSource: ...
+    @property
+    def ratings(self) -> RatingBook: ...
+    @property
+    def bots(self) -> BotFactory | None: ...
+
+    def find_online(self, name: str) -> PlayerInfo | None: ...
+
+    def open_room(
+        self, settings: RoomSettings, creator: PlayerInfo, contribution: str, now_ms: int
+    ) -> Room: ...
+
+    def settle(self, room: Room, now_ms: int) -> list[Outbound]: ...
+
+
+@dataclass(slots=True)
+class OpenChallenge:
+    info: ChallengeInfo
+    contribution: str
+    expires_at: int
+
+
+class HeadToHead:
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+        self.queue = Queue()
+        self.bot_queue = Queue()  # bot programs (hello with bot: true) waiting
+        self.arena_queue = Queue()  # bot programs waiting for a rated arena match
+        self._queued: dict[str, tuple[PlayerInfo, QuickPlay]] = {}
+        self.challenges: dict[str, OpenChallenge] = {}
+
+    def pair(
+        self,
+        settings: RoomSettings,
+        a: tuple[PlayerInfo, str],
+        b: tuple[PlayerInfo, str] | str,
+        now_ms: int,
+        notice: Callable[[str, Room], BaseModel],
+    ) -> list[Outbound]:
+        """Open a head-to-head room for ``a`` and ``b`` (a person, or a bot strategy)
+        and start it; each person first gets ``notice`` and the room's snapshot."""
+        room = self.lobby.open_room(settings, a[0], a[1], now_ms)
+        if isinstance(b, str):
+            room.seat_bot(b)
+        else:
+            room.seat_player(b[0], b[1])
+        outs: list[Outbound] = []
+        for seat in room.seats:
+            if seat.bot is None:
+                pid = seat.player.id
+                outs.append(Outbound((pid,), notice(pid, room)))
+                outs.append(room.send_state(pid, now_ms))
+        outs += room.start(now_ms)
+        return outs + self.lobby.settle(room, now_ms)
+
+    # ------------------------------------------------------------------
+    # Quick play
+
+    def quickplay(self, player: PlayerInfo, msg: QuickPlay, now_ms: int) -> list[Outbound]:
+        if player.guest:
+            raise errors.NotRateable("quick play is rated: register a name to play it")
+        if player.id in self._queued:
+            raise errors.AlreadyQueued("you are already waiting for an opponent")
+        if msg.arena and not player.bot:
+            raise errors.NotRateable("the arena is for bot programs (hello with bot: true)")
+        if (
+            msg.bot_level is not None
+            and not msg.arena
+            and not bot_seats.known(self.lobby.bots, msg.bot_level)
+        ):
+            raise errors.UnknownStrategy(f"no bot plays level {msg.bot_level!r}")
+        rating = self.lobby.ratings.get(player.id, rating_pool(msg.pace.value, msg.arena))
+        # Bot programs wait apart: they stand in for the server's bot when a
+        # person's chosen wait runs out, and play each other, casual; or they
+        # wait for the arena, rated among bot programs only.
+        queue = self.arena_queue if msg.arena else self.bot_queue if player.bot else self.queue
+        queue.join(
+            Ticket(
+                player=player.id,
+                rating=rating.rating,
+                since_ms=now_ms,
+                pace=msg.pace.value,
+                bot_after_ms=None if msg.arena else msg.bot_after_ms,
+                pool=str(msg.deals),
+            )
+        )
+        self._queued[player.id] = (player, msg)
+        status = QueueStatus(
+            state="waiting",
+            pace=msg.pace,
+            deals=msg.deals,
+            rating=round(rating.rating),
+            ref=msg.ref,
+        )
+        return [Outbound((player.id,), status), *self.match_queue(now_ms)]
+
+    def _leave_queues(self, player_id: str) -> bool:
+        left = [q.leave(player_id) for q in (self.queue, self.bot_queue, self.arena_queue)]
+        return any(t is not None for t in left)
+
+    def cancel_quickplay(self, player: PlayerInfo, msg: CancelQuickPlay) -> list[Outbound]:
+        if not self._leave_queues(player.id):
+            raise errors.NotQueued("you are not waiting for an opponent")
+        _, asked = self._queued.pop(player.id)
+        status = QueueStatus(state="cancelled", pace=asked.pace, deals=asked.deals, ref=msg.ref)
+        return [Outbound((player.id,), status)]
+
+    def _quick_settings(self, asked: QuickPlay, *, rated: bool) -> RoomSettings:
+        kind = "arena" if asked.arena else "quick play"
+        return RoomSettings(
+            name=f"{kind}, best of {asked.deals}" if asked.deals > 1 else kind,
+            visibility=Visibility.PRIVATE,
+            seats=2,
+            pace=asked.pace,
+            card_clock_ms=self.lobby.config.quickplay_card_clock_ms,
+            deal_clock_ms=self.lobby.config.quickplay_deal_clock_ms,
+            best_of=asked.deals,
+            rated=rated,
+            origin=RoomOrigin.ARENA if asked.arena else RoomOrigin.QUICKPLAY,
+        )
+
+    def match_queue(self, now_ms: int) -> list[Outbound]:
+        outs: list[Outbound] = []
+        for first, second in self.queue.match(now_ms):
+            a, asked = self._queued.pop(first.player)
+            b, b_asked = self._queued.pop(second.player)
+            outs += self.pair(
+                self._quick_settings(asked, rated=True),
+                (a, asked.contribution),
+                (b, b_asked.contribution),
+                now_ms,
+                self._matched_notice(asked),
+            )
+        for queue, rated in ((self.bot_queue, False), (self.arena_queue, True)):
+            for first, second in queue.match(now_ms):
+                a, asked = self._queued.pop(first.player)
+                b, b_asked = self._queued.pop(second.player)
+                outs += self.pair(
+                    self._quick_settings(asked, rated=rated),
+                    (a, asked.contribution),
+                    (b, b_asked.contribution),
+                    now_ms,
+                    self._matched_notice(asked),
+                )
+        for ticket in self.queue.due_for_bot(now_ms):
+            a, asked = self._queued.pop(ticket.player)
+            program = self._waiting_bot(ticket)
+            opponent: tuple[PlayerInfo, str] | str
+            if program is not None:
+                opponent = (program[0], program[1].contribution)
+            elif self.lobby.bots is not None:
+                opponent = asked.bot_level or self.lobby.config.quickplay_bot
+            else:  # no bot to offer: back in the queue, without the bot wait
+                self.queue.join(replace(ticket, bot_after_ms=None))
+                self._queued[a.id] = (a, asked)
+                continue
+            outs += self.pair(
+                self._quick_settings(asked, rated=False),
+                (a, asked.contribution),
+                opponent,
+                now_ms,
+                self._matched_notice(asked),
+            )
+        return outs
+
+    def _waiting_bot(self, ticket: Ticket) -> tuple[PlayerInfo, QuickPlay] | None:
+        """The bot program waiting for the same game closest to ``ticket``'s rating."""
+        fits = [
+            t
+            for t in self.bot_queue.tickets.values()
+            if (t.pace, t.pool) == (ticket.pace, ticket.pool)
+        ]
+        if not fits:
+            return None
+        best = min(fits, key=lambda t: (abs(t.rating - ticket.rating), t.since_ms))
+        self.bot_queue.leave(best.player)
+        return self._queued.pop(best.player)
+
+    @staticmethod
+    def _matched_notice(asked: QuickPlay) -> Callable[[str, Room], BaseModel]:
+        def notice(pid: str, room: Room) -> BaseModel:
+            return QueueStatus(state="matched", pace=asked.pace, deals=asked.deals, room_id=room.id)
+
+        return notice
+
+    # ------------------------------------------------------------------
+    # Challenges
+
+    def challenge(self, player: PlayerInfo, msg: Challenge, now_ms: int) -> list[Outbound]:
+        opponent = self.lobby.find_online(msg.opponent)
+        if opponent is None:
+            raise errors.PlayerNotFound(f"no registered player called {msg.opponent} is online")
+        if opponent.id == player.id:
+            raise errors.RoomError("you cannot challenge yourself", code="bad_message")
+        if msg.rated and (player.guest or player.bot or opponent.bot):
+            raise errors.NotRateable("rated play is for registered people; send rated=false")
+        mine = sum(1 for c in self.challenges.values() if c.info.challenger.id == player.id)
+        if mine >= self.lobby.config.max_challenges_per_player:
+            raise errors.LimitReached(f"you already have {mine} challenges waiting for an answer")
+        challenge_id = self.lobby.ids.invite_code()
+        while challenge_id in self.challenges:
+            challenge_id = self.lobby.ids.invite_code()
+        info = ChallengeInfo(
+            id=challenge_id,
+            challenger=player,
+            opponent=opponent,
+            pace=msg.pace,
+            deals=msg.deals,
+            card_clock_ms=msg.card_clock_ms,
+            deal_clock_ms=msg.deal_clock_ms,
+            rated=msg.rated,
+            expires_ms=self.lobby.config.challenge_ttl_ms,
+        )
+        self.challenges[challenge_id] = OpenChallenge(
+            info, msg.contribution, now_ms + self.lobby.config.challenge_ttl_ms
+        )
+        return self._challenge_update(info, "offered", ref=msg.ref, actor=player.id)
+
+    def _challenge_update(
+        self,
+        info: ChallengeInfo,
+        state: str,
+        *,
+        room_id: str | None = None,
+        ref: str | None = None,
+        actor: str = "",
+    ) -> list[Outbound]:
+        update = ChallengeUpdate(challenge=info, state=state, room_id=room_id)  # type: ignore[arg-type]
+        return [
+            Outbound((pid,), update.model_copy(update={"ref": ref}) if pid == actor else update)
+            for pid in (info.challenger.id, info.opponent.id)
+        ]
+
+    def answer(self, player: PlayerInfo, msg: AnswerChallenge, now_ms: int) -> list[Outbound]:
+        open_ = self.challenges.get(msg.challenge_id)
+        if open_ is None or player.id not in (open_.info.challenger.id, open_.info.opponent.id):
+            raise errors.ChallengeNotFound(f"no open challenge {msg.challenge_id}")
+        info = open_.info
+        if player.id == info.challenger.id:
+            if msg.accept:
+                raise errors.RoomError(
+                    "only the challenged player accepts; send accept=false to withdraw",
+                    code="bad_message",
+                )
+            del self.challenges[info.id]
+            return self._challenge_update(info, "cancelled", ref=msg.ref, actor=player.id)
+        del self.challenges[info.id]
+        if not msg.accept:
+            return self._challenge_update(info, "declined", ref=msg.ref, actor=player.id)
+        settings = RoomSettings(
+            name=printable(f"{info.challenger.name} v {info.opponent.name}", 2 * MAX_NAME + 3),
+            visibility=Visibility.PRIVATE,
+            seats=2,
+            pace=info.pace,
+            card_clock_ms=info.card_clock_ms,
+            deal_clock_ms=info.deal_clock_ms,
+            best_of=info.deals,
+            rated=info.rated,
+            origin=RoomOrigin.CHALLENGE,
+        )
+
+        def notice(pid: str, room: Room) -> BaseModel:
+            update = ChallengeUpdate(challenge=info, state="accepted", room_id=room.id)
+            return update.model_copy(update={"ref": msg.ref}) if pid == player.id else update
+
+        return self.pair(
+            settings,
+            (info.challenger, open_.contribution),
+            (player, msg.contribution),
+            now_ms,
+            notice,
+        )
+
+    def expire_challenges(self, now_ms: int) -> list[Outbound]:
+        outs: list[Outbound] = []
+        for cid in [c for c, o in self.challenges.items() if o.expires_at <= now_ms]:
+            info = self.challenges.pop(cid).info
+            outs += self._challenge_update(info, "expired")
+        return outs
+
+    # ------------------------------------------------------------------
+    # What the lobby tells it
+
+    def disconnect(self, player_id: str) -> list[Outbound]:
+        """``player_id`` went offline: it leaves the queue, its challenges are withdrawn."""
+        if self._leave_queues(player_id):
+            del self._queued[player_id]
+        outs: list[Outbound] = []
+        for cid, open_ in list(self.challenges.items()):
+            info = open_.info
+            if player_id in (info.challenger.id, info.opponent.id):
+                del self.challenges[cid]
+                outs += self._challenge_update(info, "cancelled")
+        return outs
+
+    def tick(self, now_ms: int) -> list[Outbound]:
+        """Pair whoever the queue can pair now; expire the challenges whose time is up."""
+        outs: list[Outbound] = []
+        if self.queue.tickets or self.bot_queue.tickets or self.arena_queue.tickets:
+            outs += self.match_queue(now_ms)
+        if self.challenges:
+            outs += self.expire_challenges(now_ms)
+        return outs
