@@ -32,9 +32,7 @@ def level_choices(
     with RadioSet(id=id, compact=True):
         for level in levels:
             text = label(level) + (f": {level.description}" if describe else "")
-            yield RadioButton(
-                text, value=level is chosen, compact=True, id=f"{id}-{level.name}"
-            )
+            yield RadioButton(text, value=level is chosen, compact=True, id=f"{id}-{level.name}")
 
 
 def chosen_level(screen: Screen[Any], id: str, levels: Sequence[BotLevel]) -> str:
