@@ -164,7 +164,9 @@ class Abandoned:
 @dataclass(frozen=True, slots=True)
 class RatingChanged:
     player_id: str
-    pace: Pace
+    # The ratings it moves: a pace's for people, arena-PACE for bot programs
+    # (server.head_to_head.rating_pool); the key the ratings table is stored under.
+    pool: str
     series_id: str
     room_id: str
     opponent_id: str

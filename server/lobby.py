@@ -386,7 +386,7 @@ class Lobby:
             self.events.append(
                 RatingChanged(
                     player_id=change.player_id,
-                    pace=pool,
+                    pool=pool,
                     series_id=ended.series_id,
                     room_id=room.id,
                     opponent_id=change.opponent_id,

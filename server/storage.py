@@ -862,13 +862,13 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
                 " ON CONFLICT (player_id, pace) DO UPDATE SET rating = excluded.rating,"
                 " deviation = excluded.deviation, volatility = excluded.volatility,"
                 " games = excluded.games, updated_ms = excluded.updated_ms",
-                (event.player_id, event.pace, rating, deviation, volatility, event.games,
+                (event.player_id, event.pool, rating, deviation, volatility, event.games,
                  event.at_ms),
             )  # fmt: skip
             db.execute(
                 "INSERT INTO rating_history VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    event.player_id, event.pace, event.series_id, event.room_id,
+                    event.player_id, event.pool, event.series_id, event.room_id,
                     event.opponent_id, event.score, event.before[0], event.before[1],
                     rating, deviation, volatility, event.at_ms,
                 ),
