@@ -4,7 +4,6 @@ same after a restart from its stored level and seed."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from protocol.messages import (
 )
 from server import errors
 from server.bots import bot_factory, bot_levels, think
-from server.events import MatchEnded, SeriesBegan
+from server.events import MatchEnded
 from server.lobby import Lobby, LobbyConfig
 from server.room.restore import restore as restore_room
 from server.storage import Storage, StoredPlayer
@@ -128,34 +127,6 @@ async def test_a_restart_rebuilds_each_bot_from_its_stored_level_and_seed(tmp_pa
         assert turn == original[pid]  # the same question ...
         assert think(turn) == think(original[pid])  # ... and so the same answer
     await storage.close()
-
-
-async def test_a_bot_seat_stored_before_levels_were_is_read_from_its_id(tmp_path: Path) -> None:
-    """Series stored by an older server have no level per seat: the id names it,
-    written down once when the database is opened, and the restart rebuilds that bot."""
-    path = tmp_path / "db"
-    storage = await Storage.open(path)
-    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
-    room, box = make_room(2, strategies=bot_factory), Mailbox()
-    box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="greedy"), 0))
-    box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
-    events = room.take_events()
-    began = next(e for e in events if isinstance(e, SeriesBegan))
-    assert began.seat_bots == (("", ""), ("greedy", "room1/bot-greedy-1"))
-    await storage.persist(events)
-    await storage.close()
-    db = sqlite3.connect(path)  # series_players as an older server made it
-    db.execute("ALTER TABLE series_players DROP COLUMN strategy")
-    db.execute("ALTER TABLE series_players DROP COLUMN bot_seed")
-    db.commit()
-    db.close()
-    storage = await Storage.open(path)
-    (saved,) = await storage.unfinished()
-    await storage.close()
-    again = restore_room(saved, 5, bots=bot_factory)
-    bot = again.seats[1]
-    assert (bot.strategy, bot.bot_seed) == ("greedy", "room1/bot-greedy-1")
-    assert bot.bot is not None
 
 
 def test_people_and_bots_keep_their_error_replies() -> None:

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from protocol.messages import AddBot, Ready
+from server.bots import bot_factory
 from server.events import CardPlaced
+from server.room import BotFactory
 from server.room.restore import restore as restore_room
 from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
 from tests.server.roomkit import ALICE, SECRET, Mailbox, bots, make_room, place
@@ -135,11 +137,13 @@ async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_i
     await storage.close()
 
 
-async def _series_with_a_bot_seat(path: Path) -> None:
+async def _series_with_a_bot_seat(
+    path: Path, strategy: str = "fallback", factory: BotFactory = bots
+) -> None:
     storage = await Storage.open(path)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
-    room, box = make_room(2, strategies=bots), Mailbox()
-    box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="fallback"), 0))
+    room, box = make_room(2, strategies=factory), Mailbox()
+    box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy=strategy), 0))
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
     place(room, box, ALICE, 5)
     await storage.persist(room.take_events())
@@ -167,9 +171,18 @@ async def test_a_bot_seat_is_stored_as_its_strategy_and_seed_and_rebuilt_from_th
     assert room.seats[1].strategy == "fallback" and room.seats[1].bot is not None
 
 
-async def test_bot_seats_stored_before_their_strategy_was_are_migrated(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("strategy", "factory"),
+    [("fallback", bots), ("greedy", bot_factory)],
+    ids=["fallback", "greedy"],
+)
+async def test_bot_seats_stored_before_their_strategy_was_are_migrated(
+    tmp_path: Path, strategy: str, factory: BotFactory
+) -> None:
+    """An older server stored no level per seat: the bot's id names it (bot-greedy-1),
+    written down once when the database is opened, and the restart rebuilds that bot."""
     path = tmp_path / "db"
-    await _series_with_a_bot_seat(path)
+    await _series_with_a_bot_seat(path, strategy, factory)
     db = sqlite3.connect(path)  # the table as an earlier version made it
     db.execute("ALTER TABLE series_players DROP COLUMN strategy")
     db.execute("ALTER TABLE series_players DROP COLUMN bot_seed")
@@ -178,6 +191,7 @@ async def test_bot_seats_stored_before_their_strategy_was_are_migrated(tmp_path:
     storage = await Storage.open(path)
     (saved,) = await storage.unfinished()
     await storage.close()
-    assert saved.seat_bots == (("", ""), ("fallback", f"{saved.room_id}/bot-fallback-1"))
-    room = restore_room(saved, 10, bots=bots)
-    assert room.seats[1].bot is not None and room.seats[1].bot_seed == saved.seat_bots[1][1]
+    assert saved.seat_bots == (("", ""), (strategy, f"{saved.room_id}/bot-{strategy}-1"))
+    room = restore_room(saved, 10, bots=factory)
+    bot = room.seats[1]
+    assert (bot.strategy, bot.bot_seed) == saved.seat_bots[1] and bot.bot is not None
