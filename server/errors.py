@@ -46,6 +46,12 @@ The tree (docs/protocol.md lists every code with its meaning)::
         │   ├── NotRegistered        not_registered        not an entrant (or spectator) of it
         │   ├── TournamentState      tournament_state      not now (start twice, resume unpaused...)
         │   └── TooFewPlayers        too_few_players       a start with fewer than two entrants
+        ├── DailyError               the daily deal (docs/daily.md):
+        │   ├── DailyPlayed          daily_played          one attempt a day: already begun
+        │   ├── DailyRegisteredOnly  daily_registered_only guests do not play the daily deal
+        │   ├── DailyNotFound        daily_not_found       no such day (kept here; see HTTP)
+        │   ├── DailyUnavailable     daily_unavailable     today's secret is not stored yet
+        │   └── DailySolo            daily_solo            an attempt is played alone, unwatched
         └── RuleError                the engine's code:    bad_cell, illegal_cell,
                                                            occupied_cell
 
@@ -231,6 +237,30 @@ class TournamentState(TournamentError):
 
 class TooFewPlayers(TournamentError):
     code = "too_few_players"
+
+
+class DailyError(RoomError):
+    code = "daily_error"
+
+
+class DailyPlayed(DailyError):
+    code = "daily_played"
+
+
+class DailyRegisteredOnly(DailyError):
+    code = "daily_registered_only"
+
+
+class DailyNotFound(DailyError):
+    code = "daily_not_found"
+
+
+class DailyUnavailable(DailyError):
+    code = "daily_unavailable"
+
+
+class DailySolo(DailyError):
+    code = "daily_solo"
 
 
 class RuleError(RoomError):

@@ -270,6 +270,23 @@ class TournamentSnapshot:
     at_ms: int
 
 
+# -- The daily deal (server.daily)
+
+
+@dataclass(frozen=True, slots=True)
+class DailyAttemptBegan:
+    """A player began its one attempt at a day's deal (server.daily.desk), in a solo
+    room whose series is ``match_id``; it counts from now on, finished or not."""
+
+    day: str  # YYYY-MM-DD, UTC
+    player_id: str
+    room_id: str
+    match_id: str
+    pace: Pace
+    clock_ms: int  # the card clock in lockstep, the deal clock in a race
+    at_ms: int
+
+
 TournamentEvent = (
     TournamentCreated | TournamentEntry | TournamentRoundBegan | TournamentTableChanged
     | TournamentRoundEnded | TournamentStatus | TournamentSnapshot | EmbargoLifted
@@ -278,5 +295,5 @@ TournamentEvent = (
 
 Event = (
     RoomOpened | MatchBegan | CardPlaced | MatchEnded | SeriesBegan | SeriesEnded | Abandoned
-    | RatingChanged | TournamentEvent
+    | RatingChanged | TournamentEvent | DailyAttemptBegan
 )  # fmt: skip

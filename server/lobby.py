@@ -51,6 +51,7 @@ from protocol.names import name_key
 from server import errors
 from server.alarms import Alarms
 from server.config import LobbyConfig
+from server.daily.desk import DAILY_MESSAGES, Calendar, DailyDesk
 from server.events import Event, MatchEnded, RatingChanged, SeriesEnded, TournamentEvent
 from server.head_to_head import HeadToHead, rating_pool
 from server.ids import IdSource
@@ -75,6 +76,7 @@ class Lobby:
         bots: BotFactory | None = None,
         think_elsewhere: bool = False,
         levels: Sequence[BotLevel] = (),
+        daily_calendar: Calendar | None = None,
     ) -> None:
         self.config = config or LobbyConfig()
         self.ids = ids or IdSource()
@@ -106,6 +108,7 @@ class Lobby:
         self._held_state: dict[str, str] = {}
         self._held: Counter[tuple[str, str]] = Counter()
         self.tournaments = TournamentDesk(self)
+        self.daily = DailyDesk(self, daily_calendar)  # the daily deal
 
     def take_events(self) -> list[Event]:
         events, self.events = self.events, []
@@ -152,6 +155,8 @@ class Lobby:
                 return [Outbound((player.id,), bots)]
             case _ if isinstance(message, TOURNAMENT_MESSAGES):
                 return self.tournaments.handle(player, message, now_ms)
+            case _ if isinstance(message, DAILY_MESSAGES):
+                return self.daily.handle(player, message, now_ms)
             case JoinRoom():
                 room = self._find(player, message)
             case _:
@@ -164,6 +169,8 @@ class Lobby:
                 if found is None or not found.is_member(player.id):
                     raise errors.NotInRoom(f"you are not in room {room_id}")
                 room = found
+        if room.settings.origin == RoomOrigin.DAILY:
+            self.daily.screen(room, message)
         outs = room.handle(player, message, now_ms)
         return outs + self.settle(room, now_ms)
 
@@ -437,6 +444,8 @@ class Lobby:
             tournament = room.settings.origin == RoomOrigin.TOURNAMENT
             if tournament and isinstance(event, (MatchEnded, SeriesEnded)):
                 outs += self.tournaments.room_event(room, event, now_ms)
+            if room.settings.origin == RoomOrigin.DAILY:
+                self.daily.room_event(room, event)
         return outs
 
     def _forget(self, room: Room) -> None:
@@ -594,6 +603,7 @@ class Lobby:
         outs += self.head_to_head.tick(now_ms)
         if self.tournaments.directors:
             outs += self.tournaments.tick(now_ms)
+        outs += self.daily.tick(now_ms)
         return outs
 
 

@@ -50,6 +50,8 @@ from typing import Any, TypeGuard
 import aiosqlite
 
 from server import identity, pruning, visibility
+from server.daily import store as daily_store
+from server.daily.views import DayFacts
 from server.events import (
     Abandoned,
     CardPlaced,
@@ -299,7 +301,9 @@ class _Abandon:
     series_id: str
 
 
-_Write = Event | _NewPlayer | _Abandon | tournament_store.Abandon | pruning.Prune
+_Write = (
+    Event | _NewPlayer | _Abandon | tournament_store.Abandon | pruning.Prune | daily_store.Draw
+)
 
 
 @dataclass(slots=True)
@@ -603,6 +607,24 @@ class Storage:
     async def tournament_boards(self, tournament_id: str) -> list[dict[str, Any]]:
         return await tournament_store.tournament_boards(self._reader, tournament_id)
 
+    async def draw_daily(self, drawn: daily_store.Draw) -> None:
+        """Store secrets for days that have none (a stored one is never replaced)."""
+        await self._submit([drawn], chained=False)
+
+    async def daily_secrets(self, since: int) -> tuple[dict[int, str], set[int]]:
+        """The stored secrets of day ``since`` on, and the days whose embargo is lifted."""
+        return (
+            await daily_store.secrets(self._reader, since),
+            await daily_store.lifted(self._reader),
+        )
+
+    async def daily_state(self, today: int) -> daily_store.DeskState:
+        return await daily_store.desk_state(self._reader, today)
+
+    async def daily_day(self, day: int, today: int) -> DayFacts:
+        """Everything stored of a day of the daily deal, for server.daily.views to show."""
+        return await daily_store.day_facts(self._reader, day, today)
+
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
@@ -619,6 +641,7 @@ def _open_writer(path: str) -> tuple[sqlite3.Connection, list[identity.Clash]]:
     db.execute("PRAGMA foreign_keys=ON")
     db.executescript(SCHEMA)
     tournament_store.init(db)
+    daily_store.init(db)
     pruning.init(db)
     for table, column, declaration in MIGRATIONS:
         have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
@@ -704,7 +727,9 @@ def _resolve(item: _Item, outcome: BaseException | None) -> None:
 
 
 def _is_event(write: _Write) -> TypeGuard[Event]:
-    return not isinstance(write, (_NewPlayer, _Abandon, tournament_store.Abandon, pruning.Prune))
+    return not isinstance(
+        write, (_NewPlayer, _Abandon, tournament_store.Abandon, pruning.Prune, daily_store.Draw)
+    )
 
 
 def _fail(item: _Item, reason: str) -> None:
@@ -728,6 +753,8 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
         pruning.apply(db, event)
         return
     if tournament_store.apply(db, event):  # type: ignore[arg-type]
+        return
+    if daily_store.apply(db, event):
         return
     match event:
         case _NewPlayer(player=p, token_hash=h):

@@ -24,6 +24,14 @@ The rules (docs/fairness.md, *Who sees a deal*):
   HTTP API, which reads the database, keeps it across restarts.
 * **Numbers are not embargoed.** Ranks, scores, time used, a table's points and
   the standings name no card; a tournament shows them live as tables finish.
+* **The daily deal** (server.daily) is one deal played by everyone who tries
+  it on its day, each alone: its attempts are an embargo group of their own
+  (:func:`daily_embargo`), lifted by a stored event once the day is over and no
+  attempt of it is still being played. Until then each player sees its own
+  board once its attempt is over, and everybody else the numbers (scores,
+  ranks, percentiles, streaks); the day's secret, seed, starter and every
+  board's cells, including where the field put each card, wait for the lift
+  (:func:`daily_shown`).
 * **Listing.** A match appears in public lists (a player's matches, recent
   matches) when its room was public, or rated (its result is public in the
   rating history anyway), or a table of a public tournament. A private room's
@@ -50,6 +58,17 @@ LISTED_ROOM_SQL = (
 def round_embargo(tournament_id: str, round_number: int) -> str:
     """The embargo group of every deal of a tournament round."""
     return f"{tournament_id}/{round_number}"
+
+
+def daily_embargo(day: str) -> str:
+    """The embargo group of every attempt at the daily deal of ``day`` (YYYY-MM-DD)."""
+    return f"daily/{day}"
+
+
+def daily_shown(lifted: bool) -> bool:
+    """May anyone see a day's deal (its secret, seed, cards, every board's cells and
+    where the field put each card)? Only once the day's embargo is lifted."""
+    return lifted
 
 
 def sees_result(seated: bool, embargo: str | None, lifted: bool) -> bool:

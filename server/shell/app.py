@@ -21,6 +21,10 @@ from server.analysis import routes as analysis_routes
 from server.bots import BotPool, bot_factory, bot_levels
 from server.config import LobbyConfig, ServerConfig
 from server.config import check as check_config
+from server.daily import keeper as daily_keeper
+from server.daily.desk import Calendar
+from server.daily.desk import wall as wall_calendar
+from server.daily.http import routes as daily_routes
 from server.lobby import Lobby
 from server.shell import clock
 from server.shell.http import (
@@ -34,7 +38,7 @@ from server.shell.http import (
     series_history,
 )
 from server.shell.hub import Hub
-from server.shell.keys import CONFIG, HUB, STORAGE
+from server.shell.keys import CONFIG, DAILY_CALENDAR, HUB, STORAGE
 from server.shell.websocket import websocket
 from server.storage import Storage
 from server.store import Store
@@ -44,11 +48,17 @@ from server.web import routes as web_routes
 log = logging.getLogger(__name__)
 
 
-def create_app(config: ServerConfig | None = None) -> web.Application:
+def create_app(
+    config: ServerConfig | None = None, *, daily_calendar: Calendar | None = None
+) -> web.Application:
+    """The application. ``daily_calendar`` maps the server's clock to the daily deal's
+    (server.daily.desk): the wall clock unless a test, building the app in its own
+    process, gives one; no setting, message or request can change it."""
     config = config or ServerConfig()
     check_config(config)  # ValueError (ConfigError): a setting out of range
     app = web.Application(middlewares=[http_quota])
     app[CONFIG] = config
+    app[DAILY_CALENDAR] = daily_calendar or wall_calendar
     app.router.add_get("/ws", websocket)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/api/rooms", public_rooms)
@@ -59,10 +69,12 @@ def create_app(config: ServerConfig | None = None) -> web.Application:
     app.router.add_get("/api/leaderboard/{pace}", leaderboard)
     app.router.add_routes(tournament_routes(HUB, STORAGE))
     app.router.add_routes(analysis_routes(STORAGE))
+    app.router.add_routes(daily_routes(HUB, STORAGE, clock.now_ms))
     app.router.add_routes(web_routes())
     app.cleanup_ctx.append(_storage_and_lobby)
     app.cleanup_ctx.append(_clock)
     app.cleanup_ctx.append(_pruner)
+    app.cleanup_ctx.append(_daily_keeper)
     app.on_shutdown.append(_close_sockets)
     return app
 
@@ -96,6 +108,7 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
         bots=bot_factory,
         think_elsewhere=True,
         levels=bot_levels(),
+        daily_calendar=app[DAILY_CALENDAR],
     )
     lobby.ratings.load(await storage.ratings())
     lobby.shadowed = await storage.shadowed_players()
@@ -103,7 +116,10 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     hub = Hub(config, storage, lobby, BotPool())
     app[HUB] = hub
     app[ANALYST] = Analyst()
+    await daily_keeper.load(storage, lobby.daily, clock.now_ms())
+    await daily_keeper.draw_ahead(storage, lobby.daily, clock.now_ms())
     await hub.resume_series()
+    await hub.apply(lambda: lobby.daily.resumed(clock.now_ms()))
     yield
     await app[ANALYST].close()
     await hub.stop_thinking()
@@ -141,6 +157,18 @@ async def _pruner(app: web.Application) -> AsyncIterator[None]:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+async def _daily_keeper(app: web.Application) -> AsyncIterator[None]:
+    """The daily deal's secrets drawn ahead as the days go by (server.daily.keeper)."""
+    hub = app[HUB]
+    task = asyncio.create_task(
+        daily_keeper.keep_forever(hub.storage, hub.lobby.daily, clock.now_ms), name="daily-keeper"
+    )
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 async def _close_sockets(app: web.Application) -> None:

@@ -11,7 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -36,9 +36,11 @@ class Live:
 
 
 @contextlib.asynccontextmanager
-async def running_server(db: Path, **overrides: Any) -> AsyncIterator[Live]:
+async def running_server(
+    db: Path, *, daily_calendar: Callable[[int], int] | None = None, **overrides: Any
+) -> AsyncIterator[Live]:
     config = replace(ServerConfig(port=0, db_path=str(db), tick_ms=20), **overrides)
-    app = create_app(config)
+    app = create_app(config, daily_calendar=daily_calendar)
     runner = make_runner(app, config)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -1,0 +1,326 @@
+"""The lobby's daily desk: today's deal, each player's one attempt, and the day's end.
+
+Synchronous and without I/O, like the lobby it belongs to. It knows the secrets
+storage holds (:meth:`DailyDesk.load_secrets`, fed by :mod:`server.daily.keeper`:
+a commitment is published only once its secret is stored), the attempts of the
+days it keeps (today, yesterday and any day whose embargo is not lifted yet)
+and every player's streak.
+
+* ``play_daily`` opens a solo room on today's secret, under the day's embargo,
+  and starts it at once; the attempt is recorded (``DailyAttemptBegan``) with
+  the room's first events, so it is counted, and a second one refused
+  (``daily_played``), from the moment it is acknowledged.
+* The desk screens the commands sent to an attempt's room (no rematch, no bot,
+  no spectator) and hears when an attempt's deal is over.
+* When a day is over and none of its attempts is still being played, it lifts
+  the day's embargo (a stored ``EmbargoLifted``): the day's secret and deal are
+  shown from then on, on every surface.
+
+What time it is for the daily deal is ``calendar(now_ms)``: the server's clock
+in the server; a test gives the app a calendar of its own (server.app.create_app).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from engine.deal import commitment
+from protocol.messages import (
+    AddBot,
+    ClientMessage,
+    Daily,
+    DailyCommitment,
+    GetDaily,
+    JoinRoom,
+    Pace,
+    PlayDaily,
+    PlayerInfo,
+    Rematch,
+    RoomOrigin,
+    Visibility,
+)
+from server import errors
+from server.daily import days
+from server.daily.views import Attempt, DayFacts, Streaks, daily, schedule_entry
+from server.events import DailyAttemptBegan, EmbargoLifted, Event, MatchEnded
+from server.room import Outbound, Phase, Room, RoomSettings
+from server.series import SecretScheme
+
+DAILY_MESSAGES = (GetDaily, PlayDaily)
+Calendar = Callable[[int], int]  # the server's time -> the daily deal's time (ms)
+
+
+def wall(now_ms: int) -> int:
+    return now_ms
+
+
+class Lobby(Protocol):
+    """What the desk needs of the lobby (server.lobby.Lobby)."""
+
+    @property
+    def rooms(self) -> Mapping[str, Room]: ...
+    @property
+    def events(self) -> list[Event]: ...
+
+    def open_room(
+        self,
+        settings: RoomSettings,
+        creator: PlayerInfo,
+        contribution: str,
+        now_ms: int,
+        *,
+        server_secret: str | None = None,
+        secret_scheme: SecretScheme = SecretScheme.CHAIN,
+        embargo: str | None = None,
+    ) -> Room: ...
+
+    def settle(self, room: Room, now_ms: int) -> list[Outbound]: ...
+
+
+@dataclass(slots=True)
+class Streak:
+    """A player's days played, folded: the last one, the run ending there, the longest."""
+
+    last: int
+    run: int
+    longest: int
+
+    def add(self, day: int) -> None:
+        if day == self.last:
+            return
+        self.run = self.run + 1 if day == self.last + 1 else 1
+        self.last = day
+        self.longest = max(self.longest, self.run)
+
+    def held(self, today: int) -> Streaks:
+        current = self.run if self.last >= today - 1 else 0
+        return Streaks(current=current, longest=self.longest)
+
+    def on(self, day: int) -> int:
+        """The streak ending with ``day`` (a day this player played, today or yesterday)."""
+        return max(0, self.run - (self.last - day)) if self.last >= day else 0
+
+
+class DailyDesk:
+    def __init__(self, lobby: Lobby, calendar: Calendar | None = None) -> None:
+        self.lobby = lobby
+        self.calendar = calendar or wall
+        self.secrets: dict[int, str] = {}  # day -> its secret, as stored
+        self.revealed: set[int] = set()  # days whose embargo is lifted
+        self.attempts: dict[int, dict[str, Attempt]] = {}  # day -> player id -> attempt
+        self._by_room: dict[str, Attempt] = {}  # attempts still kept, by room id
+        self.streaks: dict[str, Streak] = {}
+        self._checked: int | None = None  # the day the end-of-day check last ran for
+        self._closing: set[int] = set()  # days over, their embargo not yet lifted
+
+    def today(self, now_ms: int) -> int:
+        return days.day_number(self.calendar(now_ms))
+
+    # ------------------------------------------------------------------
+    # What storage holds (at start, and as the keeper stores more secrets)
+
+    def load_secrets(self, stored: Mapping[int, str], lifted: set[int]) -> None:
+        """The secrets storage holds (day -> secret) and the days whose embargo was lifted."""
+        self.secrets.update(stored)
+        self.revealed |= lifted
+        self._checked = None  # look at the days again
+
+    def load_attempts(self, attempts: Sequence[Attempt], played: Sequence[tuple[str, int]]) -> None:
+        """The attempts of the days kept, and every (player id, day) played, for streaks."""
+        for attempt in attempts:
+            self._keep(attempt)
+        for pid, day in sorted(played, key=lambda p: p[1]):
+            self._count(pid, day)
+
+    def _keep(self, attempt: Attempt) -> None:
+        self.attempts.setdefault(attempt.day, {})[attempt.player.id] = attempt
+        self._by_room[attempt.room_id] = attempt
+
+    def _count(self, player_id: str, day: int) -> None:
+        found = self.streaks.get(player_id)
+        if found is None:
+            self.streaks[player_id] = Streak(day, 1, 1)
+        else:
+            found.add(day)
+
+    # ------------------------------------------------------------------
+    # Commands
+
+    def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
+        if isinstance(message, PlayDaily):
+            return self._play(player, message, now_ms)
+        assert isinstance(message, GetDaily)
+        return [Outbound((player.id,), self.view(player, message, now_ms))]
+
+    def view(self, player: PlayerInfo | None, asked: GetDaily, now_ms: int) -> Daily:
+        """The ``daily`` message of the day asked (today unless said), for ``player``
+        (None: for anyone). DailyNotFound for a day the desk does not keep."""
+        today = self.today(now_ms)
+        day = today
+        if asked.day is not None:
+            try:
+                day = days.parse_day(asked.day)
+            except ValueError as exc:
+                raise errors.DailyNotFound(str(exc)) from None
+        if day < today - 1 and day not in self.attempts:
+            raise errors.DailyNotFound(
+                f"the lobby keeps today and yesterday: ask GET /api/daily/{days.day_name(day)}"
+            )
+        if day > today + days.AHEAD:
+            raise errors.DailyNotFound(
+                f"{days.day_name(day)} is more than {days.AHEAD} days ahead: not drawn yet"
+            )
+        facts = self.facts(day, today)
+        held = None
+        if player is not None:
+            found = self.streaks.get(player.id)
+            held = found.held(today) if found else Streaks()
+        return daily(
+            facts, top=asked.top, player_id=player.id if player else None, held=held, ref=asked.ref
+        )
+
+    def facts(self, day: int, today: int) -> DayFacts:
+        kept = list(self.attempts.get(day, {}).values())
+        streaks = {}
+        for a in kept:
+            found = self.streaks.get(a.player.id)
+            streaks[a.player.id] = Streaks(on_day=found.on(day) if found else 1)
+        secret = self.secrets.get(day)
+        return DayFacts(
+            day=day,
+            today=today,
+            secret=secret,
+            commitment=commitment(secret) if secret else None,
+            revealed=day in self.revealed,
+            attempts=kept,
+            streaks=streaks,
+            schedule=self.schedule(today),
+        )
+
+    def schedule(self, today: int) -> list[DailyCommitment]:
+        """Yesterday, today and the next AHEAD days, as far as their secrets are stored."""
+        return [
+            schedule_entry(d, self.secrets[d], commitment(self.secrets[d]), d in self.revealed)
+            for d in range(today - 1, today + days.AHEAD + 1)
+            if d in self.secrets
+        ]
+
+    def _play(self, player: PlayerInfo, msg: PlayDaily, now_ms: int) -> list[Outbound]:
+        if player.guest:
+            raise errors.DailyRegisteredOnly(
+                "the daily deal is for registered players (one attempt each): register a name"
+            )
+        today = self.today(now_ms)
+        name = days.day_name(today)
+        mine = self.attempts.get(today, {}).get(player.id)
+        if mine is not None:
+            where = " (it is still being played: rejoin it)" if not mine.finished else ""
+            raise errors.DailyPlayed(
+                f"you have begun today's deal ({name}) already{where}: one attempt a day"
+            )
+        secret = self.secrets.get(today)
+        if secret is None:
+            raise errors.DailyUnavailable(f"the deal of {name} is not ready yet: try again soon")
+        settings = RoomSettings(
+            name=f"daily deal {name}",
+            visibility=Visibility.PRIVATE,
+            seats=1,
+            pace=msg.pace,
+            card_clock_ms=msg.card_clock_ms,
+            deal_clock_ms=msg.deal_clock_ms,
+            deals=1,
+            rated=False,
+            origin=RoomOrigin.DAILY,
+        )
+        room = self.lobby.open_room(
+            settings, player, days.contribution(today), now_ms,
+            server_secret=secret, embargo=days.embargo(today),
+        )  # fmt: skip
+        attempt = Attempt(today, player, room.id, room.series.id, msg.pace, now_ms)
+        self._keep(attempt)
+        self._count(player.id, today)
+        outs = [room.state_for(player.id, now_ms, msg.ref), *room.start(now_ms)]
+        outs += self.lobby.settle(room, now_ms)
+        race = msg.pace == Pace.RACE
+        self.lobby.events.append(
+            DailyAttemptBegan(
+                day=name,
+                player_id=player.id,
+                room_id=room.id,
+                match_id=room.series.id,
+                pace=msg.pace,
+                clock_ms=msg.deal_clock_ms if race else msg.card_clock_ms,
+                at_ms=now_ms,
+            )
+        )
+        return outs
+
+    def screen(self, room: Room, message: ClientMessage) -> None:
+        """A command for an attempt's room: refused if the daily deal does not allow it."""
+        if isinstance(message, Rematch):
+            raise errors.DailyPlayed("one attempt a day: the daily deal has no rematch")
+        if isinstance(message, AddBot):
+            raise errors.DailySolo("the daily deal is played alone")
+        if isinstance(message, JoinRoom) and message.spectate:
+            raise errors.DailySolo("an attempt at the daily deal is played alone, unwatched")
+
+    # ------------------------------------------------------------------
+    # Rooms and the clock
+
+    def room_event(self, room: Room, event: Event) -> None:
+        """An event of an attempt's room: its deal is over, with its score."""
+        attempt = self._by_room.get(room.id)
+        if attempt is None or not isinstance(event, MatchEnded):
+            return
+        for outcome in event.outcomes:
+            if outcome.player_id == attempt.player.id:
+                attempt.score = outcome.score
+                attempt.time_used_ms = outcome.time_used_ms
+                attempt.cells = tuple(c or None for c in outcome.cells)
+
+    def resumed(self, now_ms: int) -> list[Outbound]:
+        """After a restart, once every series that could be is rebuilt: look at the days again."""
+        self._checked = None
+        return self.tick(now_ms)
+
+    def _in_play(self, day: int) -> bool:
+        for attempt in self.attempts.get(day, {}).values():
+            room = self.lobby.rooms.get(attempt.room_id)
+            if room is not None and room.phase != Phase.FINISHED:
+                return True
+        return False
+
+    def tick(self, now_ms: int) -> list[Outbound]:
+        """A day over, with no attempt of it still in play: its embargo is lifted."""
+        today = self.today(now_ms)
+        if today == self._checked and not self._closing:
+            return []
+        if today != self._checked:
+            self._checked = today
+            ended = {d for d in (*self.secrets, *self.attempts) if d < today}
+            self._closing |= ended - self.revealed
+        outs: list[Outbound] = []
+        for day in sorted(self._closing):
+            if self._in_play(day):
+                continue
+            self._closing.discard(day)
+            self.revealed.add(day)
+            group = days.embargo(day)
+            self.lobby.events.append(EmbargoLifted(embargo=group, at_ms=now_ms))
+            for attempt in self.attempts.get(day, {}).values():
+                room = self.lobby.rooms.get(attempt.room_id)
+                if room is not None:
+                    outs += room.lift_embargo(group, now_ms) + self.lobby.settle(room, now_ms)
+        self._forget_before(today - 1)
+        return outs
+
+    def _forget_before(self, day: int) -> None:
+        """Attempts of days before ``day`` whose embargo is lifted leave memory (the
+        HTTP API reads them from the database)."""
+        for old in [d for d in self.attempts if d < day and d in self.revealed]:
+            for attempt in self.attempts.pop(old).values():
+                self._by_room.pop(attempt.room_id, None)
+        for old in [d for d in self.secrets if d < day and d in self.revealed]:
+            del self.secrets[old]

@@ -1,0 +1,224 @@
+"""The daily deal in SQLite: each day's secret, each attempt, and the reads behind
+the desk's memory at start and ``/api/daily``.
+
+Like :mod:`server.storage`, it only persists what was decided and reads it back.
+A day's secret is written once (``INSERT OR IGNORE``): a secret already stored
+is never replaced, so a commitment once published stays the day's. The attempts
+are rows of their own; their boards are the ordinary matches and results of
+their rooms, and the day's embargo is stored in ``embargoes`` like a
+tournament round's. Nothing read here for the HTTP API shows a secret or a
+board before :mod:`server.visibility` allows it: :mod:`server.daily.views`
+makes the view, and :func:`day_facts` hands it the facts.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+from engine.deal import commitment
+from protocol.messages import Pace, PlayerInfo
+from server.daily import days, standings
+from server.daily.views import Attempt, DayFacts, Streaks, schedule_entry
+from server.events import DailyAttemptBegan
+
+DAILY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS daily_secrets (
+    day         TEXT PRIMARY KEY,  -- YYYY-MM-DD, UTC
+    secret      TEXT NOT NULL,     -- fresh randomness; shown once the day's embargo is lifted
+    commitment  TEXT NOT NULL,     -- its SHA-256, published from the moment it is stored
+    drawn_ms    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS daily_attempts (
+    day         TEXT NOT NULL,
+    player_id   TEXT NOT NULL,
+    room_id     TEXT NOT NULL,
+    match_id    TEXT NOT NULL,     -- the attempt's one deal (its series has the same id)
+    pace        TEXT NOT NULL,
+    clock_ms    INTEGER NOT NULL,
+    started_ms  INTEGER NOT NULL,
+    PRIMARY KEY (day, player_id)   -- one attempt per player and day
+);
+CREATE INDEX IF NOT EXISTS daily_attempts_player ON daily_attempts (player_id, day);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Secrets drawn for days that have none stored yet: (day number, secret)."""
+
+    secrets: tuple[tuple[int, str], ...]
+    at_ms: int
+
+
+def init(db: sqlite3.Connection) -> None:
+    db.executescript(DAILY_SCHEMA)
+
+
+def apply(db: sqlite3.Connection, write: object) -> bool:
+    """Write ``write`` if it is the daily deal's; False if it is not."""
+    if isinstance(write, Draw):
+        db.executemany(
+            "INSERT OR IGNORE INTO daily_secrets VALUES (?, ?, ?, ?)",
+            [(days.day_name(d), s, commitment(s), write.at_ms) for d, s in write.secrets],
+        )
+        return True
+    if isinstance(write, DailyAttemptBegan):
+        db.execute(
+            "INSERT INTO daily_attempts VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (write.day, write.player_id, write.room_id, write.match_id, write.pace,
+             write.clock_ms, write.at_ms),
+        )  # fmt: skip
+        return True
+    return False
+
+
+# ----------------------------------------------------------------------
+# Reading
+
+
+async def _rows(db: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> list[aiosqlite.Row]:
+    db.row_factory = aiosqlite.Row
+    async with db.execute(sql, args) as cur:
+        return list(await cur.fetchall())
+
+
+async def secrets(db: aiosqlite.Connection, since: int) -> dict[int, str]:
+    """The stored secrets of day ``since`` and after (the server's own, never shown)."""
+    rows = await _rows(
+        db, "SELECT day, secret FROM daily_secrets WHERE day >= ?", (days.day_name(since),)
+    )
+    return {days.parse_day(r["day"]): r["secret"] for r in rows}
+
+
+async def lifted(db: aiosqlite.Connection) -> set[int]:
+    """The days whose embargo is lifted."""
+    rows = await _rows(
+        db,
+        "SELECT id FROM embargoes WHERE id LIKE 'daily/%' AND lifted_ms IS NOT NULL",
+        (),
+    )
+    return {days.parse_day(r["id"].removeprefix("daily/")) for r in rows}
+
+
+async def unlifted_secret_days(db: aiosqlite.Connection, before: int) -> dict[int, str]:
+    """Secrets of days before ``before`` whose embargo was never lifted (the server
+    was down when they ended): the desk lifts them at its first look."""
+    rows = await _rows(
+        db,
+        "SELECT s.day, s.secret FROM daily_secrets s LEFT JOIN embargoes e"
+        " ON e.id = 'daily/' || s.day WHERE s.day < ? AND e.lifted_ms IS NULL",
+        (days.day_name(before),),
+    )
+    return {days.parse_day(r["day"]): r["secret"] for r in rows}
+
+
+_ATTEMPTS_SQL = (
+    "SELECT a.*, p.name, p.guest, p.bot, r.score, r.time_used_ms, r.cells FROM daily_attempts a"
+    " JOIN players p ON p.id = a.player_id"
+    " LEFT JOIN results r ON r.match_id = a.match_id AND r.player_id = a.player_id"
+)
+
+
+def _attempt(row: aiosqlite.Row) -> Attempt:
+    cells = json.loads(row["cells"]) if row["cells"] is not None else None
+    return Attempt(
+        day=days.parse_day(row["day"]),
+        player=PlayerInfo(
+            id=row["player_id"], name=row["name"], guest=bool(row["guest"]), bot=bool(row["bot"])
+        ),
+        room_id=row["room_id"],
+        match_id=row["match_id"],
+        pace=Pace(row["pace"]),
+        started_ms=row["started_ms"],
+        score=row["score"],
+        time_used_ms=row["time_used_ms"],
+        cells=tuple(c or None for c in cells) if cells is not None else None,
+    )
+
+
+async def attempts(db: aiosqlite.Connection, day_numbers: Sequence[int]) -> list[Attempt]:
+    """The attempts of the days given, with their scores and boards once over."""
+    if not day_numbers:
+        return []
+    names = [days.day_name(d) for d in day_numbers]
+    marks = ", ".join("?" for _ in names)
+    rows = await _rows(db, f"{_ATTEMPTS_SQL} WHERE a.day IN ({marks})", names)
+    return [_attempt(r) for r in rows]
+
+
+async def played(db: aiosqlite.Connection, player_ids: Sequence[str] | None = None,
+                 upto: int | None = None) -> list[tuple[str, int]]:  # fmt: skip
+    """(player id, day) of every attempt (of those players; up to day ``upto``)."""
+    sql = "SELECT player_id, day FROM daily_attempts WHERE 1 = 1"
+    args: list[Any] = []
+    if player_ids is not None:
+        if not player_ids:
+            return []
+        sql += f" AND player_id IN ({', '.join('?' for _ in player_ids)})"
+        args += list(player_ids)
+    if upto is not None:
+        sql += " AND day <= ?"
+        args.append(days.day_name(upto))
+    return [(r["player_id"], days.parse_day(r["day"])) for r in await _rows(db, sql, args)]
+
+
+async def day_facts(db: aiosqlite.Connection, day: int, today: int) -> DayFacts:
+    """Everything stored of ``day``, for :func:`server.daily.views.daily` to show."""
+    found = await _rows(db, "SELECT secret FROM daily_secrets WHERE day = ?",
+                        (days.day_name(day),))  # fmt: skip
+    secret = found[0]["secret"] if found else None
+    revealed = day in await lifted(db)
+    kept = await attempts(db, [day])
+    by_player: dict[str, list[int]] = {}
+    for pid, d in await played(db, [a.player.id for a in kept], day):
+        by_player.setdefault(pid, []).append(d)
+    streaks = {pid: Streaks(on_day=standings.streak(ds, day)) for pid, ds in by_player.items()}
+    window = await _rows(
+        db,
+        "SELECT s.day, s.secret, s.commitment, e.lifted_ms FROM daily_secrets s"
+        " LEFT JOIN embargoes e ON e.id = 'daily/' || s.day WHERE s.day BETWEEN ? AND ?"
+        " ORDER BY s.day",
+        (days.day_name(today - 1), days.day_name(today + days.AHEAD)),
+    )
+    schedule = [
+        schedule_entry(
+            days.parse_day(r["day"]), r["secret"], r["commitment"], r["lifted_ms"] is not None
+        )
+        for r in window
+    ]
+    return DayFacts(
+        day=day,
+        today=today,
+        secret=secret,
+        commitment=commitment(secret) if secret else None,
+        revealed=revealed,
+        attempts=kept,
+        streaks=streaks,
+        schedule=schedule,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DeskState:
+    """What the desk is loaded with at start (server.daily.desk.DailyDesk)."""
+
+    secrets: dict[int, str]
+    lifted: set[int]
+    attempts: list[Attempt]
+    played: list[tuple[str, int]]
+
+
+async def desk_state(db: aiosqlite.Connection, today: int) -> DeskState:
+    """The secrets of yesterday on and of every day never lifted, the lifted days,
+    the attempts of those days, and every (player, day) played."""
+    found = await secrets(db, today - 1)
+    found.update(await unlifted_secret_days(db, today - 1))
+    done = await lifted(db)
+    kept = [d for d in found if d >= today - 1 or d not in done]
+    return DeskState(found, done, await attempts(db, kept), await played(db))
