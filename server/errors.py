@@ -284,7 +284,8 @@ ALL_CODES: tuple[str, ...] = (
     NotQueued.code, ChallengeNotFound.code, NotRateable.code, SeriesNotOver.code,
     TournamentNotFound.code, NotHost.code, RegistrationClosed.code, TournamentFull.code,
     BotsNotAllowed.code, RegisteredOnly.code, NotRegistered.code, TournamentState.code,
-    TooFewPlayers.code,
+    TooFewPlayers.code, DailyPlayed.code, DailyRegisteredOnly.code, DailyNotFound.code,
+    DailyUnavailable.code, DailySolo.code,
     # The engine's grid_full cannot happen here: no card is dealt to a full board.
     "bad_cell", "illegal_cell", "occupied_cell",
     INTERNAL_ERROR,

@@ -36,6 +36,8 @@ import aiohttp
 import pytest
 
 from engine.deal import room_seed, table_deal_secret, table_root
+from server.daily.days import day_name
+from server.daily.days import seed as daily_seed
 from server.limits import Quota
 from server.room import Phase
 from server.shell.keys import HUB
@@ -57,7 +59,20 @@ QUERIES = {
         "?format=json", "?format=csv&what=standings", "?format=csv&what=boards",
     ],
     "/api/leaderboard/{pace}": ["?around=alice"],
+    "/api/daily": ["?top=1"],
 }  # fmt: skip
+DAY_MS = 86_400_000
+NOON = 20_000 * DAY_MS + DAY_MS // 2  # a fixed day, whatever the date: 2024-10-04, noon UTC
+
+
+class Calendar:
+    """The daily deal's clock, as a test sets it."""
+
+    def __init__(self, ms: int = NOON) -> None:
+        self.ms = ms
+
+    def __call__(self, now_ms: int) -> int:
+        return self.ms
 
 
 @dataclass
@@ -83,6 +98,11 @@ def hidden_now(live: Live, known_matches: dict[str, str]) -> Hidden:
             hidden.values |= {m.seed, series.secret(series.started)}
         if embargoed:
             hidden.matches.update(d.match_id for d in series.deals)
+    daily = lobby.daily
+    for day, secret in daily.secrets.items():  # every day's deal until it is revealed
+        if day not in daily.revealed:
+            hidden.values |= {secret, daily_seed(secret, day)}
+            hidden.matches.update(a.match_id for a in daily.attempts.get(day, {}).values())
     for tid, director in lobby.tournaments.directors.items():
         for r in director.rounds:
             if r.finished:
@@ -144,6 +164,11 @@ class Sweep:
             # the web client's files (server/web.py): the page's assets
             "version": {WEB_CLIENT.version},
             "path": {"js/app.js", "js/store.js", "app.css"},
+            # the daily deal: every day the desk holds a secret or attempts for
+            "day": {
+                *(day_name(d) for d in (*lobby.daily.secrets, *lobby.daily.attempts)),
+                "1999-12-31", "not-a-day",
+            },
         }
 
     async def poll(self) -> None:
@@ -312,9 +337,12 @@ async def wait_for(check: Callable[[], bool], seconds: float = 20.0) -> None:
 Scenario = Callable[[Live, Sweep, dict[str, Client]], Awaitable[None]]
 
 
-async def run(tmp_path: Path, scenario: Scenario) -> Sweep:
+async def run(tmp_path: Path, scenario: Scenario, calendar: Calendar | None = None) -> Sweep:
     db = tmp_path / "sweep.db"
-    async with running_server(db, **FAST) as live, aiohttp.ClientSession() as http:
+    async with (
+        running_server(db, daily_calendar=calendar or Calendar(), **FAST) as live,
+        aiohttp.ClientSession() as http,
+    ):
         clients = {n: await signed_in(live, n) for n in ("hank", "alice", "bob", "wendy", "olga")}
         sweep = Sweep(live, http)
         sweep.names = {n for n in clients} | {c.id or "" for c in clients.values()}
@@ -472,3 +500,60 @@ async def play_and_get(client: Client) -> dict[str, Any]:
                               cell=message["legal"][0])  # fmt: skip
         if message["type"] == "match_result":
             return message
+
+
+async def test_the_daily_deal(tmp_path: Path) -> None:
+    """alice finishes today's deal while bob holds card 1 of his attempt: nothing of
+    the day reaches anyone else, on any route, message or log line, even once the
+    day is over, until bob's attempt is; then it is all shown, and checks out."""
+    calendar = Calendar()
+
+    async def scenario(live: Live, sweep: Sweep, people: dict[str, Client]) -> None:
+        alice, bob, wendy = people["alice"], people["bob"], people["wendy"]
+        await alice.send(type="play_daily", pace="race", deal_clock_ms=600_000)
+        state = await alice.until("room_state")
+        room = state["room"]
+        assert room["origin"] == "daily" and room["seats"] == 1
+        await bob.send(type="play_daily", pace="lockstep", card_clock_ms=120_000)
+        bob_room = (await bob.until("room_state"))["room"]["id"]
+        first = await bob.until("card")
+        result = await alice.play_to_end(room["id"])
+        assert result["boards"][0]["cells"]  # alice sees her own board
+        # What alice could pass on through the server: her room's invite code.
+        await wendy.send(type="join_room", invite_code=room["invite_code"], spectate=True)
+        polls = sweep.polls
+        await wait_for(lambda: sweep.polls >= polls + 5)
+        calendar.ms += DAY_MS  # the day is over; bob still holds card 1
+        await wait_for(lambda: sweep.polls >= polls + 10)
+        lobby = live.app[HUB].lobby
+        day = NOON // DAY_MS
+        assert day not in lobby.daily.revealed
+        await play(bob, 0, lambda m: m["type"] == "match_result", [first])
+        await wait_for(lambda: day in lobby.daily.revealed)
+        await assert_daily_open(live, day_name(day), result)
+        assert any(m.get("code") == "daily_solo" for _, m in sweep.passive["wendy"])
+        assert bob_room
+
+    sweep = await run(tmp_path, scenario, calendar)
+    assert sweep.polls >= 10
+
+
+async def assert_daily_open(live: Live, day: str, result: dict[str, Any]) -> None:
+    """The day over: its secret, deal and every attempt are shown, and verify as
+    docs/fairness.md says (commitment, seed from the secret and the day, the cards)."""
+    from engine.deal import commitment, deal
+
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{live.http}/api/daily/{day}") as reply:
+            shown = await reply.json()
+        async with http.get(f"{live.http}/api/matches/{result['match_id']}") as reply:
+            match = await reply.json()
+    assert shown["status"] == "over" and shown["finished"] == 2
+    secret = shown["deal"]["secret"]
+    assert commitment(secret) == shown["commitment"]
+    assert room_seed(secret, [day]) == shown["deal"]["seed"] == result["seed"]
+    dealt = deal(shown["deal"]["seed"])
+    assert [str(c) for c in dealt.cards] == shown["deal"]["cards"]
+    assert sum(shown["deal"]["field"][0]) == 2
+    assert match["seed"] == result["seed"] and not match["embargoed"]
+    assert len(match["boards"][0]["cells"]) == 16
