@@ -164,7 +164,7 @@ class DailyDesk:
                 day = days.parse_day(asked.day)
             except ValueError as exc:
                 raise errors.DailyNotFound(str(exc)) from None
-        if day < today - 1 and day not in self.attempts:
+        if day < today - 1:
             raise errors.DailyNotFound(
                 f"the lobby keeps today and yesterday: ask GET /api/daily/{days.day_name(day)}"
             )

@@ -1,0 +1,195 @@
+"""The daily deal over real sockets: one attempt per player (again after a reconnect,
+a forfeit and a restart), the schedule kept across restarts, the standings, the
+percentiles and streaks over several days, and yesterday's deal with the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from engine.deal import commitment, deal
+from server.daily.days import day_name
+from server.daily.days import seed as daily_seed
+from tests.server.live import Client, Live, running_server, signed_in
+from tests.server.test_embargo_sweep import DAY_MS, NOON, Calendar
+
+pytestmark = pytest.mark.timeout(120)
+TODAY = day_name(NOON // DAY_MS)
+
+
+async def daily(client: Client, **asked: Any) -> dict[str, Any]:
+    await client.send(type="get_daily", **asked)
+    return await client.until("daily", "error")
+
+
+async def begin(client: Client, **pace: Any) -> dict[str, Any]:
+    await client.send(type="play_daily", **pace)
+    return await client.until("room_state", "error")
+
+
+async def refused(client: Client, **pace: Any) -> str:
+    """play_daily's refusal (a room_state the connection gets meanwhile is skipped)."""
+    await client.send(type="play_daily", **pace)
+    return str((await client.until("error"))["code"])
+
+
+async def http_json(live: Live, path: str) -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as http, http.get(live.http + path) as reply:
+        return reply.status, await reply.json()
+
+
+async def test_one_attempt_again_after_a_reconnect_and_a_restart(tmp_path: Path) -> None:
+    db, calendar = tmp_path / "daily.db", Calendar()
+    async with running_server(db, daily_calendar=calendar) as live:
+        ada = await signed_in(live, "ada")
+        token = ada.token
+        before = await daily(ada)
+        assert before["status"] == "open" and before["day"] == TODAY
+        assert [d["day"] for d in before["schedule"]] == [
+            day_name(NOON // DAY_MS + k) for k in range(8)
+        ]  # today and the next seven, committed
+        assert all(d["secret"] is None for d in before["schedule"])
+        assert before["you"]["status"] == "none"
+        state = await begin(ada, pace="lockstep", card_clock_ms=60_000, ref="go")
+        assert state["type"] == "room_state" and state["ref"] == "go"
+        room_id = state["room"]["id"]
+        started = await ada.until("match_started")
+        assert started["server_commitment"] == before["commitment"]
+        assert started["contributions"] == [TODAY]
+        card = await ada.until("card")
+        await ada.send(type="place", room_id=room_id, turn=1, cell=card["legal"][0])
+        await ada.until("placed")
+        # a second attempt, from a second connection of the same player
+        again = await Client.connect(live)
+        await again.hello(token=token)
+        assert await refused(again) == "daily_played"
+        await again.close()
+        await ada.close()
+        # a reconnect: the same refusal; the attempt is still there to finish
+        ada = await Client.connect(live)
+        await ada.hello(token=token)
+        assert (await ada.until("room_state"))["room"]["id"] == room_id
+        assert await refused(ada) == "daily_played"
+        mine = await daily(ada)
+        assert mine["you"]["status"] == "playing" and mine["players"] == 1
+        assert mine["standings"][0]["status"] == "playing" and mine["standings"][0]["score"] is None
+        guest = await signed_in(live, None, guest=True)  # type: ignore[arg-type]
+        assert await refused(guest) == "daily_registered_only"
+        schedule = before["schedule"]
+        await ada.close()
+        await guest.close()
+    # The server restarts mid-attempt: the schedule and the attempt are kept.
+    async with running_server(db, daily_calendar=calendar) as live:
+        ada = await Client.connect(live)
+        await ada.hello(token=token)
+        resumed = await ada.until("room_state")
+        assert resumed["room"]["id"] == room_id and resumed["you"]["placements"]
+        assert (await daily(ada))["schedule"] == schedule
+        assert await refused(ada, pace="race") == "daily_played"
+        await ada.send(type="resync", room_id=room_id)
+        you = (await ada.until("room_state"))["you"]
+        await ada.send(type="place", room_id=room_id, turn=you["turn"], cell=you["legal"][0])
+        result = await ada.play_to_end(room_id)
+        assert len(result["boards"]) == 1 and result["boards"][0]["cells"]
+        await ada.send(type="rematch", room_id=room_id)
+        assert (await ada.until("error"))["code"] == "daily_played"
+        await ada.send(type="add_bot", room_id=room_id)
+        assert (await ada.until("error"))["code"] in ("daily_solo", "room_started")
+        done = await daily(ada)
+        assert (
+            done["you"]["status"] == "finished"
+            and done["you"]["cells"] == result["boards"][0]["cells"]
+        )
+        assert done["you"]["score"] == result["boards"][0]["score"]["total"]
+        assert done["deal"] is None  # the day is not over
+        await ada.close()
+    async with running_server(db, daily_calendar=calendar) as live:
+        ada = await Client.connect(live)
+        await ada.hello(token=token)
+        assert await refused(ada) == "daily_played"  # still, after a second restart
+        await ada.close()
+
+
+async def test_leaving_forfeits_the_attempt_and_the_server_completes_the_board(
+    tmp_path: Path,
+) -> None:
+    async with running_server(tmp_path / "d.db", daily_calendar=Calendar()) as live:
+        bo = await signed_in(live, "bo")
+        room_id = (await begin(bo, pace="race", deal_clock_ms=600_000))["room"]["id"]
+        card = await bo.until("card")
+        await bo.send(type="place", room_id=room_id, turn=1, cell=card["legal"][0])
+        await bo.until("placed")
+        await bo.send(type="leave_room", room_id=room_id)
+        await bo.until("left")
+        view = await daily(bo)
+        assert view["you"]["status"] == "finished"
+        assert len([c for c in view["you"]["cells"] if c]) == 16  # placed by the server
+        assert await refused(bo) == "daily_played"
+        await bo.close()
+
+
+async def test_standings_streaks_and_yesterdays_deal_against_the_field(tmp_path: Path) -> None:
+    calendar = Calendar()
+    day1 = NOON // DAY_MS
+    async with running_server(tmp_path / "d.db", daily_calendar=calendar) as live:
+        people = {n: await signed_in(live, n) for n in ("ann", "ben", "cat")}
+        scores = {}
+        for pick, (name, c) in enumerate(people.items()):
+            room_id = (await begin(c, pace="race", deal_clock_ms=600_000))["room"]["id"]
+            result = await c.play_to_end(room_id, pick=pick * 3)
+            scores[name] = result["boards"][0]["score"]["total"]
+        view = await daily(people["ann"])
+        rows = view["standings"]
+        assert view["players"] == view["finished"] == 3
+        assert [r["score"] for r in rows] == sorted(scores.values(), reverse=True)
+        assert rows[0]["rank"] == 1 and rows[0]["percentile"] == 100
+        assert rows[-1]["percentile"] == 0 or rows[-1]["score"] == rows[0]["score"]
+        assert all(r["streak"] == 1 for r in rows)
+        status, public = await http_json(live, "/api/daily")
+        assert status == 200 and "you" not in public
+        assert public["standings"] == rows and public["deal"] is None
+        # Day 2: ann and ben play again; cat does not.
+        calendar.ms += DAY_MS
+        for name in ("ann", "ben"):
+            c = people[name]
+            room_id = (await begin(c, pace="lockstep", card_clock_ms=120_000))["room"]["id"]
+            await c.play_to_end(room_id)
+        today = await daily(people["ann"])
+        assert today["day"] == day_name(day1 + 1)
+        assert {r["player"]["name"]: r["streak"] for r in today["standings"]} == {
+            "ann": 2, "ben": 2,
+        }  # fmt: skip
+        assert today["you"]["streak"] == 2 and today["you"]["longest_streak"] == 2
+        assert (await daily(people["cat"]))["you"]["streak"] == 1  # yesterday's: still held
+        # Yesterday's deal, open for analysis against the field.
+        old = await daily(people["cat"], day=day_name(day1))
+        assert old["status"] == "over"
+        secret = old["deal"]["secret"]
+        assert commitment(secret) == old["commitment"]
+        assert old["deal"]["seed"] == daily_seed(secret, day1)
+        assert old["deal"]["cards"] == [str(c) for c in deal(old["deal"]["seed"]).cards]
+        assert all(sum(turn) == 3 for turn in old["deal"]["field"])
+        assert old["you"]["status"] == "finished" and old["you"]["cells"]
+        assert old["schedule"][0] == {"day": day_name(day1), "commitment": old["commitment"],
+                                      "secret": secret}  # fmt: skip
+        status, stored = await http_json(live, f"/api/daily/{day_name(day1)}")
+        assert status == 200 and stored["deal"] == old["deal"]
+        assert stored["standings"] == old["standings"]
+        match_id = old["you"]["match_id"]
+        status, match = await http_json(live, f"/api/matches/{match_id}")
+        assert not match["embargoed"] and match["seed"] == old["deal"]["seed"]
+        # Two days on: cat's streak is lost; day 1 is no longer kept by the lobby.
+        calendar.ms += 2 * DAY_MS
+        assert (await daily(people["cat"]))["you"]["streak"] == 0
+        assert (await daily(people["ann"], day=day_name(day1)))["code"] == "daily_not_found"
+        status, stored = await http_json(live, f"/api/daily/{day_name(day1)}")
+        assert status == 200 and stored["deal"] == old["deal"]
+        status, far = await http_json(live, f"/api/daily/{day_name(day1 + 20)}")
+        assert status == 404 and far["error"]["code"] == "daily_not_found"
+        status, _ = await http_json(live, "/api/daily/not-a-day")
+        assert status == 404
+        for c in people.values():
+            await c.close()
