@@ -1061,6 +1061,7 @@ class Daily(_Message):
     status: Literal["upcoming", "open", "closing", "over"]
     starts_ms: int
     ends_ms: int
+    left_ms: int = 0  # time left until the day ends (0 once it is over)
     commitment: str | None = None
     schedule: list[DailyCommitment]
     players: int  # attempts begun

@@ -36,6 +36,7 @@ from protocol.messages import (
     Bots,
     CardDealt,
     ChallengeUpdate,
+    Daily,
     ErrorMessage,
     Leaderboard,
     Left,
@@ -90,6 +91,7 @@ class ClientModel:
         self.ratings: RatingsChanged | None = None  # the last rating change seen
         self.leaderboard: Leaderboard | None = None
         self.bots: Bots | None = None  # the server's bot levels and their ratings
+        self.dailies: dict[str, Daily] = {}  # the daily deal, by day, as last told
         self.tournament_list: list[TournamentSummary] = []  # the public ones, as last listed
         self.tournaments: dict[str, TournamentView] = {}  # every one the server sent us
         self.tournament_id: str | None = None  # the one the tournament screen shows
@@ -393,6 +395,8 @@ class ClientModel:
                 self.leaderboard = msg
             case Bots():
                 self.bots = msg
+            case Daily():
+                self.dailies[msg.day] = msg
             case Tournaments():
                 self.tournament_list = list(msg.tournaments)
             case TournamentUpdate():

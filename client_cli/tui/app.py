@@ -46,6 +46,7 @@ from protocol.messages import (
     CreateRoom,
     CreateTournament,
     ErrorMessage,
+    GetDaily,
     GetLeaderboard,
     GetTournament,
     JoinRoom,
@@ -58,6 +59,7 @@ from protocol.messages import (
     ManageTournament,
     Pace,
     Place,
+    PlayDaily,
     QuickPlay,
     Ready,
     Rematch,
@@ -363,19 +365,30 @@ class CribApp(App[int]):
         if key in self.analyses:
             done(self.analyses[key])
             return
-        self._analyse(key, starter, board, done)
+        self._analyse(key, lambda: ana.board_from_result(board, starter), done)
+
+    def analyse_input(
+        self,
+        key: tuple[str, str],
+        board: ana.BoardInput,
+        done: Callable[[ana.BoardAnalysis | None], None],
+    ) -> None:
+        """Analyse a board given as the engine's input (the daily deal's own board)."""
+        if key in self.analyses:
+            done(self.analyses[key])
+            return
+        self._analyse(key, lambda: board, done)
 
     @work(thread=True, group="analysis", exit_on_error=False)
     def _analyse(
         self,
         key: tuple[str, str],
-        starter: str,
-        board: BoardResult,
+        make: Callable[[], ana.BoardInput],
         done: Callable[[ana.BoardAnalysis | None], None],
     ) -> None:
         # CPU-bound for a second or two: a thread, so the screens and the session live on.
         try:
-            found = ana.analyse(ana.board_from_result(board, starter))
+            found = ana.analyse(make())
         except EngineError as exc:
             self.call_from_thread(self.refused, f"cannot analyse: {exc}")
             self.call_from_thread(done, None)
@@ -446,6 +459,31 @@ class CribApp(App[int]):
         wanted, _ = self.model.rematch_state()
         contribution = "" if wanted else self._contribution()
         self.send(Rematch(room_id=room.id, want=not wanted, contribution=contribution))
+
+    # -- the daily deal ------------------------------------------------------------
+
+    @work(exclusive=True, group="daily", exit_on_error=False)
+    async def ask_daily(
+        self, day: str | None = None, top: int = 20, done: Callable[[str], None] | None = None
+    ) -> None:
+        """Ask for a day of the daily deal (the model keeps it); ``done`` hears a refusal."""
+        try:
+            reply = await self.session.request(GetDaily(day=day, top=top))
+        except (SessionError, ValidationError) as exc:
+            reason = str(exc)
+        else:
+            reason = reply.reason if isinstance(reply, ErrorMessage) else ""
+        if reason and done is not None:
+            done(reason)
+
+    def play_daily(self, fields: dict[str, Any]) -> None:
+        """Begin today's one attempt (``fields``: pace and its clock): the game follows."""
+        if self.model.room is not None:
+            self.tell("leave this room first")
+            return
+        msg = self._build(PlayDaily, **fields)
+        if msg is not None:
+            self.send(msg)
 
     @work(exclusive=True, group="leaderboard", exit_on_error=False)
     async def ask_leaderboard(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from client_cli.analysis import BoardAnalysis
+from client_cli.analysis import BoardAnalysis, BoardInput
 from client_cli.model.state import ClientModel
 from client_cli.session import Session
 from protocol.messages import BoardResult
@@ -55,7 +55,19 @@ class Crib(Protocol):
         done: Callable[[str], None] | None = None,
     ) -> object: ...
 
+    # -- the daily deal
+    def ask_daily(
+        self, day: str | None = None, top: int = 20, done: Callable[[str], None] | None = None
+    ) -> object: ...
+    def play_daily(self, fields: dict[str, Any]) -> None: ...
+
     # -- analysis
+    def analyse_input(
+        self,
+        key: tuple[str, str],
+        board: BoardInput,
+        done: Callable[[BoardAnalysis | None], None],
+    ) -> None: ...
     def analyse(
         self,
         match_id: str,

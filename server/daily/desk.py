@@ -178,7 +178,12 @@ class DailyDesk:
             found = self.streaks.get(player.id)
             held = found.held(today) if found else Streaks()
         return daily(
-            facts, top=asked.top, player_id=player.id if player else None, held=held, ref=asked.ref
+            facts,
+            top=asked.top,
+            now_ms=self.calendar(now_ms),
+            player_id=player.id if player else None,
+            held=held,
+            ref=asked.ref,
         )
 
     def facts(self, day: int, today: int) -> DayFacts:

@@ -29,7 +29,8 @@ def routes(
                 raise ValueError
         except ValueError:
             return _error(400, "bad_request", "top: 1 to 100")
-        today = request.app[hub_key].lobby.daily.today(clock())
+        desk = request.app[hub_key].lobby.daily
+        today = desk.today(clock())
         day = today
         if day_text is not None:
             try:
@@ -42,7 +43,7 @@ def routes(
         facts = await request.app[storage_key].daily_day(day, today)
         if facts.commitment is None and not facts.attempts:
             return _error(404, "daily_not_found", f"no daily deal on {days.day_name(day)}")
-        view = daily(facts, top=top)
+        view = daily(facts, top=top, now_ms=desk.calendar(clock()))
         return web.json_response(view.model_dump(mode="json", exclude={"type", "ref", "you"}))
 
     async def today(request: web.Request) -> web.Response:

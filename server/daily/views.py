@@ -153,12 +153,14 @@ def daily(
     facts: DayFacts,
     *,
     top: int,
+    now_ms: int,
     player_id: str | None = None,
     held: Streaks | None = None,
     ref: str | None = None,
 ) -> Daily:
     """The ``daily`` message of ``facts``: for ``player_id`` (with its own attempt and
-    the streaks it ``held``), or for anyone (``player_id`` None)."""
+    the streaks it ``held``), or for anyone (``player_id`` None), at ``now_ms`` of the
+    daily deal's calendar."""
     rows = entries(facts)
     finished = sum(1 for a in facts.attempts if a.finished)
     return Daily(
@@ -167,6 +169,7 @@ def daily(
         status=status(facts),  # type: ignore[arg-type]
         starts_ms=days.starts_ms(facts.day),
         ends_ms=days.ends_ms(facts.day),
+        left_ms=max(0, days.ends_ms(facts.day) - now_ms),
         commitment=facts.commitment,
         schedule=list(facts.schedule),
         players=len(facts.attempts),

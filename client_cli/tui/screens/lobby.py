@@ -20,6 +20,7 @@ from client_cli import tournaments as tt
 from client_cli.model.text import match_terms
 from client_cli.tui.screens.base import BaseScreen
 from client_cli.tui.screens.challenge_prompt import ChallengePrompt
+from client_cli.tui.screens.daily import DailyScreen
 from client_cli.tui.screens.history import HistoryScreen
 from client_cli.tui.screens.leaderboard import LeaderboardScreen
 from client_cli.tui.screens.lobby_dialogs import (
@@ -50,6 +51,8 @@ w        watch the chosen room's match (every board at the end)
 i        join a private room by its invite code
 r        refresh the list
 t        tournaments: the list, register, watch, host one
+d        the daily deal: today's deal for everyone, one attempt, standings,
+         your streak, yesterday's deal against the field
 h        your history of matches (and replays)
 l        leaderboard (ratings per pace)
 ?        this help
@@ -67,6 +70,7 @@ q        quit"""
         Binding("i", "invite", "Invite code"),
         Binding("r", "refresh", "Refresh"),
         Binding("t", "tournaments", "Tournaments"),
+        Binding("d", "daily", "Daily"),
         Binding("h", "history", "History"),
         Binding("l", "leaders", "Leaders"),
         Binding("q", "app.quit", "Quit"),
@@ -244,6 +248,9 @@ q        quit"""
 
     def action_tournaments(self) -> None:
         self.app.push_screen(TournamentListScreen())
+
+    def action_daily(self) -> None:
+        self.app.push_screen(DailyScreen())
 
     def action_leaders(self) -> None:
         self.app.push_screen(LeaderboardScreen())
