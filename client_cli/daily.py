@@ -103,13 +103,13 @@ def schedule_lines(view: Daily) -> list[Text]:
     """The days committed to: the secrets of the days over, the commitments ahead."""
     lines = [Text("the schedule (SHA-256 of each day's secret, published ahead)", "bold")]
     for d in view.schedule:
-        line = Text(f"{d.day}  ")
-        line.append(d.commitment, "dim" if d.day != view.today else "")
-        if d.secret is not None:
-            line.append(f"  secret {short(d.secret)}", "green")
-        if d.day == view.today:
-            line.append("  ← today", "bold")
+        today = d.day == view.today
+        line = Text("▸ " if today else "  ", "bold")
+        line.append(f"{d.day}  ", "bold" if today else "")
+        line.append(d.commitment, "" if today else "dim")
         lines.append(line)
+        if d.secret is not None:
+            lines.append(Text(f"  secret      {d.secret}", "green"))
     return lines
 
 

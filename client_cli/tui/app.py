@@ -453,6 +453,9 @@ class CribApp(App[int]):
         if room.origin == "tournament":
             self.tell("a tournament table has no rematch: the tournament pairs the next round")
             return
+        if room.origin == "daily":
+            self.tell("one attempt a day: the daily deal has no rematch")
+            return
         if not self.model.series_over():
             self.tell("the series is not over: the next deal starts by itself")
             return

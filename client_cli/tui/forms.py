@@ -70,17 +70,14 @@ def best_of_value(screen: Screen[Any], id: str) -> int:
     return (1, 3, 5)[max(0, screen.query_one(f"#{id}", RadioSet).pressed_index)]
 
 
-def pace(id: str) -> ComposeResult:
+def pace(
+    id: str,
+    lockstep: str = "lockstep: everyone places each card together",
+    race: str = "race: your own speed, one clock for the deal",
+) -> ComposeResult:
     with RadioSet(id=id, compact=True):
-        yield RadioButton(
-            "lockstep: everyone places each card together",
-            value=True,
-            compact=True,
-            id=f"{id}-lockstep",
-        )
-        yield RadioButton(
-            "race: your own speed, one clock for the deal", compact=True, id=f"{id}-race"
-        )
+        yield RadioButton(lockstep, value=True, compact=True, id=f"{id}-lockstep")
+        yield RadioButton(race, compact=True, id=f"{id}-race")
 
 
 def is_race(screen: Screen[Any], id: str) -> bool:

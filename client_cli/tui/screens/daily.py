@@ -38,7 +38,9 @@ class DailyDialog(FormDialog[dict[str, Any]]):
             )
             with Horizontal(classes="field tall"):
                 yield Label("Pace")
-                yield from pace("dl-pace")
+                yield from pace(
+                    "dl-pace", "lockstep: a clock for each card", "race: one clock for the deal"
+                )
             yield from number_field(
                 "Clock", "dl-clock", "seconds: 5-120 a card (lockstep), 30-1800 the deal (race)",
                 value="30", max_length=4,
@@ -84,7 +86,12 @@ Escape  back"""
         Binding("s", "schedule", "Schedule"),
         Binding("r", "reload", "Reload"),
     ]
-    DEFAULT_CSS = "#daily-body { padding: 0 1; } #daily-head { padding: 0 1; }"
+    DEFAULT_CSS = """
+    #daily-head { padding: 0 1; height: auto; }
+    #daily-standings { height: auto; max-height: 35%; }
+    #daily-scroll { height: 1fr; }
+    #daily-body { padding: 0 1; }
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -106,6 +113,7 @@ Escape  back"""
     def on_mount(self) -> None:
         table = self.query_one("#daily-standings", DataTable)
         table.add_columns(*dd.STANDINGS_COLUMNS)
+        self.query_one("#daily-scroll").focus()  # the arrows scroll the day's analysis
         self.action_reload()
         self.set_interval(5, self._tick)
 

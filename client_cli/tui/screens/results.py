@@ -94,7 +94,9 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
         me = self.model.me
         mine = next((b for b in result.boards if me and b.player.id == me.id), None)
         # A duplicate tournament's table has one board, ranked in the standings only.
-        ranked = not (len(result.boards) == 1 and self.model.tournament_for_room() is not None)
+        alone = len(result.boards) == 1
+        daily = self.model.room is not None and self.model.room.origin == "daily"
+        ranked = not (alone and (self.model.tournament_for_room() is not None or daily))
         race = match.pace == Pace.RACE
         if mine is not None:
             rank = f"#{mine.rank}, " if ranked else ""
@@ -167,6 +169,13 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
             if t:
                 t.append("\n")
             t.append("You watched this match. Enter goes back to the lobby", "dim")
+        elif room is not None and room.origin == "daily":
+            if t:
+                t.append("\n")
+            t.append("Your attempt at today's daily deal is in: ", "bold")
+            t.append("its rank and percentile are in the lobby's daily deal (d); the field's "
+                     "boards, and yours analysed against them, once the day is over."
+                     "  Enter goes back to the lobby", "dim")  # fmt: skip
         elif room is not None and model.series_over() and model.match is not None:
             wanted, others = model.rematch_state()
             seated = [s for s in room.players if not model.me or s.player.id != model.me.id]
@@ -223,7 +232,7 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
             # Only once the series is over, and never at a tournament's table (the
             # tournament pairs the next round).
             room = self.model.room
-            at_table = room is not None and room.origin == "tournament"
+            at_table = room is not None and room.origin in ("tournament", "daily")
             return self.model.series_over() and not at_table and not self.model.spectating()
         return True
 
