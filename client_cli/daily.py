@@ -54,7 +54,7 @@ def short(digest: str | None, n: int = 16) -> str:
     return "-" if not digest else digest[:n] + "…"
 
 
-def head_lines(view: Daily, left_ms: int) -> list[Text]:
+def head_lines(view: Daily, left_ms: int, play_hint: str = "p plays it") -> list[Text]:
     """The day, its state and commitment, and one's own attempt and streaks
     (``left_ms``: the time left in the day now)."""
     line = Text()
@@ -70,7 +70,7 @@ def head_lines(view: Daily, left_ms: int) -> list[Text]:
     if you is not None:
         mine = Text("you: ", "bold")
         if you.status == "none":
-            mine.append("not played" + ("  (p plays it)" if view.status == "open" else ""))
+            mine.append("not played" + (f"  ({play_hint})" if view.status == "open" else ""))
         elif you.status == "playing":
             mine.append("playing now", "bold yellow")
         else:

@@ -16,6 +16,7 @@ import contextlib
 import shlex
 import threading
 
+from client_cli.plain.daily import DailyCommands
 from client_cli.plain.head_to_head import HeadToHeadCommands
 from client_cli.plain.rooms import RoomCommands
 from client_cli.plain.tournaments import TournamentCommands
@@ -25,7 +26,7 @@ from client_cli.session import (
 )
 
 
-class PlainClient(RoomCommands, HeadToHeadCommands, TournamentCommands):
+class PlainClient(RoomCommands, HeadToHeadCommands, TournamentCommands, DailyCommands):
     def _commands(self) -> dict[str, Command]:
         """Every command by the word that starts it."""
         return {
@@ -65,6 +66,7 @@ class PlainClient(RoomCommands, HeadToHeadCommands, TournamentCommands):
             "host": self.cmd_host,
             "manage": self.cmd_manage,
             "addbots": self.cmd_addbots,
+            "daily": self.cmd_daily,
         }
 
     async def handle(self, line: str) -> bool:

@@ -58,6 +58,14 @@ commands:
   manage ID start|pause|resume|cancel|remove PLAYER
                                      run a tournament you host
   addbots ID [COUNT] [LEVEL]         enter server bots in a tournament you host
+  daily [yesterday|DAY] [--top N]    the daily deal: today's (or that day's) commitment,
+                                     your attempt and streak, the standings; once the day
+                                     is over its deal, checked, and where the field put it
+  daily play [--pace P] [--clock SECONDS]
+                                     play today's deal (one attempt; leaving forfeits it)
+  daily analyze [yesterday|DAY]      your board of a day that is over: points lost to the
+                                     hindsight best, your cells beside the field's
+  daily schedule                     the commitments of the days ahead, the secrets past
   help                               this list
   quit                               leave the client
 cells are a1..d4: column letter a-d, then row 1-4"""
@@ -135,3 +143,28 @@ def _first_error(exc: Exception) -> str:
         first = errors()[0]
         return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
     return str(exc)
+
+
+def _daily_parser() -> _DailyArgs:
+    p = _Args(prog="daily", add_help=False)
+    p.add_argument("words", nargs="*")
+    p.add_argument("--top", type=int, default=20)
+    p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
+    p.add_argument("--clock", type=int, default=None, help="seconds a card, or the deal (race)")
+    return _DailyArgs(p)
+
+
+class _DailyArgs:
+    """``daily [play|analyze|schedule] [yesterday|DAY]``: the words read into what and day."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self.parser = parser
+
+    def parse_args(self, args: list[str]) -> argparse.Namespace:
+        opts = self.parser.parse_args(args)
+        words = list(opts.words)
+        opts.what = words.pop(0) if words and words[0] in ("play", "analyze", "schedule") else ""
+        opts.day = words.pop(0) if words else None
+        if words:
+            raise SessionError("usage: daily [play|analyze|schedule] [yesterday|DAY]")
+        return opts

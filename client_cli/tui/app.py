@@ -20,6 +20,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from client_cli import analysis as ana
+from client_cli import daily as daily_text
 from client_cli.config import TokenStore
 from client_cli.levels import picked
 from client_cli.model.state import ClientModel
@@ -45,6 +46,7 @@ from protocol.messages import (
     ChallengeUpdate,
     CreateRoom,
     CreateTournament,
+    Daily,
     ErrorMessage,
     GetDaily,
     GetLeaderboard,
@@ -469,8 +471,12 @@ class CribApp(App[int]):
     async def ask_daily(
         self, day: str | None = None, top: int = 20, done: Callable[[str], None] | None = None
     ) -> None:
-        """Ask for a day of the daily deal (the model keeps it); ``done`` hears a refusal."""
+        """Ask for a day of the daily deal (the model keeps it); ``done`` hears a refusal.
+        ``day`` "yesterday" asks for today first, then for the day before it."""
         try:
+            if day == "yesterday":
+                today = await self.session.request(GetDaily(top=1))
+                day = daily_text.yesterday_of(today.today) if isinstance(today, Daily) else None
             reply = await self.session.request(GetDaily(day=day, top=top))
         except (SessionError, ValidationError) as exc:
             reason = str(exc)

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.widgets import Button, DataTable, Footer, Input, Label, Static
 
 from client_cli import daily as dd
 from client_cli.analysis import BoardAnalysis
@@ -46,6 +46,9 @@ class DailyDialog(FormDialog[dict[str, Any]]):
                 value="30", max_length=4,
             )  # fmt: skip
             yield from self.compose_buttons("Play")
+
+    def on_mount(self) -> None:
+        self.query_one("#play", Button).focus()  # Enter plays at once with the defaults
 
     def _value(self) -> dict[str, Any] | None:
         race = is_race(self, "dl-pace")
@@ -95,8 +98,7 @@ Escape  back"""
 
     def __init__(self) -> None:
         super().__init__()
-        self.day: str | None = None  # None: today
-        self.today: str | None = None
+        self.day: str | None = None  # None: today; or "yesterday"
         self.schedule = False
         self.analysis: BoardAnalysis | None = None
         self.analysing = False
@@ -122,16 +124,12 @@ Escape  back"""
             self.action_reload()
 
     def view(self) -> Daily | None:
-        if self.day is not None:
-            return self.model.dailies.get(self.day)
-        return self.model.dailies.get(self.today) if self.today else self._latest_today()
-
-    def _latest_today(self) -> Daily | None:
-        for found in self.model.dailies.values():
-            if found.day == found.today:
-                self.today = found.today
-                return found
-        return None
+        """The day shown: the one asked for, or the latest today the server told."""
+        todays = [d for d in self.model.dailies.values() if d.day == d.today]
+        latest = max(todays, key=lambda d: d.day, default=None)
+        if self.day == "yesterday":
+            return self.model.dailies.get(dd.yesterday_of(latest.today)) if latest else None
+        return latest
 
     def action_reload(self) -> None:
         self.crib.ask_daily(self.day, 20, done=self._refused)
@@ -153,13 +151,7 @@ Escape  back"""
             self.crib.play_daily(fields)
 
     def action_yesterday(self) -> None:
-        if self.day is None:
-            view = self.view()
-            if view is None:
-                return
-            self.day = dd.yesterday_of(view.today)
-        else:
-            self.day = None
+        self.day = None if self.day else "yesterday"
         self.analysis, self.note = None, ""
         self.action_reload()
         self.show()
