@@ -9,6 +9,7 @@ import { lobbyView, ratingRange } from "./views/lobby.js";
 import { roomView } from "./views/room.js";
 import { playerView, replayView } from "./views/history.js";
 import { leaderboardView } from "./views/leaderboard.js";
+import { dailyView } from "./views/daily.js";
 import { tournamentListView, tournamentView, projectorView } from "./views/tournaments.js";
 
 const TOKEN_KEY = "cribsquares.token";
@@ -206,6 +207,7 @@ function schedule() {
 function nav() {
   const links = [
     ["#/", "Lobby"],
+    ["#/daily", "Daily"],
     ["#/tournaments", "Tournaments"],
     ["#/leaderboard", "Leaderboard"],
   ];
@@ -240,6 +242,8 @@ function currentView() {
       return replayView(ctx);
     case "leaderboard":
       return leaderboardView(ctx);
+    case "daily":
+      return dailyView(ctx);
     case "tournaments":
     case "tjoin":
       return tournamentListView(ctx);

@@ -30,6 +30,9 @@ export class Store extends EventTarget {
     this.tournament = new Map(); // id -> {info, at}
     this.contribution = null; // the one this page sent for the current room
     this.leaderboards = new Map();
+    this.dailies = new Map(); // day -> the daily message, as last told
+    this.dailyReceived = new Map(); // day -> when it was (Date.now())
+    this.dailyRefused = new Map(); // day (or "today") -> why get_daily was refused
     this.notices = [];
     this.lastError = null;
   }
@@ -317,6 +320,19 @@ export class Store extends EventTarget {
 
   on_leaderboard(msg) {
     this.leaderboards.set(msg.pace, msg);
+  }
+
+  on_daily(msg) {
+    this.dailies.set(msg.day, msg);
+    this.dailyReceived.set(msg.day, Date.now());
+    this.dailyRefused.delete(msg.day === msg.today ? "today" : msg.day);
+  }
+
+  /** Today's daily deal: the latest day the server said is today. */
+  dailyToday() {
+    let found = null;
+    for (const d of this.dailies.values()) if (d.day === d.today && (!found || d.day > found.day)) found = d;
+    return found;
   }
 
   on_tournaments(msg) {

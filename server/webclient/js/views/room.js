@@ -354,7 +354,8 @@ function results(ctx) {
       verificationPanel(match.verification, provider()),
       h("div", { class: "actions" },
         h("a", { class: "button", href: `#/match/${encodeURIComponent(result.match_id)}` }, "Replay and analysis"),
-        seated && over && !tid ? h("button", { type: "button", class: wants.includes(store.me.id) ? "" : "primary", dataset: { key: "rematch" }, onclick: () => {
+        room.origin === "daily" ? h("a", { class: "button primary", href: "#/daily" }, "Today's standings") : null,
+        seated && over && !tid && room.origin !== "daily" ? h("button", { type: "button", class: wants.includes(store.me.id) ? "" : "primary", dataset: { key: "rematch" }, onclick: () => {
           const want = !wants.includes(store.me.id);
           const contribution = freshContribution();
           ctx.request({ type: "rematch", room_id: room.id, want, contribution }).then(() => { if (want) store.contribution = contribution; }, () => {});
