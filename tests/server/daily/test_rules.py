@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import pytest
 
@@ -95,3 +96,23 @@ def test_the_field_counts_where_each_turns_card_went() -> None:
     assert counts[1][0] == 1 and counts[1][6] == 1
     assert sum(counts[2]) == 0
     assert standings.turn_cells(cards, one)[:3] == [5, 0, None]
+
+
+def test_the_worked_example_and_the_code_of_fairness_md() -> None:
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "fairness.md").read_text()
+    section = doc.split("## The daily deal")[1].split("\n## ")[0]
+    flat = " ".join(section.split())
+    secret = "3f6c0a9e41d7b28c5e0f9a6d13b7c4e2a8f05d196e3b7c2a4d8e1f0b9c6a5d37"
+    day = days.parse_day("2026-03-14")
+    seed = days.seed(secret, day)
+    dealt = deal(seed)
+    assert f"S_d = {secret}" in flat
+    assert f"its commitment `{commitment(secret)}`" in flat
+    assert f"the seed is `{seed}`" in flat
+    cards = " ".join(str(c) for c in dealt.cards)
+    assert f"which deals `{cards}`, starter `{dealt.starter}`" in flat
+    # The page's own Python, run as a reader would: the same seed.
+    code = section.split("```python\n")[1].split("```")[0]
+    scope: dict[str, object] = {}
+    exec(code, scope)
+    assert scope["daily_seed"](secret, "2026-03-14") == seed  # type: ignore[operator]
