@@ -301,9 +301,7 @@ class _Abandon:
     series_id: str
 
 
-_Write = (
-    Event | _NewPlayer | _Abandon | tournament_store.Abandon | pruning.Prune | daily_store.Draw
-)
+_Write = Event | _NewPlayer | _Abandon | tournament_store.Abandon | pruning.Prune | daily_store.Draw
 
 
 @dataclass(slots=True)

@@ -235,7 +235,7 @@ class DailyDesk:
             pace=msg.pace,
             card_clock_ms=msg.card_clock_ms,
             deal_clock_ms=msg.deal_clock_ms,
-            deals=1,
+            best_of=1,
             rated=False,
             origin=RoomOrigin.DAILY,
         )
@@ -246,7 +246,7 @@ class DailyDesk:
         attempt = Attempt(today, player, room.id, room.series.id, msg.pace, now_ms)
         self._keep(attempt)
         self._count(player.id, today)
-        outs = [room.state_for(player.id, now_ms, msg.ref), *room.start(now_ms)]
+        outs = [room.send_state(player.id, now_ms, msg.ref), *room.start(now_ms)]
         outs += self.lobby.settle(room, now_ms)
         race = msg.pace == Pace.RACE
         self.lobby.events.append(

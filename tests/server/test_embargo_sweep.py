@@ -36,7 +36,6 @@ import aiohttp
 import pytest
 
 from engine.deal import room_seed, table_deal_secret, table_root
-from server.app import HUB
 from server.daily.days import day_name
 from server.daily.days import seed as daily_seed
 from server.limits import Quota
@@ -168,7 +167,8 @@ class Sweep:
             # the daily deal: every day the desk holds a secret or attempts for
             "day": {
                 *(day_name(d) for d in (*lobby.daily.secrets, *lobby.daily.attempts)),
-                "1999-12-31", "not-a-day",
+                "1999-12-31",
+                "not-a-day",
             },
         }
 
