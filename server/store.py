@@ -13,6 +13,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from server.daily.store import DeskState, Draw
+from server.daily.views import DayFacts
 from server.events import Event
 from server.ratings import Entry
 from server.recovery import Resumable, ResumableTournament, StoredTable
@@ -36,6 +38,9 @@ class Store(Protocol):
 
     async def prune(self, before_ms: int, chunk: int = 500) -> dict[str, int]: ...
 
+    async def draw_daily(self, drawn: Draw) -> None:
+        """Store the daily deal's secrets for days with none (a stored one is never replaced)."""
+
     async def close(self) -> None: ...
 
     # -- What sign-in, a restart and a lost write read back
@@ -53,6 +58,12 @@ class Store(Protocol):
 
     async def table_series(self, series_id: str) -> StoredTable | None: ...
 
+    async def daily_state(self, today: int) -> DeskState:
+        """What the daily desk holds at start: secrets, lifted days, attempts, days played."""
+
+    async def daily_secrets(self, since: int) -> tuple[dict[int, str], set[int]]:
+        """The daily deal's stored secrets of day ``since`` on, and the days lifted."""
+
     # -- The history the HTTP API serves
     async def match(self, match_id: str) -> dict[str, Any] | None: ...
 
@@ -69,3 +80,6 @@ class Store(Protocol):
     ) -> tuple[list[dict[str, Any]], str | None]: ...
 
     async def tournament_boards(self, tournament_id: str) -> list[dict[str, Any]]: ...
+
+    async def daily_day(self, day: int, today: int) -> DayFacts:
+        """Everything stored of a day of the daily deal, for server.daily.views to show."""

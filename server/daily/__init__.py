@@ -1,7 +1,15 @@
 """The daily deal: one deal a day for everyone, committed a week ahead (docs/daily.md).
 
-``days`` (days, the schedule, the derivation) and ``standings`` (ranks,
-percentiles, streaks, where the field put each card) are pure rules; ``desk`` is
-the lobby's synchronous part (attempts, the day's end); ``store`` persists and
-reads back; ``http`` and ``keeper`` are the aiohttp shell's parts.
+* :mod:`server.daily.days`: days, the schedule window, a day's seed from its secret;
+* :mod:`server.daily.standings`: ranks, percentiles, streaks, where the field put
+  each card;
+* :mod:`server.daily.desk`: the lobby's daily desk, a synchronous state machine
+  (attempts, the rooms they are played in, the day's end and its embargo lifted);
+* :mod:`server.daily.views`: the ``daily`` message made of a day's facts, for a
+  player or for anyone;
+* :mod:`server.daily.store`: SQLite, run by :mod:`server.storage`.
+
+All but the store are pure and read no clock (pyproject.toml, the import
+contracts). The shell's parts are :mod:`server.shell.daily_keeper` (each day's
+secret drawn and stored a week ahead) and ``daily`` in :mod:`server.shell.http`.
 """

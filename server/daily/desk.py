@@ -1,8 +1,9 @@
 """The lobby's daily desk: today's deal, each player's one attempt, and the day's end.
 
 Synchronous and without I/O, like the lobby it belongs to. It knows the secrets
-storage holds (:meth:`DailyDesk.load_secrets`, fed by :mod:`server.daily.keeper`:
-a commitment is published only once its secret is stored), the attempts of the
+storage holds (:meth:`DailyDesk.load_secrets`, fed by the shell's
+:mod:`server.shell.daily_keeper`: a commitment is published only once its secret
+is stored), the attempts of the
 days it keeps (today, yesterday and any day whose embargo is not lifted yet)
 and every player's streak.
 
@@ -17,13 +18,12 @@ and every player's streak.
   shown from then on, on every surface.
 
 What time it is for the daily deal is ``calendar(now_ms)``: the server's clock
-in the server; a test gives the app a calendar of its own (server.app.create_app).
+in the server; a test gives the app a calendar of its own (server.shell.app.create_app).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from engine.deal import commitment
@@ -43,6 +43,7 @@ from protocol.messages import (
 )
 from server import errors
 from server.daily import days
+from server.daily.standings import Streak
 from server.daily.views import Attempt, DayFacts, Streaks, daily, schedule_entry
 from server.events import DailyAttemptBegan, EmbargoLifted, Event, MatchEnded
 from server.room import Outbound, Phase, Room, RoomSettings
@@ -77,30 +78,6 @@ class Lobby(Protocol):
     ) -> Room: ...
 
     def settle(self, room: Room, now_ms: int) -> list[Outbound]: ...
-
-
-@dataclass(slots=True)
-class Streak:
-    """A player's days played, folded: the last one, the run ending there, the longest."""
-
-    last: int
-    run: int
-    longest: int
-
-    def add(self, day: int) -> None:
-        if day == self.last:
-            return
-        self.run = self.run + 1 if day == self.last + 1 else 1
-        self.last = day
-        self.longest = max(self.longest, self.run)
-
-    def held(self, today: int) -> Streaks:
-        current = self.run if self.last >= today - 1 else 0
-        return Streaks(current=current, longest=self.longest)
-
-    def on(self, day: int) -> int:
-        """The streak ending with ``day`` (a day this player played, today or yesterday)."""
-        return max(0, self.run - (self.last - day)) if self.last >= day else 0
 
 
 class DailyDesk:
@@ -141,7 +118,7 @@ class DailyDesk:
     def _count(self, player_id: str, day: int) -> None:
         found = self.streaks.get(player_id)
         if found is None:
-            self.streaks[player_id] = Streak(day, 1, 1)
+            self.streaks[player_id] = Streak.of([day])
         else:
             found.add(day)
 
@@ -158,25 +135,20 @@ class DailyDesk:
         """The ``daily`` message of the day asked (today unless said), for ``player``
         (None: for anyone). DailyNotFound for a day the desk does not keep."""
         today = self.today(now_ms)
-        day = today
-        if asked.day is not None:
-            try:
-                day = days.parse_day(asked.day)
-            except ValueError as exc:
-                raise errors.DailyNotFound(str(exc)) from None
+        try:
+            day = days.asked(asked.day, today)
+        except ValueError as exc:
+            raise errors.DailyNotFound(str(exc)) from None
         if day < today - 1:
             raise errors.DailyNotFound(
                 f"the lobby keeps today and yesterday: ask GET /api/daily/{days.day_name(day)}"
-            )
-        if day > today + days.AHEAD:
-            raise errors.DailyNotFound(
-                f"{days.day_name(day)} is more than {days.AHEAD} days ahead: not drawn yet"
             )
         facts = self.facts(day, today)
         held = None
         if player is not None:
             found = self.streaks.get(player.id)
-            held = found.held(today) if found else Streaks()
+            current, longest = found.held(today) if found else (0, 0)
+            held = Streaks(current=current, longest=longest)
         return daily(
             facts,
             top=asked.top,

@@ -46,28 +46,41 @@ def rank(scores: Mapping[str, int]) -> list[Ranked]:
     return rows
 
 
-def streak(days: Iterable[int], upto: int) -> int:
-    """Consecutive days played ending with day ``upto`` (0 if it was not played)."""
-    played = set(days)
-    count = 0
-    while upto - count in played:
-        count += 1
-    return count
+@dataclass(slots=True)
+class Streak:
+    """A player's days played, folded as they come (in order): the last one, the
+    run of consecutive days ending there, the longest run."""
 
+    last: int
+    run: int
+    longest: int
 
-def current_streak(days: Iterable[int], today: int) -> int:
-    """The streak a player holds today: today's, or else yesterday's, or else 0."""
-    played = set(days)
-    return streak(played, today) if today in played else streak(played, today - 1)
+    @classmethod
+    def of(cls, days: Iterable[int]) -> Streak:
+        """The fold of ``days`` (at least one)."""
+        ordered = sorted(set(days))
+        fold = cls(ordered[0], 1, 1)
+        for day in ordered[1:]:
+            fold.add(day)
+        return fold
 
+    def add(self, day: int) -> None:
+        """One more day played (the same day again counts once)."""
+        if day == self.last:
+            return
+        self.run = self.run + 1 if day == self.last + 1 else 1
+        self.last = day
+        self.longest = max(self.longest, self.run)
 
-def longest_streak(days: Iterable[int]) -> int:
-    played = sorted(set(days))
-    best = run = 0
-    for i, d in enumerate(played):
-        run = run + 1 if i and played[i - 1] == d - 1 else 1
-        best = max(best, run)
-    return best
+    def held(self, today: int) -> tuple[int, int]:
+        """(current, longest) as of ``today``: the current streak is today's, or
+        else yesterday's (it may still be kept today), or else 0."""
+        return (self.run if self.last >= today - 1 else 0), self.longest
+
+    def on(self, day: int) -> int:
+        """The streak ending with ``day``, the last day folded or one of its run
+        (0 for a day not played)."""
+        return max(0, self.run - (self.last - day)) if self.last >= day else 0
 
 
 def turn_cells(cards: Sequence[str], cells: Sequence[str | None]) -> list[int | None]:

@@ -178,7 +178,9 @@ async def day_facts(db: aiosqlite.Connection, day: int, today: int) -> DayFacts:
     by_player: dict[str, list[int]] = {}
     for pid, d in await played(db, [a.player.id for a in kept], day):
         by_player.setdefault(pid, []).append(d)
-    streaks = {pid: Streaks(on_day=standings.streak(ds, day)) for pid, ds in by_player.items()}
+    streaks = {
+        pid: Streaks(on_day=standings.Streak.of(ds).on(day)) for pid, ds in by_player.items()
+    }
     window = await _rows(
         db,
         "SELECT s.day, s.secret, s.commitment, e.lifted_ms FROM daily_secrets s"

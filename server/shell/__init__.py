@@ -8,6 +8,7 @@
 * :mod:`server.shell.hub`: sign-in, the one path from a command to storage and then
   the wire, the bots' moves, restarts and lost writes;
 * :mod:`server.shell.delivery`: addressed messages to the sessions that receive them;
+* :mod:`server.shell.daily_keeper`: the daily deal's secrets drawn and stored a week ahead;
 * :mod:`server.shell.origins`: which pages may connect, which address a connection is;
 * :mod:`server.shell.runtime`: the event loop, the garbage collector, serving;
 * :mod:`server.shell.aiohttp_adapters`: aiohttp past its public API, with fallbacks;

@@ -21,13 +21,12 @@ from server.analysis import routes as analysis_routes
 from server.bots import BotPool, bot_factory, bot_levels
 from server.config import LobbyConfig, ServerConfig
 from server.config import check as check_config
-from server.daily import keeper as daily_keeper
 from server.daily.desk import Calendar
 from server.daily.desk import wall as wall_calendar
-from server.daily.http import routes as daily_routes
 from server.lobby import Lobby
-from server.shell import clock
+from server.shell import clock, daily_keeper
 from server.shell.http import (
+    daily,
     healthz,
     http_quota,
     leaderboard,
@@ -69,7 +68,8 @@ def create_app(
     app.router.add_get("/api/leaderboard/{pace}", leaderboard)
     app.router.add_routes(tournament_routes(HUB, STORAGE))
     app.router.add_routes(analysis_routes(STORAGE))
-    app.router.add_routes(daily_routes(HUB, STORAGE, clock.now_ms))
+    app.router.add_get("/api/daily", daily)
+    app.router.add_get("/api/daily/{day}", daily)
     app.router.add_routes(web_routes())
     app.cleanup_ctx.append(_storage_and_lobby)
     app.cleanup_ctx.append(_clock)
@@ -160,10 +160,10 @@ async def _pruner(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _daily_keeper(app: web.Application) -> AsyncIterator[None]:
-    """The daily deal's secrets drawn ahead as the days go by (server.daily.keeper)."""
+    """The daily deal's secrets drawn ahead as the days go by (server.shell.daily_keeper)."""
     hub = app[HUB]
     task = asyncio.create_task(
-        daily_keeper.keep_forever(hub.storage, hub.lobby.daily, clock.now_ms), name="daily-keeper"
+        daily_keeper.keep_forever(hub.storage, hub.lobby.daily), name="daily-keeper"
     )
     yield
     task.cancel()

@@ -1,5 +1,6 @@
-"""The read-only HTTP API: ``/healthz``, the public rooms, the leaderboard and the
-history read from the store (docs/server.md); every request spends its address's quota."""
+"""The read-only HTTP API: ``/healthz``, the public rooms, the leaderboard, the daily
+deal and the history read from the store (docs/server.md); every request spends its
+address's quota."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from protocol.messages import (
     PlayerInfo,
 )
 from server import errors
+from server.daily import days
+from server.daily.views import daily as daily_view
 from server.limits import quota_key
 from server.shell import clock
 from server.shell.keys import HUB, STORAGE
@@ -109,6 +112,33 @@ async def leaderboard(request: web.Request) -> web.Response:
     except errors.PlayerNotFound as exc:
         return _not_found(exc.code, exc.reason)
     return web.json_response(board.model_dump(mode="json", exclude={"type", "ref"}))
+
+
+DAILY_TOP = 100  # rows of the standings /api/daily lists unless ?top=N says fewer
+
+
+async def daily(request: web.Request) -> web.Response:
+    """``/api/daily?top=N`` and ``/api/daily/{day}?top=N``: the ``daily`` message of
+    today or of any stored day, for anyone (without ``you``), read from the store:
+    acknowledged means stored, so the live standings are there as soon as the desk's."""
+    try:
+        top = int(request.query.get("top", str(DAILY_TOP)))
+        if not 1 <= top <= DAILY_TOP:
+            raise ValueError
+    except ValueError:
+        return _bad_request(f"top: 1 to {DAILY_TOP}")
+    desk = request.app[HUB].lobby.daily
+    now = clock.now_ms()
+    today = desk.today(now)
+    try:
+        day = days.asked(request.match_info.get("day"), today)
+    except ValueError as exc:
+        return _not_found(errors.DailyNotFound.code, str(exc))
+    facts = await request.app[STORAGE].daily_day(day, today)
+    if facts.commitment is None and not facts.attempts:
+        return _not_found(errors.DailyNotFound.code, f"no daily deal on {days.day_name(day)}")
+    view = daily_view(facts, top=top, now_ms=desk.calendar(now))
+    return web.json_response(view.model_dump(mode="json", exclude={"type", "ref", "you"}))
 
 
 def _bad_request(reason: str) -> web.Response:

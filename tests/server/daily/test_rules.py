@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 
 from engine.deal import commitment, deal, room_seed
 from server.daily import days, standings
-from server.daily.desk import Streak
+from server.daily.standings import Streak
 
 DAY = days.DAY_MS
 
@@ -25,6 +26,20 @@ def test_days_are_utc_dates_and_their_bounds() -> None:
     for bad in ("2024-13-01", "2024-10-4", "20241004", "yesterday", "2024-02-30"):
         with pytest.raises(ValueError):
             days.parse_day(bad)
+
+
+def test_day_names_agree_with_datetime_over_the_whole_of_its_range() -> None:
+    epoch = date(1970, 1, 1)
+    first, last = (date(1, 1, 1) - epoch).days, (date(9999, 12, 31) - epoch).days
+    for number in [*range(first, last + 1, 97), *range(-1000, 30_000), last]:
+        name = (epoch + timedelta(days=number)).isoformat()
+        assert days.day_name(number) == name
+        assert days.parse_day(name) == number
+    for bad in ("0000-03-01", "2023-02-29", "1900-02-29", "2024-04-31", "2024-00-10",
+                "2024-01-00", "２０２４-01-01", "+024-01-01", "2024-1-001"):  # fmt: skip
+        with pytest.raises(ValueError):
+            days.parse_day(bad)
+    assert days.parse_day("2000-02-29") == (date(2000, 2, 29) - epoch).days
 
 
 def test_the_window_is_today_and_seven_days_ahead() -> None:
@@ -59,28 +74,30 @@ def test_ranks_share_equal_scores_and_percentiles_count_the_others_below() -> No
     assert standings.rank({}) == []
 
 
-def test_streaks_count_consecutive_days_played() -> None:
-    played = {10, 11, 12, 14, 15}
-    assert standings.streak(played, 12) == 3
-    assert standings.streak(played, 13) == 0
-    assert standings.streak(played, 15) == 2
-    assert standings.current_streak(played, 15) == 2  # played today
-    assert standings.current_streak(played, 16) == 2  # not yet today: still held
-    assert standings.current_streak(played, 17) == 0  # a day missed
-    assert standings.longest_streak(played) == 3
-    assert standings.longest_streak(()) == 0
+def streak(played: set[int], upto: int) -> int:
+    """The rule, as docs/daily.md says it: consecutive days played ending with ``upto``."""
+    count = 0
+    while upto - count in played:
+        count += 1
+    return count
 
 
-def test_the_desks_folded_streak_agrees_with_the_rule() -> None:
+def test_the_folded_streak_is_the_rule() -> None:
     played = [3, 4, 5, 7, 8, 9, 10, 12]
-    fold = Streak(played[0], 1, 1)
+    fold = Streak.of(played[:1])
     for d in played[1:]:
         fold.add(d)
     fold.add(12)  # the same day twice counts once
-    assert fold.longest == standings.longest_streak(played) == 4
-    for today in range(12, 16):  # the server's today is never before a day played
-        assert fold.held(today).current == standings.current_streak(played, today)
-    assert fold.on(12) == 1 and fold.on(11) == 0
+    assert fold == Streak.of(reversed(played))
+    assert fold.longest == 4
+    assert [fold.held(today) for today in range(12, 16)] == [(1, 4), (1, 4), (0, 4), (0, 4)]
+    assert [fold.on(d) for d in (12, 11)] == [1, 0]
+    # What the desk asks: a day of the run that ends with the last day folded.
+    upto_10 = Streak.of(d for d in played if d <= 10)
+    assert [upto_10.on(d) for d in (10, 9, 8, 7)] == [streak(set(played), d) for d in (10, 9, 8, 7)]
+    assert Streak.of([14, 15]).held(15) == (2, 2)  # played today
+    assert Streak.of([14, 15]).held(16) == (2, 2)  # not yet today: still held
+    assert Streak.of([14, 15]).held(17) == (0, 2)  # a day missed
 
 
 def test_the_field_counts_where_each_turns_card_went() -> None:

@@ -1,7 +1,8 @@
 """The daily deal's schedule kept ahead: each day's secret drawn and stored a week early.
 
-The aiohttp shell's part (it awaits storage): at start, the desk is loaded with
-what storage holds; then, at start and every ``DRAW_EVERY_S``, every day from
+The shell's part of the daily deal (it awaits the store and reads the clock; the
+desk, server.daily.desk, does neither): at start, the desk is loaded with what
+the store holds; then, at start and every ``DRAW_EVERY_S``, every day from
 today to ``AHEAD`` days on that has no stored secret gets fresh randomness
 (``secrets.token_hex(32)``), stored once and never replaced; only then does the
 desk learn of it, so that no commitment is published before its secret is
@@ -14,26 +15,26 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
 
 from server.daily import days
 from server.daily.desk import DailyDesk
 from server.daily.store import Draw
-from server.storage import Storage
+from server.shell import clock
+from server.store import Store
 
 log = logging.getLogger(__name__)
 
 DRAW_EVERY_S = 60.0
 
 
-async def load(storage: Storage, desk: DailyDesk, now_ms: int) -> None:
+async def load(storage: Store, desk: DailyDesk, now_ms: int) -> None:
     """At start: the secrets, lifted days, attempts and streaks storage holds."""
     state = await storage.daily_state(desk.today(now_ms))
     desk.load_secrets(state.secrets, state.lifted)
     desk.load_attempts(state.attempts, state.played)
 
 
-async def draw_ahead(storage: Storage, desk: DailyDesk, now_ms: int) -> int:
+async def draw_ahead(storage: Store, desk: DailyDesk, now_ms: int) -> int:
     """Draw and store a secret for each day of the window without one; the desk
     then loads what is stored. Returns how many were drawn."""
     today = desk.today(now_ms)
@@ -46,12 +47,12 @@ async def draw_ahead(storage: Storage, desk: DailyDesk, now_ms: int) -> int:
     return len(todo)
 
 
-async def keep_forever(storage: Storage, desk: DailyDesk, clock: Callable[[], int],
-                       every_s: float = DRAW_EVERY_S) -> None:  # fmt: skip
+async def keep_forever(storage: Store, desk: DailyDesk, every_s: float = DRAW_EVERY_S) -> None:
+    """Every ``every_s``: what :func:`draw_ahead` draws as the days go by."""
     while True:
         await asyncio.sleep(every_s)
         try:
-            drawn = await draw_ahead(storage, desk, clock())
+            drawn = await draw_ahead(storage, desk, clock.now_ms())
             if drawn:
                 log.info("daily deal: %d secrets drawn ahead", drawn)
         except Exception:
