@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiosqlite
@@ -50,9 +50,10 @@ CREATE INDEX IF NOT EXISTS daily_attempts_player ON daily_attempts (player_id, d
 
 @dataclass(frozen=True, slots=True)
 class Draw:
-    """Secrets drawn for days that have none stored yet: (day number, secret)."""
+    """Secrets drawn for days that have none stored yet: (day number, secret). Its
+    repr leaves them out, as every event's leaves out what it must not log."""
 
-    secrets: tuple[tuple[int, str], ...]
+    secrets: tuple[tuple[int, str], ...] = field(repr=False)
     at_ms: int
 
 
