@@ -1014,7 +1014,7 @@ class DailyEntry(_Message):
     player: PlayerInfo
     status: Literal["playing", "finished"]
     score: int | None = None
-    percentile: int | None = None  # of the other finished players, the share scored below
+    percentile: int | None = None  # of the other finished players, the share below (level: half)
     time_used_ms: int | None = None
     pace: Pace
     streak: int  # consecutive days played, ending with this day

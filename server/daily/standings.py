@@ -4,7 +4,8 @@
   a rank (1, 2, 2, 4). The pace and the time used do not count: everyone had
   the same cards, and the paces differ.
 * **Percentile**: the share of the *other* finished players whose score is
-  below yours, in percent, rounded down: the best is 100, the worst 0, and a
+  below yours, those level with you counting half, in percent, rounded down:
+  the best alone is 100, the worst alone 0, two level alone 50 each, and a
   player alone on the day 100. Equal scores get the same percentile.
 * **Streak**: the number of consecutive days, ending with the day in question,
   on each of which the player began an attempt (an attempt counts once it
@@ -41,7 +42,8 @@ def rank(scores: Mapping[str, int]) -> list[Ranked]:
     for pid, score in ordered:
         above = sum(1 for v in values if v > score)
         below = sum(1 for v in values if v < score)
-        percentile = 100 if n == 1 else (100 * below) // (n - 1)
+        level = n - above - below - 1  # the others with the same score
+        percentile = 100 if n == 1 else (100 * (2 * below + level)) // (2 * (n - 1))
         rows.append(Ranked(pid, score, 1 + above, percentile))
     return rows
 

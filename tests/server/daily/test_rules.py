@@ -64,13 +64,15 @@ def test_the_deal_of_a_day_is_a_room_seed_of_its_secret_and_name() -> None:
     assert deal(days.seed(secret, 1)).cards != deal(days.seed(secret, 2)).cards
 
 
-def test_ranks_share_equal_scores_and_percentiles_count_the_others_below() -> None:
+def test_ranks_share_equal_scores_and_percentiles_count_the_others_below_and_half_level() -> None:
     rows = standings.rank({"a": 40, "b": 31, "c": 31, "d": 12, "e": 55})
     assert [(r.player_id, r.rank, r.percentile) for r in rows] == [
-        ("e", 1, 100), ("a", 2, 75), ("b", 3, 25), ("c", 3, 25), ("d", 5, 0),
+        ("e", 1, 100), ("a", 2, 75), ("b", 3, 37), ("c", 3, 37), ("d", 5, 0),
     ]  # fmt: skip
     assert standings.rank({"solo": 20})[0].percentile == 100
-    assert [r.percentile for r in standings.rank({"x": 9, "y": 9})] == [0, 0]
+    assert [r.percentile for r in standings.rank({"x": 9, "y": 9})] == [50, 50]
+    assert [r.percentile for r in standings.rank({"x": 9, "y": 9, "z": 9})] == [50, 50, 50]
+    assert [r.percentile for r in standings.rank({"x": 9, "y": 9, "z": 1})] == [75, 75, 0]
     assert standings.rank({}) == []
 
 
