@@ -8,7 +8,7 @@ where the field put each card beside it. No I/O.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 
 from rich.text import Text
@@ -177,15 +177,17 @@ def standings_text(view: Daily, me: str | None) -> list[str]:
     ]
 
 
-def verify_lines(view: Daily) -> list[str]:
+def verify_lines(view: Daily, first_seen: Mapping[str, str]) -> list[str]:
     """A day that is over, checked here as docs/fairness.md says: the secret's SHA-256
-    is the commitment published a week ahead, and it deals the cards shown."""
+    is the day's commitment as this client was first told it (``first_seen``: in a
+    schedule, days ahead, if it was running then), and it deals the cards shown."""
     from engine.deal import commitment, deal, room_seed
 
     d = view.deal
     if d is None or view.commitment is None:
         return []
-    ok_commit = commitment(d.secret) == view.commitment
+    published = first_seen.get(view.day, view.commitment)
+    ok_commit = commitment(d.secret) == view.commitment == published
     seed = room_seed(d.secret, [d.contribution])
     dealt = deal(seed)
     ok_cards = seed == d.seed and [str(c) for c in dealt.cards] == d.cards

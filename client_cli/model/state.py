@@ -92,6 +92,9 @@ class ClientModel:
         self.leaderboard: Leaderboard | None = None
         self.bots: Bots | None = None  # the server's bot levels and their ratings
         self.dailies: dict[str, Daily] = {}  # the daily deal, by day, as last told
+        # Each day's commitment as this client was first told it (a schedule lists the
+        # days ahead): a day revealed later is checked against it, not against itself.
+        self.daily_commitments: dict[str, str] = {}
         self.tournament_list: list[TournamentSummary] = []  # the public ones, as last listed
         self.tournaments: dict[str, TournamentView] = {}  # every one the server sent us
         self.tournament_id: str | None = None  # the one the tournament screen shows
@@ -397,6 +400,10 @@ class ClientModel:
                 self.bots = msg
             case Daily():
                 self.dailies[msg.day] = msg
+                for entry in msg.schedule:
+                    self.daily_commitments.setdefault(entry.day, entry.commitment)
+                if msg.commitment is not None:
+                    self.daily_commitments.setdefault(msg.day, msg.commitment)
             case Tournaments():
                 self.tournament_list = list(msg.tournaments)
             case TournamentUpdate():

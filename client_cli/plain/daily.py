@@ -38,7 +38,7 @@ class DailyCommands(PlainBase):
                 self.say("scores only until the day is over (midnight UTC): no cards are shown")
             return
         self.say(dd.cards_line(view.deal.cards, view.deal.starter, glyphs=False).plain)
-        for check in dd.verify_lines(view):
+        for check in dd.verify_lines(view, self.model.daily_commitments):
             self.say(check.replace("✔", "ok:").replace("✖", "FAILED:"))
         analysis = None
         if what == "analyze":

@@ -193,6 +193,8 @@ Escape  back"""
             seen = self.received.get(found.day)
             if seen is None or seen[0] is not found:
                 self.received[found.day] = (found, time.monotonic())
+                if seen is not None:
+                    self.note = ""  # a fresh answer: an earlier refusal is over
         head = self.query_one("#daily-head", Static)
         table = self.query_one("#daily-standings", DataTable)
         body = self.query_one("#daily-body", Static)
@@ -219,7 +221,7 @@ Escape  back"""
             glyphs = True
             out.append(dd.cards_line(found.deal.cards, found.deal.starter, glyphs=glyphs))
             out += [Text(line, "green" if line.startswith("✔") else "bold red")
-                    for line in dd.verify_lines(found)]  # fmt: skip
+                    for line in dd.verify_lines(found, self.model.daily_commitments)]  # fmt: skip
             if self.analysing:
                 out.append(Text("analysing your board… (a few seconds)", "italic"))
             elif self.analysis is None and dd.my_moves(found) is not None:

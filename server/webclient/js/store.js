@@ -10,6 +10,26 @@ export function freshContribution() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+const COMMITMENTS_KEY = "cribsquares-daily-commitments";
+const KEEP_COMMITMENTS = 60; // days
+
+function readJSON(key, fallback) {
+  try {
+    const text = globalThis.localStorage && localStorage.getItem(key);
+    return text ? JSON.parse(text) : fallback;
+  } catch {
+    return fallback; // storage refused or the value damaged: start afresh
+  }
+}
+
+function writeJSON(key, value) {
+  try {
+    if (globalThis.localStorage) localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // a full or refused storage: the check falls back to what this page was told
+  }
+}
+
 export class Store extends EventTarget {
   constructor() {
     super();
@@ -33,6 +53,9 @@ export class Store extends EventTarget {
     this.dailies = new Map(); // day -> the daily message, as last told
     this.dailyReceived = new Map(); // day -> when it was (Date.now())
     this.dailyRefused = new Map(); // day (or "today") -> why get_daily was refused
+    // Each day's commitment as this browser was first told it (kept across visits):
+    // a day revealed later is checked against it, not against itself.
+    this.dailyCommitments = new Map(readJSON(COMMITMENTS_KEY, []));
     this.notices = [];
     this.lastError = null;
   }
@@ -323,6 +346,14 @@ export class Store extends EventTarget {
   }
 
   on_daily(msg) {
+    const before = this.dailyCommitments.size;
+    for (const d of msg.schedule) if (!this.dailyCommitments.has(d.day)) this.dailyCommitments.set(d.day, d.commitment);
+    if (msg.commitment && !this.dailyCommitments.has(msg.day)) this.dailyCommitments.set(msg.day, msg.commitment);
+    if (this.dailyCommitments.size !== before) {
+      const kept = [...this.dailyCommitments].sort((a, b) => (a[0] < b[0] ? -1 : 1)).slice(-KEEP_COMMITMENTS);
+      this.dailyCommitments = new Map(kept);
+      writeJSON(COMMITMENTS_KEY, kept);
+    }
     this.dailies.set(msg.day, msg);
     this.dailyReceived.set(msg.day, Date.now());
     this.dailyRefused.delete(msg.day === msg.today ? "today" : msg.day);

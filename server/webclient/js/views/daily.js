@@ -164,7 +164,7 @@ function dealPanel(ctx, view) {
   const check = checks.get(view.day);
   if (!check) {
     checks.set(view.day, { pending: true });
-    checkDay(view).then((found) => { checks.set(view.day, found); ctx.render(); });
+    checkDay(view, ctx.store.dailyCommitments.get(view.day) || view.commitment).then((found) => { checks.set(view.day, found); ctx.render(); });
   }
   const you = view.you;
   const mine = you && you.cells ? Object.fromEntries(you.cells.map((c, i) => [c, CELLS[i]])) : null;
@@ -207,11 +207,14 @@ function verifyPanel(check) {
     h("p", { class: "help" }, `Checked by this page (${provider() === "webcrypto" ? "WebCrypto" : "JavaScript SHA-256"}).`));
 }
 
-async function checkDay(view) {
+async function checkDay(view, firstTold) {
   const d = view.deal;
   const out = [];
   try {
-    out.push({ label: "the day's secret matches the commitment published a week ahead", ok: (await commitment(d.secret)) === view.commitment });
+    const label = firstTold === view.commitment
+      ? "the day's secret matches its commitment, as this browser was first told it"
+      : "the day's commitment is not the one this browser was told before";
+    out.push({ label, ok: (await commitment(d.secret)) === view.commitment && firstTold === view.commitment });
     const seed = await roomSeed(d.secret, [d.contribution]);
     out.push({ label: `the seed is room_seed(secret, [${d.contribution}])`, ok: seed === d.seed && d.contribution === view.day });
     const cards = await dealCards(seed);
