@@ -73,6 +73,7 @@ from server.recovery import (
     StoredPlacement,
     StoredTable,
 )
+from server.sqlite_reads import fetch_rows
 from server.tournaments import store as tournament_store
 
 log = logging.getLogger(__name__)
@@ -533,7 +534,7 @@ class Storage:
 
     async def ratings(self) -> list[tuple[str, Entry]]:
         """Every stored rating, as (pace, entry), for the lobby's rating book."""
-        rows = await _rows(
+        rows = await fetch_rows(
             self._reader,
             "SELECT r.*, p.name FROM ratings r JOIN players p ON p.id = r.player_id",
             (),
@@ -907,12 +908,6 @@ def _apply(db: sqlite3.Connection, event: _Write) -> None:
 # it and nothing of its cards), and lists only what may be listed publicly.
 
 
-async def _rows(db: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> list[aiosqlite.Row]:
-    db.row_factory = aiosqlite.Row
-    async with db.execute(sql, args) as cur:
-        return list(await cur.fetchall())
-
-
 async def match_detail(db: aiosqlite.Connection, match_id: str) -> dict[str, Any] | None:
     """One match as anyone may see it (server.visibility.public_match)."""
     facts = await _match_facts(db, match_id)
@@ -921,7 +916,7 @@ async def match_detail(db: aiosqlite.Connection, match_id: str) -> dict[str, Any
 
 async def _match_facts(db: aiosqlite.Connection, match_id: str) -> dict[str, Any] | None:
     """Everything stored of a match, its embargo included: for visibility to judge."""
-    found = await _rows(
+    found = await fetch_rows(
         db,
         "SELECT m.*, r.name AS room_name, e.lifted_ms AS embargo_lifted_ms FROM matches m"
         " JOIN rooms r ON r.id = m.room_id LEFT JOIN embargoes e ON e.id = m.embargo"
@@ -932,7 +927,7 @@ async def _match_facts(db: aiosqlite.Connection, match_id: str) -> dict[str, Any
         return None
     m = found[0]
     finished = m["status"] == "finished"
-    players = await _rows(
+    players = await fetch_rows(
         db,
         "SELECT mp.seat, mp.contribution, p.id, p.name, p.guest, p.bot,"
         " r.rank, r.score, r.time_used_ms, r.cells, r.detail"
@@ -944,7 +939,7 @@ async def _match_facts(db: aiosqlite.Connection, match_id: str) -> dict[str, Any
     placements: dict[str, list[dict[str, Any]]] = {}
     seed: dict[str, Any] = {}
     if finished:
-        for row in await _rows(
+        for row in await fetch_rows(
             db,
             "SELECT player_id, turn, cell, card, elapsed_ms, auto FROM placements"
             " WHERE match_id = ? ORDER BY player_id, turn",
@@ -959,7 +954,7 @@ async def _match_facts(db: aiosqlite.Connection, match_id: str) -> dict[str, Any
                     "auto": bool(row["auto"]),
                 }
             )
-        seeds = await _rows(db, "SELECT * FROM seeds WHERE match_id = ?", (match_id,))
+        seeds = await fetch_rows(db, "SELECT * FROM seeds WHERE match_id = ?", (match_id,))
         if seeds:
             seed = {"seed": seeds[0]["seed"], "server_secret": seeds[0]["server_secret"]}
     boards = []
@@ -1027,7 +1022,7 @@ async def unfinished_series(
     db: aiosqlite.Connection, room_id: str | None = None
 ) -> list[Resumable]:
     found = []
-    for row in await _rows(
+    for row in await fetch_rows(
         db,
         "SELECT s.*, r.name, r.visibility, r.invite_code, r.seats, r.card_clock_ms,"
         " r.deal_clock_ms, r.creator_id FROM series s JOIN rooms r ON r.id = s.room_id"
@@ -1035,7 +1030,7 @@ async def unfinished_series(
         (room_id, room_id),
     ):
         sid = row["id"]
-        seated = await _rows(
+        seated = await fetch_rows(
             db,
             "SELECT p.*, sp.strategy, sp.bot_seed FROM series_players sp"
             " JOIN players p ON p.id = sp.player_id WHERE sp.series_id = ? ORDER BY sp.seat",
@@ -1047,7 +1042,7 @@ async def unfinished_series(
         seat_bots = tuple((p["strategy"], p["bot_seed"]) for p in seated)
         deals = []
         embargo: tuple[str | None, bool] = (None, False)  # the last deal's
-        for m in await _rows(
+        for m in await fetch_rows(
             db,
             "SELECT m.id, m.deal, m.status, m.started_ms, m.embargo, e.lifted_ms, s.seed,"
             " s.contributions FROM matches m JOIN seeds s ON s.match_id = m.id"
@@ -1060,7 +1055,9 @@ async def unfinished_series(
             outcomes: dict[str, tuple[int, int, int]] = {}
             placements: tuple[StoredPlacement, ...] = ()
             if finished:
-                for r in await _rows(db, "SELECT * FROM results WHERE match_id = ?", (m["id"],)):
+                for r in await fetch_rows(
+                    db, "SELECT * FROM results WHERE match_id = ?", (m["id"],)
+                ):
                     outcomes[r["player_id"]] = (r["rank"], r["score"], r["time_used_ms"])
             else:
                 placements = tuple(
@@ -1073,7 +1070,7 @@ async def unfinished_series(
                         bool(p["auto"]),
                         p["placed_ms"],
                     )
-                    for p in await _rows(
+                    for p in await fetch_rows(
                         db,
                         "SELECT * FROM placements WHERE match_id = ? ORDER BY placed_ms, turn",
                         (m["id"],),
@@ -1091,7 +1088,7 @@ async def unfinished_series(
                     placements=placements,
                 )
             )
-        gone = await _rows(
+        gone = await fetch_rows(
             db,
             "SELECT player_id, kind FROM abandonments WHERE series_id = ? ORDER BY at_ms, rowid",
             (sid,),
@@ -1127,13 +1124,13 @@ async def unfinished_series(
 
 async def series_detail(db: aiosqlite.Connection, series_id: str) -> dict[str, Any] | None:
     """A series: its settings, players, deals (match ids with scores) and final standings."""
-    found = await _rows(db, "SELECT * FROM series WHERE id = ?", (series_id,))
+    found = await fetch_rows(db, "SELECT * FROM series WHERE id = ?", (series_id,))
     if not found:
         return None
     row = found[0]
     players = [
         _player_json(p)
-        for p in await _rows(
+        for p in await fetch_rows(
             db,
             "SELECT p.* FROM series_players sp JOIN players p ON p.id = sp.player_id"
             " WHERE sp.series_id = ? ORDER BY sp.seat",
@@ -1141,7 +1138,7 @@ async def series_detail(db: aiosqlite.Connection, series_id: str) -> dict[str, A
         )
     ]
     deals = []
-    for m in await _rows(
+    for m in await fetch_rows(
         db,
         "SELECT id, deal, status, started_ms, finished_ms FROM matches WHERE series_id = ?"
         " ORDER BY deal",
@@ -1149,7 +1146,7 @@ async def series_detail(db: aiosqlite.Connection, series_id: str) -> dict[str, A
     ):
         scores = {
             r["player_id"]: {"rank": r["rank"], "score": r["score"]}
-            for r in await _rows(
+            for r in await fetch_rows(
                 db, "SELECT player_id, rank, score FROM results WHERE match_id = ?", (m["id"],)
             )
         }
@@ -1183,7 +1180,7 @@ def _player_json(p: aiosqlite.Row | dict[str, Any]) -> dict[str, Any]:
 
 
 async def _abandoned(db: aiosqlite.Connection, player_id: str) -> dict[str, int]:
-    rows = await _rows(
+    rows = await fetch_rows(
         db,
         "SELECT kind, COUNT(*) AS n FROM abandonments WHERE player_id = ? GROUP BY kind",
         (player_id,),
@@ -1206,7 +1203,7 @@ async def player_ratings(db: aiosqlite.Connection, who: str, limit: int) -> dict
             "games": row["games"],
             "provisional": row["deviation"] > PROVISIONAL_DEVIATION,
         }
-        for row in await _rows(db, "SELECT * FROM ratings WHERE player_id = ?", (p["id"],))
+        for row in await fetch_rows(db, "SELECT * FROM ratings WHERE player_id = ?", (p["id"],))
     }
     history = [
         {
@@ -1221,7 +1218,7 @@ async def player_ratings(db: aiosqlite.Connection, who: str, limit: int) -> dict
             "deviation_before": round(row["deviation_before"]),
             "deviation_after": round(row["deviation_after"]),
         }
-        for row in await _rows(
+        for row in await fetch_rows(
             db,
             "SELECT h.*, o.name AS opponent FROM rating_history h"
             " JOIN players o ON o.id = h.opponent_id"
@@ -1243,7 +1240,7 @@ async def player_matches(db: aiosqlite.Connection, who: str, limit: int) -> dict
     p = await _find_player(db, who)
     if p is None:
         return None
-    rows = await _rows(
+    rows = await fetch_rows(
         db,
         _SUMMARY_SQL + ", res.rank, res.score, res.time_used_ms"
         " FROM match_players mp JOIN matches m ON m.id = mp.match_id"
@@ -1276,7 +1273,7 @@ async def _opponents(
     for start in range(0, len(match_ids), 500):  # SQLite's bound-parameter limit
         chunk = match_ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        rows = await _rows(
+        rows = await fetch_rows(
             db,
             "SELECT mp.match_id, mp.seat, p.id, p.name, p.guest, p.bot, res.rank, res.score"
             " FROM match_players mp JOIN players p ON p.id = mp.player_id"
@@ -1292,7 +1289,7 @@ async def _opponents(
 
 
 async def recent_matches(db: aiosqlite.Connection, limit: int) -> list[dict[str, Any]]:
-    rows = await _rows(
+    rows = await fetch_rows(
         db,
         _SUMMARY_SQL + " FROM matches m JOIN rooms r ON r.id = m.room_id"
         f" WHERE {visibility.LISTED_ROOM_SQL} ORDER BY m.started_ms DESC LIMIT ?",

@@ -363,11 +363,8 @@ class CribApp(App[int]):
         done: Callable[[ana.BoardAnalysis | None], None],
     ) -> None:
         """Analyse ``board`` (once per match and player) and hand the result to ``done``."""
-        key = (match_id, board.player.id)
-        if key in self.analyses:
-            done(self.analyses[key])
-            return
-        self._analyse(key, lambda: ana.board_from_result(board, starter), done)
+        self._analyse_once((match_id, board.player.id),
+                           lambda: ana.board_from_result(board, starter), done)  # fmt: skip
 
     def analyse_input(
         self,
@@ -376,10 +373,19 @@ class CribApp(App[int]):
         done: Callable[[ana.BoardAnalysis | None], None],
     ) -> None:
         """Analyse a board given as the engine's input (the daily deal's own board)."""
+        self._analyse_once(key, lambda: board, done)
+
+    def _analyse_once(
+        self,
+        key: tuple[str, str],
+        make: Callable[[], ana.BoardInput],
+        done: Callable[[ana.BoardAnalysis | None], None],
+    ) -> None:
+        """The analysis kept for ``key`` if there is one, else made in a worker."""
         if key in self.analyses:
             done(self.analyses[key])
             return
-        self._analyse(key, lambda: board, done)
+        self._analyse(key, make, done)
 
     @work(thread=True, group="analysis", exit_on_error=False)
     def _analyse(

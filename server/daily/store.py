@@ -26,6 +26,7 @@ from protocol.messages import Pace, PlayerInfo
 from server.daily import days, standings
 from server.daily.views import Attempt, DayFacts, Streaks, schedule_entry
 from server.events import DailyAttemptBegan
+from server.sqlite_reads import fetch_rows
 
 DAILY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS daily_secrets (
@@ -83,15 +84,9 @@ def apply(db: sqlite3.Connection, write: object) -> bool:
 # Reading
 
 
-async def _rows(db: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> list[aiosqlite.Row]:
-    db.row_factory = aiosqlite.Row
-    async with db.execute(sql, args) as cur:
-        return list(await cur.fetchall())
-
-
 async def secrets(db: aiosqlite.Connection, since: int) -> dict[int, str]:
     """The stored secrets of day ``since`` and after (the server's own, never shown)."""
-    rows = await _rows(
+    rows = await fetch_rows(
         db, "SELECT day, secret FROM daily_secrets WHERE day >= ?", (days.day_name(since),)
     )
     return {days.parse_day(r["day"]): r["secret"] for r in rows}
@@ -99,7 +94,7 @@ async def secrets(db: aiosqlite.Connection, since: int) -> dict[int, str]:
 
 async def lifted(db: aiosqlite.Connection) -> set[int]:
     """The days whose embargo is lifted."""
-    rows = await _rows(
+    rows = await fetch_rows(
         db,
         "SELECT id FROM embargoes WHERE id LIKE 'daily/%' AND lifted_ms IS NOT NULL",
         (),
@@ -110,7 +105,7 @@ async def lifted(db: aiosqlite.Connection) -> set[int]:
 async def unlifted_secret_days(db: aiosqlite.Connection, before: int) -> dict[int, str]:
     """Secrets of days before ``before`` whose embargo was never lifted (the server
     was down when they ended): the desk lifts them at its first look."""
-    rows = await _rows(
+    rows = await fetch_rows(
         db,
         "SELECT s.day, s.secret FROM daily_secrets s LEFT JOIN embargoes e"
         " ON e.id = 'daily/' || s.day WHERE s.day < ? AND e.lifted_ms IS NULL",
@@ -149,7 +144,7 @@ async def attempts(db: aiosqlite.Connection, day_numbers: Sequence[int]) -> list
         return []
     names = [days.day_name(d) for d in day_numbers]
     marks = ", ".join("?" for _ in names)
-    rows = await _rows(db, f"{_ATTEMPTS_SQL} WHERE a.day IN ({marks})", names)
+    rows = await fetch_rows(db, f"{_ATTEMPTS_SQL} WHERE a.day IN ({marks})", names)
     return [_attempt(r) for r in rows]
 
 
@@ -166,12 +161,12 @@ async def played(db: aiosqlite.Connection, player_ids: Sequence[str] | None = No
     if upto is not None:
         sql += " AND day <= ?"
         args.append(days.day_name(upto))
-    return [(r["player_id"], days.parse_day(r["day"])) for r in await _rows(db, sql, args)]
+    return [(r["player_id"], days.parse_day(r["day"])) for r in await fetch_rows(db, sql, args)]
 
 
 async def day_facts(db: aiosqlite.Connection, day: int, today: int) -> DayFacts:
     """Everything stored of ``day``, for :func:`server.daily.views.daily` to show."""
-    found = await _rows(db, "SELECT secret FROM daily_secrets WHERE day = ?",
+    found = await fetch_rows(db, "SELECT secret FROM daily_secrets WHERE day = ?",
                         (days.day_name(day),))  # fmt: skip
     secret = found[0]["secret"] if found else None
     revealed = day in await lifted(db)
@@ -182,7 +177,7 @@ async def day_facts(db: aiosqlite.Connection, day: int, today: int) -> DayFacts:
     streaks = {
         pid: Streaks(on_day=standings.Streak.of(ds).on(day)) for pid, ds in by_player.items()
     }
-    window = await _rows(
+    window = await fetch_rows(
         db,
         "SELECT s.day, s.secret, s.commitment, e.lifted_ms FROM daily_secrets s"
         " LEFT JOIN embargoes e ON e.id = 'daily/' || s.day WHERE s.day BETWEEN ? AND ?"

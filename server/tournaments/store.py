@@ -32,6 +32,7 @@ from server.events import (
     TournamentTableChanged,
 )
 from server.recovery import ResumableTournament
+from server.sqlite_reads import fetch_rows
 
 TOURNAMENT_SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -202,16 +203,10 @@ def apply(db: sqlite3.Connection, event: Event | Abandon) -> bool:
 # Reading
 
 
-async def _rows(db: aiosqlite.Connection, sql: str, args: Sequence[Any]) -> list[aiosqlite.Row]:
-    db.row_factory = aiosqlite.Row
-    async with db.execute(sql, args) as cur:
-        return list(await cur.fetchall())
-
-
 async def unfinished_tournaments(db: aiosqlite.Connection) -> list[ResumableTournament]:
     """Every tournament being run when the server last stopped, oldest first, with
     its director's latest snapshot (None if none was stored)."""
-    rows = await _rows(
+    rows = await fetch_rows(
         db,
         "SELECT t.id, s.state, s.saved_ms FROM tournaments t"
         " LEFT JOIN tournament_snapshots s ON s.tournament_id = t.id"
@@ -259,7 +254,7 @@ async def tournament_page(
     """A page of the public tournaments, newest first, and the next page's cursor
     (None: the last). The index on (created_ms, id) makes any page cost the same."""
     created, tid = _cursor(after)
-    rows = await _rows(
+    rows = await fetch_rows(
         db,
         "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot,"
         " (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id"
@@ -301,7 +296,7 @@ def _listed(rows: Sequence[aiosqlite.Row]) -> list[dict[str, Any]]:
 
 async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any] | None:
     """A tournament: settings, entries, every round with its tables and their deals, standings."""
-    found = await _rows(
+    found = await fetch_rows(
         db,
         "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot"
         " FROM tournaments t JOIN players p ON p.id = t.host_id WHERE t.id = ?",
@@ -319,7 +314,7 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
             "status": r["status"],
             "seed": r["seed"],
         }
-        for r in await _rows(
+        for r in await fetch_rows(
             db,
             "SELECT e.*, p.id, p.name, p.guest, p.bot FROM tournament_entries e"
             " JOIN players p ON p.id = e.player_id WHERE e.tournament_id = ? ORDER BY e.number",
@@ -328,7 +323,7 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
     ]
     # Every finished deal of every table, in one query.
     deals: dict[str, dict[str, dict[str, Any]]] = {}
-    for r in await _rows(
+    for r in await fetch_rows(
         db,
         "SELECT m.series_id, m.id AS match_id, m.deal, m.status, res.player_id, res.rank,"
         " res.score FROM tournament_tables tt JOIN matches m ON m.series_id = tt.series_id"
@@ -343,7 +338,7 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
         if r["player_id"] is not None:
             deal["results"][r["player_id"]] = {"rank": r["rank"], "score": r["score"]}
     tables: dict[int, list[dict[str, Any]]] = {}
-    for r in await _rows(
+    for r in await fetch_rows(
         db,
         "SELECT * FROM tournament_tables WHERE tournament_id = ? ORDER BY round, table_no",
         (tid,),
@@ -373,7 +368,7 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
                 "tables": tables.get(r["round"], []),
             }
         )
-        for r in await _rows(
+        for r in await fetch_rows(
             db, "SELECT * FROM tournament_rounds WHERE tournament_id = ? ORDER BY round", (tid,)
         )
     ]
@@ -398,7 +393,7 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
 async def tournament_boards(db: aiosqlite.Connection, tid: str) -> list[dict[str, Any]]:
     """Every board of the tournament anyone may see (server.visibility: the deals
     over whose round is over), round by round."""
-    rows = await _rows(
+    rows = await fetch_rows(
         db,
         "SELECT tt.round, tt.table_no, m.id AS match_id, m.deal, m.starter, m.status,"
         " m.embargo, e.lifted_ms, res.seat, res.rank, res.score, res.time_used_ms, res.cells,"
