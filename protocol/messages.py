@@ -180,7 +180,7 @@ class ListRooms(_Request):
     ref: Ref = None
 
 
-class ListOnline(_Message):
+class ListOnline(_Request):
     """Who is signed in now, by name: ``limit`` of them from ``offset`` on."""
 
     type: Literal["list_online"] = "list_online"

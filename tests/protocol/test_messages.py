@@ -222,3 +222,20 @@ def test_the_documented_refusal_of_a_long_ref_is_what_the_server_says() -> None:
     assert (caught.value.code, caught.value.reason, caught.value.ref) == (
         documented["code"], documented["reason"], documented["ref"],
     )  # fmt: skip
+
+
+def test_every_client_message_is_parsed_strictly() -> None:
+    """No client message coerces: each one of the union is read in strict mode, so a
+    number sent as a string is refused wherever it appears (ListOnline once was not)."""
+    from typing import get_args
+
+    from protocol.messages import ClientMessage
+
+    lax = [
+        kind.__name__
+        for kind in get_args(get_args(ClientMessage)[0])
+        if not kind.model_config.get("strict")
+    ]
+    assert lax == []
+    with pytest.raises(ProtocolError):
+        parse_client(json.dumps({"type": "list_online", "offset": "1"}))
