@@ -43,6 +43,7 @@ from protocol.messages import (
     QuickPlay,
     RatingChange,
     RatingsChanged,
+    Rematch,
     RoomOrigin,
     Rooms,
     Visibility,
@@ -171,6 +172,10 @@ class Lobby:
                 room = found
         if room.settings.origin == RoomOrigin.DAILY:
             self.daily.screen(room, message)
+        elif room.settings.origin == RoomOrigin.TOURNAMENT and isinstance(message, Rematch):
+            raise errors.TournamentState(
+                "a tournament's table has no rematch: its director pairs the next round"
+            )
         outs = room.handle(player, message, now_ms)
         return outs + self.settle(room, now_ms)
 

@@ -314,3 +314,24 @@ async def test_refusals_over_the_socket(tmp_path: Path) -> None:
         await alice.still_alive()
         await alice.close()
         await bob.close()
+
+
+async def test_a_table_offers_no_rematch(tmp_path: Path) -> None:
+    """A table's series is the director's: once it is over, rematch is refused and
+    nothing is dealt from it; the tournament goes on to its next round."""
+    async with running_server(tmp_path / "re.db", **FAST) as live:
+        (alice,), _ = await host_with_bots(live, "duplicate", ["alice"], 1, rounds=2)
+        result = None
+        while result is None:
+            message = await alice.recv(timeout=30)
+            if message["type"] == "card":
+                await alice.send(type="place", room_id=message["room_id"],
+                                 turn=message["turn"], cell=message["legal"][0])  # fmt: skip
+            elif message["type"] == "match_result":
+                result = message
+        await alice.send(type="rematch", room_id=result["room_id"], want=True, ref="again")
+        refused = await alice.error("tournament_state")
+        assert refused["ref"] == "again" and "no rematch" in refused["reason"]
+        final = await play_tournament(alice)
+        assert final["status"] == "finished" and final["round"] == 2
+        await alice.close()
