@@ -19,6 +19,8 @@ from typing import Any
 
 from server.limits import Quota
 from server.room import BETWEEN_DEALS_MS
+from server.storage.backends import BadStore
+from server.storage.backends import check as check_store
 
 # Numbers that must be above zero; every other number may be zero (often: "off").
 POSITIVE = frozenset({
@@ -35,6 +37,9 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8765
     db_path: str = "cribsquares.db"
+    # The store, when not the SQLite file db_path: a postgresql://USER@HOST:PORT/DB URL
+    # (or sqlite:///PATH, or a path); "" means db_path (server.storage.backends).
+    store: str = ""
     grace_ms: int = 60_000  # a dropped player keeps its seat this long
     tick_ms: int = 50  # how often clocks (and delayed progress) are checked
     max_frame_bytes: int = 4_096  # larger frames get a frame_too_large error
@@ -96,7 +101,7 @@ class ServerConfig:
     registration_ttl_ms: int = 86_400_000  # a tournament never started is cancelled after this
     player_cache_size: int = 10_000  # signed-in players kept in memory (LRU)
     prune_after_ms: int = 604_800_000  # rooms never played, tournaments never started: forgotten
-    prune_every_s: float = 3_600.0  # how often the server looks for them (server.pruning)
+    prune_every_s: float = 3_600.0  # how often the server looks for them (server.storage.pruning)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +138,11 @@ def _fields(config_type: type[ServerConfig]) -> dict[str, Any]:
     return {f.name: f.default for f in dataclasses.fields(config_type)}
 
 
+def store_of(config: ServerConfig) -> str:
+    """The store the server opens: ``store`` if set, else the SQLite file ``db_path``."""
+    return config.store or config.db_path
+
+
 def check(config: ServerConfig) -> None:
     """Raise ConfigError for the first setting out of range."""
     port = config.port
@@ -148,6 +158,10 @@ def check(config: ServerConfig) -> None:
             raise ConfigError(f"{name}: more than 0, not {value:g}")
         if value < 0:
             raise ConfigError(f"{name}: 0 or more, not {value:g}")
+    try:
+        check_store(store_of(config))
+    except BadStore as exc:
+        raise ConfigError(f"store: {exc}") from None
     prune = getattr(config, "prune_after_ms", 0)
     waiting = getattr(config, "waiting_room_ttl_ms", 0)
     if prune and (not waiting or prune <= waiting):

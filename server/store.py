@@ -13,12 +13,12 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from server.daily.store import DeskState, Draw
 from server.daily.views import DayFacts
 from server.events import Event
 from server.ratings import Entry
 from server.recovery import Resumable, ResumableTournament, StoredTable
 from server.storage import LostWrites, StoredPlayer
+from server.storage.daily import DeskState, Draw
 
 
 class Store(Protocol):

@@ -121,15 +121,16 @@ def _inputs(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
 
 
 async def _from_db(db: str, match_id: str) -> dict[str, Any]:
-    import aiosqlite
-
     from server.storage import match_detail
+    from server.storage.backends import open_reader
 
     if not Path(db).is_file():
         raise UsageError(f"no database at {db} (give --db PATH, or --server URL)")
-    uri = Path(db).resolve().as_uri() + "?mode=ro"
-    async with aiosqlite.connect(uri, uri=True) as conn:
+    conn = await open_reader(db)
+    try:
         found = await match_detail(conn, match_id)
+    finally:
+        await conn.close()
     if found is None:
         raise UsageError(f"no match {match_id} in {db}")
     return found

@@ -51,17 +51,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _query(args: argparse.Namespace) -> dict[str, Any] | None:
-    import aiosqlite
-
     from server.storage import match_detail, player_matches, recent_matches
+    from server.storage.backends import open_reader
 
-    uri = Path(args.db).resolve().as_uri() + "?mode=ro"
-    async with aiosqlite.connect(uri, uri=True) as db:
+    db = await open_reader(str(args.db))
+    try:
         if args.match:
             return await match_detail(db, args.match)
         if args.player:
             return await player_matches(db, args.player, args.limit)
         return {"matches": await recent_matches(db, args.limit)}
+    finally:
+        await db.close()
 
 
 def _when(ms: int | None) -> str:

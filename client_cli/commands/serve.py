@@ -34,6 +34,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--db", default=None, metavar="PATH", help="SQLite file")
     parser.add_argument(
+        "--store",
+        default=None,
+        metavar="URL",
+        help="where everything is stored: postgresql://USER@HOST:PORT/DB, or a SQLite file"
+        " (a path or sqlite:///PATH; default: --db)",
+    )
+    parser.add_argument(
         "--grace",
         default=None,
         metavar="SECONDS",
@@ -113,8 +120,13 @@ def config_from(args: argparse.Namespace) -> Any:
         changes["host"] = args.host
     if args.port is not None:
         changes["port"] = _port(args.port)
+    if args.db is not None and args.store is not None:
+        raise UsageError("--db and --store both name the store: give one")
     if args.db is not None:
         changes["db_path"] = args.db
+        changes["store"] = ""
+    if args.store is not None:
+        changes["store"] = args.store
     if args.grace is not None:
         changes["grace_ms"] = round(_seconds("--grace", args.grace) * 1000)
     if args.trust_proxy:
@@ -135,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
     from server import config as settings
     from server.identity import AdminNotFound
     from server.shell.runtime import run as run_server
+    from server.storage.migrations import SchemaTooNew
 
     config = config_from(args)
     if args.print_config:
@@ -144,11 +157,13 @@ def run(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    _check_database(config.db_path)
+    _check_store(settings.store_of(config))
     try:
         run_server(config, announce=lambda line: print(line, flush=True))
     except AdminNotFound as exc:
         raise UsageError(str(exc)) from None
+    except SchemaTooNew as exc:
+        raise UsageError(f"cannot use the database: {exc}") from None
     except OSError as exc:
         # Port taken or address not local: one line, not a traceback.
         reason = exc.strerror or str(exc)
@@ -156,9 +171,27 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_database(path: str) -> None:
-    """Open (and so create) the SQLite file once before the server starts."""
+def _check_store(store: str) -> None:
+    """Open the store once before the server starts: a SQLite file (so creating it),
+    or a connection to the PostgreSQL database. One line if it cannot be."""
+    from server.storage import backends
+
+    if not backends.is_postgres(store):
+        path = backends.sqlite_path(store)
+        try:
+            sqlite3.connect(path or store).close()
+        except sqlite3.Error as exc:
+            raise UsageError(f"cannot open the database {path!r}: {exc}") from None
+        return
     try:
-        sqlite3.connect(path).close()
-    except sqlite3.Error as exc:
-        raise UsageError(f"cannot open the database {path!r}: {exc}") from None
+        import psycopg
+    except ImportError:
+        raise UsageError(
+            "--store postgresql://…: PostgreSQL needs psycopg:"
+            " pip install 'cribsquares[postgresql]'"
+        ) from None
+    try:
+        psycopg.connect(store, connect_timeout=10).close()
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UsageError(f"cannot open the database {backends.where(store)}: {reason}") from None

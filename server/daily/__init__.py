@@ -7,9 +7,9 @@
   (attempts, the rooms they are played in, the day's end and its embargo lifted);
 * :mod:`server.daily.views`: the ``daily`` message made of a day's facts, for a
   player or for anyone;
-* :mod:`server.daily.store`: SQLite, run by :mod:`server.storage`.
+Its tables, writes and reads are :mod:`server.storage.daily`, on either store.
 
-All but the store are pure and read no clock (pyproject.toml, the import
+All of it is pure and read no clock (pyproject.toml, the import
 contracts). The shell's parts are :mod:`server.shell.daily_keeper` (each day's
 secret drawn and stored a week ahead) and ``daily`` in :mod:`server.shell.http`.
 """

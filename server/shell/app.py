@@ -19,7 +19,7 @@ from server import identity
 from server.analysis import ANALYST, Analyst
 from server.analysis import routes as analysis_routes
 from server.bots import BotPool, bot_factory, bot_levels
-from server.config import LobbyConfig, ServerConfig
+from server.config import LobbyConfig, ServerConfig, store_of
 from server.config import check as check_config
 from server.daily.desk import Calendar
 from server.daily.desk import wall as wall_calendar
@@ -81,7 +81,7 @@ def create_app(
 
 async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     config = app[CONFIG]
-    storage = await Storage.open(config.db_path)
+    storage = await Storage.open(store_of(config))
     try:
         admins = await identity.resolve_admins(storage.find_player, config.tournament_admins)
     except identity.AdminNotFound:
@@ -135,7 +135,8 @@ async def _clock(app: web.Application) -> AsyncIterator[None]:
 
 
 async def prune_forever(storage: Store, config: ServerConfig) -> None:
-    """At start and every ``prune_every_s``: forget what nobody will read (server.pruning)."""
+    """At start and every ``prune_every_s``: forget what nobody will read
+    (server.storage.pruning)."""
     while True:
         try:
             deleted = await storage.prune(clock.now_ms() - config.prune_after_ms)

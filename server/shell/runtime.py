@@ -15,8 +15,9 @@ from typing import Any
 from aiohttp import web
 from aiohttp.http import HttpProcessingError
 
-from server.config import ServerConfig
+from server.config import ServerConfig, store_of
 from server.shell.app import create_app
+from server.storage.backends import where
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ async def serve(config: ServerConfig, *, announce: Callable[[str], None] = print
     port = runner.addresses[0][1] if runner.addresses else config.port
     announce(
         f"cribsquares server on http://{config.host}:{port} "
-        f"(WebSocket ws://{config.host}:{port}/ws), database {config.db_path}; "
+        f"(WebSocket ws://{config.host}:{port}/ws), database {where(store_of(config))}; "
         f"play in a browser at http://{config.host}:{port}/"
     )
     collector = None

@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from protocol.messages import PAGE_DEFAULT, PAGE_MAX
-from server.tournaments.store import BadCursor, boards_csv, standings_csv
+from server.storage.tournaments import BadCursor, boards_csv, standings_csv
 
 
 def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.RouteDef]:

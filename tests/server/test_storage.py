@@ -1,4 +1,7 @@
-"""Storage persists what rooms decided: batched commits, unique names, abandoned matches."""
+"""Storage persists what rooms decided: batched commits, unique names, abandoned matches.
+
+Each test that takes ``store`` runs on SQLite and on PostgreSQL (tests/server/conftest.py).
+"""
 
 from __future__ import annotations
 
@@ -16,10 +19,11 @@ from server.room import BotFactory
 from server.room.restore import restore as restore_room
 from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
 from tests.server.roomkit import ALICE, SECRET, Mailbox, bots, make_room, place
+from tests.server.stores import StoreUnderTest
 
 
-async def test_a_match_is_stored_and_read_back(tmp_path: Path) -> None:
-    storage = await Storage.open(tmp_path / "db")
+async def test_a_match_is_stored_and_read_back(store: StoreUnderTest) -> None:
+    storage = await Storage.open(store.target)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
     assert await storage.player_by_token_hash("h1") == StoredPlayer(ALICE.id, "alice", False, False)
     room, box = make_room(1), Mailbox()
@@ -45,9 +49,9 @@ async def test_a_match_is_stored_and_read_back(tmp_path: Path) -> None:
 
 
 async def test_names_hold_one_key_and_guests_share_only_among_themselves(
-    tmp_path: Path,
+    store: StoreUnderTest,
 ) -> None:
-    storage = await Storage.open(tmp_path / "db")
+    storage = await Storage.open(store.target)
     await storage.create_player(StoredPlayer("p1", "Alice", False, False), "h1")
     # A person, a bot program and a guest alike: no name that reads as Alice's.
     for pid, name, guest, bot in (
@@ -69,15 +73,17 @@ async def test_names_hold_one_key_and_guests_share_only_among_themselves(
     await storage.close()
 
 
-async def test_unfinished_series_are_read_back_at_restart_to_be_resumed(tmp_path: Path) -> None:
-    storage = await Storage.open(tmp_path / "db")
+async def test_unfinished_series_are_read_back_at_restart_to_be_resumed(
+    store: StoreUnderTest,
+) -> None:
+    storage = await Storage.open(store.target)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
     room, box = make_room(1), Mailbox()
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
     place(room, box, ALICE, 5)
     await storage.persist(room.take_events())
     await storage.close()
-    storage = await Storage.open(tmp_path / "db")
+    storage = await Storage.open(store.target)
     (saved,) = await storage.unfinished()
     assert saved.series_id == "match1" and saved.root_secret == SECRET
     assert [p.id for p in saved.players] == [ALICE.id]
@@ -93,22 +99,18 @@ async def test_unfinished_series_are_read_back_at_restart_to_be_resumed(tmp_path
 
 
 async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_it(
-    tmp_path: Path,
+    store: StoreUnderTest,
 ) -> None:
     """Never a success for what is not stored: the lost write and those queued behind
     it fail, the owner hears of their events first; writes before it still commit."""
-    storage = await Storage.open(tmp_path / "db", batch_wait_s=0.05)
+    storage = await Storage.open(store.target, batch_wait_s=0.05)
     heard: list[list[object]] = []
     storage.on_lost = lambda events: heard.append(list(events))
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h0")
     room, box = make_room(1), Mailbox()
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
     await storage.persist(room.take_events())
-    with sqlite3.connect(tmp_path / "db") as conn:
-        conn.execute(
-            "CREATE TRIGGER refuse BEFORE INSERT ON placements WHEN NEW.turn = 2"
-            " BEGIN SELECT RAISE(ABORT, 'refused'); END"
-        )
+    store.refuse("refuse", "placements", "NEW.turn = 2", "refused")
     writes = []
     for i in range(3):  # turns 1, 2, 3: one batch (the writer gathers for 50 ms)
         place(room, box, ALICE, 100 * (i + 1))
@@ -119,16 +121,11 @@ async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_i
     assert isinstance(outcomes[2], WriteFailed) and "a write before it" in outcomes[2].reason
     (lost,) = heard
     assert [e.turn for e in lost if isinstance(e, CardPlaced)] == [2, 3]
-    with sqlite3.connect(tmp_path / "db") as conn:
-        turns = [t for (t,) in conn.execute("SELECT turn FROM placements ORDER BY turn")]
+    turns = [t for (t,) in store.rows("SELECT turn FROM placements ORDER BY turn")]
     assert turns == [1]
     # A registration that fails is lost alone: nothing queued behind it builds on it.
-    with sqlite3.connect(tmp_path / "db") as conn:
-        conn.execute("DROP TRIGGER refuse")
-        conn.execute(
-            "CREATE TRIGGER refuse BEFORE INSERT ON players WHEN NEW.name = 'mallory'"
-            " BEGIN SELECT RAISE(ABORT, 'refused'); END"
-        )
+    store.allow("refuse", "placements")
+    store.refuse("refuse_players", "players", "NEW.name = 'mallory'", "refused")
     first = storage.create_player(StoredPlayer("p1", "mallory", False, False), "h1")
     second = storage.create_player(StoredPlayer("p2", "trent", False, False), "h2")
     failed, fine = await asyncio.gather(first, second, return_exceptions=True)
@@ -138,7 +135,7 @@ async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_i
 
 
 async def _series_with_a_bot_seat(
-    path: Path, strategy: str = "fallback", factory: BotFactory = bots
+    path: Path | str, strategy: str = "fallback", factory: BotFactory = bots
 ) -> None:
     storage = await Storage.open(path)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
@@ -151,10 +148,10 @@ async def _series_with_a_bot_seat(
 
 
 async def test_a_bot_seat_is_stored_as_its_strategy_and_seed_and_rebuilt_from_them(
-    tmp_path: Path,
+    store: StoreUnderTest,
 ) -> None:
-    await _series_with_a_bot_seat(tmp_path / "db")
-    storage = await Storage.open(tmp_path / "db")
+    await _series_with_a_bot_seat(store.target)
+    storage = await Storage.open(store.target)
     (saved,) = await storage.unfinished()
     await storage.close()
     assert saved.seat_bots == (("", ""), ("fallback", f"{saved.room_id}/bot-fallback-1"))
@@ -183,9 +180,10 @@ async def test_bot_seats_stored_before_their_strategy_was_are_migrated(
     written down once when the database is opened, and the restart rebuilds that bot."""
     path = tmp_path / "db"
     await _series_with_a_bot_seat(path, strategy, factory)
-    db = sqlite3.connect(path)  # the table as an earlier version made it
+    db = sqlite3.connect(path)  # the table as an earlier version made it (SQLite only)
     db.execute("ALTER TABLE series_players DROP COLUMN strategy")
     db.execute("ALTER TABLE series_players DROP COLUMN bot_seed")
+    db.execute("DROP TABLE schema_migrations")  # versions came later
     db.commit()
     db.close()
     storage = await Storage.open(path)

@@ -11,21 +11,17 @@ most ``limit`` rows of each kind, older than its cut-off:
   snapshot (a tournament over is forgotten by the server 10 minutes after).
 
 Everything that was played stays. Guest players who never played are kept:
-deleting a player makes SQLite look for it in every table that refers to
-players, the placements among them, which have no index by player.
+deleting a player makes the database look for it in every table that refers
+to players, the placements among them, which have no index by player. Each
+reference a deletion does check goes through an index (``matches_room``,
+``series_room``, ``rooms_created``: server.storage.schema).
 """
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 
-# Each reference a deletion checks goes through an index.
-INDEXES = """
-CREATE INDEX IF NOT EXISTS matches_room ON matches (room_id);
-CREATE INDEX IF NOT EXISTS series_room ON series (room_id);
-CREATE INDEX IF NOT EXISTS rooms_created ON rooms (created_ms);
-"""
+from server.storage.sql import Tx
 
 _ROOMS = """
 SELECT id FROM rooms r WHERE r.created_ms < ?
@@ -50,17 +46,16 @@ class Prune:
     deleted: dict[str, int] = field(default_factory=dict)
 
 
-def init(db: sqlite3.Connection) -> None:
-    db.executescript(INDEXES)
-
-
-def apply(db: sqlite3.Connection, prune: Prune) -> None:
+def apply(tx: Tx, prune: Prune) -> None:
     """Carry out ``prune`` inside the writer's transaction."""
-    rooms = [(r,) for (r,) in db.execute(_ROOMS, (prune.before_ms, prune.limit))]
-    db.executemany("DELETE FROM rooms WHERE id = ?", rooms)
-    tournaments = [(t,) for (t,) in db.execute(_TOURNAMENTS, (prune.before_ms, prune.limit))]
-    for table, column in (("tournament_entries", "tournament_id"),
-                          ("tournament_snapshots", "tournament_id"),
-                          ("tournaments", "id")):  # fmt: skip
-        db.executemany(f"DELETE FROM {table} WHERE {column} = ?", tournaments)
+    rooms = [(r["id"],) for r in tx.fetchall(_ROOMS, (prune.before_ms, prune.limit))]
+    if rooms:
+        tx.executemany("DELETE FROM rooms WHERE id = ?", rooms)
+    found = tx.fetchall(_TOURNAMENTS, (prune.before_ms, prune.limit))
+    tournaments = [(t["id"],) for t in found]
+    if tournaments:
+        for table, column in (("tournament_entries", "tournament_id"),
+                              ("tournament_snapshots", "tournament_id"),
+                              ("tournaments", "id")):  # fmt: skip
+            tx.executemany(f"DELETE FROM {table} WHERE {column} = ?", tournaments)
     prune.deleted = {"rooms": len(rooms), "tournaments": len(tournaments)}

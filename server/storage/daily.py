@@ -1,8 +1,10 @@
-"""The daily deal in SQLite: each day's secret, each attempt, and the reads behind
-the desk's memory at start and ``/api/daily``.
+"""The daily deal in the database: each day's secret, each attempt, and the reads
+behind the desk's memory at start and ``/api/daily`` (its tables: migration 2,
+server.storage.migrations).
 
-Like :mod:`server.storage`, it only persists what was decided and reads it back.
-A day's secret is written once (``INSERT OR IGNORE``): a secret already stored
+Like the rest of :mod:`server.storage`, it only persists what was decided and
+reads it back, on either engine. A day's secret is written once (``ON CONFLICT
+DO NOTHING``): a secret already stored
 is never replaced, so a commitment once published stays the day's. The attempts
 are rows of their own; their boards are the ordinary matches and results of
 their rooms, and the day's embargo is stored in ``embargoes`` like a
@@ -14,39 +16,16 @@ makes the view, and :func:`day_facts` hands it the facts.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import aiosqlite
 
 from engine.deal import commitment
 from protocol.messages import Pace, PlayerInfo
 from server.daily import days, standings
 from server.daily.views import Attempt, DayFacts, Streaks, schedule_entry
 from server.events import DailyAttemptBegan
-from server.sqlite_reads import fetch_rows
-
-DAILY_SCHEMA = """
-CREATE TABLE IF NOT EXISTS daily_secrets (
-    day         TEXT PRIMARY KEY,  -- YYYY-MM-DD, UTC
-    secret      TEXT NOT NULL,     -- fresh randomness; shown once the day's embargo is lifted
-    commitment  TEXT NOT NULL,     -- its SHA-256, published from the moment it is stored
-    drawn_ms    INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS daily_attempts (
-    day         TEXT NOT NULL,
-    player_id   TEXT NOT NULL,
-    room_id     TEXT NOT NULL,
-    match_id    TEXT NOT NULL,     -- the attempt's one deal (its series has the same id)
-    pace        TEXT NOT NULL,
-    clock_ms    INTEGER NOT NULL,
-    started_ms  INTEGER NOT NULL,
-    PRIMARY KEY (day, player_id)   -- one attempt per player and day
-);
-CREATE INDEX IF NOT EXISTS daily_attempts_player ON daily_attempts (player_id, day);
-"""
+from server.storage.sql import Reader, Row, Tx, marks
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,15 +37,11 @@ class Draw:
     at_ms: int
 
 
-def init(db: sqlite3.Connection) -> None:
-    db.executescript(DAILY_SCHEMA)
-
-
-def apply(db: sqlite3.Connection, write: object) -> bool:
+def apply(db: Tx, write: object) -> bool:
     """Write ``write`` if it is the daily deal's; False if it is not."""
     if isinstance(write, Draw):
         db.executemany(
-            "INSERT OR IGNORE INTO daily_secrets VALUES (?, ?, ?, ?)",
+            "INSERT INTO daily_secrets VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
             [(days.day_name(d), s, commitment(s), write.at_ms) for d, s in write.secrets],
         )
         return True
@@ -84,29 +59,27 @@ def apply(db: sqlite3.Connection, write: object) -> bool:
 # Reading
 
 
-async def secrets(db: aiosqlite.Connection, since: int) -> dict[int, str]:
+async def secrets(db: Reader, since: int) -> dict[int, str]:
     """The stored secrets of day ``since`` and after (the server's own, never shown)."""
-    rows = await fetch_rows(
-        db, "SELECT day, secret FROM daily_secrets WHERE day >= ?", (days.day_name(since),)
+    rows = await db.fetch(
+        "SELECT day, secret FROM daily_secrets WHERE day >= ?", (days.day_name(since),)
     )
     return {days.parse_day(r["day"]): r["secret"] for r in rows}
 
 
-async def lifted(db: aiosqlite.Connection) -> set[int]:
+async def lifted(db: Reader) -> set[int]:
     """The days whose embargo is lifted."""
-    rows = await fetch_rows(
-        db,
+    rows = await db.fetch(
         "SELECT id FROM embargoes WHERE id LIKE 'daily/%' AND lifted_ms IS NOT NULL",
         (),
     )
     return {days.parse_day(r["id"].removeprefix("daily/")) for r in rows}
 
 
-async def unlifted_secret_days(db: aiosqlite.Connection, before: int) -> dict[int, str]:
+async def unlifted_secret_days(db: Reader, before: int) -> dict[int, str]:
     """Secrets of days before ``before`` whose embargo was never lifted (the server
     was down when they ended): the desk lifts them at its first look."""
-    rows = await fetch_rows(
-        db,
+    rows = await db.fetch(
         "SELECT s.day, s.secret FROM daily_secrets s LEFT JOIN embargoes e"
         " ON e.id = 'daily/' || s.day WHERE s.day < ? AND e.lifted_ms IS NULL",
         (days.day_name(before),),
@@ -121,7 +94,7 @@ _ATTEMPTS_SQL = (
 )
 
 
-def _attempt(row: aiosqlite.Row) -> Attempt:
+def _attempt(row: Row) -> Attempt:
     cells = json.loads(row["cells"]) if row["cells"] is not None else None
     return Attempt(
         day=days.parse_day(row["day"]),
@@ -138,17 +111,16 @@ def _attempt(row: aiosqlite.Row) -> Attempt:
     )
 
 
-async def attempts(db: aiosqlite.Connection, day_numbers: Sequence[int]) -> list[Attempt]:
+async def attempts(db: Reader, day_numbers: Sequence[int]) -> list[Attempt]:
     """The attempts of the days given, with their scores and boards once over."""
     if not day_numbers:
         return []
     names = [days.day_name(d) for d in day_numbers]
-    marks = ", ".join("?" for _ in names)
-    rows = await fetch_rows(db, f"{_ATTEMPTS_SQL} WHERE a.day IN ({marks})", names)
+    rows = await db.fetch(f"{_ATTEMPTS_SQL} WHERE a.day IN ({marks(len(names))})", names)
     return [_attempt(r) for r in rows]
 
 
-async def played(db: aiosqlite.Connection, player_ids: Sequence[str] | None = None,
+async def played(db: Reader, player_ids: Sequence[str] | None = None,
                  upto: int | None = None) -> list[tuple[str, int]]:  # fmt: skip
     """(player id, day) of every attempt (of those players; up to day ``upto``)."""
     sql = "SELECT player_id, day FROM daily_attempts WHERE 1 = 1"
@@ -161,12 +133,12 @@ async def played(db: aiosqlite.Connection, player_ids: Sequence[str] | None = No
     if upto is not None:
         sql += " AND day <= ?"
         args.append(days.day_name(upto))
-    return [(r["player_id"], days.parse_day(r["day"])) for r in await fetch_rows(db, sql, args)]
+    return [(r["player_id"], days.parse_day(r["day"])) for r in await db.fetch(sql, args)]
 
 
-async def day_facts(db: aiosqlite.Connection, day: int, today: int) -> DayFacts:
+async def day_facts(db: Reader, day: int, today: int) -> DayFacts:
     """Everything stored of ``day``, for :func:`server.daily.views.daily` to show."""
-    found = await fetch_rows(db, "SELECT secret FROM daily_secrets WHERE day = ?",
+    found = await db.fetch("SELECT secret FROM daily_secrets WHERE day = ?",
                         (days.day_name(day),))  # fmt: skip
     secret = found[0]["secret"] if found else None
     revealed = day in await lifted(db)
@@ -177,8 +149,7 @@ async def day_facts(db: aiosqlite.Connection, day: int, today: int) -> DayFacts:
     streaks = {
         pid: Streaks(on_day=standings.Streak.of(ds).on(day)) for pid, ds in by_player.items()
     }
-    window = await fetch_rows(
-        db,
+    window = await db.fetch(
         "SELECT s.day, s.secret, s.commitment, e.lifted_ms FROM daily_secrets s"
         " LEFT JOIN embargoes e ON e.id = 'daily/' || s.day WHERE s.day BETWEEN ? AND ?"
         " ORDER BY s.day",
@@ -212,7 +183,7 @@ class DeskState:
     played: list[tuple[str, int]]
 
 
-async def desk_state(db: aiosqlite.Connection, today: int) -> DeskState:
+async def desk_state(db: Reader, today: int) -> DeskState:
     """The secrets of yesterday on and of every day never lifted, the lifted days,
     the attempts of those days, and every (player, day) played."""
     found = await secrets(db, today - 1)

@@ -1,7 +1,8 @@
-"""Tournaments in SQLite: the tables, the writer's side for the tournament events,
-and the read-only queries behind ``/api/tournaments`` and the exports.
+"""Tournaments in the database: the writer's side for the tournament events, and
+the read-only queries behind ``/api/tournaments`` and the exports (their tables
+are in :mod:`server.storage.schema`).
 
-Like :mod:`server.storage`, it only persists what a director decided and reads
+Like the rest of :mod:`server.storage`, it only persists what a director decided and reads
 it back; the boards themselves are the ordinary matches and results of each
 table's series. What the queries return is what anyone may see
 (server.visibility): no secret of a round not over, and no board of a deal
@@ -13,12 +14,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sqlite3
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import aiosqlite
 
 from server import visibility
 from server.events import (
@@ -32,65 +31,8 @@ from server.events import (
     TournamentTableChanged,
 )
 from server.recovery import ResumableTournament
-from server.sqlite_reads import fetch_rows
-
-TOURNAMENT_SCHEMA = """
-CREATE TABLE IF NOT EXISTS tournaments (
-    id           TEXT PRIMARY KEY,
-    name         TEXT NOT NULL,
-    format       TEXT NOT NULL,  -- duplicate, swiss, knockout
-    visibility   TEXT NOT NULL,
-    host_id      TEXT NOT NULL,
-    settings     TEXT NOT NULL,  -- JSON
-    commitment   TEXT NOT NULL,  -- SHA-256 of the first round's secret
-    status       TEXT NOT NULL,  -- registering, playing, paused, finished, cancelled, abandoned
-    standings    TEXT,           -- JSON: the final standings
-    created_ms   INTEGER NOT NULL,
-    started_ms   INTEGER,
-    finished_ms  INTEGER
-);
-CREATE INDEX IF NOT EXISTS tournaments_listed
-    ON tournaments (created_ms, id) WHERE visibility = 'public';
-CREATE TABLE IF NOT EXISTS tournament_entries (
-    tournament_id  TEXT NOT NULL,
-    player_id      TEXT NOT NULL,
-    number         INTEGER NOT NULL,  -- registration order
-    contribution   TEXT NOT NULL,
-    joined_round   INTEGER NOT NULL,
-    status         TEXT NOT NULL,  -- active, withdrawn, removed, eliminated
-    seed           INTEGER,
-    PRIMARY KEY (tournament_id, player_id)
-);
-CREATE TABLE IF NOT EXISTS tournament_rounds (
-    tournament_id      TEXT NOT NULL,
-    round              INTEGER NOT NULL,
-    contribution       TEXT NOT NULL,
-    contributors       TEXT NOT NULL,  -- JSON: [[player id, contribution], ...]
-    server_commitment  TEXT NOT NULL,
-    server_secret      TEXT,  -- once the round is over
-    started_ms         INTEGER NOT NULL,
-    finished_ms        INTEGER,
-    PRIMARY KEY (tournament_id, round)
-);
-CREATE TABLE IF NOT EXISTS tournament_tables (
-    tournament_id  TEXT NOT NULL,
-    round          INTEGER NOT NULL,
-    table_no       INTEGER NOT NULL,
-    room_id        TEXT,
-    series_id      TEXT,
-    players        TEXT NOT NULL,  -- JSON list of player ids, seat order
-    status         TEXT NOT NULL,  -- playing, bye, finished
-    winner_id      TEXT,
-    points         TEXT NOT NULL,  -- JSON: {player id: card points}
-    PRIMARY KEY (tournament_id, round, table_no)
-);
-CREATE INDEX IF NOT EXISTS tournament_tables_series ON tournament_tables (series_id);
-CREATE TABLE IF NOT EXISTS tournament_snapshots (
-    tournament_id  TEXT PRIMARY KEY,
-    state          TEXT NOT NULL,  -- JSON: the director's state (Director.snapshot)
-    saved_ms       INTEGER NOT NULL
-);
-"""
+from server.storage.players import seat_players
+from server.storage.sql import Reader, Row, Tx
 
 RUNNING = "status NOT IN ('finished', 'cancelled', 'abandoned')"
 
@@ -102,16 +44,13 @@ class Abandon:
     tournament_id: str
 
 
-def init(db: sqlite3.Connection) -> None:
-    db.executescript(TOURNAMENT_SCHEMA)
-
-
-def apply(db: sqlite3.Connection, event: Event | Abandon) -> bool:
+def apply(db: Tx, event: Event | Abandon) -> bool:
     """Write a tournament event; False for any other event."""
     match event:
         case TournamentSnapshot():
             db.execute(
-                "INSERT OR REPLACE INTO tournament_snapshots VALUES (?, ?, ?)",
+                "INSERT INTO tournament_snapshots VALUES (?, ?, ?) ON CONFLICT (tournament_id)"
+                " DO UPDATE SET state = excluded.state, saved_ms = excluded.saved_ms",
                 (event.tournament_id, json.dumps(event.state), event.at_ms),
             )
         case Abandon(tournament_id=tid):
@@ -120,17 +59,13 @@ def apply(db: sqlite3.Connection, event: Event | Abandon) -> bool:
             db.execute("DELETE FROM tournament_snapshots WHERE tournament_id = ?", (tid,))
             # Nothing of it is played any more: its rounds' deals are no longer embargoed.
             db.execute(
-                "UPDATE embargoes SET lifted_ms = CAST(strftime('%s', 'now') AS INTEGER) * 1000"
-                " WHERE lifted_ms IS NULL AND substr(id, 1, length(?) + 1) = ? || '/'",
-                (tid, tid),
+                "UPDATE embargoes SET lifted_ms = ?"
+                " WHERE lifted_ms IS NULL AND substr(id, 1, ?) = ?",
+                (time.time_ns() // 1_000_000, len(tid) + 1, tid + "/"),
             )
         case TournamentCreated():
             h = event.host
-            db.execute(
-                "INSERT OR IGNORE INTO players (id, name, guest, bot, created_ms)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (h.id, h.name, int(h.guest), int(h.bot), event.at_ms),
-            )
+            seat_players(db, [(h.id, h.name, h.guest, h.bot)], event.at_ms)
             db.execute(
                 "INSERT INTO tournaments (id, name, format, visibility, host_id, settings,"
                 " commitment, status, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, 'registering', ?)",
@@ -141,11 +76,7 @@ def apply(db: sqlite3.Connection, event: Event | Abandon) -> bool:
             )  # fmt: skip
         case TournamentEntry():
             p = event.player
-            db.execute(
-                "INSERT OR IGNORE INTO players (id, name, guest, bot, created_ms)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (p.id, p.name, int(p.guest), int(p.bot), event.at_ms),
-            )
+            seat_players(db, [(p.id, p.name, p.guest, p.bot)], event.at_ms)
             db.execute(
                 "INSERT INTO tournament_entries VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (tournament_id, player_id) DO UPDATE SET status = excluded.status,"
@@ -166,7 +97,11 @@ def apply(db: sqlite3.Connection, event: Event | Abandon) -> bool:
             )  # fmt: skip
         case TournamentTableChanged():
             db.execute(
-                "INSERT OR REPLACE INTO tournament_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tournament_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (tournament_id, round, table_no) DO UPDATE SET"
+                " room_id = excluded.room_id, series_id = excluded.series_id,"
+                " players = excluded.players, status = excluded.status,"
+                " winner_id = excluded.winner_id, points = excluded.points",
                 (
                     event.tournament_id, event.round, event.table, event.room_id,
                     event.series_id, json.dumps(list(event.players)), event.status,
@@ -203,11 +138,10 @@ def apply(db: sqlite3.Connection, event: Event | Abandon) -> bool:
 # Reading
 
 
-async def unfinished_tournaments(db: aiosqlite.Connection) -> list[ResumableTournament]:
+async def unfinished_tournaments(db: Reader) -> list[ResumableTournament]:
     """Every tournament being run when the server last stopped, oldest first, with
     its director's latest snapshot (None if none was stored)."""
-    rows = await fetch_rows(
-        db,
+    rows = await db.fetch(
         "SELECT t.id, s.state, s.saved_ms FROM tournaments t"
         " LEFT JOIN tournament_snapshots s ON s.tournament_id = t.id"
         f" WHERE t.{RUNNING} ORDER BY t.created_ms",
@@ -223,7 +157,7 @@ async def unfinished_tournaments(db: aiosqlite.Connection) -> list[ResumableTour
     ]
 
 
-def _player(row: aiosqlite.Row, prefix: str = "") -> dict[str, Any]:
+def _player(row: Row, prefix: str = "") -> dict[str, Any]:
     return {
         "id": row[prefix + "id"],
         "name": row[prefix + "name"],
@@ -249,13 +183,12 @@ def _cursor(text: str | None) -> tuple[int, str]:
 
 
 async def tournament_page(
-    db: aiosqlite.Connection, limit: int = 100, after: str | None = None
+    db: Reader, limit: int = 100, after: str | None = None
 ) -> tuple[list[dict[str, Any]], str | None]:
     """A page of the public tournaments, newest first, and the next page's cursor
     (None: the last). The index on (created_ms, id) makes any page cost the same."""
     created, tid = _cursor(after)
-    rows = await fetch_rows(
-        db,
+    rows = await db.fetch(
         "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot,"
         " (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id"
         "  AND e.status != 'withdrawn' AND e.status != 'removed') AS entrants,"
@@ -271,12 +204,12 @@ async def tournament_page(
     return _listed(rows), (f"{last['created_ms']}.{last['id']}" if last is not None else None)
 
 
-async def tournament_list(db: aiosqlite.Connection, limit: int = 100) -> list[dict[str, Any]]:
+async def tournament_list(db: Reader, limit: int = 100) -> list[dict[str, Any]]:
     """Public tournaments, newest first (the first page of :func:`tournament_page`)."""
     return (await tournament_page(db, limit))[0]
 
 
-def _listed(rows: Sequence[aiosqlite.Row]) -> list[dict[str, Any]]:
+def _listed(rows: Sequence[Row]) -> list[dict[str, Any]]:
     return [
         {
             "id": r["id"],
@@ -294,10 +227,9 @@ def _listed(rows: Sequence[aiosqlite.Row]) -> list[dict[str, Any]]:
     ]
 
 
-async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any] | None:
+async def tournament_detail(db: Reader, tid: str) -> dict[str, Any] | None:
     """A tournament: settings, entries, every round with its tables and their deals, standings."""
-    found = await fetch_rows(
-        db,
+    found = await db.fetch(
         "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot"
         " FROM tournaments t JOIN players p ON p.id = t.host_id WHERE t.id = ?",
         (tid,),
@@ -314,8 +246,7 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
             "status": r["status"],
             "seed": r["seed"],
         }
-        for r in await fetch_rows(
-            db,
+        for r in await db.fetch(
             "SELECT e.*, p.id, p.name, p.guest, p.bot FROM tournament_entries e"
             " JOIN players p ON p.id = e.player_id WHERE e.tournament_id = ? ORDER BY e.number",
             (tid,),
@@ -323,8 +254,7 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
     ]
     # Every finished deal of every table, in one query.
     deals: dict[str, dict[str, dict[str, Any]]] = {}
-    for r in await fetch_rows(
-        db,
+    for r in await db.fetch(
         "SELECT m.series_id, m.id AS match_id, m.deal, m.status, res.player_id, res.rank,"
         " res.score FROM tournament_tables tt JOIN matches m ON m.series_id = tt.series_id"
         " LEFT JOIN results res ON res.match_id = m.id"
@@ -338,8 +268,7 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
         if r["player_id"] is not None:
             deal["results"][r["player_id"]] = {"rank": r["rank"], "score": r["score"]}
     tables: dict[int, list[dict[str, Any]]] = {}
-    for r in await fetch_rows(
-        db,
+    for r in await db.fetch(
         "SELECT * FROM tournament_tables WHERE tournament_id = ? ORDER BY round, table_no",
         (tid,),
     ):
@@ -368,8 +297,8 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
                 "tables": tables.get(r["round"], []),
             }
         )
-        for r in await fetch_rows(
-            db, "SELECT * FROM tournament_rounds WHERE tournament_id = ? ORDER BY round", (tid,)
+        for r in await db.fetch(
+            "SELECT * FROM tournament_rounds WHERE tournament_id = ? ORDER BY round", (tid,)
         )
     ]
     return {
@@ -390,11 +319,10 @@ async def tournament_detail(db: aiosqlite.Connection, tid: str) -> dict[str, Any
     }
 
 
-async def tournament_boards(db: aiosqlite.Connection, tid: str) -> list[dict[str, Any]]:
+async def tournament_boards(db: Reader, tid: str) -> list[dict[str, Any]]:
     """Every board of the tournament anyone may see (server.visibility: the deals
     over whose round is over), round by round."""
-    rows = await fetch_rows(
-        db,
+    rows = await db.fetch(
         "SELECT tt.round, tt.table_no, m.id AS match_id, m.deal, m.starter, m.status,"
         " m.embargo, e.lifted_ms, res.seat, res.rank, res.score, res.time_used_ms, res.cells,"
         " p.id, p.name, p.guest, p.bot"

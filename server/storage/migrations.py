@@ -1,0 +1,93 @@
+"""Versioned migrations, one list for both engines, recorded in ``schema_migrations``.
+
+Each migration has a number, a name and what it does, in the SQL both engines
+share (:mod:`server.storage.schema`); :func:`migrate` applies, in order, those a
+database has not had, each recording its number in ``schema_migrations``, all
+in the transaction that opens the store: a start either brings the database to
+the latest version or changes nothing. Several servers starting at once on one
+PostgreSQL database take turns (:meth:`Tx.lock_schema`). A database of a later
+version than this server knows is refused, not written.
+
+A new migration is appended here with the next number; a migration once
+released is never edited (databases that have had it will not have it again).
+docs/operations.md, *Migrations*, says how an operator sees and runs them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from server.storage import legacy, schema
+from server.storage.sql import Tx
+
+
+class SchemaTooNew(Exception):
+    """The database was migrated by a later version of the server."""
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    apply: Callable[[Tx], None]
+
+
+def _run(script: str) -> Callable[[Tx], None]:
+    def apply(tx: Tx) -> None:
+        for statement in schema.statements(script, tx.dialect):
+            tx.execute(statement)
+
+    return apply
+
+
+def _baseline(tx: Tx) -> None:
+    """Version 1: every table and index of the first versioned release. A SQLite
+    database from before versions gets its missing columns first (storage.legacy)."""
+    _run(schema.TABLES)(tx)
+    if tx.dialect == "sqlite":
+        legacy.upgrade(tx)
+    _run(schema.INDEXES)(tx)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "baseline", _baseline),
+    # IF NOT EXISTS: a SQLite file from before versions may have them already.
+    Migration(2, "daily deal", _run(schema.DAILY)),
+)
+
+LATEST = MIGRATIONS[-1].version
+
+_TABLE = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_ms BIGINT NOT NULL)"
+)
+
+
+def applied(tx: Tx) -> list[int]:
+    return [r["version"] for r in tx.fetchall("SELECT version FROM schema_migrations")]
+
+
+def migrate(tx: Tx, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[int]:
+    """Apply the migrations the database has not had; the versions applied."""
+    tx.lock_schema()
+    tx.execute(_TABLE)
+    have = set(applied(tx))
+    known = {m.version for m in migrations}
+    if have - known:
+        raise SchemaTooNew(
+            f"the database is at schema version {max(have)}, made by a later cribsquares;"
+            f" this one knows versions up to {max(known)}"
+        )
+    done = []
+    for migration in migrations:
+        if migration.version in have:
+            continue
+        migration.apply(tx)
+        tx.execute(
+            "INSERT INTO schema_migrations (version, name, applied_ms) VALUES (?, ?, ?)",
+            (migration.version, migration.name, time.time_ns() // 1_000_000),
+        )
+        done.append(migration.version)
+    return done

@@ -1,0 +1,183 @@
+"""The PostgreSQL backend: ``cribsquares serve --store postgresql://user@host:port/db``.
+
+psycopg 3, for both sides of the storage: its synchronous connection on the
+writer's thread (so that the writer works as it does on SQLite: a whole batch
+in one trip to the thread, one transaction, one commit; ``executemany`` runs in
+libpq's pipeline mode, one round trip for a run of placements) and its
+asynchronous one for the readers, on the event loop.
+
+Acknowledged means committed: the writer's session has ``synchronous_commit =
+on`` whatever the server's default, so a commit has reached the WAL on disk
+before the future resolves. ``lock_timeout`` of 5 s: a write waiting on a lock
+another program holds fails as a failure that can pass (and is retried) as
+SQLite's busy timeout does. A connection lost (the server restarted, the
+network) is a failure that can pass too; the next try opens a new one.
+
+The SQL is the storage's shared SQL: ``?`` placeholders become ``%s`` (and a
+literal ``%`` is doubled), and SQLite's ``rowid`` is the ``seq`` identity
+column the schema gives PostgreSQL's tables read in insertion order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
+
+import psycopg
+import psycopg.adapt
+from psycopg import errors
+from psycopg.rows import dict_row
+
+from server.storage.sql import Args, Row
+
+_ROWID = re.compile(r"\browid\b")
+_SCHEMA_LOCK = 0x637269625F7371  # pg_advisory_xact_lock's key for migrations ("crib_sq")
+SESSION = ("SET synchronous_commit = on", "SET lock_timeout = '5s'")
+
+
+@functools.lru_cache(maxsize=1024)
+def translate(sql: str) -> str:
+    """Shared SQL as psycopg runs it."""
+    return _ROWID.sub("seq", sql.replace("%", "%%").replace("?", "%s"))
+
+
+class _BoolAsInt(psycopg.adapt.Dumper):
+    """Truth values are 0/1 integers in the shared schema, as on SQLite."""
+
+    oid = psycopg.adapters.types["int8"].oid
+
+    def dump(self, obj: Any) -> bytes:
+        return b"1" if obj else b"0"
+
+
+def _adapt(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> None:
+    conn.adapters.register_dumper(bool, _BoolAsInt)
+
+
+class PostgresTx:
+    dialect = "postgresql"
+
+    def __init__(self, conn: psycopg.Connection[Row]) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, args: Args = ()) -> int:
+        return self._conn.execute(translate(sql), args).rowcount
+
+    def executemany(self, sql: str, rows: Sequence[Args]) -> None:
+        with self._conn.cursor() as cur:
+            cur.executemany(translate(sql), rows)
+
+    def fetchall(self, sql: str, args: Args = ()) -> list[Row]:
+        return self._conn.execute(translate(sql), args).fetchall()
+
+    @contextlib.contextmanager
+    def savepoint(self) -> Iterator[None]:
+        with self._conn.transaction():  # nested: a savepoint
+            yield
+
+    def lock_schema(self) -> None:
+        self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+
+
+class PostgresWriter:
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._conn: psycopg.Connection[Row] | None = None
+        self._connect()
+
+    def _connect(self) -> psycopg.Connection[Row]:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._conn = None
+        conn = psycopg.connect(self._url, autocommit=True, row_factory=dict_row)
+        _adapt(conn)
+        for statement in SESSION:
+            conn.execute(statement)
+        self._conn = cast(psycopg.Connection[Row], conn)
+        return self._conn
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[PostgresTx]:
+        conn = self._conn
+        if conn is None or conn.closed or conn.broken:
+            conn = self._connect()
+        with conn.transaction():
+            yield PostgresTx(conn)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+
+
+class PostgresReader:
+    dialect = "postgresql"
+    schema_errors: tuple[type[Exception], ...] = (errors.UndefinedColumn,)
+
+    def __init__(self, url: str, conn: psycopg.AsyncConnection[Row]) -> None:
+        self._url = url
+        self._conn = conn
+
+    @classmethod
+    async def open(cls, url: str) -> PostgresReader:
+        return cls(url, await cls._connect(url))
+
+    @staticmethod
+    async def _connect(url: str) -> psycopg.AsyncConnection[Row]:
+        conn = await psycopg.AsyncConnection.connect(url, autocommit=True, row_factory=dict_row)
+        _adapt(conn)
+        return cast(psycopg.AsyncConnection[Row], conn)
+
+    async def fetch(self, sql: str, args: Args = ()) -> list[Row]:
+        if self._conn.closed or self._conn.broken:
+            self._conn = await self._connect(self._url)
+        cur = await self._conn.execute(translate(sql), args)
+        return await cur.fetchall()
+
+    async def close(self) -> None:
+        await self._conn.close()
+
+
+class PostgresBackend:
+    dialect = "postgresql"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        info = psycopg.conninfo.conninfo_to_dict(url)
+        # Never the password: the first line and the logs name the database and its host.
+        self.where = f"{info.get('dbname', '')} on {info.get('host', 'localhost')}" + (
+            f":{info['port']}" if info.get("port") else ""
+        )
+
+    def open_writer(self) -> PostgresWriter:
+        return PostgresWriter(self.url)
+
+    async def open_reader(self) -> PostgresReader:
+        return await PostgresReader.open(self.url)
+
+    def passing(self, exc: BaseException) -> bool:
+        # Class 08 (connection), 53 (resources: disk full), 55P03 (lock timeout), 57
+        # (the server shutting down or starting) are OperationalError; a serialization
+        # failure or deadlock is worth another try too, and so is a read-only server
+        # (a standby being promoted).
+        return isinstance(
+            exc,
+            psycopg.OperationalError
+            | psycopg.InterfaceError
+            | errors.TransactionRollback
+            | errors.ReadOnlySqlTransaction,
+        )
+
+    def unique_violation(self, exc: BaseException) -> bool:
+        if not isinstance(exc, errors.UniqueViolation):
+            return False
+        constraint = exc.diag.constraint_name or ""
+        return not constraint.endswith("_pkey")
+
+    def describe(self, exc: BaseException) -> str:
+        code = getattr(exc, "sqlstate", None)
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"{text} [{code}]" if code else f"{type(exc).__name__}: {text}"

@@ -1,0 +1,45 @@
+"""What the storage is given and gives back besides events: players, writes of its
+own, and the ways a write can fail."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from server.events import Event
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPlayer:
+    id: str
+    name: str
+    guest: bool
+    bot: bool
+
+
+class NameInUse(Exception):
+    """A registered player already has that name."""
+
+
+class WriteFailed(Exception):
+    """A write that did not commit and will not: nothing of it is stored."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class NewPlayer:
+    player: StoredPlayer
+    token_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class AbandonSeries:
+    """A series that could not be resumed, and its unfinished deal, are ``abandoned``."""
+
+    series_id: str
+
+
+LostWrites = Callable[[Sequence[Event]], None]

@@ -1,0 +1,99 @@
+"""What the storage's SQL runs on: one interface for both engines.
+
+Every query of the storage package is written once, in the subset of SQL that
+SQLite and PostgreSQL share, with ``?`` placeholders; a backend
+(:mod:`server.storage.sqlite`, :mod:`server.storage.postgres`) runs it as its
+engine needs (PostgreSQL: ``%s`` placeholders, its ``seq`` column for SQLite's
+``rowid``). The writer's side is synchronous (:class:`Tx`: it runs on the thread
+that owns the write connection, a whole batch in one trip); the readers' side
+is asynchronous (:class:`Reader`). Rows are read by column name.
+
+This module holds no SQL of its own and never decides what to store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Protocol
+
+Row = Mapping[str, Any]
+Args = Sequence[Any]
+
+
+class Tx(Protocol):
+    """The write connection inside one transaction (the writer's thread only)."""
+
+    dialect: str  # "sqlite" or "postgresql"
+
+    def execute(self, sql: str, args: Args = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+
+    def executemany(self, sql: str, rows: Sequence[Args]) -> None: ...
+
+    def fetchall(self, sql: str, args: Args = ()) -> list[Row]: ...
+
+    def savepoint(self) -> contextlib.AbstractContextManager[None]:
+        """A statement group undone alone if it raises (the transaction goes on)."""
+
+    def lock_schema(self) -> None:
+        """Hold, until the transaction ends, the lock migrations take turns on."""
+
+
+class Reader(Protocol):
+    """A read connection (history, sign-in, what a restart resumes)."""
+
+    dialect: str
+    # Raised by a query naming a column an older schema lacks (a database read, not
+    # migrated, by `cribsquares history`).
+    schema_errors: tuple[type[Exception], ...]
+
+    async def fetch(self, sql: str, args: Args = ()) -> list[Row]: ...
+
+    async def close(self) -> None: ...
+
+
+class Writer(Protocol):
+    """The write connection, owned by the writer's thread."""
+
+    def transaction(self) -> contextlib.AbstractContextManager[Tx]:
+        """One transaction: committed when the block ends, rolled back if it raises.
+        A connection lost since the last one is opened again first."""
+
+    def close(self) -> None: ...
+
+
+class Backend(Protocol):
+    """One engine: how to connect, and how to read its failures."""
+
+    dialect: str
+    where: str  # what the server's first line names: a file, or a database on a host
+
+    def open_writer(self) -> Writer:
+        """Connect the writer (on the writer's thread: it may block)."""
+
+    async def open_reader(self) -> Reader: ...
+
+    def passing(self, exc: BaseException) -> bool:
+        """Is ``exc`` a failure of the database's surroundings, that a retry may get past?"""
+
+    def unique_violation(self, exc: BaseException) -> bool:
+        """Is ``exc`` a unique key taken (not a primary key: that is a bug)?"""
+
+    def describe(self, exc: BaseException) -> str: ...
+
+
+async def first(db: Reader, sql: str, args: Args = ()) -> Row | None:
+    rows = await db.fetch(sql, args)
+    return rows[0] if rows else None
+
+
+def marks(n: int) -> str:
+    """``?, ?, ...``: ``n`` placeholders."""
+    return ", ".join("?" * n)
+
+
+def chunks(items: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
+    """``items`` a slice at a time (SQLite's bound-parameter limit)."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

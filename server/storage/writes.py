@@ -1,0 +1,252 @@
+"""The writer's side: a batch of submissions in one transaction, and each event's SQL.
+
+Runs on the writer's thread, on the :class:`~server.storage.sql.Tx` of either
+backend. Only persists what the rooms, the lobby and the directors decided
+(server.events); the tournaments', pruning's and the players' own SQL are in
+their modules (:mod:`server.storage.tournaments`, :mod:`server.storage.daily`,
+:mod:`server.storage.pruning`, :mod:`server.storage.players`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeGuard
+
+from server.events import (
+    Abandoned,
+    CardPlaced,
+    EmbargoLifted,
+    Event,
+    MatchBegan,
+    MatchEnded,
+    RatingChanged,
+    RoomOpened,
+    SeriesBegan,
+    SeriesEnded,
+)
+from server.storage import daily, players, pruning, tournaments
+from server.storage.records import AbandonSeries, NameInUse, NewPlayer
+from server.storage.sql import Tx
+
+Write = Event | NewPlayer | AbandonSeries | tournaments.Abandon | pruning.Prune | daily.Draw
+_OWN = (NewPlayer, AbandonSeries, tournaments.Abandon, pruning.Prune, daily.Draw)
+
+
+def is_event(write: Write) -> TypeGuard[Event]:
+    return not isinstance(write, _OWN)
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def write_batch(
+    tx: Tx, batch: list[Sequence[Write]], unique_violation: Callable[[BaseException], bool]
+) -> list[BaseException | None]:
+    """Write every submission of ``batch`` in the transaction ``tx``.
+
+    Returns one outcome per submission: None, or :class:`NameInUse` for a
+    registration refused (undone alone, in its savepoint: the rest of the batch
+    still commits). Anything else that fails raises, and the caller rolls the
+    whole transaction back: nothing of the batch is stored. Placements, the bulk
+    of the traffic, go in with one ``executemany`` per run of consecutive
+    placements, in submission order with everything else.
+    """
+    outcomes: list[BaseException | None] = []
+    placements: list[tuple[object, ...]] = []
+    for events in batch:
+        failure: BaseException | None = None
+        for event in events:
+            if isinstance(event, CardPlaced):
+                placements.append(_placement_row(event))
+                continue
+            if placements:
+                _insert_placements(tx, placements)
+                placements = []
+            if isinstance(event, NewPlayer):
+                try:
+                    with tx.savepoint():
+                        _apply(tx, event)
+                except players.NameTaken:
+                    failure = NameInUse(event.player.name)
+                except Exception as exc:
+                    # A unique key taken: the name's (or its token's); anything else is
+                    # a failed write.
+                    if not unique_violation(exc):
+                        raise
+                    failure = NameInUse(event.player.name)
+                continue
+            _apply(tx, event)
+        outcomes.append(failure)
+    if placements:
+        _insert_placements(tx, placements)
+    return outcomes
+
+
+def _placement_row(event: CardPlaced) -> tuple[object, ...]:
+    return (
+        event.match_id, event.player_id, event.turn, event.cell, event.card,
+        event.elapsed_ms, int(event.auto), event.at_ms,
+    )  # fmt: skip
+
+
+def _insert_placements(tx: Tx, rows: list[tuple[object, ...]]) -> None:
+    tx.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _apply(tx: Tx, event: Write) -> None:
+    if isinstance(event, pruning.Prune):
+        pruning.apply(tx, event)
+        return
+    if tournaments.apply(tx, event):  # type: ignore[arg-type]
+        return
+    if daily.apply(tx, event):
+        return
+    match event:
+        case NewPlayer(player=p, token_hash=h):
+            players.new_player(tx, p.id, p.name, p.guest, p.bot, h, now_ms())
+        case RoomOpened():
+            tx.execute(
+                "INSERT INTO rooms (id, name, visibility, pace, seats, card_clock_ms,"
+                " deal_clock_ms, creator_id, server_commitment, created_ms, invite_code, deals,"
+                " rated, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT DO NOTHING",
+                (
+                    event.room_id, event.name, event.visibility, event.pace, event.seats,
+                    event.card_clock_ms, event.deal_clock_ms, event.creator_id,
+                    event.server_commitment, event.at_ms, event.invite_code, event.deals,
+                    int(event.rated), event.origin,
+                ),
+            )  # fmt: skip
+        case MatchBegan():
+            players.seat_players(
+                tx, [(p.id, p.name, p.guest, p.bot) for _, p, _ in event.players], now_ms()
+            )
+            if event.embargo:
+                tx.execute(
+                    "INSERT INTO embargoes (id) VALUES (?) ON CONFLICT DO NOTHING",
+                    (event.embargo,),
+                )
+            tx.execute(
+                "INSERT INTO matches (id, room_id, pace, status, seed_commitment,"
+                " server_commitment, card_clock_ms, deal_clock_ms, started_ms, series_id, deal,"
+                " embargo) VALUES (?, ?, ?, 'playing', ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    event.match_id, event.room_id, event.pace, event.seed_commitment,
+                    event.server_commitment, event.card_clock_ms, event.deal_clock_ms,
+                    event.at_ms, event.series_id or None, event.deal, event.embargo or None,
+                ),
+            )  # fmt: skip
+            tx.executemany(
+                "INSERT INTO match_players VALUES (?, ?, ?, ?)",
+                [(event.match_id, seat, p.id, c) for seat, p, c in event.players],
+            )
+            tx.execute(
+                "INSERT INTO seeds VALUES (?, ?, ?, ?)",
+                (
+                    event.match_id,
+                    event.seed,
+                    event.server_secret,
+                    json.dumps([c for _, _, c in event.players]),
+                ),
+            )
+        case CardPlaced():
+            _insert_placements(tx, [_placement_row(event)])
+        case MatchEnded():
+            tx.execute(
+                "UPDATE matches SET status = 'finished', starter = ?, finished_ms = ? WHERE id = ?",
+                (event.starter, event.at_ms, event.match_id),
+            )
+            tx.executemany(
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        event.match_id, o.player_id, o.seat, o.rank, o.score, o.time_used_ms,
+                        json.dumps(list(o.cells)), json.dumps(o.detail),
+                    )
+                    for o in event.outcomes
+                ],
+            )  # fmt: skip
+        case AbandonSeries(series_id=series_id):
+            tx.execute("UPDATE series SET status = 'abandoned' WHERE id = ?", (series_id,))
+            tx.execute(
+                "UPDATE matches SET status = 'abandoned'"
+                " WHERE series_id = ? AND status = 'playing'",
+                (series_id,),
+            )
+        case SeriesBegan():
+            players.seat_players(
+                tx, [(p.id, p.name, p.guest, p.bot) for p in event.players], now_ms()
+            )
+            tx.execute(
+                "INSERT INTO series (id, room_id, best_of, rated, pace, origin, status,"
+                " started_ms, root_secret, secret_scheme)"
+                " VALUES (?, ?, ?, ?, ?, ?, 'playing', ?, ?, ?)",
+                (
+                    event.series_id, event.room_id, event.best_of, int(event.rated),
+                    event.pace, event.origin, event.at_ms, event.root_secret,
+                    event.secret_scheme,
+                ),
+            )  # fmt: skip
+            bots = event.seat_bots or (("", ""),) * len(event.players)
+            tx.executemany(
+                "INSERT INTO series_players (series_id, seat, player_id, strategy, bot_seed)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [
+                    (event.series_id, seat, p.id, strategy, seed)
+                    for seat, (p, (strategy, seed)) in enumerate(
+                        zip(event.players, bots, strict=True)
+                    )
+                ],
+            )
+        case SeriesEnded():
+            standings = [
+                {"player_id": pid, "deals_won": won, "points": points, "time_used_ms": used,
+                 "forfeited": forfeited}
+                for pid, won, points, used, forfeited in event.standings
+            ]  # fmt: skip
+            tx.execute(
+                "UPDATE series SET status = ?, winner_id = ?, deals = ?,"
+                " standings = ?, finished_ms = ? WHERE id = ?",
+                (
+                    "aborted" if event.aborted else "finished", event.winner_id, event.deals,
+                    json.dumps(standings), event.at_ms, event.series_id,
+                ),
+            )  # fmt: skip
+        case EmbargoLifted():
+            tx.execute(
+                "INSERT INTO embargoes (id, lifted_ms) VALUES (?, ?) ON CONFLICT (id)"
+                " DO UPDATE SET lifted_ms = COALESCE(embargoes.lifted_ms, excluded.lifted_ms)",
+                (event.embargo, event.at_ms),
+            )
+        case Abandoned():
+            tx.execute(
+                "INSERT INTO abandonments (player_id, room_id, series_id, match_id, kind, at_ms)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    event.player_id, event.room_id, event.series_id, event.match_id,
+                    event.kind, event.at_ms,
+                ),
+            )  # fmt: skip
+        case RatingChanged():
+            rating, deviation, volatility = event.after
+            tx.execute(
+                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (player_id, pace) DO UPDATE SET rating = excluded.rating,"
+                " deviation = excluded.deviation, volatility = excluded.volatility,"
+                " games = excluded.games, updated_ms = excluded.updated_ms",
+                (event.player_id, event.pool, rating, deviation, volatility, event.games,
+                 event.at_ms),
+            )  # fmt: skip
+            tx.execute(
+                "INSERT INTO rating_history (player_id, pace, series_id, room_id, opponent_id,"
+                " score, rating_before, deviation_before, rating_after, deviation_after,"
+                " volatility_after, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    event.player_id, event.pool, event.series_id, event.room_id,
+                    event.opponent_id, event.score, event.before[0], event.before[1],
+                    rating, deviation, volatility, event.at_ms,
+                ),
+            )  # fmt: skip

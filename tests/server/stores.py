@@ -1,0 +1,97 @@
+"""The store a test runs on, SQLite or PostgreSQL, and what tests do to it from outside.
+
+A test asks for the ``store`` fixture (tests/server/conftest.py), parametrized
+over both engines, and gets a :class:`StoreUnderTest`: the ``--store`` to give
+the server (``target``), and, as another program would, reading its tables,
+making one write refuse (a trigger: a write that can never commit) and holding
+a lock the writer must wait for (a write that cannot commit for now). The SQL
+given here uses ``?`` placeholders on both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from server.storage.postgres import translate
+
+
+@dataclass
+class StoreUnderTest:
+    dialect: str  # "sqlite" or "postgresql"
+    target: str  # a SQLite file, or a postgresql:// URL
+
+    @property
+    def locked_text(self) -> str:
+        """What the writer's failure says while another program holds the lock."""
+        return "database is locked" if self.dialect == "sqlite" else "lock timeout"
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[Any]:
+        if self.dialect == "sqlite":
+            conn = sqlite3.connect(self.target, timeout=10, isolation_level=None)
+        else:
+            import psycopg
+
+            conn = psycopg.connect(self.target, autocommit=True)
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    def _sql(self, sql: str) -> str:
+        return sql if self.dialect == "sqlite" else translate(sql)
+
+    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._connect() as conn:
+            return [tuple(r) for r in conn.execute(self._sql(sql), args).fetchall()]
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> None:
+        with self._connect() as conn:
+            conn.execute(self._sql(sql), args)
+
+    def refuse(self, name: str, table: str, when: str, message: str) -> None:
+        """Make every insert into ``table`` whose NEW row meets ``when`` fail with
+        ``message``: a write the database itself refuses, for good."""
+        if self.dialect == "sqlite":
+            self.execute(
+                f"CREATE TRIGGER {name} BEFORE INSERT ON {table} WHEN {when}"
+                f" BEGIN SELECT RAISE(ABORT, '{message}'); END"
+            )
+            return
+        with self._connect() as conn:
+            conn.execute(
+                f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                f" IF {when} THEN RAISE EXCEPTION '{message}'; END IF; RETURN NEW; END $$"
+            )
+            conn.execute(
+                f"CREATE TRIGGER {name} BEFORE INSERT ON {table}"
+                f" FOR EACH ROW EXECUTE FUNCTION {name}()"
+            )
+
+    def allow(self, name: str, table: str) -> None:
+        """Take :meth:`refuse`'s trigger away."""
+        if self.dialect == "sqlite":
+            self.execute(f"DROP TRIGGER {name}")
+            return
+        with self._connect() as conn:
+            conn.execute(f"DROP TRIGGER {name} ON {table}")
+            conn.execute(f"DROP FUNCTION {name}()")
+
+    @contextlib.contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Another program holds what the writer needs (as a backup tool, a shell or a
+        migration may): SQLite's write lock, or PostgreSQL's lock on the placements."""
+        with self._connect() as conn:
+            if self.dialect == "sqlite":
+                conn.execute("BEGIN IMMEDIATE")
+            else:
+                conn.execute("BEGIN")
+                conn.execute("LOCK TABLE placements IN ACCESS EXCLUSIVE MODE")
+            try:
+                yield
+            finally:
+                conn.rollback() if self.dialect == "postgresql" else conn.execute("ROLLBACK")
