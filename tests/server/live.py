@@ -216,11 +216,13 @@ async def bury(live: Live, client: Client, room_id: str) -> Session:
 
 
 @contextlib.contextmanager
-def server_process(db: Path, port: int = 0) -> Iterator[tuple[subprocess.Popen[str], Live]]:
+def server_process(db: Path | str, port: int = 0) -> Iterator[tuple[subprocess.Popen[str], Live]]:
     """`cribsquares serve` as a real process on ``port`` (0: a free one; a given port
-    serves a restart on the same address); killed if still running at the end."""
+    serves a restart on the same address) storing in ``db`` (a SQLite file, or a
+    postgresql:// URL: ``--store``); killed if still running at the end."""
+    option = "--store" if str(db).startswith("postgresql://") else "--db"
     process = subprocess.Popen(
-        [sys.executable, "-m", "client_cli", "serve", "--port", str(port), "--db", str(db)],
+        [sys.executable, "-m", "client_cli", "serve", "--port", str(port), option, str(db)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -27,7 +27,11 @@ class StoreUnderTest:
     @property
     def locked_text(self) -> str:
         """What the writer's failure says while another program holds the lock."""
-        return "database is locked" if self.dialect == "sqlite" else "lock timeout"
+        return (
+            "database is locked"
+            if self.dialect == "sqlite"
+            else "canceling statement due to lock timeout"
+        )
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[Any]:
@@ -90,7 +94,8 @@ class StoreUnderTest:
                 conn.execute("BEGIN IMMEDIATE")
             else:
                 conn.execute("BEGIN")
-                conn.execute("LOCK TABLE placements IN ACCESS EXCLUSIVE MODE")
+                # SHARE: no row written to the placements, every read goes on.
+                conn.execute("LOCK TABLE placements IN SHARE MODE")
             try:
                 yield
             finally:

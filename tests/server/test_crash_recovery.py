@@ -13,6 +13,7 @@ import pytest
 import websockets
 
 from tests.server.live import Client, Live, server_process
+from tests.server.stores import StoreUnderTest
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -50,8 +51,11 @@ async def finish(client: Client, state: dict[str, Any], room_id: str, pick: int)
     return await client.play_to_end(room_id, pick)
 
 
-async def test_sigkill_mid_match_then_restart_resumes_every_match(tmp_path: Path) -> None:
-    db = tmp_path / "crash.db"
+async def test_sigkill_mid_match_then_restart_resumes_every_match(
+    store: StoreUnderTest,
+) -> None:
+    """On SQLite and on PostgreSQL: nothing acknowledged is lost."""
+    db = store.target
     with server_process(db) as (process, live):
         alice, bob = await Client.connect(live), await Client.connect(live)
         await alice.hello("alice")

@@ -1,9 +1,10 @@
 """Acknowledged means stored: the database fails under the real server, mid-match.
 
-The faults are SQLite's own, made from outside the server process the way an
-operator's mistake or a bug would make them: a trigger that refuses one
+The faults are the database's own, made from outside the server process the way
+an operator's mistake or a bug would make them: a trigger that refuses one
 placement (a write that can never commit), and another program holding the
-database's write lock (a write that cannot commit for now). Each test then
+lock the writer needs (a write that cannot commit for now). Every test runs on
+SQLite and on PostgreSQL (tests/server/stores.py). Each test then
 reads the database and checks, placement by placement, that every ``placed``
 a player received is stored and every stored placement was acknowledged.
 """
@@ -11,19 +12,17 @@ a player received is stored and every stored placement was acknowledged.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import sqlite3
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.server.live import Client, Live, server_process, signed_in
+from tests.server.stores import StoreUnderTest
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -72,16 +71,15 @@ class Player:
                 return message
 
 
-def stored(db: Path, match_id: str, player_id: str) -> dict[int, tuple[str, str, bool]]:
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute(
-            "SELECT turn, cell, card, auto FROM placements WHERE match_id = ? AND player_id = ?",
-            (match_id, player_id),
-        ).fetchall()
+def stored(db: StoreUnderTest, match_id: str, player_id: str) -> dict[int, tuple[str, str, bool]]:
+    rows = db.rows(
+        "SELECT turn, cell, card, auto FROM placements WHERE match_id = ? AND player_id = ?",
+        (match_id, player_id),
+    )
     return {turn: (cell, card, bool(auto)) for turn, cell, card, auto in rows}
 
 
-def assert_acknowledged_is_stored(db: Path, match_id: str, player: Player) -> None:
+def assert_acknowledged_is_stored(db: StoreUnderTest, match_id: str, player: Player) -> None:
     """Both ways: nothing acknowledged is missing, nothing stored went unacknowledged."""
     assert player.client.id is not None
     on_disk = stored(db, match_id, player.client.id)
@@ -119,18 +117,6 @@ async def solo_two_cards_in(client: Client) -> tuple[Player, str, dict[str, Any]
     return player, match, await client.until("card")
 
 
-@contextlib.contextmanager
-def write_lock(db: Path) -> Iterator[None]:
-    """Another program holds the database's write lock (as a backup tool or a shell may)."""
-    lock = sqlite3.connect(db, timeout=10, isolation_level=None)
-    lock.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    finally:
-        lock.rollback()
-        lock.close()
-
-
 def health(live: Live) -> tuple[int, dict[str, Any]]:
     try:
         with urllib.request.urlopen(live.http + "/healthz", timeout=10) as reply:
@@ -140,26 +126,25 @@ def health(live: Live) -> tuple[int, dict[str, Any]]:
 
 
 async def test_a_write_that_can_never_commit_is_not_acknowledged_and_its_room_goes_back(
-    tmp_path: Path,
+    store: StoreUnderTest,
 ) -> None:
-    db = tmp_path / "lost.db"
-    with server_process(db) as (process, live):
+    db = store
+    with server_process(db.target) as (process, live):
         alice, bob, room, match = await duel(live, "alice", "bob")
         carol, dave, other, other_match = await duel(live, "carol", "dave")
         # Alice's fifth placement will be refused by the database itself.
-        with sqlite3.connect(db, timeout=10) as conn:
-            conn.execute(
-                "CREATE TRIGGER lose_one BEFORE INSERT ON placements"
-                f" WHEN NEW.match_id = '{match}' AND NEW.player_id = '{alice.id}'"
-                " AND NEW.turn = 5 BEGIN SELECT RAISE(ABORT, 'injected fault'); END"
-            )
+        db.refuse(
+            "lose_one",
+            "placements",
+            f"NEW.match_id = '{match}' AND NEW.player_id = '{alice.id}' AND NEW.turn = 5",
+            "injected fault",
+        )
         a, b = Player(alice, room), Player(bob, room, pick=3)
 
         def repair(error: dict[str, Any]) -> None:
             # Alice heard of it: the fault goes, and she places the card elsewhere.
             if error["code"] == "storage_failed" and error["ref"] is not None:
-                with sqlite3.connect(db, timeout=10) as conn:
-                    conn.execute("DROP TRIGGER lose_one")
+                db.allow("lose_one", "placements")
                 a.pick = 2
 
         a.on_error = repair
@@ -197,14 +182,14 @@ async def test_a_write_that_can_never_commit_is_not_acknowledged_and_its_room_go
 
 
 async def test_while_the_database_is_locked_replies_wait_and_new_requests_are_refused(
-    tmp_path: Path,
+    store: StoreUnderTest,
 ) -> None:
-    db = tmp_path / "locked.db"
-    with server_process(db) as (process, live):
+    db = store
+    with server_process(db.target) as (process, live):
         alice = await signed_in(live, "alice")
         bob = await signed_in(live, "bob")
         a, match, card = await solo_two_cards_in(alice)
-        with write_lock(db):  # another program takes the write lock and keeps it
+        with db.write_lock():  # another program takes the lock and keeps it
             await a.place(card["turn"], card["legal"])
             for _ in range(150):  # the writer gives up waiting after 5 s, then retries
                 status, body = health(live)
@@ -212,7 +197,7 @@ async def test_while_the_database_is_locked_replies_wait_and_new_requests_are_re
                     break
                 await asyncio.sleep(0.1)
             assert (status, body["status"]) == (503, "storage_failing"), body
-            assert "database is locked" in body["storage"]
+            assert db.locked_text in body["storage"]
             # Meanwhile: no acknowledgement, nothing on disk, new requests refused.
             assert stored(db, match, alice.id or "").keys() == {1, 2}
             await bob.send(type="list_rooms", ref="l")
@@ -231,18 +216,18 @@ async def test_while_the_database_is_locked_replies_wait_and_new_requests_are_re
         assert_acknowledged_is_stored(db, match, a)
         process.terminate()
         _, log = process.communicate(timeout=30)
-    assert "storage: cannot write (database is locked" in log
+    assert f"storage: cannot write ({db.locked_text}" in log
     assert "storage: writing again after" in log
 
 
 async def test_a_server_killed_while_it_cannot_write_never_acknowledged_what_it_held(
-    tmp_path: Path,
+    store: StoreUnderTest,
 ) -> None:
-    db = tmp_path / "killed.db"
-    with server_process(db) as (process, live):
+    db = store
+    with server_process(db.target) as (process, live):
         alice = await signed_in(live, "alice")
         a, match, card = await solo_two_cards_in(alice)
-        with write_lock(db):
+        with db.write_lock():
             await a.place(card["turn"], card["legal"])
             # Past the writer's first attempt (it waits 5 s for the lock), and more.
             with pytest.raises(TimeoutError):
@@ -252,7 +237,7 @@ async def test_a_server_killed_while_it_cannot_write_never_acknowledged_what_it_
             process.wait(timeout=10)
         token = alice.token
     assert stored(db, match, alice.id or "").keys() == {1, 2} == a.acked.keys()
-    with server_process(db) as (_, live):
+    with server_process(db.target) as (_, live):
         back = await Client.connect(live)
         await back.send(type="hello", protocol=1, token=token)
         await back.until("welcome")
