@@ -134,7 +134,14 @@ class PostgresReader:
     async def fetch(self, sql: str, args: Args = ()) -> list[Row]:
         if self._conn.closed or self._conn.broken:
             self._conn = await self._connect(self._url)
-        cur = await self._conn.execute(translate(sql), args)
+        try:
+            cur = await self._conn.execute(translate(sql), args)
+        except psycopg.OperationalError:
+            if not self._conn.broken:
+                raise
+            # The server went away since the last read (restarted): once more, anew.
+            self._conn = await self._connect(self._url)
+            cur = await self._conn.execute(translate(sql), args)
         return await cur.fetchall()
 
     async def close(self) -> None:

@@ -20,6 +20,7 @@ from server.room.restore import restore as restore_room
 from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
 from tests.server.roomkit import ALICE, SECRET, Mailbox, bots, make_room, place
 from tests.server.stores import StoreUnderTest
+from tests.services import postgres
 
 
 async def test_a_match_is_stored_and_read_back(store: StoreUnderTest) -> None:
@@ -193,3 +194,34 @@ async def test_bot_seats_stored_before_their_strategy_was_are_migrated(
     room = restore_room(saved, 10, bots=factory)
     bot = room.seats[1]
     assert (bot.strategy, bot.bot_seed) == saved.seat_bots[1] and bot.bot is not None
+
+
+async def test_a_postgresql_restart_holds_writes_until_it_is_back_and_loses_none() -> None:
+    """The PostgreSQL server stops (as an operator's restart) while a match is played:
+    the write waits, retried, ``failing`` says why; PostgreSQL back, it commits on a
+    new connection, and the reads go on."""
+    reason = postgres.unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+    with postgres.cluster(fsync=False) as cluster:
+        url = cluster.url(cluster.create_database())
+        storage = await Storage.open(url)
+        await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+        room, box = make_room(1), Mailbox()
+        box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+        place(room, box, ALICE, 100)
+        await storage.persist(room.take_events())
+        cluster.stop("fast")
+        place(room, box, ALICE, 200)
+        held = storage.persist(room.take_events())
+        for _ in range(100):
+            if storage.failing is not None:
+                break
+            await asyncio.sleep(0.05)
+        assert storage.failing is not None and not held.done()
+        await asyncio.to_thread(cluster.start)
+        await asyncio.wait_for(held, 30)
+        assert storage.failing is None
+        (saved,) = await storage.unfinished()
+        assert [p.turn for p in saved.deals[0].placements] == [1, 2]
+        await storage.close()

@@ -86,6 +86,7 @@ class Cluster:
     root: Path
     port: int
     bin: Path
+    options: str  # pg_ctl's -o: the port and the settings
     _names: Iterator[int] = field(default_factory=itertools.count)
 
     @property
@@ -115,6 +116,29 @@ class Cluster:
     def drop_database(self, name: str) -> None:
         self.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
+    def stop(self, mode: str = "immediate") -> None:
+        """Stop the server (``fast``: as an operator's restart; ``immediate``: a crash)."""
+        done = _pg_ctl(self.bin, self.root, ["-m", mode, "-w", "stop"])
+        if done.returncode != 0:
+            raise RuntimeError(f"pg_ctl stop failed: {done.stderr.strip()}")
+
+    def start(self) -> None:
+        """Start it again, on the same port and data."""
+        done = _pg_ctl(self.bin, self.root, ["-w", "-t", str(START_TIMEOUT_S), "-o",
+                                             self.options, "start"])  # fmt: skip
+        if done.returncode != 0:
+            raise RuntimeError(f"pg_ctl start failed: {done.stderr.strip()}")
+
+    def running(self) -> bool:
+        return _pg_ctl(self.bin, self.root, ["status"]).returncode == 0
+
+
+def _pg_ctl(pg: Path, root: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    return _run(
+        [str(pg / "pg_ctl"), "-D", str(root / "data"), "-l", str(root / "log"), *args],
+        timeout=START_TIMEOUT_S + 10,
+    )
+
 
 def _run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
     if _as_root():
@@ -139,7 +163,7 @@ def cluster(*, fsync: bool = True, settings: dict[str, str] | None = None) -> It
     if _as_root():
         entry = pwd.getpwnam(RUN_AS)
         os.chown(root, entry.pw_uid, entry.pw_gid)
-    started = False
+    started: Cluster | None = None
     try:
         done = _run(
             [str(pg / "initdb"), "-D", str(root / "data"), "-U", SUPERUSER, "--auth=trust",
@@ -158,20 +182,16 @@ def cluster(*, fsync: bool = True, settings: dict[str, str] | None = None) -> It
         for attempt in range(5):  # a free port may be taken before the server binds it
             port = free_port()
             opts = f"-p {port} " + " ".join(f"-c {k}={v}" for k, v in options.items())
-            done = _run(
-                [str(pg / "pg_ctl"), "-D", str(root / "data"), "-l", str(root / "log"), "-w",
-                 "-t", str(START_TIMEOUT_S), "-o", opts, "start"],
-                timeout=START_TIMEOUT_S + 10,
-            )  # fmt: skip
+            done = _pg_ctl(pg, root, ["-w", "-t", str(START_TIMEOUT_S), "-o", opts, "start"])
             if done.returncode == 0:
-                started = True
+                started = Cluster(root, port, pg, opts)
                 break
             if attempt == 4:
                 log = (root / "log").read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"pg_ctl start failed: {done.stderr.strip()}\n{log}")
-        yield Cluster(root, port, pg)
+        assert started is not None
+        yield started
     finally:
-        if started:
-            _run([str(pg / "pg_ctl"), "-D", str(root / "data"), "-m", "immediate", "-w", "stop"],
-                 timeout=60)  # fmt: skip
+        if started is not None and started.running():
+            _pg_ctl(pg, root, ["-m", "immediate", "-w", "stop"])
         shutil.rmtree(root, ignore_errors=True)
