@@ -19,8 +19,8 @@ from typing import Any
 
 from server.limits import Quota
 from server.room import BETWEEN_DEALS_MS
-from server.storage.backends import BadStore
-from server.storage.backends import check as check_store
+from server.store_url import BadStore
+from server.store_url import check as check_store
 
 # Numbers that must be above zero; every other number may be zero (often: "off").
 POSITIVE = frozenset({

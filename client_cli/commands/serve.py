@@ -174,10 +174,11 @@ def run(args: argparse.Namespace) -> int:
 def _check_store(store: str) -> None:
     """Open the store once before the server starts: a SQLite file (so creating it),
     or a connection to the PostgreSQL database. One line if it cannot be."""
+    from server import store_url
     from server.storage import backends
 
-    if not backends.is_postgres(store):
-        path = backends.sqlite_path(store)
+    if not store_url.is_postgres(store):
+        path = store_url.sqlite_path(store)
         try:
             sqlite3.connect(path or store).close()
         except sqlite3.Error as exc:

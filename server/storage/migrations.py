@@ -78,7 +78,7 @@ def migrate(tx: Tx, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[int]
     if have - known:
         raise SchemaTooNew(
             f"the database is at schema version {max(have)}, made by a later cribsquares;"
-            f" this one knows versions up to {max(known)}"
+            f" this one knows versions up to {max(known, default=LATEST)}"
         )
     done = []
     for migration in migrations:

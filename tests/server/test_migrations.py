@@ -73,7 +73,7 @@ async def test_a_new_migration_runs_on_both_engines_in_the_opening_transaction(
     )
     writer = backend_for(store.target).open_writer()
     try:
-        with pytest.raises(Exception, match="(?i)syntax"), writer.transaction() as tx:
+        with pytest.raises(Exception, match=r"(?i)syntax"), writer.transaction() as tx:
             migrations.migrate(tx, later)
         # All or nothing: the migration before the broken one is undone with it.
         with writer.transaction() as tx:
