@@ -13,8 +13,9 @@ every commit reaches the disk before it is acknowledged). On each, in turn:
    written the way the storage writer writes one batch (one transaction,
    ``executemany``, one commit) on the writer's own connection. Per batch
    size: placements per second, µs of this process's CPU per placement
-   written (``time.process_time``: the client side; PostgreSQL's own CPU is its
-   processes'), and p50/p99 of a batch's commit latency (begin to committed).
+   written (``time.process_time``: the client side, the server's; for
+   PostgreSQL also ``db_cpu``, its own processes' CPU per placement, read from
+   /proc), and p50/p99 of a batch's commit latency (begin to committed).
 2. **through the store**: ``--players`` tasks, each placing one card at a time
    and awaiting its acknowledgement (``Storage.persist``), for ``--seconds``:
    the writer batches what arrives together. Placements per second, µs CPU per
@@ -28,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
 import tempfile
 import time
 from collections.abc import Iterator
@@ -39,9 +42,25 @@ from server.events import CardPlaced, Event, MatchBegan, PlayerRecord, RoomOpene
 from server.storage import Storage, StoredPlayer
 from server.storage.backends import backend_for
 from server.storage.writes import write_batch
+from tests.processes import descendants
 from tests.services import postgres
 
 CELLS = [f"{c}{r}" for r in "1234" for c in "abcd"]
+
+
+def cluster_cpu_s(cluster: postgres.Cluster | None) -> float:
+    """CPU seconds used so far by the cluster's processes (the postmaster and its
+    children: the backends of our connections live through a phase); 0 for SQLite."""
+    if cluster is None:
+        return 0.0
+    root = int((cluster.data / "postmaster.pid").read_text().split()[0])
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for p in (root, *(c.pid for c in descendants(root))):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -82,13 +101,19 @@ async def prepare(target: str, matches: int) -> None:
     await storage.close()
 
 
-def batches(target: str, source: Iterator[CardPlaced], size: int, count: int) -> dict[str, float]:
+def batches(
+    target: str,
+    source: Iterator[CardPlaced],
+    size: int,
+    count: int,
+    cluster: postgres.Cluster | None,
+) -> dict[str, float]:
     """``count`` transactions of ``size`` placements on the writer's connection."""
     backend = backend_for(target)
     writer = backend.open_writer()
     latencies = []
     try:
-        cpu, wall = time.process_time(), time.perf_counter()
+        cpu, wall, db = time.process_time(), time.perf_counter(), cluster_cpu_s(cluster)
         for _ in range(count):
             batch = [[next(source)] for _ in range(size)]
             start = time.perf_counter()
@@ -96,19 +121,25 @@ def batches(target: str, source: Iterator[CardPlaced], size: int, count: int) ->
                 write_batch(tx, batch, backend.unique_violation)
             latencies.append(time.perf_counter() - start)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        db = cluster_cpu_s(cluster) - db
     finally:
         writer.close()
     n = size * count
     return {
         "placements_per_s": n / wall,
         "cpu_us_per_placement": cpu / n * 1e6,
+        "db_cpu_us_per_placement": db / n * 1e6,
         "commit_p50_ms": percentile(latencies, 0.5) * 1000,
         "commit_p99_ms": percentile(latencies, 0.99) * 1000,
     }
 
 
 async def through_store(
-    target: str, source: Iterator[CardPlaced], players: int, seconds: float
+    target: str,
+    source: Iterator[CardPlaced],
+    players: int,
+    seconds: float,
+    cluster: postgres.Cluster | None,
 ) -> dict[str, float]:
     storage = await Storage.open(target)
     acks: list[float] = []
@@ -123,25 +154,29 @@ async def through_store(
             await storage.persist([event])
             acks.append(time.perf_counter() - start)
 
-    cpu, wall = time.process_time(), time.perf_counter()
+    cpu, wall, db = time.process_time(), time.perf_counter(), cluster_cpu_s(cluster)
     await asyncio.gather(*(player() for _ in range(players)))
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    db = cluster_cpu_s(cluster) - db
     await storage.close()
     return {
         "placements_per_s": len(acks) / wall,
         "cpu_us_per_placement": cpu / max(1, len(acks)) * 1e6,
+        "db_cpu_us_per_placement": db / max(1, len(acks)) * 1e6,
         "ack_p50_ms": percentile(acks, 0.5) * 1000,
         "ack_p99_ms": percentile(acks, 0.99) * 1000,
     }
 
 
-def measure(name: str, target: str, args: argparse.Namespace) -> dict[str, Any]:
+def measure(
+    name: str, target: str, args: argparse.Namespace, cluster: postgres.Cluster | None = None
+) -> dict[str, Any]:
     asyncio.run(prepare(target, args.matches))
     found: dict[str, Any] = {}
     source = placements(args.matches)  # each placement is written once, in turn order
     for size in (1, 8, 64):
-        found[f"batch {size}"] = batches(target, source, size, args.batches)
-    found["store"] = asyncio.run(through_store(target, source, args.players, args.seconds))
+        found[f"batch {size}"] = batches(target, source, size, args.batches, cluster)
+    found["store"] = asyncio.run(through_store(target, source, args.players, args.seconds, cluster))
     print(f"\n{name}")
     for what, figures in found.items():
         print(f"  {what:<9} " + "  ".join(f"{k} {v:,.2f}" for k, v in figures.items()))
@@ -165,7 +200,7 @@ def main() -> None:
     with postgres.cluster(fsync=True) as cluster:
         name = cluster.create_database("bench")
         results["postgresql"] = measure(
-            "PostgreSQL 15 (fsync on, synchronous_commit on)", cluster.url(name), args
+            "PostgreSQL 15 (fsync on, synchronous_commit on)", cluster.url(name), args, cluster
         )
     print("\nPostgreSQL against SQLite, same run (ratio of placements per second):")
     for what in results["sqlite"]:
