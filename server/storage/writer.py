@@ -88,9 +88,9 @@ class Storage:
         writer: Writer,
         reader: Reader,
         batch_wait_s: float = 0.002,
+        thread: ThreadPoolExecutor | None = None,
     ):
         self.backend = backend
-        self.where = backend.where
         self._batch_wait_s = batch_wait_s
         self._db = writer
         self._reader = reader
@@ -103,7 +103,7 @@ class Storage:
         # Told, synchronously, of the events of every write lost (see the module's doc).
         self.on_lost: LostWrites | None = None
         # The write connection is used by this one thread only, one batch at a time.
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="storage-writer")
+        self._thread = thread or ThreadPoolExecutor(1, thread_name_prefix="storage-writer")
 
     @classmethod
     async def open(cls, store: str | Path, *, batch_wait_s: float = 0.002) -> Storage:
@@ -114,15 +114,22 @@ class Storage:
         to write with it (every submitter waits that much longer for its commit).
         """
         backend = backend_for(str(store))
-        thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="storage-writer")
+        # The thread that will own the write connection opens it.
+        thread = ThreadPoolExecutor(1, thread_name_prefix="storage-writer")
         loop = asyncio.get_running_loop()
         try:
             writer, clashes = await loop.run_in_executor(thread, _open_writer, backend)
-        finally:
+        except BaseException:
             thread.shutdown()
+            raise
         identity.report(clashes)
-        reader = await backend.open_reader()
-        storage = cls(backend, writer, reader, batch_wait_s)
+        try:
+            reader = await backend.open_reader()
+        except BaseException:
+            await loop.run_in_executor(thread, writer.close)
+            thread.shutdown()
+            raise
+        storage = cls(backend, writer, reader, batch_wait_s, thread)
         storage._task = asyncio.create_task(storage._run(), name="storage-writer")
         return storage
 
