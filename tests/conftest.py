@@ -2,7 +2,8 @@
 
 At the end of the run every process this run started (below it, or
 orphaned: run from this checkout's interpreter or working in it, its parent
-gone) that was not there at the start must have ended; one that lives on
+gone; or running in the directory of a service the tests started,
+tests/services) that was not there at the start must have ended; one that lives on
 fails the run, named with its command line. The only exception is
 multiprocessing's resource tracker of the test process itself, which ends
 with it (its pipe closes when the test process exits). The processes of
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import services
 from tests.processes import Process, descendants, gone, of_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +52,9 @@ def leftovers() -> list[Process]:
         for p in processes
         if p.pid not in _before and not _ends_with_us(p) and _ours(p, mine, checkout)
     ]
+    # And whatever still runs in a service's directory (tests/services: a database
+    # cluster runs as its own user, outside the checkout).
+    started += [p for p in services.leftovers() if p.pid not in {q.pid for q in started}]
     alive = gone({p.pid for p in started}, SETTLE_S)
     return [p for p in started if p.pid in alive]
 

@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.services import started_in
+
 SUPERUSER = "postgres"
 RUN_AS = "postgres"  # as root, the cluster's processes run as this user
 START_TIMEOUT_S = 60
@@ -160,6 +162,7 @@ def cluster(*, fsync: bool = True, settings: dict[str, str] | None = None) -> It
     pg = bindir()
     assert pg is not None
     root = Path(tempfile.mkdtemp(prefix="cribsquares-pg-"))
+    started_in(root)
     if _as_root():
         entry = pwd.getpwnam(RUN_AS)
         os.chown(root, entry.pw_uid, entry.pw_gid)
