@@ -1,10 +1,10 @@
 """The store the server runs on, as the rest of the server sees it: a Protocol.
 
-:class:`server.storage.Storage` (SQLite, the embedded default) implements it. The
+:class:`server.storage.Storage` implements it, on SQLite (the embedded default)
+or PostgreSQL (``--store postgresql://…``). The
 hub awaits its writes before it sends anything they tell (acknowledged means
 stored); a restart and a lost write read back through it what to resume; the
-HTTP API reads the history through it. A store of another engine implements
-the same methods (docs/architecture.md, the seams).
+HTTP API reads the history through it (docs/architecture.md, the seams).
 """
 
 from __future__ import annotations
