@@ -17,6 +17,8 @@ migrations (:mod:`server.storage.migrations`), never edits of this text.
 
 from __future__ import annotations
 
+import re
+
 # Where a table read in insertion order has its ``{seq}``: nothing on SQLite.
 SEQ = {"sqlite": "", "postgresql": ",\n    seq BIGINT GENERATED ALWAYS AS IDENTITY"}
 
@@ -255,5 +257,6 @@ CREATE INDEX IF NOT EXISTS daily_attempts_player ON daily_attempts (player_id, d
 
 def statements(script: str, dialect: str) -> list[str]:
     """The statements of ``script`` for ``dialect``, one by one."""
-    text = script.replace("{seq}", SEQ[dialect])
+    # Comments go first: they may hold a semicolon (the schema's strings hold no "--").
+    text = re.sub(r"--[^\n]*", "", script.replace("{seq}", SEQ[dialect]))
     return [s.strip() for s in text.split(";") if s.strip()]
