@@ -78,3 +78,34 @@ def test_serve_defaults_print_as_documented(capsys: pytest.CaptureFixture[str]) 
     assert main(["serve", "--print-config"]) == 0
     out = capsys.readouterr().out
     assert "port = 8765\n" in out and "grace_ms = 60000\n" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["serve", "--store", "mysql://u@h/db"], "a path, sqlite:///PATH or postgresql://"),
+        (["serve", "--store", "sqlite://"], "a SQLite URL is sqlite:///PATH"),
+        (["serve", "--store", "postgresql://u:hunter2@127.0.0.1:1/"], "name the database"),
+        (["serve", "--db", "a.db", "--store", "b.db"], "--db and --store both name the store"),
+        # Nothing listens on port 1: refused before the server starts, in one line.
+        (["serve", "--store", "postgresql://u@127.0.0.1:1/db"], "cannot open the database db"),
+    ],
+)
+def test_a_store_that_cannot_be_one_is_a_one_line_error(
+    run_cli: Runner, argv: list[str], fragment: str
+) -> None:
+    result = run_cli(*argv)
+    assert_one_line_error(result, fragment)
+    assert "hunter2" not in result.err  # a password is never printed
+
+
+def test_the_store_is_set_by_the_config_file_and_checked_there_too(
+    run_cli: Runner, tmp_path: Path
+) -> None:
+    path = tmp_path / "server.toml"
+    path.write_text('store = "postgresql://cribsquares@db.example.org:5432/cribsquares"\n')
+    result = run_cli("serve", "--config", str(path), "--print-config")
+    assert result.code == 0, result.err
+    assert 'store = "postgresql://cribsquares@db.example.org:5432/cribsquares"' in result.out
+    path.write_text('store = "ftp://example.org/db"\n')
+    assert_one_line_error(run_cli("serve", "--config", str(path)), "store:")
