@@ -116,6 +116,7 @@ class Hub:
         self._players: OrderedDict[str, StoredPlayer] = OrderedDict()
         self._rebuilding: set[asyncio.Task[None]] = set()
         self._rebuilt_ms: dict[str, int] = {}  # room id -> when it was last rebuilt
+        self._unsettled = 0  # steps waiting for their persist to resolve
         storage.on_lost = self._lost
         self.quotas = make_quotas(config)
 
@@ -148,12 +149,20 @@ class Hub:
         outs = produce()
         events = self.lobby.take_events()
         turns = self.lobby.take_bot_turns()
-        try:
-            await self.storage.persist(events)
-        except WriteFailed as exc:
-            raise errors.StorageFailed(
-                f"the server could not store that, so it was not done ({exc.reason})"
-            ) from None
+        # A step that stored nothing, with no step before it still waiting for its
+        # commit, has nothing to wait for: its messages go out now, and they cannot
+        # overtake an earlier step's. Otherwise it queues behind them (persist
+        # resolves in submission order, also for an empty list).
+        if events or self._unsettled:
+            self._unsettled += 1
+            try:
+                await self.storage.persist(events)
+            except WriteFailed as exc:
+                raise errors.StorageFailed(
+                    f"the server could not store that, so it was not done ({exc.reason})"
+                ) from None
+            finally:
+                self._unsettled -= 1
         self.deliver(outs)
         for turn in turns:
             task = asyncio.create_task(self._think(turn))
