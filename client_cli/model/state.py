@@ -548,7 +548,7 @@ class ClientModel:
         if match.pace == Pace.RACE and msg.deadline_ms is not None:
             match.deal_clock = Clock(msg.deadline_ms, now)
             for pid, placed in msg.placed.items():
-                if placed >= 16:  # seen full now: it finished within the last ~150 ms
+                if placed >= 16:  # seen full now: it finished within the last ~300 ms
                     match.used_ms.setdefault(pid, max(0, match.deal_clock_ms - msg.deadline_ms))
         return []
 

@@ -99,7 +99,10 @@ from server.series import DealOutcome, SecretScheme, Series, deal_secrets
 # A placement that leaves the turn open is announced in a ``progress`` this long
 # after it, together with every other placement made meanwhile; a placement that
 # completes a turn or the match is announced at once (docs/protocol.md, progress).
-PROGRESS_DELAY_MS = 100
+# As long as a room update's interval: at 100 ms, players thinking about a second
+# each made about three ``progress`` frames per member and turn, at 250 ms about
+# two (docs/benchmarks.md, fourth optimisation round).
+PROGRESS_DELAY_MS = 250
 CELL_NAMES = frozenset(cell_name(c) for c in range(16))
 # Members hear of a change of seats, spectators, readiness or connections at once
 # if they heard of none in this long, else when it is up, with the room as it is
