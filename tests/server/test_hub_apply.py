@@ -62,6 +62,15 @@ def step(hub: Hub, ref: str, events: Sequence[Event] = ()):  # type: ignore[no-u
     return produce
 
 
+async def place_then_tick(hub: Hub) -> tuple[asyncio.Task[None], asyncio.Task[None]]:
+    """A placement's step, then a tick's that stores nothing, both under way."""
+    first = asyncio.create_task(hub.apply(step(hub, "place", [placed_event(1)])))
+    await asyncio.sleep(0)
+    second = asyncio.create_task(hub.apply(step(hub, "tick")))
+    await asyncio.sleep(0)
+    return first, second
+
+
 def refs(inbox: Inbox) -> list[str]:
     return [text.split('"ref":"')[1].split('"')[0] for text in inbox.texts]
 
@@ -87,10 +96,7 @@ async def test_a_step_that_stores_something_waits_for_its_commit() -> None:
 
 async def test_a_step_that_stores_nothing_waits_behind_an_earlier_uncommitted_one() -> None:
     hub, store, inbox = setup()
-    first = asyncio.create_task(hub.apply(step(hub, "place", [placed_event(1)])))
-    await asyncio.sleep(0)
-    second = asyncio.create_task(hub.apply(step(hub, "tick")))
-    await asyncio.sleep(0)
+    first, second = await place_then_tick(hub)
     assert inbox.texts == []  # the tick's messages do not overtake the placement's
     assert [events for events, _ in store.writes] == [[placed_event(1)], []]
     for _, future in store.writes:
@@ -105,10 +111,7 @@ async def test_a_step_that_stores_nothing_waits_behind_an_earlier_uncommitted_on
 
 async def test_a_lost_write_sends_nothing_of_it_nor_of_the_empty_step_behind_it() -> None:
     hub, store, inbox = setup()
-    first = asyncio.create_task(hub.apply(step(hub, "place", [placed_event(1)])))
-    await asyncio.sleep(0)
-    second = asyncio.create_task(hub.apply(step(hub, "tick")))
-    await asyncio.sleep(0)
+    first, second = await place_then_tick(hub)
     for _, future in store.writes:  # as Storage fails what waited behind a lost write
         future.set_exception(WriteFailed("disk I/O error"))
     for task in (first, second):
