@@ -47,7 +47,10 @@ class Queue:
     def match(self, now_ms: int) -> list[tuple[Ticket, Ticket]]:
         """Remove and return every pair that can be made now."""
         pairs: list[tuple[Ticket, Ticket]] = []
-        waiting = sorted(self.tickets.values(), key=lambda t: (t.since_ms, t.player))
+        # Longest waiting first; tickets of the same millisecond in the order they
+        # joined (the sort is stable, the dict keeps that order): who queued first
+        # takes the first seat, not whoever has the smaller id.
+        waiting = sorted(self.tickets.values(), key=lambda t: t.since_ms)
         taken: set[str] = set()
         for t in waiting:
             if t.player in taken:

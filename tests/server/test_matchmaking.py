@@ -53,3 +53,11 @@ def test_pairs_are_disjoint_and_within_both_windows(
         assert gap <= a.window(now) and gap <= b.window(now)
         assert a.window(now) >= BASE_WINDOW
     assert len(q.tickets) + len(seen) == len(entries)
+
+
+def test_of_two_tickets_of_the_same_millisecond_the_first_queued_takes_the_first_seat() -> None:
+    q = Queue()
+    q.join(Ticket("zed", 1500, 1_000))
+    q.join(Ticket("amy", 1500, 1_000))
+    ((first, second),) = q.match(1_000)
+    assert (first.player, second.player) == ("zed", "amy")
