@@ -17,7 +17,7 @@ from server.daily.views import DayFacts
 from server.events import Event
 from server.ratings import Entry
 from server.recovery import Resumable, ResumableTournament, StoredTable
-from server.storage import LostWrites, StoredPlayer
+from server.storage import Fence, LostWrites, StoredPlayer
 from server.storage.daily import DeskState, Draw
 
 
@@ -27,8 +27,13 @@ class Store(Protocol):
     on_lost: LostWrites | None  # told, synchronously, of the events of every write lost
 
     # -- The writes the hub awaits
-    def persist(self, events: Sequence[Event]) -> asyncio.Future[None]:
-        """Resolves, in submission order, once ``events`` are committed (WriteFailed: not)."""
+    def persist(
+        self, events: Sequence[Event], fences: Sequence[Fence] = ()
+    ) -> asyncio.Future[None]:
+        """Resolves, in submission order, once ``events`` are committed (WriteFailed: not).
+
+        ``fences``: a cluster node's lease tokens for the rooms the events concern,
+        checked in the same transaction (a stale one: WriteFailed, nothing stored)."""
 
     async def create_player(self, player: StoredPlayer, token_hash: str) -> None: ...
 

@@ -24,10 +24,11 @@ Nothing here decides anything about a game.
 """
 
 from server.storage.history import match_detail, player_matches, recent_matches
-from server.storage.records import LostWrites, NameInUse, StoredPlayer, WriteFailed
+from server.storage.records import Fence, LostWrites, NameInUse, StoredPlayer, WriteFailed
 from server.storage.writer import Storage
 
 __all__ = [
+    "Fence",
     "LostWrites",
     "NameInUse",
     "Storage",

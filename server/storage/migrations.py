@@ -55,6 +55,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline", _baseline),
     # IF NOT EXISTS: a SQLite file from before versions may have them already.
     Migration(2, "daily deal", _run(schema.DAILY)),
+    Migration(3, "fences", _run(schema.FENCES)),  # a cluster's lease tokens (docs/scaling.md)
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -43,3 +43,18 @@ class AbandonSeries:
 
 
 LostWrites = Callable[[Sequence[Event]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A cluster node's claim to write for ``key`` (``room:ID``): the transaction it is
+    written in commits only if ``token`` is at least the newest token stored for the
+    key, and stores it as the newest. A node whose lease was taken over (a newer
+    token written by the new owner) can no longer write (docs/scaling.md)."""
+
+    key: str
+    token: int
+
+
+class FencedOut(Exception):
+    """A newer owner's token is stored for a key: the write is refused, never retried."""

@@ -254,6 +254,15 @@ CREATE TABLE IF NOT EXISTS daily_attempts (
 CREATE INDEX IF NOT EXISTS daily_attempts_player ON daily_attempts (player_id, day);
 """
 
+# Version 3: the newest lease token of each key a cluster node writes under
+# (server.storage.records.Fence, docs/scaling.md).
+FENCES = """
+CREATE TABLE IF NOT EXISTS fences (
+    key   TEXT PRIMARY KEY,
+    token BIGINT NOT NULL
+);
+"""
+
 
 def statements(script: str, dialect: str) -> list[str]:
     """The statements of ``script`` for ``dialect``, one by one."""

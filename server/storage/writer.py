@@ -55,6 +55,7 @@ from server.storage import daily, history, migrations, players, pruning, series,
 from server.storage.backends import backend_for
 from server.storage.records import (
     AbandonSeries,
+    Fence,
     LostWrites,
     NameInUse,
     NewPlayer,
@@ -147,14 +148,20 @@ class Storage:
     # ------------------------------------------------------------------
     # Writing
 
-    def persist(self, events: Sequence[Event]) -> asyncio.Future[None]:
+    def persist(
+        self, events: Sequence[Event], fences: Sequence[Fence] = ()
+    ) -> asyncio.Future[None]:
         """Queue ``events``; the future resolves once they are committed.
 
         Resolution is in submission order, also for an empty list, so awaiting
         it before sending keeps messages in the order the rooms produced them.
         It fails with :class:`WriteFailed` if they cannot be stored.
+
+        ``fences`` (a cluster node's, for the rooms the events concern) are checked
+        in the same transaction: if one is stale the write fails (WriteFailed) and
+        nothing of it is stored.
         """
-        return self._submit(events, chained=True)
+        return self._submit([*fences, *events] if fences else events, chained=True)
 
     async def create_player(self, player: StoredPlayer, token_hash: str) -> None:
         """Register a player; raise :class:`NameInUse` for a taken registered name,

@@ -27,11 +27,11 @@ from server.events import (
     SeriesEnded,
 )
 from server.storage import daily, players, pruning, tournaments
-from server.storage.records import AbandonSeries, NameInUse, NewPlayer
+from server.storage.records import AbandonSeries, Fence, FencedOut, NameInUse, NewPlayer
 from server.storage.sql import Tx
 
-Write = Event | NewPlayer | AbandonSeries | tournaments.Abandon | pruning.Prune | daily.Draw
-_OWN = (NewPlayer, AbandonSeries, tournaments.Abandon, pruning.Prune, daily.Draw)
+Write = Event | NewPlayer | AbandonSeries | tournaments.Abandon | pruning.Prune | daily.Draw | Fence
+_OWN = (NewPlayer, AbandonSeries, tournaments.Abandon, pruning.Prune, daily.Draw, Fence)
 
 
 def is_event(write: Write) -> TypeGuard[Event]:
@@ -105,6 +105,14 @@ def _apply(tx: Tx, event: Write) -> None:
     if daily.apply(tx, event):
         return
     match event:
+        case Fence(key=key, token=token):
+            changed = tx.execute(
+                "INSERT INTO fences (key, token) VALUES (?, ?) ON CONFLICT (key) DO UPDATE"
+                " SET token = excluded.token WHERE excluded.token >= fences.token",
+                (key, token),
+            )
+            if changed != 1:
+                raise FencedOut(f"{key}: a newer owner holds it (token {token} is stale)")
         case NewPlayer(player=p, token_hash=h):
             players.new_player(tx, p.id, p.name, p.guest, p.bot, h, now_ms())
         case RoomOpened():

@@ -1,0 +1,31 @@
+"""The store's fence, on SQLite and PostgreSQL: a write under a lease token older than the
+newest stored for its key is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.storage import Fence, Storage, WriteFailed
+from tests.server.stores import StoreUnderTest
+
+
+async def test_a_stale_token_cannot_write_and_a_newer_one_can(store: StoreUnderTest) -> None:
+    storage = await Storage.open(store.target)
+    lost: list[object] = []
+    storage.on_lost = lost.append
+    try:
+        await storage.persist([], [Fence("room:r1", 5)])
+        await storage.persist([], [Fence("room:r1", 5)])  # the same owner again
+        await storage.persist([], [Fence("room:r2", 1)])  # another room, its own tokens
+        with pytest.raises(WriteFailed, match="newer owner"):
+            await storage.persist([], [Fence("room:r1", 4)])  # the deposed owner
+        assert lost  # the owner heard at once, before anything else ran
+        await storage.persist([], [Fence("room:r1", 6)])  # the next owner
+        with pytest.raises(WriteFailed):
+            await storage.persist([], [Fence("room:r1", 5)])
+    finally:
+        await storage.close()
+    assert store.rows("SELECT key, token FROM fences ORDER BY key") == [
+        ("room:r1", 6),
+        ("room:r2", 1),
+    ]
