@@ -11,6 +11,7 @@ in code, so no setting reaches the server unchecked.
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ POSITIVE = frozenset({
     "quota_keys", "player_cache_size", "prune_every_s",
 })  # fmt: skip
 PORT_MAX = 65_535
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+NODE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,10 @@ class ServerConfig:
     player_cache_size: int = 10_000  # signed-in players kept in memory (LRU)
     prune_after_ms: int = 604_800_000  # rooms never played, tournaments never started: forgotten
     prune_every_s: float = 3_600.0  # how often the server looks for them (server.storage.pruning)
+    # -- A cluster (docs/scaling.md): Redis shared by every node ("" : one process alone),
+    # and this node's id among them ("": one made up at start).
+    redis_url: str = ""
+    node_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +165,16 @@ def check(config: ServerConfig) -> None:
             raise ConfigError(f"{name}: more than 0, not {value:g}")
         if value < 0:
             raise ConfigError(f"{name}: 0 or more, not {value:g}")
+    redis_url = getattr(config, "redis_url", "")
+    if redis_url and not redis_url.startswith(REDIS_SCHEMES):
+        raise ConfigError(
+            f"redis_url: redis://HOST:PORT/DB, rediss://… (TLS) or unix://PATH, not {redis_url!r}"
+        )
+    node_id = getattr(config, "node_id", "")
+    if node_id and not NODE_ID.fullmatch(node_id):
+        raise ConfigError(f"node_id: 1 to 32 letters, digits, '-' or '_', not {node_id!r}")
+    if node_id and not redis_url:
+        raise ConfigError("node_id: only for a node of a cluster (set redis_url too)")
     try:
         check_store(store_of(config))
     except BadStore as exc:

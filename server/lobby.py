@@ -78,6 +78,7 @@ class Lobby:
         think_elsewhere: bool = False,
         levels: Sequence[BotLevel] = (),
         daily_calendar: Calendar | None = None,
+        registry: RoomRegistry | None = None,
     ) -> None:
         self.config = config or LobbyConfig()
         self.ids = ids or IdSource()
@@ -86,7 +87,7 @@ class Lobby:
         # True: rooms do not run their bots' strategies but ask (bot_turns) and are
         # answered through bot_move; the server thinks in other processes.
         self.think_elsewhere = think_elsewhere
-        self.registry = RoomRegistry()
+        self.registry = registry or RoomRegistry()
         self.rooms = self.registry.rooms  # by id
         self.events: list[Event] = []
         self.bot_turns: list[BotTurn] = []
@@ -545,6 +546,15 @@ class Lobby:
                 room.spectators[pid] = player
                 outs.append(room.send_state(pid, now_ms))
         return outs + self.settle(room, now_ms)
+
+    def release(self, room_id: str) -> None:
+        """Another node runs ``room_id`` from now on (a cluster, docs/scaling.md): it
+        leaves this lobby as it is, nothing said and nothing stored (everything it
+        decided is stored already)."""
+        room = self.rooms.get(room_id)
+        if room is not None:
+            self._hold(room, True)
+            self._forget(room)
 
     @staticmethod
     def gone(room: Room) -> list[Outbound]:

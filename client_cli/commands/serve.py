@@ -71,6 +71,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         " proxy: browser pages from it may open the WebSocket (repeatable)",
     )
     parser.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="run as one node of a cluster sharing this Redis (redis://HOST:PORT/DB) and the"
+        " database with the other nodes (docs/scaling.md); without it, one process alone",
+    )
+    parser.add_argument(
+        "--node-id",
+        default=None,
+        metavar="ID",
+        help="this node's name in the cluster, unique among the nodes (default: made up)",
+    )
+    parser.add_argument(
         "--config",
         metavar="FILE",
         help="a TOML file of settings by name (docs/operations.md); options given here win",
@@ -135,6 +148,10 @@ def config_from(args: argparse.Namespace) -> Any:
         changes["tournament_admins"] = tuple(args.admin)
     if args.public_url:
         changes["public_urls"] = tuple(args.public_url)
+    if args.redis is not None:
+        changes["redis_url"] = args.redis
+    if args.node_id is not None:
+        changes["node_id"] = args.node_id
     config = dataclasses.replace(base, **changes)
     try:
         settings.check(config)

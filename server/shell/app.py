@@ -25,6 +25,8 @@ from server.daily.desk import Calendar
 from server.daily.desk import wall as wall_calendar
 from server.lobby import Lobby
 from server.shell import clock, daily_keeper
+from server.shell.cluster.directory import SharedRegistry
+from server.shell.cluster.node import ClusterNode, new_node_id
 from server.shell.http import (
     daily,
     healthz,
@@ -109,18 +111,34 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
         think_elsewhere=True,
         levels=bot_levels(),
         daily_calendar=app[DAILY_CALENDAR],
+        registry=SharedRegistry() if config.redis_url else None,
     )
     lobby.ratings.load(await storage.ratings())
     lobby.shadowed = await storage.shadowed_players()
     app[STORAGE] = storage
-    hub = Hub(config, storage, lobby, BotPool())
+    node = None
+    if config.redis_url:
+        node = ClusterNode(config.redis_url, config.node_id or new_node_id(), storage, lobby)
+        hub = Hub(config, storage, lobby, BotPool(), delivery=node.delivery, cluster=node)
+    else:
+        hub = Hub(config, storage, lobby, BotPool())
     app[HUB] = hub
     app[ANALYST] = Analyst()
     await daily_keeper.load(storage, lobby.daily, clock.now_ms())
     await daily_keeper.draw_ahead(storage, lobby.daily, clock.now_ms())
-    await hub.resume_series()
+    if node is None:
+        await hub.resume_series()
+    else:
+        try:
+            await node.start(hub)
+        except BaseException:
+            await hub.stop_thinking()
+            await storage.close()
+            raise
     await hub.apply(lambda: lobby.daily.resumed(clock.now_ms()))
     yield
+    if node is not None:
+        await node.stop()  # its rooms handed over to the other nodes
     await app[ANALYST].close()
     await hub.stop_thinking()
     await storage.close()

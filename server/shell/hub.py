@@ -17,6 +17,7 @@ import logging
 import secrets
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from aiohttp import WSCloseCode
 from pydantic import BaseModel
@@ -51,10 +52,23 @@ from server.room import BotTurn, Outbound, Room
 from server.shell import clock
 from server.shell.delivery import Delivery
 from server.shell.session import Session, in_background
-from server.storage import NameInUse, StoredPlayer, WriteFailed
+from server.storage import Fence, NameInUse, StoredPlayer, WriteFailed
 from server.store import Store
 
 log = logging.getLogger(__name__)
+
+
+class Cluster(Protocol):
+    """What the hub asks of a cluster node (server/shell/cluster/node.py)."""
+
+    def fences(self, events: Sequence[Event]) -> list[Fence]: ...
+
+    async def settle(self) -> None: ...
+
+    def owns(self, room_id: str) -> bool: ...
+
+    async def route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool: ...
+
 
 SERVER_NAME = "cribsquares/0.1"
 
@@ -102,7 +116,14 @@ class Hub:
     """Connections by player, and the one path from a command to the wire."""
 
     def __init__(
-        self, config: ServerConfig, storage: Store, lobby: Lobby, bots: BotPool | None = None
+        self,
+        config: ServerConfig,
+        storage: Store,
+        lobby: Lobby,
+        bots: BotPool | None = None,
+        *,
+        delivery: Delivery | None = None,
+        cluster: Cluster | None = None,
     ) -> None:
         self.config = config
         self.storage = storage
@@ -110,7 +131,9 @@ class Hub:
         self.bots = bots or BotPool()
         self._thinking: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
-        self.delivery = Delivery()  # addressed messages to the sessions that receive them
+        # Addressed messages to the sessions that receive them (in a cluster: on any node).
+        self.delivery = delivery or Delivery()
+        self.cluster = cluster  # None: one process, the whole server
         self.by_address: Counter[str] = Counter()  # open WebSockets per remote address
         # token hash -> player, the most recently signed in last (bounded: LRU)
         self._players: OrderedDict[str, StoredPlayer] = OrderedDict()
@@ -152,11 +175,18 @@ class Hub:
         # A step that stored nothing, with no step before it still waiting for its
         # commit, has nothing to wait for: its messages go out now, and they cannot
         # overtake an earlier step's. Otherwise it queues behind them (persist
-        # resolves in submission order, also for an empty list).
-        if events or self._unsettled:
+        # resolves in submission order, also for an empty list). A cluster node's
+        # every step settles its leases and shared lists, in submission order too.
+        cluster = self.cluster
+        if events or self._unsettled or cluster is not None:
             self._unsettled += 1
             try:
-                await self.storage.persist(events)
+                if cluster is None:
+                    await self.storage.persist(events)
+                else:
+                    stored = self.storage.persist(events, cluster.fences(events))
+                    await cluster.settle()
+                    await stored
             except WriteFailed as exc:
                 raise errors.StorageFailed(
                     f"the server could not store that, so it was not done ({exc.reason})"
@@ -226,6 +256,8 @@ class Hub:
         now = clock.now_ms()
         again = self._rebuilt_ms.get(room.id)
         self._rebuilt_ms[room.id] = now
+        if self.cluster is not None and not self.cluster.owns(room.id):
+            return  # its lease was taken over: the new owner has rebuilt it
         try:
             self.lobby.ratings.load(await self.storage.ratings(), replace=True)
             found = await self.storage.unfinished(room.id)
@@ -316,13 +348,15 @@ class Hub:
         if isinstance(message, Ping):
             session.send_message(Pong(ref=message.ref))
             return
-        self._require_storage()
+        self.require_storage()
         kind = QUOTA_KINDS.get(type(message))
         if kind is not None:
             self._spend(kind, session.address, player.id)
+        if self.cluster is not None and await self.cluster.route(session, player, message):
+            return  # answered from what the nodes share, or run by the room's owner
         await self.apply(lambda: self.lobby.handle(player, message, clock.now_ms()))
 
-    def _require_storage(self) -> None:
+    def require_storage(self) -> None:
         """While the database cannot be written, requests are refused, untouched:
         what they decided could not be acknowledged until it can."""
         failing = self.storage.failing
@@ -344,7 +378,7 @@ class Hub:
                 "hello: give a token (to sign in again) or a name (to register), not both",
                 code="bad_message",
             )
-        self._require_storage()
+        self.require_storage()
         issued: str | None = None
         self._spend("signin", session.address, None)
         if hello.token is not None:

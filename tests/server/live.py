@@ -216,16 +216,29 @@ async def bury(live: Live, client: Client, room_id: str) -> Session:
 
 
 @contextlib.contextmanager
-def server_process(db: Path | str, port: int = 0) -> Iterator[tuple[subprocess.Popen[str], Live]]:
+def server_process(
+    db: Path | str, port: int = 0, extra: tuple[str, ...] = (), stderr: Any = subprocess.PIPE
+) -> Iterator[tuple[subprocess.Popen[str], Live]]:
     """`cribsquares serve` as a real process on ``port`` (0: a free one; a given port
     serves a restart on the same address) storing in ``db`` (a SQLite file, or a
-    postgresql:// URL: ``--store``); killed if still running at the end."""
+    postgresql:// URL: ``--store``), with the options ``extra`` (its log to
+    ``stderr``); killed if still running at the end."""
     option = "--store" if str(db).startswith("postgresql://") else "--db"
     process = subprocess.Popen(
-        [sys.executable, "-m", "client_cli", "serve", "--port", str(port), option, str(db)],
+        [
+            sys.executable,
+            "-m",
+            "client_cli",
+            "serve",
+            "--port",
+            str(port),
+            option,
+            str(db),
+            *extra,
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=stderr,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
         start_new_session=True,  # its bot workers join its process group

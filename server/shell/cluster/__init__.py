@@ -1,0 +1,13 @@
+"""Many nodes as one server: Redis shares what nodes must know, the store what must last.
+
+Started by ``cribsquares serve --redis URL`` (without it none of this runs). The
+room machine, the lobby and visibility are unchanged: the cluster is a transport
+around them (docs/scaling.md).
+
+* :mod:`.bus`: the node's Redis connections, its channel and the broadcast one.
+* :mod:`.leases`: who owns a room (a lease with a fencing token), node liveness.
+* :mod:`.presence`: which node(s) each player is connected to.
+* :mod:`.delivery`: addressed messages to local sessions and to other nodes.
+* :mod:`.directory`: the public list of rooms and the invite codes, cluster-wide.
+* :mod:`.node`: the node itself: routing commands to owners, takeover, hand-over.
+"""

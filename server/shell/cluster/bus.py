@@ -1,0 +1,113 @@
+"""The node's Redis connections: commands, one ordered publisher, and its subscriptions.
+
+Every node listens on its own channel (``cs:node:ID``) and on the broadcast one
+(``cs:all``). Messages are JSON objects with a kind (``k``) and the sender's
+node id (``from``). Everything a node publishes goes through one connection,
+one at a time, in the order it was asked: a player's sign-in broadcast reaches
+the owner of its room before the placement it sends next (Redis delivers a
+connection's publications in order).
+
+Redis is trusted: what travels here has passed the sending node's checks, and
+holds cards addressed to players (docs/scaling.md, Security).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import redis.asyncio as aioredis
+
+log = logging.getLogger(__name__)
+
+BROADCAST = "cs:all"
+
+
+def channel(node: str) -> str:
+    return f"cs:node:{node}"
+
+
+Handler = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class Bus:
+    def __init__(self, url: str, node: str) -> None:
+        self.node = node
+        self.redis: aioredis.Redis = aioredis.Redis.from_url(url, decode_responses=True)
+        # One connection for every publication, in order.
+        self._publisher: aioredis.Redis = aioredis.Redis.from_url(
+            url, decode_responses=True, single_connection_client=True
+        )
+        self._order = asyncio.Lock()
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        self._reader: asyncio.Task[None] | None = None
+        self._handler: Handler | None = None
+        self._handling: set[asyncio.Task[None]] = set()
+
+    async def start(self, handler: Handler) -> None:
+        """Subscribe, then hand every message to ``handler`` in a task of its own,
+        started in the order the messages came (the hub's steps run synchronously up
+        to their first wait, so they are taken in that order)."""
+        await self.redis.ping()
+        self._handler = handler
+        await self._pubsub.subscribe(channel(self.node), BROADCAST)
+        self._reader = asyncio.create_task(self._read(), name="cluster-bus-reader")
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                message = await self._pubsub.get_message(timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("cluster: reading the bus failed (%s); again in a moment", exc)
+                await asyncio.sleep(0.5)
+                continue
+            if message is None or message.get("type") != "message":
+                continue
+            try:
+                payload = json.loads(message["data"])
+            except (TypeError, ValueError):
+                log.warning("cluster: a message that is not JSON on %s", message.get("channel"))
+                continue
+            if isinstance(payload, dict) and payload.get("from") != self.node:
+                task = asyncio.create_task(self._handle(payload))
+                self._handling.add(task)
+                task.add_done_callback(self._handling.discard)
+
+    async def _handle(self, payload: dict[str, Any]) -> None:
+        assert self._handler is not None
+        try:
+            await self._handler(payload)
+        except Exception:
+            log.exception("cluster: handling a %r message failed", payload.get("k"))
+
+    async def publish(self, node: str | None, payload: dict[str, Any]) -> int:
+        """Send ``payload`` to ``node`` (None: every node); how many nodes listened."""
+        payload["from"] = self.node
+        text = json.dumps(payload, separators=(",", ":"))
+        async with self._order:
+            received: int = await self._publisher.publish(
+                BROADCAST if node is None else channel(node), text
+            )
+        return received
+
+    async def ordered(self, call: Callable[[aioredis.Redis], Awaitable[Any]]) -> Any:
+        """Run ``call`` on the publishing connection, in order with the publications."""
+        async with self._order:
+            return await call(self._publisher)
+
+    async def close(self) -> None:
+        for task in (self._reader, *self._handling):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self._publisher.aclose()
+        await self.redis.aclose()

@@ -1,0 +1,141 @@
+"""Who owns what: a lease per room (and the coordinator's), with a fencing token.
+
+A lease is the Redis key ``cs:lease:KEY`` (KEY ``room:ID``, or ``coordinator``)
+holding ``"NODE TOKEN"``, set only if absent (SET NX) with an expiry (PX), the
+token from one counter (INCR ``cs:fence``), so every lease of a key has a larger
+token than the one before. The owner renews all its leases at once (one script
+over its set ``cs:owned:NODE``) well within the expiry; a node that stops
+renewing (killed, paused, cut off) loses them when they expire, and another
+node may take them. The token goes with every write the owner makes for the
+key (server.storage.Fence), so a deposed owner that wakes up cannot write over
+its successor: the store holds the newer token and refuses the older.
+
+Each node also keeps ``cs:alive:NODE`` (a shorter expiry, renewed with the
+leases) and is listed in ``cs:nodes``: the others see it gone when the key is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis.asyncio as aioredis
+
+LEASE_MS = 4_000  # a lease not renewed for this long is free
+ALIVE_MS = 3_000  # a node not heard of for this long is gone
+RENEW_S = 1.0  # how often the leases and the node's liveness are renewed
+NODES = "cs:nodes"
+FENCE = "cs:fence"
+
+_ACQUIRE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local token = redis.call('INCR', KEYS[3])
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. token, 'PX', ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[3])
+if ARGV[4] ~= '' then redis.call('SREM', ARGV[4], ARGV[3]) end
+return token
+"""
+
+_RENEW = """
+local lost = {}
+local mine = ARGV[1] .. ' '
+for _, key in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local lease = 'cs:lease:' .. key
+  local v = redis.call('GET', lease)
+  if v and string.sub(v, 1, #mine) == mine then
+    redis.call('PEXPIRE', lease, ARGV[2])
+  else
+    redis.call('SREM', KEYS[1], key)
+    table.insert(lost, key)
+  end
+end
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+return lost
+"""
+
+_RELEASE = """
+local v = redis.call('GET', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[2])
+if v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0
+"""
+
+
+def lease_key(key: str) -> str:
+    return f"cs:lease:{key}"
+
+
+def owned_key(node: str) -> str:
+    return f"cs:owned:{node}"
+
+
+def alive_key(node: str) -> str:
+    return f"cs:alive:{node}"
+
+
+class Leases:
+    def __init__(self, redis: aioredis.Redis, node: str) -> None:
+        # redis-py's replies are typed as unions of bytes and str; ours are str (decoded).
+        self.redis: Any = redis
+        self.node = node
+        self.tokens: dict[str, int] = {}  # key -> the token of our lease on it
+        self._acquire: Any = redis.register_script(_ACQUIRE)
+        self._renew: Any = redis.register_script(_RENEW)
+        self._release: Any = redis.register_script(_RELEASE)
+
+    async def join(self) -> None:
+        await self.redis.set(alive_key(self.node), "1", px=ALIVE_MS)
+        await self.redis.sadd(NODES, self.node)
+
+    async def acquire(self, key: str, *, from_node: str | None = None) -> int | None:
+        """Our lease on ``key`` and its token, or None if another node holds it.
+        ``from_node``: a node gone whose set of leases ``key`` leaves."""
+        token = int(
+            await self._acquire(
+                keys=[lease_key(key), owned_key(self.node), FENCE],
+                args=[self.node, LEASE_MS, key, owned_key(from_node) if from_node else ""],
+            )
+        )
+        if not token:
+            return None
+        self.tokens[key] = token
+        return token
+
+    async def renew(self) -> list[str]:
+        """Renew every lease we hold and our liveness; the keys we had lost."""
+        lost: list[str] = await self._renew(
+            keys=[owned_key(self.node), alive_key(self.node)],
+            args=[self.node, LEASE_MS, ALIVE_MS],
+        )
+        for key in lost:
+            self.tokens.pop(key, None)
+        return lost
+
+    async def release(self, key: str) -> None:
+        self.tokens.pop(key, None)
+        await self._release(keys=[lease_key(key), owned_key(self.node)], args=[self.node, key])
+
+    async def owner(self, key: str) -> str | None:
+        value = await self.redis.get(lease_key(key))
+        return value.split(" ")[0] if value else None
+
+    async def nodes(self) -> dict[str, bool]:
+        """Every node listed, and whether it is alive."""
+        listed = sorted(await self.redis.smembers(NODES))
+        if not listed:
+            return {}
+        alive = await self.redis.mget([alive_key(n) for n in listed])
+        return {n: a is not None for n, a in zip(listed, alive, strict=True)}
+
+    async def orphans(self, node: str) -> list[str]:
+        """The keys a gone node held."""
+        return sorted(await self.redis.smembers(owned_key(node)))
+
+    async def forget_node(self, node: str) -> None:
+        await self.redis.srem(NODES, node)
+
+    async def leave(self) -> None:
+        await self.redis.delete(alive_key(self.node))
+        await self.redis.srem(NODES, self.node)

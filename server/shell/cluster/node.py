@@ -1,0 +1,497 @@
+"""One node of a cluster: its rooms' leases, commands routed to the owners, takeover.
+
+A room lives in the lobby of one node, its owner (the holder of its lease,
+:mod:`.leases`); the room machine is unchanged. A command for a room owned
+elsewhere is forwarded to the owner's channel with the player who sent it and
+the connection to answer; the owner runs it as its own (stored before it is
+told, as always) and delivers the room's addressed messages to the nodes where
+the recipients are connected (:mod:`.delivery`). An error goes back to the one
+connection that sent the command.
+
+Every node sees every player sign in and out (a broadcast), so each lobby
+knows who is online, and an owner knows who of its rooms' players is connected
+and where. When a node is gone (its liveness key expired) the others count its
+players as disconnected (their seats' grace period starts) and race for its
+rooms' leases as they expire; the winner of each rebuilds the room from the
+store as a restart does (server/room/restore.py) and sends a snapshot to its
+players connected anywhere. A node that stops (SIGTERM) first stores what it
+has, then releases each lease and tells the others to take the rooms at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import json
+import logging
+import random
+import secrets
+import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from protocol.messages import (
+    ClientMessage,
+    CreateRoom,
+    JoinRoom,
+    ListRooms,
+    PlayerInfo,
+    Rooms,
+    parse_client,
+)
+from server import errors
+from server.events import Event, MatchBegan, MatchEnded
+from server.lobby import Lobby
+from server.room import Outbound
+from server.shell import clock
+from server.shell.cluster.bus import Bus
+from server.shell.cluster.delivery import ClusterDelivery
+from server.shell.cluster.directory import Directory, SharedRegistry
+from server.shell.cluster.leases import RENEW_S, Leases
+from server.shell.cluster.presence import Presence, presence_key
+from server.shell.session import Session
+from server.storage import Fence
+from server.store import Store
+
+if TYPE_CHECKING:
+    from server.shell.hub import Hub
+
+log = logging.getLogger(__name__)
+
+WATCH_S = 0.5  # how often the node looks for nodes gone and leases lost
+FORWARD_WAIT_S = 12.0  # a command for a room changing owner waits this long for the new one
+FORWARD_RETRY_S = 0.25
+
+
+def room_key(room_id: str) -> str:
+    return f"room:{room_id}"
+
+
+def new_node_id() -> str:
+    return f"n-{secrets.token_hex(3)}"
+
+
+class ClusterNode:
+    def __init__(self, url: str, node_id: str, storage: Store, lobby: Lobby) -> None:
+        if not isinstance(lobby.registry, SharedRegistry):
+            raise TypeError("a cluster node's lobby keeps a SharedRegistry")
+        self.id = node_id
+        self.storage = storage
+        self.lobby = lobby
+        self.registry: SharedRegistry = lobby.registry
+        self.bus = Bus(url, node_id)
+        self.leases = Leases(self.bus.redis, node_id)
+        self.directory = Directory(self.bus.redis, node_id)
+        self.presence = Presence()
+        self.delivery = ClusterDelivery(
+            self.presence, self._publish_later, self._signed_in, self._signed_out
+        )
+        self._hub: Hub | None = None
+        self._alive: set[str] = {node_id}  # the nodes seen alive at the last look
+        self._owner: dict[str, str] = {}  # room id -> its owner, as last heard
+        self._match_room: dict[str, str] = {}  # match id -> room id (to fence placements)
+        self._sessions: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
+        self._session_ids: weakref.WeakKeyDictionary[Session, str] = weakref.WeakKeyDictionary()
+        self._numbers = itertools.count(1)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._watcher: asyncio.Task[None] | None = None
+        self._taking: set[str] = set()
+        # Commands forwarded, not yet run: True once run, False if not the owner's.
+        self._pending: dict[str, asyncio.Future[bool]] = {}
+        self.stopping = False
+
+    @property
+    def hub(self) -> Hub:
+        assert self._hub is not None
+        return self._hub
+
+    # ------------------------------------------------------------------
+    # Starting and stopping
+
+    async def start(self, hub: Hub) -> None:
+        """Join the cluster: listen, learn who is online where, take what is orphaned."""
+        self._hub = hub
+        await self.bus.start(self._receive)
+        nodes = await self.leases.nodes()
+        others = [n for n, alive in nodes.items() if alive and n != self.id]
+        await self.leases.join()
+        for node in others:
+            self._alive.add(node)
+            for text in (await self.bus.redis.hgetall(presence_key(node))).values():
+                player = PlayerInfo.model_validate_json(text)
+                self.presence.add(player.id, node)
+                await self.hub.apply(functools.partial(self._connect, player))
+        if not others:
+            # The first node up (a cold start): everything unfinished is ours, as after
+            # a restart; the leases are taken as the lobby rebuilds the rooms.
+            await hub.resume_series()
+        await self._look()
+        self._watcher = asyncio.create_task(self._watch(), name="cluster-watch")
+        log.info("cluster node %s joined (%d other nodes)", self.id, len(others))
+
+    async def stop(self) -> None:
+        """Hand every room over: store what is decided, release, tell the others."""
+        self.stopping = True
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watcher
+        with contextlib.suppress(Exception):
+            await self.storage.persist([])  # everything decided so far is stored
+        handed = 0
+        for room_id in list(self.lobby.rooms):
+            self.lobby.release(room_id)
+            with contextlib.suppress(Exception):
+                await self.leases.release(room_key(room_id))
+                await self.bus.publish(None, {"k": "take", "room": room_id})
+                handed += 1
+        for task in list(self._tasks):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(task, 2.0)
+        with contextlib.suppress(Exception):
+            await self.bus.redis.delete(presence_key(self.id))
+            await self.leases.leave()
+        await self.bus.close()
+        log.info("cluster node %s left, %d rooms handed over", self.id, handed)
+
+    # ------------------------------------------------------------------
+    # What the hub calls
+
+    def fences(self, events: Sequence[Event]) -> list[Fence]:
+        """Our lease tokens for the rooms ``events`` concern (the store checks them)."""
+        keys: dict[str, int] = {}
+        tokens = self.leases.tokens
+        for event in events:
+            room_id = getattr(event, "room_id", None)
+            if room_id is None:
+                match_id = getattr(event, "match_id", None)
+                room_id = self._match_room.get(match_id) if match_id else None
+                if type(event) is MatchEnded:
+                    self._match_room.pop(event.match_id, None)
+                if room_id is None:
+                    continue
+            elif type(event) is MatchBegan:
+                self._match_room[event.match_id] = room_id
+            key = room_key(room_id)
+            token = tokens.get(key)
+            if token is not None:
+                keys[key] = token
+        return [Fence(key, token) for key, token in keys.items()]
+
+    async def settle(self) -> None:
+        """After a lobby step: lease the rooms it opened, publish what it changed."""
+        registry = self.registry
+        opened, registry.opened = registry.opened, []
+        closed, registry.closed = registry.closed, []
+        touched, registry.touched = registry.touched, {}
+        invites: dict[str, str | None] = {}
+        for room in opened:
+            key = room_key(room.id)
+            if key not in self.leases.tokens and await self.leases.acquire(key) is None:
+                # Another node holds it (two nodes resumed it at once): it is theirs.
+                self.lobby.release(room.id)
+                continue
+            if room.match is not None:
+                self._match_room[room.match.id] = room.id
+            if room.invite_code is not None:
+                invites[room.invite_code] = room.id
+            self._owner[room.id] = self.id
+        upsert, remove = self.directory.changes(touched.values())
+        for room in closed:
+            if self.directory.unlist(room.id):
+                remove.append(room.id)
+            if room.invite_code is not None:
+                invites[room.invite_code] = None
+            if not self.stopping:
+                self._later(self.leases.release(room_key(room.id)))
+        if upsert or remove or invites:
+            self._later(self.directory.write(upsert, remove, invites))
+
+    def owns(self, room_id: str) -> bool:
+        return room_key(room_id) in self.leases.tokens
+
+    async def route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool:
+        """Answer or forward ``message`` if it is not this node's to run; False: it is."""
+        if isinstance(message, ListRooms):
+            await self._list(session, message)
+            return True
+        if isinstance(message, CreateRoom):
+            return False
+        room_id = getattr(message, "room_id", None)
+        if isinstance(message, JoinRoom) and message.invite_code is not None:
+            if self.registry.by_invite(message.invite_code) is not None:
+                return False
+            room_id = await self.directory.invite(message.invite_code)
+            if room_id is None or message.room_id not in (None, room_id):
+                raise errors.RoomNotFound("no room has that invite code")
+        if not isinstance(room_id, str) or room_id in self.lobby.rooms:
+            return False
+        await self._forward(room_id, session, player, message)
+        return True
+
+    # ------------------------------------------------------------------
+    # Forwarding
+
+    def _session_id(self, session: Session) -> str:
+        sid = self._session_ids.get(session)
+        if sid is None:
+            sid = str(next(self._numbers))
+            self._session_ids[session] = sid
+            self._sessions[sid] = session
+        return sid
+
+    async def _forward(
+        self, room_id: str, session: Session, player: PlayerInfo, message: ClientMessage
+    ) -> None:
+        payload = {
+            "k": "cmd",
+            "room": room_id,
+            "sid": self._session_id(session),
+            "player": player.model_dump(mode="json"),
+            "msg": message.model_dump_json(),
+        }
+        await self._send_to_owner(room_id, payload)
+
+    async def _send_to_owner(self, room_id: str, payload: dict[str, Any]) -> None:
+        """To the owner of ``room_id``, until it says it has run it (a command sent to a
+        node that died before running it is sent again to the next owner), waiting
+        (bounded) while the room changes hands."""
+        known = room_id in self._owner
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + FORWARD_WAIT_S
+        fid = str(next(self._numbers))
+        payload = {**payload, "fid": fid}
+        self._pending[fid] = done = loop.create_future()
+        try:
+            while True:
+                owner = self._owner.get(room_id) or await self.leases.owner(room_key(room_id))
+                if owner is None and not known:
+                    raise errors.NotInRoom(f"you are not in room {room_id}")
+                if owner is not None and owner != self.id:
+                    self._owner[room_id] = owner
+                    if await self.bus.publish(owner, dict(payload)):
+                        # Run, or its node died first (seen gone, or the lease moved).
+                        while not done.done() and loop.time() < deadline:
+                            with contextlib.suppress(TimeoutError):
+                                await asyncio.wait_for(asyncio.shield(done), FORWARD_RETRY_S)
+                            if owner not in self._alive or self._owner.get(room_id) != owner:
+                                break
+                        if done.done() and done.result():
+                            return
+                        if done.done():  # not its room (any more): find the owner again
+                            self._pending[fid] = done = loop.create_future()
+                if room_id in self.lobby.rooms:  # it came here meanwhile
+                    await self._run_here(payload)
+                    return
+                if self._owner.get(room_id) == owner:
+                    self._owner.pop(room_id, None)
+                known = True
+                if loop.time() >= deadline:
+                    raise errors.ServerError(
+                        f"room {room_id} is moving to another server and is not back yet;"
+                        " send it again in a moment",
+                        code="room_unavailable",
+                    )
+                await asyncio.sleep(FORWARD_RETRY_S)
+        finally:
+            self._pending.pop(fid, None)
+
+    async def _run_here(self, payload: dict[str, Any]) -> None:
+        """A command forwarded to us (or that waited for its room to come here)."""
+        origin = payload.get("from", self.id)
+        sid = payload["sid"]
+        room_id = payload["room"]
+        try:
+            message = parse_client(payload["msg"])
+            player = PlayerInfo.model_validate(payload["player"])
+        except Exception:
+            log.warning("cluster: a forwarded command from %s that does not parse", origin)
+            return
+        if room_id not in self.lobby.rooms:
+            # Not ours (any more): the sender finds the owner again.
+            self._owner.pop(room_id, None)
+            self._publish_later(origin, {"k": "done", "fid": payload.get("fid"), "ran": False})
+            return
+        try:
+            self.hub.require_storage()
+            await self.hub.apply(lambda: self.lobby.handle(player, message, clock.now_ms()))
+        except errors.ServerError as exc:
+            self._answer(origin, sid, exc.code, exc.reason, room_id, message.ref)
+        except Exception:
+            log.exception("internal error handling a forwarded %s", message.type)
+            self._answer(origin, sid, errors.INTERNAL_ERROR,
+                         "the server failed to handle that request", None, message.ref)  # fmt: skip
+        if origin != self.id:
+            self._publish_later(origin, {"k": "done", "fid": payload.get("fid"), "ran": True})
+
+    def _answer(self, node: str, sid: str, code: str, reason: str, room_id: Any, ref: Any) -> None:
+        answer = {"sid": sid, "code": code, "reason": reason, "room_id": room_id, "ref": ref}
+        if node == self.id:
+            self._error_here(answer)
+        else:
+            self._publish_later(node, {"k": "error", **answer})
+
+    def _error_here(self, answer: dict[str, Any]) -> None:
+        session = self._sessions.get(str(answer.get("sid")))
+        if session is not None:
+            session.send_error(
+                str(answer["code"]), str(answer["reason"]),
+                room_id=answer.get("room_id"), ref=answer.get("ref"),
+            )  # fmt: skip
+
+    async def _list(self, session: Session, asked: ListRooms) -> None:
+        try:
+            rooms, after, total = await self.directory.page(asked.after, asked.limit, self._alive)
+        except ValueError:
+            raise errors.RoomError(
+                f"{asked.after!r} is not a cursor this server gave", code="bad_message"
+            ) from None
+        session.send_message(Rooms(rooms=rooms, next=after, total=total, ref=asked.ref))
+
+    # ------------------------------------------------------------------
+    # The bus
+
+    async def _receive(self, payload: dict[str, Any]) -> None:
+        kind = payload.get("k")
+        origin = str(payload.get("from"))
+        if kind == "out":
+            self.delivery.deliver_here(payload["items"])
+        elif kind == "cmd":
+            await self._run_here(payload)
+        elif kind == "error":
+            self._error_here(payload)
+        elif kind == "done":
+            done = self._pending.get(str(payload.get("fid")))
+            if done is not None and not done.done():
+                done.set_result(bool(payload.get("ran")))
+        elif kind == "hello":
+            player = PlayerInfo.model_validate(payload["player"])
+            self._alive.add(origin)
+            self.presence.add(player.id, origin)
+            address = payload.get("address")
+            await self.hub.apply(
+                lambda: self.lobby.connect(player, clock.now_ms(), address=address)
+            )
+        elif kind == "bye":
+            player_id = str(payload["player"])
+            if self.presence.remove(player_id, origin) and player_id not in self.delivery.by_player:
+                await self._disconnect(player_id)
+        elif kind == "owner":
+            self._owner[str(payload["room"])] = origin
+        elif kind == "take":
+            room_id = str(payload["room"])
+            self._owner.pop(room_id, None)
+            # Every node tries at once; the first to take the lease rebuilds the room.
+            await asyncio.sleep(random.uniform(0, 0.05))
+            await self._take(room_id, None)
+
+    def _connect(self, player: PlayerInfo) -> list[Outbound]:
+        return self.lobby.connect(player, clock.now_ms())
+
+    async def _disconnect(self, player_id: str) -> None:
+        with contextlib.suppress(errors.StorageFailed):
+            await self.hub.apply(lambda: self.lobby.disconnect(player_id, clock.now_ms()))
+
+    def _publish_later(self, node: str | None, payload: dict[str, Any]) -> None:
+        self._later(self.bus.publish(node, payload))
+
+    def _later(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("cluster: %s", task.exception())
+
+    def _signed_in(self, player_id: str, session: Session) -> None:
+        player = session.player
+        assert player is not None
+        text = player.model_dump_json()
+        self._later(self.bus.ordered(lambda r: r.hset(presence_key(self.id), player_id, text)))
+        self._publish_later(
+            None, {"k": "hello", "player": json.loads(text), "address": session.address}
+        )
+
+    def _signed_out(self, player_id: str) -> None:
+        self._later(self.bus.ordered(lambda r: r.hdel(presence_key(self.id), player_id)))
+        self._publish_later(None, {"k": "bye", "player": player_id})
+
+    # ------------------------------------------------------------------
+    # Watching the cluster
+
+    async def _watch(self) -> None:
+        renewed = 0.0
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(WATCH_S)
+            try:
+                if loop.time() - renewed >= RENEW_S:
+                    renewed = loop.time()
+                    for key in await self.leases.renew():
+                        self._lost(key)
+                await self._look()
+            except Exception as exc:
+                log.warning("cluster: watching the cluster failed (%s)", exc)
+
+    def _lost(self, key: str) -> None:
+        """Our lease on ``key`` expired (we were cut off or paused): another node may
+        hold it, and the store refuses our writes for it; the room leaves this lobby."""
+        room_id = key.removeprefix("room:")
+        if room_id in self.lobby.rooms:
+            log.warning("cluster: lease of room %s lost; the room leaves this node", room_id)
+            self.lobby.release(room_id)
+            self.directory.unlist(room_id)
+
+    async def _look(self) -> None:
+        """Nodes gone: their players are disconnected, their rooms taken as leases expire."""
+        nodes = await self.leases.nodes()
+        for node, alive in nodes.items():
+            if node == self.id:
+                continue
+            if alive:
+                self._alive.add(node)
+                continue
+            if node in self._alive:
+                self._alive.discard(node)
+                log.warning("cluster: node %s is gone", node)
+                for player_id in self.presence.drop_node(node):
+                    if player_id not in self.delivery.by_player:
+                        await self._disconnect(player_id)
+            orphans = await self.leases.orphans(node)
+            random.shuffle(orphans)
+            for key in orphans:
+                if key.startswith("room:"):
+                    await self._take(key.removeprefix("room:"), node)
+            if not orphans:
+                await self.leases.forget_node(node)
+                await self.bus.redis.delete(presence_key(node))
+
+    async def _take(self, room_id: str, from_node: str | None) -> None:
+        """Take ``room_id`` if its lease is free, and rebuild it from the store."""
+        if room_id in self._taking or room_id in self.lobby.rooms or self.stopping:
+            return
+        self._taking.add(room_id)
+        try:
+            key = room_key(room_id)
+            token = await self.leases.acquire(key, from_node=from_node)
+            if token is None:
+                return
+            found = await self.storage.unfinished(room_id)
+            if not found:  # waiting, or over: nothing to resume, as after a restart
+                await self.leases.release(key)
+                return
+            saved = found[-1]
+            # The fence first: from now on the previous owner cannot write for it.
+            await self.storage.persist([], [Fence(key, token)])
+            await self.hub.apply(lambda: self.lobby.rebuild(saved, {}, clock.now_ms()))
+            self._owner[room_id] = self.id
+            await self.bus.publish(None, {"k": "owner", "room": room_id})
+            log.warning("cluster: took room %s over (token %d)", room_id, token)
+        except Exception:
+            log.exception("cluster: taking room %s over failed", room_id)
+        finally:
+            self._taking.discard(room_id)

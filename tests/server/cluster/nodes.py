@@ -1,0 +1,36 @@
+"""Cluster nodes as real `cribsquares serve --redis` processes on one database."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.server.live import Live, server_process
+
+
+@dataclass
+class Node:
+    id: str
+    process: subprocess.Popen[str]
+    live: Live
+    port: int
+
+
+@contextlib.contextmanager
+def cluster_node(db: Path, redis_url: str, node_id: str, port: int = 0) -> Iterator[Node]:
+    """A node; its log (warnings and errors) in ``NODE_ID.log`` beside the database."""
+    extra = ("--redis", redis_url, "--node-id", node_id, "--grace", "30")
+    with (
+        open(db.parent / f"{node_id}.log", "a") as log,
+        server_process(db, port, extra, stderr=log) as (process, live),
+    ):
+        yield Node(node_id, process, live, int(live.url.split(":")[2].split("/")[0]))
+
+
+@contextlib.contextmanager
+def cluster(db: Path, redis_url: str, count: int = 3) -> Iterator[list[Node]]:
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(cluster_node(db, redis_url, f"node{i}")) for i in range(count)]
