@@ -65,7 +65,7 @@ class Cluster(Protocol):
 
     async def settle(self) -> None: ...
 
-    def owns(self, room_id: str) -> bool: ...
+    async def holds(self, room_id: str) -> bool: ...
 
     async def route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool: ...
 
@@ -256,9 +256,10 @@ class Hub:
         now = clock.now_ms()
         again = self._rebuilt_ms.get(room.id)
         self._rebuilt_ms[room.id] = now
-        if self.cluster is not None and not self.cluster.owns(room.id):
-            return  # its lease was taken over: the new owner has rebuilt it
         try:
+            if self.cluster is not None and not await self.cluster.holds(room.id):
+                log.warning("room %s: another node holds it now, and has rebuilt it", room.id)
+                return
             self.lobby.ratings.load(await self.storage.ratings(), replace=True)
             found = await self.storage.unfinished(room.id)
             if not found or (again is not None and now - again < REBUILD_AGAIN_MS):

@@ -83,6 +83,10 @@ class Bus:
         assert self._handler is not None
         try:
             await self._handler(payload)
+        except (KeyError, TypeError, ValueError) as exc:
+            # Not what a node sends: one line, and the node goes on.
+            log.warning("cluster: a malformed %r message from %r (%s: %s)", payload.get("k"),
+                        payload.get("from"), type(exc).__name__, exc)  # fmt: skip
         except Exception:
             log.exception("cluster: handling a %r message failed", payload.get("k"))
 

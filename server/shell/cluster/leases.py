@@ -36,20 +36,20 @@ return token
 """
 
 _RENEW = """
-local lost = {}
+local held = {}
 local mine = ARGV[1] .. ' '
 for _, key in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local lease = 'cs:lease:' .. key
   local v = redis.call('GET', lease)
   if v and string.sub(v, 1, #mine) == mine then
     redis.call('PEXPIRE', lease, ARGV[2])
+    table.insert(held, key)
   else
     redis.call('SREM', KEYS[1], key)
-    table.insert(lost, key)
   end
 end
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
-return lost
+return held
 """
 
 _RELEASE = """
@@ -81,6 +81,8 @@ class Leases:
         self.redis: Any = redis
         self.node = node
         self.tokens: dict[str, int] = {}  # key -> the token of our lease on it
+        self._taken_at: dict[str, int] = {}  # key -> the renewal round it was taken in
+        self._round = 0
         self._acquire: Any = redis.register_script(_ACQUIRE)
         self._renew: Any = redis.register_script(_RENEW)
         self._release: Any = redis.register_script(_RELEASE)
@@ -101,20 +103,40 @@ class Leases:
         if not token:
             return None
         self.tokens[key] = token
+        self._taken_at[key] = self._round
         return token
 
     async def renew(self) -> list[str]:
-        """Renew every lease we hold and our liveness; the keys we had lost."""
-        lost: list[str] = await self._renew(
-            keys=[owned_key(self.node), alive_key(self.node)],
-            args=[self.node, LEASE_MS, ALIVE_MS],
+        """Renew every lease we hold and our liveness; the keys we had lost (expired
+        while we were cut off or paused, perhaps taken by another node since)."""
+        self._round += 1
+        started = self._round
+        held = set(
+            await self._renew(
+                keys=[owned_key(self.node), alive_key(self.node)],
+                args=[self.node, LEASE_MS, ALIVE_MS],
+            )
         )
+        # A lease taken while the script ran may not be in ``held`` yet: not lost.
+        lost = [k for k, at in self._taken_at.items() if at < started and k not in held]
         for key in lost:
             self.tokens.pop(key, None)
+            self._taken_at.pop(key, None)
         return lost
+
+    async def holds(self, key: str) -> bool:
+        """Is our lease on ``key`` still the one in Redis? (If not, we lost it.)"""
+        token = self.tokens.get(key)
+        current = await self.redis.get(lease_key(key))
+        if token is not None and current == f"{self.node} {token}":
+            return True
+        self.tokens.pop(key, None)
+        self._taken_at.pop(key, None)
+        return False
 
     async def release(self, key: str) -> None:
         self.tokens.pop(key, None)
+        self._taken_at.pop(key, None)
         await self._release(keys=[lease_key(key), owned_key(self.node)], args=[self.node, key])
 
     async def owner(self, key: str) -> str | None:
@@ -132,6 +154,10 @@ class Leases:
     async def orphans(self, node: str) -> list[str]:
         """The keys a gone node held."""
         return sorted(await self.redis.smembers(owned_key(node)))
+
+    async def disown(self, node: str, key: str) -> None:
+        """``key`` is no longer ``node``'s (a gone node, another holds it now)."""
+        await self.redis.srem(owned_key(node), key)
 
     async def forget_node(self, node: str) -> None:
         await self.redis.srem(NODES, node)

@@ -33,11 +33,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from protocol.messages import (
+    AnswerChallenge,
+    CancelQuickPlay,
+    Challenge,
     ClientMessage,
     CreateRoom,
     JoinRoom,
     ListRooms,
     PlayerInfo,
+    QuickPlay,
     Rooms,
     parse_client,
 )
@@ -54,6 +58,7 @@ from server.shell.cluster.presence import Presence, presence_key
 from server.shell.session import Session
 from server.storage import Fence
 from server.store import Store
+from server.tournaments.hosting import TOURNAMENT_MESSAGES
 
 if TYPE_CHECKING:
     from server.shell.hub import Hub
@@ -63,6 +68,11 @@ log = logging.getLogger(__name__)
 WATCH_S = 0.5  # how often the node looks for nodes gone and leases lost
 FORWARD_WAIT_S = 12.0  # a command for a room changing owner waits this long for the new one
 FORWARD_RETRY_S = 0.25
+
+
+COORDINATOR = "coordinator"  # the lease of the lobby-wide work: quick play, challenges,
+# tournaments; its holder runs them for every node
+LOBBY_WIDE = (QuickPlay, CancelQuickPlay, Challenge, AnswerChallenge, *TOURNAMENT_MESSAGES)
 
 
 def room_key(room_id: str) -> str:
@@ -141,6 +151,9 @@ class ClusterNode:
         with contextlib.suppress(Exception):
             await self.storage.persist([])  # everything decided so far is stored
         handed = 0
+        if COORDINATOR in self.leases.tokens:
+            with contextlib.suppress(Exception):
+                await self.leases.release(COORDINATOR)
         for room_id in list(self.lobby.rooms):
             self.lobby.release(room_id)
             with contextlib.suppress(Exception):
@@ -197,7 +210,7 @@ class ClusterNode:
                 self._match_room[room.match.id] = room.id
             if room.invite_code is not None:
                 invites[room.invite_code] = room.id
-            self._owner[room.id] = self.id
+            self._owner[key] = self.id
         upsert, remove = self.directory.changes(touched.values())
         for room in closed:
             if self.directory.unlist(room.id):
@@ -209,8 +222,9 @@ class ClusterNode:
         if upsert or remove or invites:
             self._later(self.directory.write(upsert, remove, invites))
 
-    def owns(self, room_id: str) -> bool:
-        return room_key(room_id) in self.leases.tokens
+    async def holds(self, room_id: str) -> bool:
+        """Is ``room_id`` still ours? (A write refused by its fence: not any more.)"""
+        return await self.leases.holds(room_key(room_id))
 
     async def route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool:
         """Answer or forward ``message`` if it is not this node's to run; False: it is."""
@@ -219,6 +233,11 @@ class ClusterNode:
             return True
         if isinstance(message, CreateRoom):
             return False
+        if isinstance(message, LOBBY_WIDE):
+            if self.leases.tokens.get(COORDINATOR) is not None:
+                return False
+            await self._forward(COORDINATOR, session, player, message)
+            return True
         room_id = getattr(message, "room_id", None)
         if isinstance(message, JoinRoom) and message.invite_code is not None:
             if self.registry.by_invite(message.invite_code) is not None:
@@ -228,8 +247,14 @@ class ClusterNode:
                 raise errors.RoomNotFound("no room has that invite code")
         if not isinstance(room_id, str) or room_id in self.lobby.rooms:
             return False
-        await self._forward(room_id, session, player, message)
+        await self._forward(room_key(room_id), session, player, message)
         return True
+
+    def _here(self, key: str) -> bool:
+        """Is what ``key`` leases (a room, the coordinator's work) run on this node now?"""
+        if key == COORDINATOR:
+            return key in self.leases.tokens
+        return key.removeprefix("room:") in self.lobby.rooms
 
     # ------------------------------------------------------------------
     # Forwarding
@@ -243,22 +268,22 @@ class ClusterNode:
         return sid
 
     async def _forward(
-        self, room_id: str, session: Session, player: PlayerInfo, message: ClientMessage
+        self, key: str, session: Session, player: PlayerInfo, message: ClientMessage
     ) -> None:
         payload = {
             "k": "cmd",
-            "room": room_id,
+            "key": key,
             "sid": self._session_id(session),
             "player": player.model_dump(mode="json"),
             "msg": message.model_dump_json(),
         }
-        await self._send_to_owner(room_id, payload)
+        await self._send_to_owner(key, payload)
 
-    async def _send_to_owner(self, room_id: str, payload: dict[str, Any]) -> None:
-        """To the owner of ``room_id``, until it says it has run it (a command sent to a
-        node that died before running it is sent again to the next owner), waiting
-        (bounded) while the room changes hands."""
-        known = room_id in self._owner
+    async def _send_to_owner(self, key: str, payload: dict[str, Any]) -> None:
+        """To the holder of ``key``'s lease, until it says it has run it (a command sent
+        to a node that died before running it is sent again to the next owner), waiting
+        (bounded) while the lease changes hands."""
+        known = key in self._owner or key == COORDINATOR
         loop = asyncio.get_running_loop()
         deadline = loop.time() + FORWARD_WAIT_S
         fid = str(next(self._numbers))
@@ -266,31 +291,32 @@ class ClusterNode:
         self._pending[fid] = done = loop.create_future()
         try:
             while True:
-                owner = self._owner.get(room_id) or await self.leases.owner(room_key(room_id))
+                owner = self._owner.get(key) or await self.leases.owner(key)
                 if owner is None and not known:
+                    room_id = key.removeprefix("room:")
                     raise errors.NotInRoom(f"you are not in room {room_id}")
                 if owner is not None and owner != self.id:
-                    self._owner[room_id] = owner
+                    self._owner[key] = owner
                     if await self.bus.publish(owner, dict(payload)):
                         # Run, or its node died first (seen gone, or the lease moved).
                         while not done.done() and loop.time() < deadline:
                             with contextlib.suppress(TimeoutError):
                                 await asyncio.wait_for(asyncio.shield(done), FORWARD_RETRY_S)
-                            if owner not in self._alive or self._owner.get(room_id) != owner:
+                            if owner not in self._alive or self._owner.get(key) != owner:
                                 break
                         if done.done() and done.result():
                             return
-                        if done.done():  # not its room (any more): find the owner again
+                        if done.done():  # not its own (any more): find the owner again
                             self._pending[fid] = done = loop.create_future()
-                if room_id in self.lobby.rooms:  # it came here meanwhile
+                if self._here(key):  # it came here meanwhile
                     await self._run_here(payload)
                     return
-                if self._owner.get(room_id) == owner:
-                    self._owner.pop(room_id, None)
+                if self._owner.get(key) == owner:
+                    self._owner.pop(key, None)
                 known = True
                 if loop.time() >= deadline:
                     raise errors.ServerError(
-                        f"room {room_id} is moving to another server and is not back yet;"
+                        "that is moving to another server and is not back yet;"
                         " send it again in a moment",
                         code="room_unavailable",
                     )
@@ -302,23 +328,25 @@ class ClusterNode:
         """A command forwarded to us (or that waited for its room to come here)."""
         origin = payload.get("from", self.id)
         sid = payload["sid"]
-        room_id = payload["room"]
+        key = str(payload["key"])
         try:
             message = parse_client(payload["msg"])
             player = PlayerInfo.model_validate(payload["player"])
         except Exception:
             log.warning("cluster: a forwarded command from %s that does not parse", origin)
             return
-        if room_id not in self.lobby.rooms:
+        if not self._here(key):
             # Not ours (any more): the sender finds the owner again.
-            self._owner.pop(room_id, None)
+            self._owner.pop(key, None)
             self._publish_later(origin, {"k": "done", "fid": payload.get("fid"), "ran": False})
             return
         try:
             self.hub.require_storage()
             await self.hub.apply(lambda: self.lobby.handle(player, message, clock.now_ms()))
         except errors.ServerError as exc:
-            self._answer(origin, sid, exc.code, exc.reason, room_id, message.ref)
+            self._answer(
+                origin, sid, exc.code, exc.reason, getattr(message, "room_id", None), message.ref
+            )
         except Exception:
             log.exception("internal error handling a forwarded %s", message.type)
             self._answer(origin, sid, errors.INTERNAL_ERROR,
@@ -371,18 +399,19 @@ class ClusterNode:
             self._alive.add(origin)
             self.presence.add(player.id, origin)
             address = payload.get("address")
-            await self.hub.apply(
-                lambda: self.lobby.connect(player, clock.now_ms(), address=address)
-            )
+            with contextlib.suppress(errors.StorageFailed):  # its rooms were set back
+                await self.hub.apply(
+                    lambda: self.lobby.connect(player, clock.now_ms(), address=address)
+                )
         elif kind == "bye":
             player_id = str(payload["player"])
             if self.presence.remove(player_id, origin) and player_id not in self.delivery.by_player:
                 await self._disconnect(player_id)
         elif kind == "owner":
-            self._owner[str(payload["room"])] = origin
+            self._owner[str(payload["key"])] = origin
         elif kind == "take":
             room_id = str(payload["room"])
-            self._owner.pop(room_id, None)
+            self._owner.pop(room_key(room_id), None)
             # Every node tries at once; the first to take the lease rebuilds the room.
             await asyncio.sleep(random.uniform(0, 0.05))
             await self._take(room_id, None)
@@ -446,8 +475,21 @@ class ClusterNode:
             self.lobby.release(room_id)
             self.directory.unlist(room_id)
 
+    async def _coordinate(self, gone: str | None = None) -> None:
+        """Take the coordinator's lease if it is free (``gone``: from that node)."""
+        if COORDINATOR in self.leases.tokens or self.stopping:
+            return
+        token = await self.leases.acquire(COORDINATOR, from_node=gone)
+        if token is not None:
+            self._owner[COORDINATOR] = self.id
+            await self.bus.publish(None, {"k": "owner", "key": COORDINATOR})
+            log.warning("cluster: node %s coordinates the lobby (token %d)", self.id, token)
+        elif gone is not None and await self.leases.owner(COORDINATOR) not in (None, gone):
+            await self.leases.disown(gone, COORDINATOR)
+
     async def _look(self) -> None:
         """Nodes gone: their players are disconnected, their rooms taken as leases expire."""
+        await self._coordinate()
         nodes = await self.leases.nodes()
         for node, alive in nodes.items():
             if node == self.id:
@@ -466,6 +508,8 @@ class ClusterNode:
             for key in orphans:
                 if key.startswith("room:"):
                     await self._take(key.removeprefix("room:"), node)
+                elif key == COORDINATOR:
+                    await self._coordinate(node)
             if not orphans:
                 await self.leases.forget_node(node)
                 await self.bus.redis.delete(presence_key(node))
@@ -488,8 +532,8 @@ class ClusterNode:
             # The fence first: from now on the previous owner cannot write for it.
             await self.storage.persist([], [Fence(key, token)])
             await self.hub.apply(lambda: self.lobby.rebuild(saved, {}, clock.now_ms()))
-            self._owner[room_id] = self.id
-            await self.bus.publish(None, {"k": "owner", "room": room_id})
+            self._owner[key] = self.id
+            await self.bus.publish(None, {"k": "owner", "key": key})
             log.warning("cluster: took room %s over (token %d)", room_id, token)
         except Exception:
             log.exception("cluster: taking room %s over failed", room_id)

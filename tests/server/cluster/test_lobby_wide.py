@@ -1,0 +1,65 @@
+"""Lobby-wide work on the coordinator: quick play pairs players signed in to different
+nodes, a challenge reaches a player on another node, rated results move ratings."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.server.cluster.nodes import cluster
+from tests.server.live import Client, signed_in
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def matched(client: Client) -> str:
+    while True:
+        queue = await client.until("queue")
+        if queue["state"] == "matched":
+            return str(queue["room_id"])
+
+
+async def test_quick_play_and_a_challenge_across_nodes(tmp_path: Path, redis_url: str) -> None:
+    with cluster(tmp_path / "cluster.db", redis_url, 3) as nodes:
+        a, b, c = (n.live for n in nodes)
+        alice = await signed_in(a, "alice")
+        bob = await signed_in(b, "bob")
+        await alice.send(type="quickplay", pace="lockstep", deals=1, contribution="a", ref="q")
+        waiting = await alice.until("queue")
+        assert waiting["state"] == "waiting" and waiting["ref"] == "q"
+        await bob.send(type="quickplay", pace="lockstep", deals=1, contribution="b")
+        rooms = {await matched(alice), await matched(bob)}
+        assert len(rooms) == 1
+        (room_id,) = rooms
+        for x in (alice, bob):
+            state = await x.until("room_state")
+            assert state["room"]["origin"] == "quickplay" and state["room"]["rated"]
+        results = await asyncio.gather(alice.play_to_end(room_id, 0), bob.play_to_end(room_id, 5))
+        assert results[0] == results[1]
+        ratings = await alice.until("ratings")
+        assert ratings == await bob.until("ratings")
+
+        # carol (third node) challenges dave (first node) by name
+        carol = await signed_in(c, "carol")
+        dave = await signed_in(a, "dave")
+        for _ in range(50):  # a sign-in reaches the other nodes within moments
+            await carol.send(type="list_online", ref="who")
+            online = {p["name"] for p in (await carol.until("online"))["players"]}
+            if "dave" in online:
+                break
+            await asyncio.sleep(0.1)
+        assert {"alice", "bob", "dave"} <= online
+        await carol.send(type="challenge", opponent="DAVE", deals=1, pace="race", rated=False)
+        assert (await carol.until("challenge_state"))["state"] == "offered"
+        cid = (await dave.until("challenge_state"))["challenge"]["id"]
+        await dave.send(type="answer_challenge", challenge_id=cid, accept=True, contribution="d")
+        ids = set()
+        for x in (carol, dave):
+            accepted = await x.until("challenge_state")
+            assert accepted["state"] == "accepted"
+            ids.add(accepted["room_id"])
+        (duel,) = ids
+        results = await asyncio.gather(carol.play_to_end(duel), dave.play_to_end(duel, 3))
+        assert results[0] == results[1]
