@@ -17,6 +17,7 @@ The tree (docs/protocol.md lists every code with its meaning)::
     │   ├── FrameTooLarge            frame_too_large       frame over the size limit
     │   └── RateLimited              rate_limited          too many frames, or requests of a kind
     ├── StorageFailed                storage_failed        the database could not store it: not done
+    ├── RoomMoving                   room_unavailable      its room is moving to another node
     └── RoomError (also ValueError)  a room or the lobby refuses a command
         ├── RoomNotFound             room_not_found        no such room (or wrong invite code)
         ├── NotInRoom                not_in_room           acting in a room one has not joined
@@ -119,6 +120,13 @@ class StorageFailed(ServerError):
     written right now: nothing of it was done, and nothing of it was acknowledged."""
 
     code = "storage_failed"
+
+
+class RoomMoving(ServerError):
+    """A cluster: the room (or the lobby-wide work) is changing node and no node has
+    taken it in time; nothing was done (docs/protocol.md, *When a server node fails*)."""
+
+    code = "room_unavailable"
 
 
 class RoomError(ServerError, ValueError):

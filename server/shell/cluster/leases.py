@@ -49,6 +49,7 @@ for _, key in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   end
 end
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[1])
 return held
 """
 
@@ -113,7 +114,7 @@ class Leases:
         started = self._round
         held = set(
             await self._renew(
-                keys=[owned_key(self.node), alive_key(self.node)],
+                keys=[owned_key(self.node), alive_key(self.node), NODES],
                 args=[self.node, LEASE_MS, ALIVE_MS],
             )
         )

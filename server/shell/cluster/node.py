@@ -315,10 +315,9 @@ class ClusterNode:
                     self._owner.pop(key, None)
                 known = True
                 if loop.time() >= deadline:
-                    raise errors.ServerError(
-                        "that is moving to another server and is not back yet;"
-                        " send it again in a moment",
-                        code="room_unavailable",
+                    raise errors.RoomMoving(
+                        "that is moving to another server node and is not back yet:"
+                        " nothing was done; send it again in a moment"
                     )
                 await asyncio.sleep(FORWARD_RETRY_S)
         finally:
@@ -461,19 +460,23 @@ class ClusterNode:
                 if loop.time() - renewed >= RENEW_S:
                     renewed = loop.time()
                     for key in await self.leases.renew():
-                        self._lost(key)
+                        await self._lost(key)
                 await self._look()
             except Exception as exc:
                 log.warning("cluster: watching the cluster failed (%s)", exc)
 
-    def _lost(self, key: str) -> None:
-        """Our lease on ``key`` expired (we were cut off or paused): another node may
-        hold it, and the store refuses our writes for it; the room leaves this lobby."""
+    async def _lost(self, key: str) -> None:
+        """Our lease on ``key`` expired (we were cut off or paused, or Redis lost it):
+        another node may hold it, and the store refuses our writes for it. The room
+        leaves this lobby; if its lease is free it comes back from the store (what is
+        in memory may be older than what another owner stored meanwhile)."""
         room_id = key.removeprefix("room:")
-        if room_id in self.lobby.rooms:
+        if key.startswith("room:") and room_id in self.lobby.rooms:
             log.warning("cluster: lease of room %s lost; the room leaves this node", room_id)
             self.lobby.release(room_id)
             self.directory.unlist(room_id)
+            self._owner.pop(key, None)
+            await self._take(room_id, None)
 
     async def _coordinate(self, gone: str | None = None) -> None:
         """Take the coordinator's lease if it is free (``gone``: from that node)."""
