@@ -1,6 +1,7 @@
 """Load benchmark of the game server: bot players in 4-seat lockstep rooms over loopback.
 
     python -m benchmarks.bench_server [--players 2000] [--duration 60] [--mode paced|flat|both]
+                                      [--nodes 1|2]
 
 What it does, all on 127.0.0.1, bounded in time, cleaning up after itself:
 
@@ -34,6 +35,14 @@ Errors are ``error`` frames, cards the server placed itself (``auto``), dropped
 connections, timeouts and refused setups. Server memory is VmRSS from
 /proc/<pid>/status: before anyone connects, once every player is signed in and
 seated (per connected player), and at the end of the timed window.
+
+``--nodes 2`` runs the paced and flat phases on a cluster instead: a
+redis-server of its own (tests/services/redis.py) and two ``serve --redis``
+nodes on one database; room *r*'s seat *s* connects to node ``(r + s) % 2``,
+so each room's creator (and owner) alternates between the nodes and half of
+every room's players are on the other node: every second placement is
+forwarded. It adds the CPU of each node, and the Redis commands per
+placement (``INFO stats`` before and after the window).
 
 Only samples whose ``place`` was sent inside the timed window (after
 ``--warmup`` seconds, and in the paced phase after the stagger) count.
@@ -145,15 +154,50 @@ class Child:
 
 
 @contextlib.contextmanager
-def game_server(tmp: Path, command: str | None = None) -> Iterator[Child]:
-    db = tmp / f"bench-{os.getpid()}-{time.monotonic_ns()}.db"
+def game_server(
+    tmp: Path, command: str | None = None, extra: Sequence[str] = (), db: Path | None = None
+) -> Iterator[Child]:
+    db = db or tmp / f"bench-{os.getpid()}-{time.monotonic_ns()}.db"
     base = shlex.split(command) if command else [sys.executable, "-m", "client_cli", "serve"]
-    argv = [*base, "--host", HOST, "--port", "0"]
+    argv = [*base, "--host", HOST, "--port", "0", *extra]
     child = Child([*argv, "--db", str(db), "--grace", "5"], r"http://[\d.]+:(\d+)")
     try:
         yield child
     finally:
         child.stop()
+
+
+@contextlib.contextmanager
+def servers(phase: str, args: argparse.Namespace, tmp: Path) -> Iterator[tuple[list[Child], Any]]:
+    """The servers of a phase (the echo server; the game server; or a cluster of
+    ``--nodes``) and, for a cluster, a Redis client to count its commands."""
+    if phase == "echo":
+        with echo_server() as echo:
+            yield [echo], None
+        return
+    if args.nodes == 1:
+        with game_server(tmp, args.server_command) as one:
+            yield [one], None
+        return
+    import redis
+
+    from tests.services.redis import redis_server
+
+    db = tmp / f"cluster-{os.getpid()}-{time.monotonic_ns()}.db"
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(redis_server())
+        nodes = [
+            stack.enter_context(
+                game_server(tmp, args.server_command, ("--redis", url, "--node-id", f"n{i}"), db)
+            )
+            for i in range(args.nodes)
+        ]
+        client = stack.enter_context(redis.Redis.from_url(url))
+        yield nodes, client
+
+
+def redis_commands(client: Any) -> int:
+    return int(client.info("stats")["total_commands_processed"]) if client is not None else 0
 
 
 @contextlib.contextmanager
@@ -216,7 +260,7 @@ class Job:
     """What one worker process does: ``players`` connections for one phase."""
 
     phase: str  # echo | paced | flat
-    url: str
+    urls: tuple[str, ...]  # one per node: room r's seat s connects to (r + s) % nodes
     worker: int
     players: int
     think_s: float  # 0: flat out
@@ -318,9 +362,11 @@ async def connect(job: Job, index: int, name: str, gate: asyncio.Semaphore) -> B
     source = source_address(job.worker, index)
     if source is not None:
         options["local_addr"] = (source, 0)
+    urls = job.urls
+    url = urls[(index // SEATS + index % SEATS) % len(urls)]
     async with gate:
         ws = await ws_connect(
-            job.url,
+            url,
             open_timeout=30,
             max_size=2**22,
             compression="deflate" if job.compression else None,
@@ -565,6 +611,8 @@ class Figures:
     kib_per_player: float = 0.0
     server_cpu: float = 0.0  # share of one core the server used in the window
     us_per_op: float = 0.0  # server CPU microseconds per placement (echo: per round trip)
+    node_cpu: list[float] = field(default_factory=list)  # --nodes 2: each node's share
+    redis_per_op: float = 0.0  # --nodes 2: Redis commands per placement
     load_cpu: float = 0.0  # cores the load generator used, warm-up included
     loadavg: float = 0.0  # 1-minute load average at the end of the window
 
@@ -584,9 +632,9 @@ def split(total: int, parts: int, unit: int) -> list[int]:
 
 def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Figures:
     figures = Figures(phase, args.players)
-    server_cm = echo_server() if phase == "echo" else game_server(tmp, args.server_command)
     ctx = mp.get_context("spawn")
-    with server_cm as server:
+    with servers(phase, args, tmp) as (nodes, redis_client):
+        server = nodes[0]
         time.sleep(0.5)
         figures.rss_idle_mib = server.rss_kib() / 1024
         ready, results, start = ctx.Queue(), ctx.Queue(), ctx.Event()
@@ -600,7 +648,7 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
             for worker, n in enumerate(counts):
                 job = Job(
                     phase=phase,
-                    url=f"ws://{HOST}:{server.port}/ws",
+                    urls=tuple(f"ws://{HOST}:{n.port}/ws" for n in nodes),
                     worker=worker,
                     players=n,
                     think_s=think,
@@ -621,9 +669,15 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
             start.set()
             window = args.duration if phase == "paced" else args.flat_duration
             time.sleep(warmup)
-            cpu_before = server.cpu_seconds()
+            cpu_before = [n.cpu_seconds() for n in nodes]
+            commands_before = redis_commands(redis_client)
             time.sleep(window - 0.5)
-            figures.server_cpu = (server.cpu_seconds() - cpu_before) / (window - 0.5)
+            figures.node_cpu = [
+                (n.cpu_seconds() - before) / (window - 0.5)
+                for n, before in zip(nodes, cpu_before, strict=True)
+            ]
+            figures.server_cpu = sum(figures.node_cpu)
+            commands = redis_commands(redis_client) - commands_before
             figures.rss_end_mib = server.rss_kib() / 1024
             figures.loadavg = os.getloadavg()[0]
             reports = [results.get(timeout=60) for _ in procs]
@@ -648,6 +702,7 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
     figures.per_second = placements / seconds
     if figures.per_second:
         figures.us_per_op = figures.server_cpu / figures.per_second * 1e6
+        figures.redis_per_op = commands / (window - 0.5) / figures.per_second
     lat = merged["rtt"] if phase == "echo" else merged["ack"]
     figures.ack_p50, figures.ack_p99 = percentile(lat, 50), percentile(lat, 99)
     figures.turn_p50, figures.turn_p99 = (
@@ -675,7 +730,7 @@ def median_figures(runs: list[Figures]) -> Figures:
         return runs[0]
     out = Figures(runs[0].phase, runs[0].players)
     for name in Figures.__dataclass_fields__:
-        if name in ("phase", "players", "error_kinds"):
+        if name in ("phase", "players", "error_kinds", "node_cpu"):
             continue
         setattr(out, name, statistics.median(getattr(r, name) for r in runs))
     kinds: Counter[str] = Counter()
@@ -701,7 +756,7 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
         f"{args.warmup:g} s warm-up (paced: first deals spread over {args.stagger:g} s, timing "
         f"after {max(args.warmup, args.stagger):g} s), "
         f"compression {'deflate' if args.compression else 'off'}, "
-        f"{os.cpu_count()} CPUs, echo server on {loop_name()}"
+        f"{os.cpu_count()} CPUs, echo server on {loop_name()}, {args.nodes} node(s)"
         + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
         "",
         f"{'phase':<7} {'conn':>5} {'per s':>8} {'matches':>7} {'ack p50':>8} {'ack p99':>8} "
@@ -731,6 +786,14 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
         "server CPU: share of one core the server process used in the window; µs/op: its CPU "
         "per placement (echo: per round trip); load-gen CPU: cores used by the load generator."
     )
+    if args.nodes > 1:
+        for phase, f in results.items():
+            if phase != "echo":
+                shares = ", ".join(f"{c:.0%}" for c in f.node_cpu)
+                lines.append(
+                    f"{phase} on {args.nodes} nodes: CPU per node {shares} (the sum above); "
+                    f"{f.redis_per_op:.2f} Redis commands per placement"
+                )
     lines.append("")
     for phase, f in results.items():
         if phase != "echo":
@@ -807,6 +870,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="run CMD instead of 'python -m client_cli serve', to measure a variant of the "
         "server: it gets --host, --port 0, --db and --grace and must announce its address "
         "as serve does",
+    )
+    p.add_argument(
+        "--nodes",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="1: one server process (default); 2: a cluster of two nodes on one Redis and "
+        "one database, each room's players spread over both (see the module docstring)",
     )
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)

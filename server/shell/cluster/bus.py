@@ -2,10 +2,11 @@
 
 Every node listens on its own channel (``cs:node:ID``) and on the broadcast one
 (``cs:all``). Messages are JSON objects with a kind (``k``) and the sender's
-node id (``from``). Everything a node publishes goes through one connection,
-one at a time, in the order it was asked: a player's sign-in broadcast reaches
-the owner of its room before the placement it sends next (Redis delivers a
-connection's publications in order).
+node id (``from``). Everything a node publishes (and its presence writes)
+goes through one connection in the order it was asked, whatever queued up
+since the last round trip in one pipeline: a player's sign-in broadcast
+reaches the owner of its room before the placement it sends next (Redis
+delivers a connection's publications in order).
 
 Redis is trusted: what travels here has passed the sending node's checks, and
 holds cards addressed to players (docs/scaling.md, Security).
@@ -42,7 +43,10 @@ class Bus:
         self._publisher: aioredis.Redis = aioredis.Redis.from_url(
             url, decode_responses=True, single_connection_client=True
         )
-        self._order = asyncio.Lock()
+        # Commands to send, in order: a writer sends all that queued up in one pipeline.
+        self._outbox: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self._reader: asyncio.Task[None] | None = None
         self._handler: Handler | None = None
@@ -56,6 +60,7 @@ class Bus:
         self._handler = handler
         await self._pubsub.subscribe(channel(self.node), BROADCAST)
         self._reader = asyncio.create_task(self._read(), name="cluster-bus-reader")
+        self._writer = asyncio.create_task(self._write(), name="cluster-bus-writer")
 
     async def _read(self) -> None:
         while True:
@@ -90,23 +95,48 @@ class Bus:
         except Exception:
             log.exception("cluster: handling a %r message failed", payload.get("k"))
 
+    def send(self, *command: Any) -> asyncio.Future[Any]:
+        """Queue a Redis command, sent in order with every other (its reply, later)."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._outbox.append((command, future))
+        self._wake.set()
+        return future
+
     async def publish(self, node: str | None, payload: dict[str, Any]) -> int:
         """Send ``payload`` to ``node`` (None: every node); how many nodes listened."""
         payload["from"] = self.node
         text = json.dumps(payload, separators=(",", ":"))
-        async with self._order:
-            received: int = await self._publisher.publish(
-                BROADCAST if node is None else channel(node), text
-            )
-        return received
+        received = await self.send("PUBLISH", BROADCAST if node is None else channel(node), text)
+        return int(received)
 
-    async def ordered(self, call: Callable[[aioredis.Redis], Awaitable[Any]]) -> Any:
-        """Run ``call`` on the publishing connection, in order with the publications."""
-        async with self._order:
-            return await call(self._publisher)
+    async def _write(self) -> None:
+        """Everything queued since the last round trip, in one pipeline, in order."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._outbox = self._outbox, []
+            if not batch:
+                continue
+            pipe = self._publisher.pipeline(transaction=False)
+            for command, _ in batch:
+                pipe.execute_command(*command)
+            try:
+                replies = await pipe.execute(raise_on_error=False)
+            except Exception as exc:
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            for (_, future), reply in zip(batch, replies, strict=True):
+                if future.done():
+                    continue
+                if isinstance(reply, Exception):
+                    future.set_exception(reply)
+                else:
+                    future.set_result(reply)
 
     async def close(self) -> None:
-        for task in (self._reader, *self._handling):
+        for task in (self._reader, self._writer, *self._handling):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

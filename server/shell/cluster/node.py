@@ -46,7 +46,7 @@ from protocol.messages import (
     parse_client,
 )
 from server import errors
-from server.events import Event, MatchBegan, MatchEnded
+from server.events import Event, MatchBegan, MatchEnded, RatingChanged
 from server.lobby import Lobby
 from server.room import Outbound
 from server.shell import clock
@@ -108,6 +108,7 @@ class ClusterNode:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._watcher: asyncio.Task[None] | None = None
         self._taking: set[str] = set()
+        self._rated = False  # a rating moved in this step
         # Commands forwarded, not yet run: True once run, False if not the owner's.
         self._pending: dict[str, asyncio.Future[bool]] = {}
         self.stopping = False
@@ -187,6 +188,8 @@ class ClusterNode:
                     continue
             elif type(event) is MatchBegan:
                 self._match_room[event.match_id] = room_id
+            elif type(event) is RatingChanged:
+                self._rated = True
             key = room_key(room_id)
             token = tokens.get(key)
             if token is not None:
@@ -199,6 +202,9 @@ class ClusterNode:
         opened, registry.opened = registry.opened, []
         closed, registry.closed = registry.closed, []
         touched, registry.touched = registry.touched, {}
+        if self._rated:  # the other nodes read the ratings again once they are stored
+            self._rated = False
+            self._later(self._ratings_moved())
         invites: dict[str, str | None] = {}
         for room in opened:
             key = room_key(room.id)
@@ -221,6 +227,10 @@ class ClusterNode:
                 self._later(self.leases.release(room_key(room.id)))
         if upsert or remove or invites:
             self._later(self.directory.write(upsert, remove, invites))
+
+    async def _ratings_moved(self) -> None:
+        await self.storage.persist([])  # resolves once everything before it is stored
+        await self.bus.publish(None, {"k": "ratings"})
 
     async def holds(self, room_id: str) -> bool:
         """Is ``room_id`` still ours? (A write refused by its fence: not any more.)"""
@@ -300,8 +310,7 @@ class ClusterNode:
                     if await self.bus.publish(owner, dict(payload)):
                         # Run, or its node died first (seen gone, or the lease moved).
                         while not done.done() and loop.time() < deadline:
-                            with contextlib.suppress(TimeoutError):
-                                await asyncio.wait_for(asyncio.shield(done), FORWARD_RETRY_S)
+                            await asyncio.wait((done,), timeout=FORWARD_RETRY_S)
                             if owner not in self._alive or self._owner.get(key) != owner:
                                 break
                         if done.done() and done.result():
@@ -406,6 +415,8 @@ class ClusterNode:
             player_id = str(payload["player"])
             if self.presence.remove(player_id, origin) and player_id not in self.delivery.by_player:
                 await self._disconnect(player_id)
+        elif kind == "ratings":
+            self.lobby.ratings.load(await self.storage.ratings(), replace=True)
         elif kind == "owner":
             self._owner[str(payload["key"])] = origin
         elif kind == "take":
@@ -439,13 +450,13 @@ class ClusterNode:
         player = session.player
         assert player is not None
         text = player.model_dump_json()
-        self._later(self.bus.ordered(lambda r: r.hset(presence_key(self.id), player_id, text)))
+        self._later(self.bus.send("HSET", presence_key(self.id), player_id, text))
         self._publish_later(
             None, {"k": "hello", "player": json.loads(text), "address": session.address}
         )
 
     def _signed_out(self, player_id: str) -> None:
-        self._later(self.bus.ordered(lambda r: r.hdel(presence_key(self.id), player_id)))
+        self._later(self.bus.send("HDEL", presence_key(self.id), player_id))
         self._publish_later(None, {"k": "bye", "player": player_id})
 
     # ------------------------------------------------------------------

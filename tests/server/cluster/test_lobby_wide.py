@@ -40,6 +40,17 @@ async def test_quick_play_and_a_challenge_across_nodes(tmp_path: Path, redis_url
         assert results[0] == results[1]
         ratings = await alice.until("ratings")
         assert ratings == await bob.until("ratings")
+        after = {c["player"]["name"]: c["after"] for c in ratings["changes"]}
+        # bob's node did not run the room: its leaderboard has the new ratings all the same
+        for _ in range(50):
+            await bob.send(type="get_leaderboard", pace="lockstep", top=10)
+            board = {
+                e["player"]["name"]: e["rating"] for e in (await bob.until("leaderboard"))["top"]
+            }
+            if board == after:
+                break
+            await asyncio.sleep(0.1)
+        assert board == after
 
         # carol (third node) challenges dave (first node) by name
         carol = await signed_in(c, "carol")
