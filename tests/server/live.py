@@ -164,10 +164,13 @@ async def signed_in(live: Live, name: str, **extra: Any) -> Client:
     return client
 
 
-async def two_player_room(live: Live, **room: Any) -> tuple[Client, Client, str]:
-    """alice creates a room, bob joins, both ready: the match has started."""
+async def two_player_room(
+    live: Live, *, bob_at: Live | None = None, **room: Any
+) -> tuple[Client, Client, str]:
+    """alice creates a room, bob joins (through ``bob_at``, another node of a cluster,
+    if given), both ready: the match has started."""
     alice = await signed_in(live, "alice")
-    bob = await signed_in(live, "bob")
+    bob = await signed_in(bob_at or live, "bob")
     await alice.send(type="create_room", name="duel", seats=2, contribution="a-share", **room)
     room_id = (await alice.until("room_state"))["room"]["id"]
     await bob.send(type="join_room", room_id=room_id, contribution="b-share")

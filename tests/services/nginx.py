@@ -10,19 +10,16 @@ import contextlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tests.services.redis import free_port
+from tests.services.redis import free_port, stop, wait_until_serving
 
 BINARY = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.path.exists(p)), None)
 MISSING = None if BINARY else "nginx is not installed (Debian: apt-get install nginx)"
 DOC = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
-START_S = 10.0
 
 
 def documented_config() -> str:
@@ -66,22 +63,7 @@ def nginx(ports: Sequence[int]) -> Iterator[str]:
             text=True,
         )
         try:
-            deadline = time.monotonic() + START_S
-            while True:
-                with (
-                    contextlib.suppress(OSError),
-                    socket.create_connection(("127.0.0.1", listen), timeout=0.2),
-                ):
-                    break
-                if process.poll() is not None or time.monotonic() > deadline:
-                    errors = process.stderr.read() if process.stderr else ""
-                    raise RuntimeError(f"nginx did not start: {errors}")
-                time.sleep(0.05)
+            wait_until_serving(process, listen, "nginx")
             yield f"http://127.0.0.1:{listen}"
         finally:
-            process.terminate()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)

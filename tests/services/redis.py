@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from typing import Any
 
 BINARY = shutil.which("redis-server") or next(
     (p for p in ("/usr/bin/redis-server",) if os.path.exists(p)), None
@@ -28,6 +29,37 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def wait_until_serving(
+    process: subprocess.Popen[Any], port: int, what: str, ping: bytes = b"", pong: bytes = b""
+) -> None:
+    """Until ``process`` accepts on ``port`` (and answers ``ping`` with ``pong``, if given);
+    RuntimeError if it ends or takes longer than START_S."""
+    deadline = time.monotonic() + START_S
+    while True:
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection(("127.0.0.1", port), timeout=0.2) as s,
+        ):
+            if not ping:
+                return
+            s.sendall(ping)
+            if s.recv(16).startswith(pong):
+                return
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not start on port {port}")
+        time.sleep(0.05)
+
+
+def stop(process: subprocess.Popen[Any]) -> None:
+    """SIGTERM, and SIGKILL if it has not ended 5 s later."""
+    process.terminate()
+    try:
+        process.wait(5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 @contextlib.contextmanager
@@ -43,23 +75,7 @@ def redis_server() -> Iterator[str]:
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
         try:
-            deadline = time.monotonic() + START_S
-            while True:
-                with (
-                    contextlib.suppress(OSError),
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2) as s,
-                ):
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        break
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"redis-server did not start on port {port}")
-                time.sleep(0.05)
+            wait_until_serving(process, port, "redis-server", b"PING\r\n", b"+PONG")
             yield f"redis://127.0.0.1:{port}/0"
         finally:
-            process.terminate()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)

@@ -12,24 +12,14 @@ import pytest
 from engine.cards import Card
 from engine.deal import verify
 from tests.server.cluster.nodes import cluster
-from tests.server.live import Client, Live, signed_in
+from tests.server.live import Client, Live, signed_in, two_player_room
 
 pytestmark = pytest.mark.timeout(120)
 
 
 async def room_across(alice_at: Live, bob_at: Live, **room: Any) -> tuple[Client, Client, str]:
     """alice creates a room on one node, bob joins it from another, both ready."""
-    alice = await signed_in(alice_at, "alice")
-    bob = await signed_in(bob_at, "bob")
-    await alice.send(type="create_room", name="duel", seats=2, contribution="a", **room)
-    room_id = (await alice.until("room_state"))["room"]["id"]
-    await bob.send(type="join_room", room_id=room_id, contribution="b")
-    await bob.until("room_state")
-    await alice.send(type="ready", room_id=room_id)
-    await bob.send(type="ready", room_id=room_id)
-    for c in (alice, bob):
-        await c.until("match_started")
-    return alice, bob, room_id
+    return await two_player_room(alice_at, bob_at=bob_at, **room)
 
 
 def nothing_hidden_leaked(me: Client, other: Client) -> None:
