@@ -16,7 +16,7 @@ import hashlib
 import logging
 import secrets
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from aiohttp import WSCloseCode
@@ -199,15 +199,22 @@ class Hub:
             self._thinking.add(task)
             task.add_done_callback(self._thinking.discard)
 
-    async def resume_series(self) -> None:
+    async def resume_series(
+        self, take: Callable[[Resumable], Awaitable[bool]] | None = None
+    ) -> None:
         """At start: the tournaments and the series being played when the server stopped
         go on. Tournaments first, so that their tables' rooms are claimed as the
-        lobby rebuilds them; then the tables that could not be rebuilt are ended."""
+        lobby rebuilds them; then the tables that could not be rebuilt are ended.
+
+        ``take`` (a cluster node taking over the tournaments): whether a series is
+        this node's to resume (False: another node runs it, it is left alone)."""
         unfinished = await self.storage.unfinished()
         activity = {saved.room_id: saved.last_activity_ms for saved in unfinished}
         desk = self.lobby.tournaments
         for stored in await self.storage.unfinished_tournaments():
             tid = stored.tournament_id
+            if tid in desk.directors:
+                continue
             try:
                 if stored.state is None:
                     raise ValueError("no snapshot stored")
@@ -224,6 +231,8 @@ class Hub:
                 continue
             await self.apply(functools.partial(desk.catch_up, tid, room_id, table, clock.now_ms()))
         for saved in unfinished:
+            if saved.room_id in self.lobby.rooms or (take is not None and not await take(saved)):
+                continue
             if saved.origin == RoomOrigin.TOURNAMENT and not desk.claims(saved.room_id):
                 # Its tournament is over or was not resumed: neither is the table.
                 await self.storage.abandon(saved.series_id)

@@ -42,12 +42,14 @@ from protocol.messages import (
     ListRooms,
     PlayerInfo,
     QuickPlay,
+    RoomOrigin,
     Rooms,
     parse_client,
 )
 from server import errors
 from server.events import Event, MatchBegan, MatchEnded, RatingChanged
 from server.lobby import Lobby
+from server.recovery import Resumable
 from server.room import Outbound
 from server.shell import clock
 from server.shell.cluster.bus import Bus
@@ -68,6 +70,7 @@ log = logging.getLogger(__name__)
 WATCH_S = 0.5  # how often the node looks for nodes gone and leases lost
 FORWARD_WAIT_S = 12.0  # a command for a room changing owner waits this long for the new one
 FORWARD_RETRY_S = 0.25
+CLAIM_TRIES = 12  # a table's lease, held a moment by a node that let it go: tried this often
 
 
 COORDINATOR = "coordinator"  # the lease of the lobby-wide work: quick play, challenges,
@@ -109,6 +112,7 @@ class ClusterNode:
         self._watcher: asyncio.Task[None] | None = None
         self._taking: set[str] = set()
         self._rated = False  # a rating moved in this step
+        self._started = False  # joined: a coordinator lease taken from now on is a takeover
         # Commands forwarded, not yet run: True once run, False if not the owner's.
         self._pending: dict[str, asyncio.Future[bool]] = {}
         self.stopping = False
@@ -139,6 +143,7 @@ class ClusterNode:
             # a restart; the leases are taken as the lobby rebuilds the rooms.
             await hub.resume_series()
         await self._look()
+        self._started = True
         self._watcher = asyncio.create_task(self._watch(), name="cluster-watch")
         log.info("cluster node %s joined (%d other nodes)", self.id, len(others))
 
@@ -152,15 +157,15 @@ class ClusterNode:
         with contextlib.suppress(Exception):
             await self.storage.persist([])  # everything decided so far is stored
         handed = 0
-        if COORDINATOR in self.leases.tokens:
-            with contextlib.suppress(Exception):
-                await self.leases.release(COORDINATOR)
         for room_id in list(self.lobby.rooms):
             self.lobby.release(room_id)
             with contextlib.suppress(Exception):
                 await self.leases.release(room_key(room_id))
                 await self.bus.publish(None, {"k": "take", "room": room_id})
                 handed += 1
+        if COORDINATOR in self.leases.tokens:  # after the tables: the next one takes them
+            with contextlib.suppress(Exception):
+                await self.leases.release(COORDINATOR)
         for task in list(self._tasks):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(task, 2.0)
@@ -498,6 +503,9 @@ class ClusterNode:
             self._owner[COORDINATOR] = self.id
             await self.bus.publish(None, {"k": "owner", "key": COORDINATOR})
             log.warning("cluster: node %s coordinates the lobby (token %d)", self.id, token)
+            if self._started:
+                # The tournaments another coordinator ran go on here, with their tables.
+                self._later(self._resume_tournaments())
         elif gone is not None and await self.leases.owner(COORDINATOR) not in (None, gone):
             await self.leases.disown(gone, COORDINATOR)
 
@@ -528,6 +536,38 @@ class ClusterNode:
                 await self.leases.forget_node(node)
                 await self.bus.redis.delete(presence_key(node))
 
+    async def _resume_tournaments(self) -> None:
+        claimed: set[str] = set()
+        try:
+            await self.hub.resume_series(take=functools.partial(self._claim, claimed))
+        finally:
+            self._taking -= claimed
+
+    async def _claim(self, claimed: set[str], saved: Resumable) -> bool:
+        """A series to resume on taking over the coordinator's work: ours if its lease
+        is free (its node is gone, or handed it over), with its fence written. A room
+        this node is taking already (``_take``) is not claimed again; one claimed is
+        not taken by ``_take`` until the resumption is over."""
+        key = room_key(saved.room_id)
+        if saved.room_id in self._taking or key in self.leases.tokens:
+            return False
+        self._taking.add(saved.room_id)
+        claimed.add(saved.room_id)
+        token = await self.leases.acquire(key)
+        # A table is only ever the coordinator's: another node holds its lease for a
+        # moment at most (it looked at the room, saw a table and let it go).
+        for _ in range(CLAIM_TRIES if saved.origin == RoomOrigin.TOURNAMENT else 0):
+            if token is not None:
+                break
+            await asyncio.sleep(FORWARD_RETRY_S)
+            token = await self.leases.acquire(key)
+        if token is None:
+            return False
+        await self.storage.persist([], [Fence(key, token)])
+        self._owner[key] = self.id
+        self._publish_later(None, {"k": "owner", "key": key})
+        return True
+
     async def _take(self, room_id: str, from_node: str | None) -> None:
         """Take ``room_id`` if its lease is free, and rebuild it from the store."""
         if room_id in self._taking or room_id in self.lobby.rooms or self.stopping:
@@ -543,6 +583,13 @@ class ClusterNode:
                 await self.leases.release(key)
                 return
             saved = found[-1]
+            if saved.origin == RoomOrigin.TOURNAMENT and COORDINATOR not in self.leases.tokens:
+                # A table goes with its director, to the coordinator.
+                await self.leases.release(key)
+                return
+            if saved.origin == RoomOrigin.TOURNAMENT and not self.lobby.tournaments.claims(room_id):
+                await self.leases.release(key)
+                return  # its director is not back yet: resuming the tournaments takes it
             # The fence first: from now on the previous owner cannot write for it.
             await self.storage.persist([], [Fence(key, token)])
             await self.hub.apply(lambda: self.lobby.rebuild(saved, {}, clock.now_ms()))
