@@ -286,6 +286,7 @@ ALL_CODES: tuple[str, ...] = (
     "bad_json", "unknown_type", "bad_message",
     HelloRequired.code, AlreadyIdentified.code, UnsupportedProtocol.code, BadToken.code,
     NameRequired.code, NameTaken.code, FrameTooLarge.code, RateLimited.code, StorageFailed.code,
+    RoomMoving.code,
     RoomNotFound.code, NotInRoom.code, RoomFull.code, RoomStarted.code, NotCreator.code,
     NotSeated.code, NotPlaying.code, PastTurn.code, FutureTurn.code, AlreadyPlaced.code,
     UnknownStrategy.code, LimitReached.code, PlayerNotFound.code, AlreadyQueued.code,

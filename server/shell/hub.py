@@ -238,13 +238,19 @@ class Hub:
                 await self.storage.abandon(saved.series_id)
                 continue
             try:
-                await self.apply(functools.partial(self._restore, saved))
+                if take is None:
+                    await self.apply(functools.partial(self._restore, saved))
+                else:  # taken over while its players are online: they get its snapshot
+                    await self.apply(functools.partial(self._taken, saved))
             except Exception as exc:
                 log.warning("series %s cannot be resumed (%s): abandoned", saved.series_id, exc)
                 await self.storage.abandon(saved.series_id)
             else:
                 log.info("resumed series %s in room %s", saved.series_id, saved.room_id)
         await self.apply(lambda: desk.resumed(clock.now_ms()))
+
+    def _taken(self, saved: Resumable) -> list[Outbound]:
+        return self.lobby.rebuild(saved, {}, clock.now_ms())
 
     def _restore(self, saved: Resumable) -> list[Outbound]:
         return self.lobby.restore(saved, clock.now_ms())

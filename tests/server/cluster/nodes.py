@@ -20,17 +20,26 @@ class Node:
 
 
 @contextlib.contextmanager
-def cluster_node(db: Path, redis_url: str, node_id: str, port: int = 0) -> Iterator[Node]:
-    """A node; its log (warnings and errors) in ``NODE_ID.log`` beside the database."""
+def cluster_node(
+    db: Path | str, redis_url: str, node_id: str, port: int = 0, logs: Path | None = None
+) -> Iterator[Node]:
+    """A node on the store ``db`` (a SQLite file, or a postgresql:// URL); its log
+    (warnings and errors) in ``NODE_ID.log`` in ``logs`` (default: beside the file)."""
     extra = ("--redis", redis_url, "--node-id", node_id, "--grace", "30")
+    folder = logs or Path(db).parent
     with (
-        open(db.parent / f"{node_id}.log", "a") as log,
+        open(folder / f"{node_id}.log", "a") as log,
         server_process(db, port, extra, stderr=log) as (process, live),
     ):
         yield Node(node_id, process, live, int(live.url.split(":")[2].split("/")[0]))
 
 
 @contextlib.contextmanager
-def cluster(db: Path, redis_url: str, count: int = 3) -> Iterator[list[Node]]:
+def cluster(
+    db: Path | str, redis_url: str, count: int = 3, logs: Path | None = None
+) -> Iterator[list[Node]]:
     with contextlib.ExitStack() as stack:
-        yield [stack.enter_context(cluster_node(db, redis_url, f"node{i}")) for i in range(count)]
+        yield [
+            stack.enter_context(cluster_node(db, redis_url, f"node{i}", logs=logs))
+            for i in range(count)
+        ]

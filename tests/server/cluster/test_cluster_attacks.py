@@ -18,9 +18,9 @@ pytestmark = pytest.mark.timeout(120)
 
 
 async def test_a_stranger_on_another_node_and_garbage_on_the_bus(
-    tmp_path: Path, redis_url: str
+    tmp_path: Path, redis_url: str, cluster_db: str
 ) -> None:
-    with cluster(tmp_path / "cluster.db", redis_url, 3) as nodes:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
         a, b, c = (n.live for n in nodes)
         alice, bob, room_id = await room_across(a, b)
         mallory = await signed_in(c, "mallory")

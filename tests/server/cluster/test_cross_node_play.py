@@ -41,9 +41,9 @@ def nothing_hidden_leaked(me: Client, other: Client) -> None:
 
 
 async def test_lockstep_and_race_with_players_on_different_nodes(
-    tmp_path: Path, redis_url: str
+    tmp_path: Path, redis_url: str, cluster_db: str
 ) -> None:
-    with cluster(tmp_path / "cluster.db", redis_url, 3) as nodes:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
         a, b, c = (n.live for n in nodes)
         alice, bob, room_id = await room_across(a, b)
         started = next(m for m in alice.log if m["type"] == "match_started")

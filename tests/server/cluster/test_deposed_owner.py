@@ -18,8 +18,10 @@ from tests.server.cluster.test_handover import comes_back, state_at
 pytestmark = pytest.mark.timeout(120)
 
 
-async def test_a_paused_owner_cannot_write_after_takeover(tmp_path: Path, redis_url: str) -> None:
-    with cluster(tmp_path / "cluster.db", redis_url, 3) as nodes:
+async def test_a_paused_owner_cannot_write_after_takeover(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
         owner, other, spare = nodes
         alice, bob, room_id = await room_across(owner.live, other.live)
         await asyncio.gather(place_turns(alice, room_id, 3), place_turns(bob, room_id, 3))

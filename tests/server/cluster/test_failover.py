@@ -34,8 +34,10 @@ async def finish_from(client: Client, room_id: str, state: dict[str, Any]) -> di
     return await client.play_to_end(room_id)
 
 
-async def test_sigkill_of_the_owner_mid_match(tmp_path: Path, redis_url: str) -> None:
-    with cluster(tmp_path / "cluster.db", redis_url, 3) as nodes:
+async def test_sigkill_of_the_owner_mid_match(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
         owner, other, spare = nodes
         alice, bob, room_id = await room_across(owner.live, other.live)
         await asyncio.gather(place_turns(alice, room_id, 5), place_turns(bob, room_id, 5))

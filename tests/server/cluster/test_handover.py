@@ -50,10 +50,15 @@ async def play_on(
     await place_turns(client, room_id, turns)
 
 
-async def test_sigterm_hands_the_room_over_without_a_gap(tmp_path: Path, redis_url: str) -> None:
-    db = tmp_path / "cluster.db"
+async def test_sigterm_hands_the_room_over_without_a_gap(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    db = cluster_db
     with contextlib.ExitStack() as stack:
-        nodes = [stack.enter_context(cluster_node(db, redis_url, f"node{i}")) for i in range(3)]
+        nodes = [
+            stack.enter_context(cluster_node(db, redis_url, f"node{i}", logs=tmp_path))
+            for i in range(3)
+        ]
         owner, other, spare = nodes
         alice, bob, room_id = await room_across(owner.live, other.live)
         await asyncio.gather(place_turns(alice, room_id, 3), place_turns(bob, room_id, 3))
@@ -74,15 +79,15 @@ async def test_sigterm_hands_the_room_over_without_a_gap(tmp_path: Path, redis_u
 
 
 async def test_a_rolling_restart_of_every_node_during_a_match(
-    tmp_path: Path, redis_url: str
+    tmp_path: Path, redis_url: str, cluster_db: str
 ) -> None:
-    db = tmp_path / "cluster.db"
+    db = cluster_db
     with contextlib.ExitStack() as stack:
         running: dict[str, tuple[contextlib.ExitStack, Node]] = {}
 
         def start(node_id: str, port: int = 0) -> Node:
             inner = contextlib.ExitStack()
-            node = inner.enter_context(cluster_node(db, redis_url, node_id, port))
+            node = inner.enter_context(cluster_node(db, redis_url, node_id, port, logs=tmp_path))
             running[node_id] = (inner, node)
             return node
 

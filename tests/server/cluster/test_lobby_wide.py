@@ -21,8 +21,10 @@ async def matched(client: Client) -> str:
             return str(queue["room_id"])
 
 
-async def test_quick_play_and_a_challenge_across_nodes(tmp_path: Path, redis_url: str) -> None:
-    with cluster(tmp_path / "cluster.db", redis_url, 3) as nodes:
+async def test_quick_play_and_a_challenge_across_nodes(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
         a, b, c = (n.live for n in nodes)
         alice = await signed_in(a, "alice")
         bob = await signed_in(b, "bob")
@@ -74,3 +76,4 @@ async def test_quick_play_and_a_challenge_across_nodes(tmp_path: Path, redis_url
         (duel,) = ids
         results = await asyncio.gather(carol.play_to_end(duel), dave.play_to_end(duel, 3))
         assert results[0] == results[1]
+

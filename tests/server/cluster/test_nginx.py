@@ -38,10 +38,10 @@ def slow(name: str, moves: list[int]):  # type: ignore[no-untyped-def]
 
 
 async def test_two_bots_through_nginx_survive_the_death_of_their_node(
-    tmp_path: Path, redis_url: str
+    tmp_path: Path, redis_url: str, cluster_db: str
 ) -> None:
     with contextlib.ExitStack() as stack:
-        nodes = stack.enter_context(cluster(tmp_path / "cluster.db", redis_url, 2))
+        nodes = stack.enter_context(cluster(cluster_db, redis_url, 2, logs=tmp_path))
         address = stack.enter_context(nginx([n.port for n in nodes]))
         url = address.replace("http://", "ws://") + "/ws"
         host_moves: list[int] = []

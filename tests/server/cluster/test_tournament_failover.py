@@ -44,9 +44,9 @@ def stored(live: Live, tid: str) -> Any:
 
 
 async def test_a_swiss_survives_the_death_of_its_coordinator(
-    tmp_path: Path, redis_url: str
+    tmp_path: Path, redis_url: str, cluster_db: str
 ) -> None:
-    with cluster(tmp_path / "cluster.db", redis_url, 3) as nodes:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
         coordinator, one, two = nodes  # the first node up coordinates
         alice, bob = await signed_in(one.live, "alice"), await signed_in(two.live, "bob")
         await alice.send(type="create_tournament", name="cluster cup", format="swiss",
