@@ -1,4 +1,4 @@
-"""Services the tests start for themselves (PostgreSQL; others may follow), each on a
+"""Services the tests start for themselves (PostgreSQL, Redis, nginx), each on a
 free loopback port in a temporary directory, each stopped when its block ends.
 
 Every service records the directory it runs in (:func:`started_in`); the

@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from tests.services import started_in
 from tests.services.redis import free_port, stop, wait_until_serving
 
 BINARY = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.path.exists(p)), None)
@@ -44,6 +45,7 @@ def nginx(ports: Sequence[int]) -> Iterator[str]:
     """nginx in front of the nodes on ``ports``; its http://127.0.0.1:PORT address."""
     assert BINARY is not None, MISSING
     with tempfile.TemporaryDirectory(prefix="cs-nginx-") as tmp:
+        started_in(Path(tmp))  # the session's end checks that nothing runs there any more
         listen = free_port()
         conf = Path(tmp) / "nginx.conf"
         temps = "\n".join(

@@ -16,7 +16,10 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+from tests.services import started_in
 
 BINARY = shutil.which("redis-server") or next(
     (p for p in ("/usr/bin/redis-server",) if os.path.exists(p)), None
@@ -67,6 +70,7 @@ def redis_server() -> Iterator[str]:
     """A running redis-server's URL (redis://127.0.0.1:PORT/0) until the block ends."""
     assert BINARY is not None, MISSING
     with tempfile.TemporaryDirectory(prefix="cs-redis-") as tmp:
+        started_in(Path(tmp))  # the session's end checks that nothing runs there any more
         port = free_port()
         process = subprocess.Popen(
             [BINARY, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
