@@ -36,6 +36,11 @@ connections, timeouts and refused setups. Server memory is VmRSS from
 /proc/<pid>/status: before anyone connects, once every player is signed in and
 seated (per connected player), and at the end of the timed window.
 
+``--store postgresql`` runs the game server(s) on a PostgreSQL cluster of its
+own (tests/services/postgres.py) instead of a SQLite file, and counts the
+transactions committed and the rows written per placement
+(``pg_stat_database``).
+
 ``--nodes 2`` runs the paced and flat phases on a cluster instead: a
 redis-server of its own (tests/services/redis.py) and two ``serve --redis``
 nodes on one database; room *r*'s seat *s* connects to node ``(r + s) % 2``,
@@ -155,49 +160,87 @@ class Child:
 
 @contextlib.contextmanager
 def game_server(
-    tmp: Path, command: str | None = None, extra: Sequence[str] = (), db: Path | None = None
+    tmp: Path, command: str | None = None, extra: Sequence[str] = (), db: str | None = None
 ) -> Iterator[Child]:
-    db = db or tmp / f"bench-{os.getpid()}-{time.monotonic_ns()}.db"
+    db = db or str(tmp / f"bench-{os.getpid()}-{time.monotonic_ns()}.db")
     base = shlex.split(command) if command else [sys.executable, "-m", "client_cli", "serve"]
     argv = [*base, "--host", HOST, "--port", "0", *extra]
-    child = Child([*argv, "--db", str(db), "--grace", "5"], r"http://[\d.]+:(\d+)")
+    option = "--store" if db.startswith("postgresql://") else "--db"
+    child = Child([*argv, option, db, "--grace", "5"], r"http://[\d.]+:(\d+)")
     try:
         yield child
     finally:
         child.stop()
 
 
+@dataclass
+class Counters:
+    """What the shared services did, read before and after the window."""
+
+    redis: Any = None  # a Redis client (a cluster)
+    postgres: Any = None  # (tests.services.postgres.Cluster, database name)
+
+    def read(self) -> tuple[int, int, int]:
+        """Redis commands, PostgreSQL transactions committed, rows written."""
+        commands = int(self.redis.info("stats")["total_commands_processed"]) if self.redis else 0
+        commits = rows = 0
+        if self.postgres is not None:
+            cluster, name = self.postgres
+            out = cluster.psql(
+                "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted"
+                f" FROM pg_stat_database WHERE datname = '{name}'"
+            )
+            commits, rows = (int(x) for x in out.strip().split("|"))
+        return commands, commits, rows
+
+
 @contextlib.contextmanager
-def servers(phase: str, args: argparse.Namespace, tmp: Path) -> Iterator[tuple[list[Child], Any]]:
+def servers(
+    phase: str, args: argparse.Namespace, tmp: Path
+) -> Iterator[tuple[list[Child], Counters]]:
     """The servers of a phase (the echo server; the game server; or a cluster of
-    ``--nodes``) and, for a cluster, a Redis client to count its commands."""
+    ``--nodes``), on ``--store``, and what counts the shared services' work."""
+    counters = Counters()
     if phase == "echo":
         with echo_server() as echo:
-            yield [echo], None
+            yield [echo], counters
         return
-    if args.nodes == 1:
-        with game_server(tmp, args.server_command) as one:
-            yield [one], None
-        return
+    with contextlib.ExitStack() as stack:
+        db: str | None = None
+        if args.store == "postgresql":
+            from tests.services import postgres
+
+            cluster = stack.enter_context(postgres.cluster())
+            name = cluster.create_database("bench")
+            db = cluster.url(name)
+            counters.postgres = (cluster, name)
+        if args.nodes == 1:
+            yield [stack.enter_context(game_server(tmp, args.server_command, db=db))], counters
+            return
+        yield from _cluster(stack, args, tmp, db, counters)
+
+
+def _cluster(
+    stack: contextlib.ExitStack,
+    args: argparse.Namespace,
+    tmp: Path,
+    db: str | None,
+    counters: Counters,
+) -> Iterator[tuple[list[Child], Counters]]:
     import redis
 
     from tests.services.redis import redis_server
 
-    db = tmp / f"cluster-{os.getpid()}-{time.monotonic_ns()}.db"
-    with contextlib.ExitStack() as stack:
-        url = stack.enter_context(redis_server())
-        nodes = [
-            stack.enter_context(
-                game_server(tmp, args.server_command, ("--redis", url, "--node-id", f"n{i}"), db)
-            )
-            for i in range(args.nodes)
-        ]
-        client = stack.enter_context(redis.Redis.from_url(url))
-        yield nodes, client
-
-
-def redis_commands(client: Any) -> int:
-    return int(client.info("stats")["total_commands_processed"]) if client is not None else 0
+    db = db or str(tmp / f"cluster-{os.getpid()}-{time.monotonic_ns()}.db")
+    url = stack.enter_context(redis_server())
+    nodes = [
+        stack.enter_context(
+            game_server(tmp, args.server_command, ("--redis", url, "--node-id", f"n{i}"), db)
+        )
+        for i in range(args.nodes)
+    ]
+    counters.redis = stack.enter_context(redis.Redis.from_url(url))
+    yield nodes, counters
 
 
 @contextlib.contextmanager
@@ -613,6 +656,8 @@ class Figures:
     us_per_op: float = 0.0  # server CPU microseconds per placement (echo: per round trip)
     node_cpu: list[float] = field(default_factory=list)  # --nodes 2: each node's share
     redis_per_op: float = 0.0  # --nodes 2: Redis commands per placement
+    commits_per_op: float = 0.0  # --store postgresql: transactions committed per placement
+    rows_per_op: float = 0.0  # --store postgresql: rows written per placement
     load_cpu: float = 0.0  # cores the load generator used, warm-up included
     loadavg: float = 0.0  # 1-minute load average at the end of the window
 
@@ -633,7 +678,7 @@ def split(total: int, parts: int, unit: int) -> list[int]:
 def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Figures:
     figures = Figures(phase, args.players)
     ctx = mp.get_context("spawn")
-    with servers(phase, args, tmp) as (nodes, redis_client):
+    with servers(phase, args, tmp) as (nodes, counters):
         server = nodes[0]
         time.sleep(0.5)
         figures.rss_idle_mib = server.rss_kib() / 1024
@@ -670,14 +715,14 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
             window = args.duration if phase == "paced" else args.flat_duration
             time.sleep(warmup)
             cpu_before = [n.cpu_seconds() for n in nodes]
-            commands_before = redis_commands(redis_client)
+            before = counters.read()
             time.sleep(window - 0.5)
             figures.node_cpu = [
                 (n.cpu_seconds() - before) / (window - 0.5)
                 for n, before in zip(nodes, cpu_before, strict=True)
             ]
             figures.server_cpu = sum(figures.node_cpu)
-            commands = redis_commands(redis_client) - commands_before
+            commands, commits, rows = (b - a for a, b in zip(before, counters.read(), strict=True))
             figures.rss_end_mib = server.rss_kib() / 1024
             figures.loadavg = os.getloadavg()[0]
             reports = [results.get(timeout=60) for _ in procs]
@@ -703,6 +748,8 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
     if figures.per_second:
         figures.us_per_op = figures.server_cpu / figures.per_second * 1e6
         figures.redis_per_op = commands / (window - 0.5) / figures.per_second
+        figures.commits_per_op = commits / (window - 0.5) / figures.per_second
+        figures.rows_per_op = rows / (window - 0.5) / figures.per_second
     lat = merged["rtt"] if phase == "echo" else merged["ack"]
     figures.ack_p50, figures.ack_p99 = percentile(lat, 50), percentile(lat, 99)
     figures.turn_p50, figures.turn_p99 = (
@@ -756,8 +803,8 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
         f"{args.warmup:g} s warm-up (paced: first deals spread over {args.stagger:g} s, timing "
         f"after {max(args.warmup, args.stagger):g} s), "
         f"compression {'deflate' if args.compression else 'off'}, "
-        f"{os.cpu_count()} CPUs, echo server on {loop_name()}, {args.nodes} node(s)"
-        + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
+        f"{os.cpu_count()} CPUs, echo server on {loop_name()}, {args.nodes} node(s) on "
+        f"{args.store}" + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
         "",
         f"{'phase':<7} {'conn':>5} {'per s':>8} {'matches':>7} {'ack p50':>8} {'ack p99':>8} "
         f"{'turn p50':>8} {'turn p99':>8} {'res p50':>8} {'res p99':>8} {'errors':>6}",
@@ -786,6 +833,13 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
         "server CPU: share of one core the server process used in the window; µs/op: its CPU "
         "per placement (echo: per round trip); load-gen CPU: cores used by the load generator."
     )
+    if args.store == "postgresql":
+        for phase, f in results.items():
+            if phase != "echo":
+                lines.append(
+                    f"{phase} on PostgreSQL: {f.commits_per_op:.3f} transactions committed and "
+                    f"{f.rows_per_op:.2f} rows written per placement"
+                )
     if args.nodes > 1:
         for phase, f in results.items():
             if phase != "echo":
@@ -878,6 +932,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=1,
         help="1: one server process (default); 2: a cluster of two nodes on one Redis and "
         "one database, each room's players spread over both (see the module docstring)",
+    )
+    p.add_argument(
+        "--store",
+        choices=("sqlite", "postgresql"),
+        default="sqlite",
+        help="sqlite: a file in a temporary directory (default); postgresql: a PostgreSQL "
+        "cluster of its own (tests/services/postgres.py), transactions and rows written "
+        "per placement counted",
     )
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
