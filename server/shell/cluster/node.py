@@ -40,6 +40,7 @@ from protocol.messages import (
     CreateRoom,
     JoinRoom,
     ListRooms,
+    PlayDaily,
     PlayerInfo,
     QuickPlay,
     RoomOrigin,
@@ -248,6 +249,12 @@ class ClusterNode:
             return True
         if isinstance(message, CreateRoom):
             return False
+        if isinstance(message, PlayDaily):
+            # The desk's attempts and its end-of-day check are one node's memory
+            # (docs/scaling.md, the daily deal): not yet shared by the nodes.
+            raise errors.DailyUnavailable(
+                "the daily deal is not played on a server of several nodes yet"
+            )
         if isinstance(message, LOBBY_WIDE):
             if self.leases.tokens.get(COORDINATOR) is not None:
                 return False
