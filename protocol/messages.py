@@ -1272,7 +1272,13 @@ def dump_server(message: BaseModel) -> str:
 
 
 class Prepared:
-    """A server message whose JSON text is already written; its model is built on demand."""
+    """A server message whose JSON text is already written; its model is built on demand.
+
+    :meth:`of` keeps only the text of a model already built (``fields`` empty):
+    what a room holds on to after sending it (a finished deal's result) is then
+    one string, not a graph of models the garbage collector walks, and the
+    model is parsed back from the text each time it is asked for.
+    """
 
     __slots__ = ("_model", "fields", "kind", "text")
 
@@ -1282,9 +1288,17 @@ class Prepared:
         self.text = text  # exactly dump_server(self.model())
         self._model: BaseModel | None = None
 
+    @classmethod
+    def of(cls, message: BaseModel) -> Prepared:
+        """``message`` as its text alone (the model is not kept)."""
+        return cls(type(message), {}, dump_server(message))
+
     def model(self) -> BaseModel:
-        if self._model is None:
-            self._model = self.kind(**self.fields)
+        if self._model is not None:
+            return self._model
+        if not self.fields:  # text alone: parsed again every time, never kept
+            return self.kind.model_validate_json(self.text)
+        self._model = self.kind(**self.fields)
         return self._model
 
     def __repr__(self) -> str:

@@ -337,15 +337,17 @@ class Room:
 
     def _out(self, to: Iterable[str], message: BaseModel | Prepared) -> Outbound:
         recipients = tuple(to)
-        if isinstance(message, Prepared):  # placed, card or progress, its JSON already written
+        if isinstance(message, Prepared):  # its JSON already written
             kind = message.kind
-            if issubclass(kind, PRIVATE_MESSAGES):
+            if issubclass(kind, PRIVATE_MESSAGES):  # placed or card
                 if len(recipients) != 1:
                     raise AssertionError(f"{kind.__name__} may only go to its owner")
                 if kind is CardDealt:
                     self._check_card_due(recipients[0], message.fields["turn"])
                 if kind is Placed:
                     self._check_card_seen(recipients[0], message.fields["turn"])
+            if kind is MatchResult:  # the result, kept as its text
+                self._check_result_shown(recipients)
             return Outbound(recipients, message)
         if isinstance(message, PRIVATE_MESSAGES):
             if len(recipients) != 1:
@@ -355,14 +357,17 @@ class Room:
             if isinstance(message, Placed):
                 self._check_card_seen(recipients[0], message.turn)
         if isinstance(message, MatchResult):
-            if self.match is None or self.match.result is None or self.phase == Phase.PLAYING:
-                raise AssertionError("the result may only be sent once the deal is over")
-            if not all(views.sees_result(self, p) for p in recipients):
-                raise AssertionError("the result is under its round's embargo")
+            self._check_result_shown(recipients)
         shown = message.result if isinstance(message, RoomState) else None
         if shown is not None and not views.sees_result(self, recipients[0]):
             raise AssertionError("the result is under its round's embargo")
         return Outbound(recipients, message)
+
+    def _check_result_shown(self, recipients: tuple[str, ...]) -> None:
+        if self.match is None or self.match.result is None or self.phase == Phase.PLAYING:
+            raise AssertionError("the result may only be sent once the deal is over")
+        if not all(views.sees_result(self, p) for p in recipients):
+            raise AssertionError("the result is under its round's embargo")
 
     def _check_card_due(self, player_id: str, turn: int) -> None:
         m = self.match
@@ -991,7 +996,7 @@ class Room:
         else:
             self._go(Phase.BETWEEN)
             series.next_at = now_ms + self.between_deals_ms
-        m.result = MatchResult(
+        result = MatchResult(
             room_id=self.id,
             match_id=m.id,
             starter=str(starter),
@@ -1002,6 +1007,9 @@ class Room:
             deal=series.started,
             series=self.series_info(now_ms),
         )
+        # Kept as its text: a finished deal's boards, placements and itemized
+        # scores as live models were most of what a young collection walked.
+        m.result = Prepared.of(result)
         seeing = [p for p in self.members() if views.sees_result(self, p)]
         if seeing:
             outs.append(self._out(seeing, m.result))

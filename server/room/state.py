@@ -10,7 +10,7 @@ from typing import Protocol
 from engine.cards import Card
 from engine.deal import Deal
 from engine.grid import CELLS, Grid, cell_name
-from protocol.messages import MatchResult, Pace, PlacementOut, PlayerInfo, RoomOrigin, Visibility
+from protocol.messages import Pace, PlacementOut, PlayerInfo, Prepared, RoomOrigin, Visibility
 from server.fallback import CellChooser
 
 TURNS = CELLS  # a deal places one card on each cell of the grid
@@ -112,7 +112,7 @@ class DealInPlay:
     boards: dict[str, Board]
     turn: int = 1  # lockstep: the turn being played
     turn_started: int = 0
-    result: MatchResult | None = None
+    result: Prepared | None = None  # the match_result sent, as its text (Prepared.of)
 
 
 BotFactory = Callable[[str, str], CellChooser]

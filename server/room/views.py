@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from engine.deal import commitment
 from engine.grid import cell_name
 from protocol.messages import (
+    MatchResult,
     Pace,
     PlayerInfo,
     Progress,
@@ -211,6 +212,10 @@ def view_for(room: RoomData, player_id: str, now_ms: int, ref: str | None = None
         contributions=list(m.contributions) if m else [],
         you=you,
         progress=shown,
-        result=m.result if m and sees_result(room, player_id) else None,
+        result=(
+            MatchResult.model_validate_json(m.result.text)
+            if m and m.result and sees_result(room, player_id)
+            else None
+        ),
         ref=ref,
     )

@@ -19,6 +19,7 @@ from protocol.messages import (
     CLIENT_TYPES,
     CardDealt,
     ClientMessage,
+    MatchResult,
     Place,
     Placed,
     Prepared,
@@ -201,7 +202,7 @@ def test_a_whole_match_writes_what_the_models_write(seed: int) -> None:
     room = make_room(3)
     outs = play_everything(room, rng)
     kinds = {type(out.message) for out in outs}
-    assert {Placed, CardDealt, Progress} <= kinds
+    assert {Placed, CardDealt, Progress, MatchResult} <= kinds
     for out in outs:
         assert out.text() == dump_server(out.message)
 

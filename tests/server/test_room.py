@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gc
+import json
 import random
 import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from engine.cards import Card
 from engine.deal import commitment, room_seed, verify
@@ -29,6 +32,7 @@ from protocol.messages import (
     RoomState,
     RoomUpdate,
     StartMatch,
+    dump_server,
 )
 from server import errors
 from server.bots import bot_factory, think
@@ -53,6 +57,7 @@ from tests.server.roomkit import (
     answer_bots,
     make_room,
     place,
+    player,
     seat_and_start,
 )
 
@@ -89,6 +94,43 @@ def test_lockstep_match_from_ready_to_result() -> None:
     for board in result.boards:
         grid = Grid.replay((parse_cell(p.cell), Card.parse(p.card)) for p in board.placements)
         assert board.score.total == score_board(grid.cards(), Card.parse(result.starter)).total
+
+
+def test_a_finished_deal_is_kept_as_the_text_it_sent() -> None:
+    """The room holds on to a finished deal's result as its JSON alone (no graph of
+    boards, placements and itemized scores for the collector to walk), and a
+    snapshot asked for afterwards carries exactly the result that was sent."""
+    zoe = player('zoë "z"')
+    room, box = make_room(2), Mailbox()
+    seat_and_start(room, box, zoe)
+    sent: list[str] = []
+    now = 0
+    while room.phase == Phase.PLAYING:
+        for p in (ALICE, zoe):
+            now += 100
+            card = box.last_card(p)
+            outs = box.add(room.handle(p, Place(room_id=room.id, turn=card.turn,
+                                                cell=card.legal[0]), now))  # fmt: skip
+            sent += [o.text() for o in outs if isinstance(o.message, MatchResult)]
+    assert len(sent) == 1
+    result = box.result(zoe)
+    assert dump_server(result) == sent[0]
+    seen: set[int] = set()
+    found: list[object] = []
+    stack: list[object] = [room.match]
+    while stack and len(seen) < 100_000:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, type):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, BaseModel):  # a pydantic model the deal still holds
+            found.append(obj)
+        stack.extend(gc.get_referents(obj))
+    assert found == [] and len(seen) < 100_000
+    for who in (ALICE, zoe):
+        (state,) = [o.text() for o in room.handle(who, Resync(room_id=room.id), now + 1)]
+        assert json.loads(state)["result"] == json.loads(sent[0])
+    assert room.view_for(zoe.id, now + 1).result == result
 
 
 def test_lockstep_next_card_waits_for_everyone() -> None:

@@ -126,7 +126,7 @@ async def test_a_finished_table_is_shown_to_its_spectator_and_the_api_once_the_r
         and isinstance(o.message, RoomState)
         and o.message.room.id == bots_table.id
     ]
-    assert states and states[-1].result == m.result
+    assert states and states[-1].result == m.result.model()
     shown = await storage.match(m.id)
     assert shown is not None and not shown["embargoed"] and shown["seed"] == m.seed
     assert all(len(b["cells"]) == 16 for b in shown["boards"])
