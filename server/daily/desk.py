@@ -24,7 +24,6 @@ in the server; a test gives the app a calendar of its own (server.shell.app.crea
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
 
 from engine.deal import commitment
 from protocol.messages import (
@@ -45,9 +44,9 @@ from server import errors
 from server.daily import days
 from server.daily.standings import Streak
 from server.daily.views import Attempt, DayFacts, Streaks, daily, schedule_entry
+from server.desk import RoomOpener
 from server.events import DailyAttemptBegan, EmbargoLifted, Event, MatchEnded
 from server.room import Outbound, Phase, Room, RoomSettings
-from server.series import SecretScheme
 
 DAILY_MESSAGES = (GetDaily, PlayDaily)
 Calendar = Callable[[int], int]  # the server's time -> the daily deal's time (ms)
@@ -57,27 +56,7 @@ def wall(now_ms: int) -> int:
     return now_ms
 
 
-class Lobby(Protocol):
-    """What the desk needs of the lobby (server.lobby.Lobby)."""
-
-    @property
-    def rooms(self) -> Mapping[str, Room]: ...
-    @property
-    def events(self) -> list[Event]: ...
-
-    def open_room(
-        self,
-        settings: RoomSettings,
-        creator: PlayerInfo,
-        contribution: str,
-        now_ms: int,
-        *,
-        server_secret: str | None = None,
-        secret_scheme: SecretScheme = SecretScheme.CHAIN,
-        embargo: str | None = None,
-    ) -> Room: ...
-
-    def settle(self, room: Room, now_ms: int) -> list[Outbound]: ...
+Lobby = RoomOpener  # what the desk needs of the lobby (server.lobby.Lobby)
 
 
 class DailyDesk:

@@ -38,12 +38,13 @@ from protocol.messages import (
 from server import errors
 from server.alarms import Alarms
 from server.config import LobbyConfig
-from server.events import Event, MatchEnded, SeriesEnded
+from server.desk import RoomOpener
+from server.events import MatchEnded, SeriesEnded
 from server.ids import IdSource
 from server.listing import BadCursor, Listing
 from server.ratings import RatingBook
 from server.recovery import StoredTable
-from server.room import BotFactory, Outbound, Room, RoomSettings, bot_seats
+from server.room import BotFactory, Outbound, Room, bot_seats
 from server.series import SecretScheme
 from server.tournaments.director import Director
 from server.tournaments.model import Forfeit, OpenTable, Reveal, StopTable, TournamentSettings
@@ -51,16 +52,14 @@ from server.tournaments.model import Forfeit, OpenTable, Reveal, StopTable, Tour
 _RoomAction = Callable[[Room], list[Outbound]]
 
 
-class Lobby(Protocol):
+class Lobby(RoomOpener, Protocol):
     """What the desk needs of the lobby (server.lobby.Lobby): its rooms, to open a
-    table's and settle it after a change, who is online, ratings and bots."""
+    table's and settle it after a change (RoomOpener), who is online, ratings and bots."""
 
     @property
     def config(self) -> LobbyConfig: ...
     @property
     def ids(self) -> IdSource: ...
-    @property
-    def rooms(self) -> Mapping[str, Room]: ...
     @property
     def online(self) -> Mapping[str, PlayerInfo]: ...
     @property
@@ -69,22 +68,6 @@ class Lobby(Protocol):
     def ratings(self) -> RatingBook: ...
     @property
     def bots(self) -> BotFactory | None: ...
-    @property
-    def events(self) -> list[Event]: ...
-
-    def open_room(
-        self,
-        settings: RoomSettings,
-        creator: PlayerInfo,
-        contribution: str,
-        now_ms: int,
-        *,
-        server_secret: str | None = None,
-        secret_scheme: SecretScheme = SecretScheme.CHAIN,
-        embargo: str | None = None,
-    ) -> Room: ...
-
-    def settle(self, room: Room, now_ms: int) -> list[Outbound]: ...
 
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,35 @@
+"""What a desk of the lobby (the tournaments', the daily deal's) needs of it to run
+rooms of its own: the rooms, the event log, opening a room and settling it after
+a change. server.lobby.Lobby is one; each desk's own Protocol adds what else it reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from protocol.messages import PlayerInfo
+from server.events import Event
+from server.room import Outbound, Room, RoomSettings
+from server.series import SecretScheme
+
+
+class RoomOpener(Protocol):
+    @property
+    def rooms(self) -> Mapping[str, Room]: ...
+    @property
+    def events(self) -> list[Event]: ...
+
+    def open_room(
+        self,
+        settings: RoomSettings,
+        creator: PlayerInfo,
+        contribution: str,
+        now_ms: int,
+        *,
+        server_secret: str | None = None,
+        secret_scheme: SecretScheme = SecretScheme.CHAIN,
+        embargo: str | None = None,
+    ) -> Room: ...
+
+    def settle(self, room: Room, now_ms: int) -> list[Outbound]: ...
