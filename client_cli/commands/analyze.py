@@ -1,7 +1,7 @@
 """``cribsquares analyze``: the hindsight best board and a move-by-move review.
 
-The deal comes from a stored match (the server's SQLite file, or a server's
-read-only HTTP API) or from a seed and the cells typed in deal order. The
+The deal comes from a stored match (the server's store, SQLite or PostgreSQL,
+or a server's read-only HTTP API) or from a seed and the cells typed in deal order. The
 work is the engine's (:mod:`engine.analysis`); the text is
 :mod:`client_cli.analysis`'s.
 """
@@ -12,12 +12,10 @@ import argparse
 import asyncio
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from client_cli.cli import UsageError
-
-DEFAULT_DB = "cribsquares.db"
+from client_cli.commands.stored import add_store_options, chosen, reading, shown
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = subparsers.add_parser(
         "analyze",
         help="review a finished deal: the hindsight best board and each move's loss",
-        description="Analyse a finished match from the server's database (--db) or a "
+        description="Analyse a finished match from the server's database (--db or --store) or a "
         "server's HTTP API (--server), or a deal given by --seed and --moves: the best "
         "board reachable knowing all 17 cards, the board played and its score, and for "
         "every move the expert bot's choice and the expected points lost.",
@@ -34,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("match_id", nargs="?", metavar="MATCH_ID", help="a stored match's id")
     p.add_argument("--player", metavar="NAME", help="analyse only this player's board")
     source = p.add_mutually_exclusive_group()
-    source.add_argument("--db", metavar="PATH", help=f"SQLite file (default {DEFAULT_DB})")
+    add_store_options(source)
     source.add_argument("--server", metavar="URL", help="read the match from this server")
     p.add_argument("--seed", metavar="SEED", help="analyse the deal of this seed instead")
     p.add_argument("--moves", nargs="+", metavar="CELL", help="with --seed: cells in deal order")
@@ -87,8 +85,10 @@ def _inputs(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
     if args.seed is not None:
         if args.match_id is not None:
             raise UsageError("give a MATCH_ID or --seed, not both")
-        if args.db is not None or args.server is not None or args.player is not None:
-            raise UsageError("--db, --server and --player are for a stored match, not --seed")
+        if any(x is not None for x in (args.db, args.store, args.server, args.player)):
+            raise UsageError(
+                "--db, --store, --server and --player are for a stored match, not --seed"
+            )
         if not args.moves:
             raise UsageError("--seed needs --moves: the cells played, in deal order")
         from engine.deal import deal
@@ -107,9 +107,9 @@ def _inputs(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
         data = asyncio.run(_from_server(args.server, args.match_id))
         where: dict[str, Any] = {"source": "server", "server": args.server}
     else:
-        db = args.db or DEFAULT_DB
-        data = asyncio.run(_from_db(db, args.match_id))
-        where = {"source": "db", "db": db}
+        store = chosen(args)
+        data = asyncio.run(_from_store(store, args.match_id))
+        where = {"source": "db", "db": shown(store)}
     try:
         replay = parse_match(data)
     except ValueError as exc:
@@ -120,19 +120,13 @@ def _inputs(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
     return boards, {**where, "match_id": replay.match_id, "seed": replay.seed or None}
 
 
-async def _from_db(db: str, match_id: str) -> dict[str, Any]:
+async def _from_store(store: str, match_id: str) -> dict[str, Any]:
     from server.storage import match_detail
-    from server.storage.backends import open_reader
 
-    if not Path(db).is_file():
-        raise UsageError(f"no database at {db} (give --db PATH, or --server URL)")
-    conn = await open_reader(db)
-    try:
+    async with reading(store) as conn:
         found = await match_detail(conn, match_id)
-    finally:
-        await conn.close()
     if found is None:
-        raise UsageError(f"no match {match_id} in {db}")
+        raise UsageError(f"no match {match_id} in {shown(store)}")
     return found
 
 

@@ -1,4 +1,4 @@
-"""``cribsquares history``: matches stored by the server, read from its SQLite file."""
+"""``cribsquares history``: matches stored by the server, read from its store."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import asyncio
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from client_cli.cli import UsageError
+from client_cli.commands.stored import add_store_options, chosen, reading, shown
 from client_cli.safe import visible_lines
 
 
@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "matches (by name or id), or one whole match with --match.",
     )
     parser.add_argument("player", nargs="?", help="player name or id (default: recent matches)")
-    parser.add_argument("--db", default="cribsquares.db", metavar="PATH", help="SQLite file")
+    add_store_options(parser.add_mutually_exclusive_group())
     parser.add_argument("--match", metavar="ID", help="show one match: boards, placements, seed")
     parser.add_argument("--limit", type=int, default=20, help="how many matches (default 20)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -32,12 +32,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise UsageError(f"--limit: 1 or more, not {args.limit}")
-    if not Path(args.db).is_file():
-        raise UsageError(f"no database at {args.db} (start the server with --db to create one)")
-    data = asyncio.run(_query(args))
+    store = chosen(args)
+    data = asyncio.run(_query(store, args))
     if data is None:
         what = f"match {args.match}" if args.match else f"player {args.player}"
-        raise UsageError(f"no {what} in {args.db}")
+        raise UsageError(f"no {what} in {shown(store)}")
     if args.json:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -50,19 +49,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _query(args: argparse.Namespace) -> dict[str, Any] | None:
+async def _query(store: str, args: argparse.Namespace) -> dict[str, Any] | None:
     from server.storage import match_detail, player_matches, recent_matches
-    from server.storage.backends import open_reader
 
-    db = await open_reader(str(args.db))
-    try:
+    async with reading(store) as db:
         if args.match:
             return await match_detail(db, args.match)
         if args.player:
             return await player_matches(db, args.player, args.limit)
         return {"matches": await recent_matches(db, args.limit)}
-    finally:
-        await db.close()
 
 
 def _when(ms: int | None) -> str:
