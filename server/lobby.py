@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from engine.ranking import game_score
 from protocol.messages import (
@@ -122,6 +122,11 @@ class Lobby:
 
     def rooms_of(self, player_id: str) -> list[Room]:
         return self.registry.rooms_of(player_id)
+
+    def snapshots(self, player_ids: Collection[str], now_ms: int) -> list[Outbound]:
+        """To each of ``player_ids``, the snapshot of each room it is in here (a cluster
+        node's messages to them may have been lost on the way)."""
+        return [room.send_state(pid, now_ms) for pid in player_ids for room in self.rooms_of(pid)]
 
     # ------------------------------------------------------------------
 

@@ -57,6 +57,9 @@ class Store(Protocol):
 
     async def ratings(self) -> list[tuple[str, Entry]]: ...
 
+    async def newest_fence(self) -> int:
+        """The largest lease token a cluster node wrote under (0: none)."""
+
     async def unfinished(self, room_id: str | None = None) -> list[Resumable]: ...
 
     async def unfinished_tournaments(self) -> list[ResumableTournament]: ...

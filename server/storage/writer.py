@@ -62,7 +62,7 @@ from server.storage.records import (
     StoredPlayer,
     WriteFailed,
 )
-from server.storage.sql import Backend, Reader, Writer
+from server.storage.sql import Backend, Reader, Writer, first
 from server.storage.writes import Write, is_event, write_batch
 
 log = logging.getLogger(__name__)
@@ -308,6 +308,11 @@ class Storage:
     async def shadowed_players(self) -> set[str]:
         """Players whose name's key an earlier player holds (kept from before keys)."""
         return await players.shadowed(self._reader)
+
+    async def newest_fence(self) -> int:
+        """The largest lease token any cluster node has written under (0: none)."""
+        row = await first(self._reader, "SELECT MAX(token) AS token FROM fences")
+        return int(row["token"] or 0) if row is not None else 0
 
     async def match(self, match_id: str) -> dict[str, Any] | None:
         return await history.match_detail(self._reader, match_id)

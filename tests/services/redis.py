@@ -1,6 +1,7 @@
 """A redis-server of the tests' own: a free loopback port, a temporary directory, no disk.
 
-``redis_server()`` starts one and stops it (SIGTERM, then SIGKILL); the test
+``redis_server()`` starts one and stops it (SIGTERM, then SIGKILL);
+``redis_process()`` gives one a test may kill and start again; the test
 session starts one (tests/server/cluster/conftest.py) and every test that
 needs it empties it first. Where the binary is missing, :data:`MISSING` says
 so in one line and the tests that need it are skipped.
@@ -65,21 +66,55 @@ def stop(process: subprocess.Popen[Any]) -> None:
         process.wait()
 
 
-@contextlib.contextmanager
-def redis_server() -> Iterator[str]:
-    """A running redis-server's URL (redis://127.0.0.1:PORT/0) until the block ends."""
-    assert BINARY is not None, MISSING
-    with tempfile.TemporaryDirectory(prefix="cs-redis-") as tmp:
-        started_in(Path(tmp))  # the session's end checks that nothing runs there any more
-        port = free_port()
-        process = subprocess.Popen(
-            [BINARY, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", tmp, "--protected-mode", "yes"],
+class RedisServer:
+    """A redis-server on one loopback port, in a temporary directory, that a test may
+    kill and start again empty on the same port (nothing is ever saved to disk)."""
+
+    def __init__(self, tmp: Path) -> None:
+        assert BINARY is not None, MISSING
+        self.dir = tmp
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        assert BINARY is not None, MISSING
+        self.process = subprocess.Popen(
+            [BINARY, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.dir), "--protected-mode", "yes"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
+        wait_until_serving(self.process, self.port, "redis-server", b"PING\r\n", b"+PONG")
+
+    def kill(self) -> None:
+        """SIGKILL: everything it held is gone."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop(self.process)
+            self.process = None
+
+
+@contextlib.contextmanager
+def redis_process() -> Iterator[RedisServer]:
+    """A started :class:`RedisServer`, stopped when the block ends."""
+    with tempfile.TemporaryDirectory(prefix="cs-redis-") as tmp:
+        started_in(Path(tmp))  # the session's end checks that nothing runs there any more
+        server = RedisServer(Path(tmp))
         try:
-            wait_until_serving(process, port, "redis-server", b"PING\r\n", b"+PONG")
-            yield f"redis://127.0.0.1:{port}/0"
+            server.start()
+            yield server
         finally:
-            stop(process)
+            server.stop()
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A running redis-server's URL (redis://127.0.0.1:PORT/0) until the block ends."""
+    with redis_process() as server:
+        yield server.url

@@ -80,6 +80,10 @@ class Directory:
                 remove.append(room.id)
         return upsert, remove
 
+    def forget(self) -> None:
+        """Nothing of ours is listed any more (Redis lost it): list everything again."""
+        self._published.clear()
+
     def unlist(self, room_id: str) -> bool:
         return self._published.pop(room_id, None) is not None
 

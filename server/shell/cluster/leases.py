@@ -12,10 +12,21 @@ its successor: the store holds the newer token and refuses the older.
 
 Each node also keeps ``cs:alive:NODE`` (a shorter expiry, renewed with the
 leases) and is listed in ``cs:nodes``: the others see it gone when the key is.
+
+Redis may lose everything (restarted without persistence, as docs/operations.md
+runs it, or the cluster started again on a new one) while the database keeps
+the tokens written under the old counter. So the counter belongs to an epoch,
+the key ``cs:epoch``: no lease is granted while it is missing, and the node that
+finds it missing first sets the counter past the newest token stored
+(:data:`SEED_GAP` beyond it, for tokens granted but not yet written when Redis
+lost them), then a new epoch. Every token of the new epoch is larger than any
+of the old one, so the fences hold across the loss.
 """
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -25,8 +36,13 @@ ALIVE_MS = 3_000  # a node not heard of for this long is gone
 RENEW_S = 1.0  # how often the leases and the node's liveness are renewed
 NODES = "cs:nodes"
 FENCE = "cs:fence"
+EPOCH = "cs:epoch"
+# A new epoch's counter starts this far past the newest token stored: more tokens
+# than a cluster grants between two of its writes, by orders of magnitude.
+SEED_GAP = 1_000_000_000
 
 _ACQUIRE = """
+if redis.call('EXISTS', KEYS[4]) == 0 then return -1 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local token = redis.call('INCR', KEYS[3])
 redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. token, 'PX', ARGV[2])
@@ -53,6 +69,14 @@ redis.call('SADD', KEYS[3], ARGV[1])
 return held
 """
 
+_SEED = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return redis.call('GET', KEYS[2]) end
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+redis.call('SET', KEYS[2], ARGV[2])
+return ARGV[2]
+"""
+
 _RELEASE = """
 local v = redis.call('GET', KEYS[1])
 redis.call('SREM', KEYS[2], ARGV[2])
@@ -77,31 +101,55 @@ def alive_key(node: str) -> str:
 
 
 class Leases:
-    def __init__(self, redis: aioredis.Redis, node: str) -> None:
+    def __init__(
+        self, redis: aioredis.Redis, node: str, newest_stored: Callable[[], Awaitable[int]]
+    ) -> None:
         # redis-py's replies are typed as unions of bytes and str; ours are str (decoded).
         self.redis: Any = redis
         self.node = node
         self.tokens: dict[str, int] = {}  # key -> the token of our lease on it
+        self.epoch: str | None = None  # the counter's epoch, as last seen
+        self.reset = False  # the epoch changed since we last looked: Redis lost its data
+        self._newest_stored = newest_stored  # the newest token in the database
         self._taken_at: dict[str, int] = {}  # key -> the renewal round it was taken in
         self._round = 0
         self._acquire: Any = redis.register_script(_ACQUIRE)
         self._renew: Any = redis.register_script(_RENEW)
         self._release: Any = redis.register_script(_RELEASE)
+        self._seed: Any = redis.register_script(_SEED)
 
     async def join(self) -> None:
+        await self.check_epoch()
         await self.redis.set(alive_key(self.node), "1", px=ALIVE_MS)
         await self.redis.sadd(NODES, self.node)
+
+    async def check_epoch(self) -> None:
+        """Start a new epoch if Redis has none (seeding its counter past the newest
+        token stored); if the epoch is not the one we last saw, Redis lost everything
+        since (our leases, the lists, who is connected where): :attr:`reset`."""
+        epoch = await self.redis.get(EPOCH)
+        if epoch is None:
+            floor = await self._newest_stored()
+            start = floor + SEED_GAP if floor else 0
+            epoch = await self._seed(keys=[FENCE, EPOCH], args=[start, secrets.token_hex(8)])
+        if self.epoch is not None and epoch != self.epoch:
+            self.reset = True
+        self.epoch = epoch
 
     async def acquire(self, key: str, *, from_node: str | None = None) -> int | None:
         """Our lease on ``key`` and its token, or None if another node holds it.
         ``from_node``: a node gone whose set of leases ``key`` leaves."""
-        token = int(
-            await self._acquire(
-                keys=[lease_key(key), owned_key(self.node), FENCE],
-                args=[self.node, LEASE_MS, key, owned_key(from_node) if from_node else ""],
+        for _ in range(2):
+            token = int(
+                await self._acquire(
+                    keys=[lease_key(key), owned_key(self.node), FENCE, EPOCH],
+                    args=[self.node, LEASE_MS, key, owned_key(from_node) if from_node else ""],
+                )
             )
-        )
-        if not token:
+            if token != -1:
+                break
+            await self.check_epoch()  # Redis lost its data: a new epoch first
+        if token <= 0:
             return None
         self.tokens[key] = token
         self._taken_at[key] = self._round

@@ -32,6 +32,8 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from redis.exceptions import RedisError
+
 from protocol.messages import (
     AnswerChallenge,
     CancelQuickPlay,
@@ -56,7 +58,7 @@ from server.shell import clock
 from server.shell.cluster.bus import Bus
 from server.shell.cluster.delivery import ClusterDelivery
 from server.shell.cluster.directory import Directory, SharedRegistry
-from server.shell.cluster.leases import RENEW_S, Leases
+from server.shell.cluster.leases import LEASE_MS, RENEW_S, Leases
 from server.shell.cluster.presence import Presence, presence_key
 from server.shell.session import Session
 from server.storage import Fence
@@ -96,7 +98,7 @@ class ClusterNode:
         self.lobby = lobby
         self.registry: SharedRegistry = lobby.registry
         self.bus = Bus(url, node_id)
-        self.leases = Leases(self.bus.redis, node_id)
+        self.leases = Leases(self.bus.redis, node_id, storage.newest_fence)
         self.directory = Directory(self.bus.redis, node_id)
         self.presence = Presence()
         self.delivery = ClusterDelivery(
@@ -114,6 +116,8 @@ class ClusterNode:
         self._taking: set[str] = set()
         self._rated = False  # a rating moved in this step
         self._started = False  # joined: a coordinator lease taken from now on is a takeover
+        self._reset_at: float | None = None  # when we last found that Redis lost its data
+        self._missed = False  # a publication failed: the other nodes may have missed it
         # Commands forwarded, not yet run: True once run, False if not the owner's.
         self._pending: dict[str, asyncio.Future[bool]] = {}
         self.stopping = False
@@ -244,6 +248,16 @@ class ClusterNode:
 
     async def route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool:
         """Answer or forward ``message`` if it is not this node's to run; False: it is."""
+        try:
+            return await self._route(session, player, message)
+        except RedisError as exc:
+            log.warning("cluster: a %s not routed: Redis did not answer (%s)", message.type, exc)
+            raise errors.RoomMoving(
+                "the server's nodes cannot reach each other just now: nothing was done;"
+                " send it again in a moment"
+            ) from None
+
+    async def _route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool:
         if isinstance(message, ListRooms):
             await self._list(session, message)
             return True
@@ -313,13 +327,17 @@ class ClusterNode:
         self._pending[fid] = done = loop.create_future()
         try:
             while True:
-                owner = self._owner.get(key) or await self.leases.owner(key)
+                try:
+                    owner = self._owner.get(key) or await self.leases.owner(key)
+                except RedisError:  # Redis restarting: as if the lease were changing hands
+                    owner = None
+                    known = True
                 if owner is None and not known:
                     room_id = key.removeprefix("room:")
                     raise errors.NotInRoom(f"you are not in room {room_id}")
                 if owner is not None and owner != self.id:
                     self._owner[key] = owner
-                    if await self.bus.publish(owner, dict(payload)):
+                    if await self._published(owner, payload):
                         # Run, or its node died first (seen gone, or the lease moved).
                         while not done.done() and loop.time() < deadline:
                             await asyncio.wait((done,), timeout=FORWARD_RETRY_S)
@@ -343,6 +361,13 @@ class ClusterNode:
                 await asyncio.sleep(FORWARD_RETRY_S)
         finally:
             self._pending.pop(fid, None)
+
+    async def _published(self, owner: str, payload: dict[str, Any]) -> bool:
+        """Did ``owner`` receive ``payload``? (No, also if Redis did not answer.)"""
+        try:
+            return bool(await self.bus.publish(owner, dict(payload)))
+        except RedisError:
+            return False
 
     async def _run_here(self, payload: dict[str, Any]) -> None:
         """A command forwarded to us (or that waited for its room to come here)."""
@@ -457,6 +482,7 @@ class ClusterNode:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("cluster: %s", task.exception())
+            self._missed = True
 
     def _signed_in(self, player_id: str, session: Session) -> None:
         player = session.player
@@ -480,13 +506,68 @@ class ClusterNode:
         while True:
             await asyncio.sleep(WATCH_S)
             try:
+                await self.leases.check_epoch()
+                if self.leases.reset:
+                    await self._recover()
                 if loop.time() - renewed >= RENEW_S:
                     renewed = loop.time()
                     for key in await self.leases.renew():
                         await self._lost(key)
+                    if self._missed:  # Redis answers again
+                        self._missed = False
+                        self._later(self._resync())
                 await self._look()
             except Exception as exc:
                 log.warning("cluster: watching the cluster failed (%s)", exc)
+
+    async def _recover(self) -> None:
+        """Redis lost everything (restarted empty): our leases, our entries in the
+        shared lists, who is connected here. We still hold our rooms in memory, and no
+        other node knew to take them (the lists of what each node owns went too), so
+        each is leased again, under a token of the new epoch written at once as its
+        fence; the coordinator first, by the node that had it. What we had published
+        is published again."""
+        self.leases.reset = False
+        self._reset_at = asyncio.get_running_loop().time()
+        log.warning("cluster: Redis lost its data; node %s leases its rooms again", self.id)
+        if COORDINATOR in self.leases.tokens:
+            self.leases.tokens.pop(COORDINATOR, None)
+            await self._coordinate(again=True)
+        fences: list[Fence] = []
+        for room_id in list(self.lobby.rooms):
+            key = room_key(room_id)
+            self.leases.tokens.pop(key, None)
+            token = await self.leases.acquire(key)
+            if token is None:  # another node leased it first: the store has its version
+                await self._lost(key)
+                continue
+            fences.append(Fence(key, token))
+            self._owner[key] = self.id
+            self._publish_later(None, {"k": "owner", "key": key})
+        await self.storage.persist([], fences)
+        self._missed = True  # who is connected here, and what the others may have missed
+        self.directory.forget()
+        invites: dict[str, str | None] = {
+            room.invite_code: room.id
+            for room in self.lobby.rooms.values()
+            if room.invite_code is not None
+        }
+        upsert, remove = self.directory.changes(list(self.lobby.rooms.values()))
+        self._later(self.directory.write(upsert, remove, invites))
+
+    async def _resync(self) -> None:
+        """After publications failed (Redis was down or lost its data): once every
+        node listens again, announce who is connected here again, and send the
+        players of our rooms connected elsewhere each room's snapshot, in place of
+        whatever of its messages they missed (as after a takeover)."""
+        await asyncio.sleep(RENEW_S)
+        for player_id, sessions in list(self.delivery.by_player.items()):
+            session = next((s for s in sessions if s.player is not None), None)
+            if session is not None:
+                self._signed_in(player_id, session)
+        remote = list(self.presence.nodes_of)
+        with contextlib.suppress(errors.StorageFailed):
+            await self.hub.apply(lambda: self.lobby.snapshots(remote, clock.now_ms()))
 
     async def _lost(self, key: str) -> None:
         """Our lease on ``key`` expired (we were cut off or paused, or Redis lost it):
@@ -501,16 +582,27 @@ class ClusterNode:
             self._owner.pop(key, None)
             await self._take(room_id, None)
 
-    async def _coordinate(self, gone: str | None = None) -> None:
-        """Take the coordinator's lease if it is free (``gone``: from that node)."""
+    async def _coordinate(self, gone: str | None = None, *, again: bool = False) -> None:
+        """Take the coordinator's lease if it is free (``gone``: from that node;
+        ``again``: we had it before Redis lost its data, and run its work still)."""
         if COORDINATOR in self.leases.tokens or self.stopping:
             return
+        if not again:
+            # Redis lost its data a moment ago (perhaps found just now): the lease's
+            # holder, which runs its work still, is taking it back. Were it taken here,
+            # every room of the cluster, free for a moment, would be resumed here too.
+            await self.leases.check_epoch()
+            since = self._reset_at
+            if self.leases.reset or (
+                since is not None and asyncio.get_running_loop().time() - since < LEASE_MS / 1000
+            ):
+                return
         token = await self.leases.acquire(COORDINATOR, from_node=gone)
         if token is not None:
             self._owner[COORDINATOR] = self.id
             await self.bus.publish(None, {"k": "owner", "key": COORDINATOR})
             log.warning("cluster: node %s coordinates the lobby (token %d)", self.id, token)
-            if self._started:
+            if self._started and not again:
                 # The tournaments another coordinator ran go on here, with their tables.
                 self._later(self._resume_tournaments())
         elif gone is not None and await self.leases.owner(COORDINATOR) not in (None, gone):
