@@ -4,7 +4,9 @@ psycopg 3, for both sides of the storage: its synchronous connection on the
 writer's thread (so that the writer works as it does on SQLite: a whole batch
 in one trip to the thread, one transaction, one commit; ``executemany`` runs in
 libpq's pipeline mode, one round trip for a run of placements) and its
-asynchronous one for the readers, on the event loop.
+asynchronous one for the readers, on the event loop, from a pool (psycopg_pool)
+of up to :data:`READERS` connections, so that one slow read (a long history)
+does not hold up every sign-in behind it.
 
 Acknowledged means committed: the writer's session has ``synchronous_commit =
 on`` whatever the server's default, so a commit has reached the WAL on disk
@@ -30,12 +32,14 @@ import psycopg
 import psycopg.adapt
 from psycopg import errors
 from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
 
 from server.storage.sql import Args, Row
 
 _ROWID = re.compile(r"\browid\b")
 _SCHEMA_LOCK = 0x637269625F7371  # pg_advisory_xact_lock's key for migrations ("crib_sq")
 SESSION = ("SET synchronous_commit = on", "SET lock_timeout = '5s'")
+READERS = 4  # the readers' connections at most (one is opened at start)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -117,35 +121,47 @@ class PostgresReader:
     dialect = "postgresql"
     schema_errors: tuple[type[Exception], ...] = (errors.UndefinedColumn,)
 
-    def __init__(self, url: str, conn: psycopg.AsyncConnection[Row]) -> None:
-        self._url = url
-        self._conn = conn
+    def __init__(self, pool: AsyncConnectionPool[psycopg.AsyncConnection[Row]]) -> None:
+        self._pool = pool
 
     @classmethod
     async def open(cls, url: str) -> PostgresReader:
-        return cls(url, await cls._connect(url))
-
-    @staticmethod
-    async def _connect(url: str) -> psycopg.AsyncConnection[Row]:
-        conn = await psycopg.AsyncConnection.connect(url, autocommit=True, row_factory=dict_row)
-        _adapt(conn)
-        return cast(psycopg.AsyncConnection[Row], conn)
+        # One connection first, on its own: a server that cannot be reached says why in
+        # libpq's words (the pool would only time out).
+        first = await psycopg.AsyncConnection.connect(url)
+        await first.close()
+        pool: AsyncConnectionPool[psycopg.AsyncConnection[Row]] = AsyncConnectionPool(
+            url,
+            min_size=1,
+            max_size=READERS,
+            kwargs={"autocommit": True, "row_factory": dict_row},
+            configure=_configure,
+            open=False,
+            name="cribsquares-readers",
+        )
+        await pool.open(wait=True)
+        return cls(pool)
 
     async def fetch(self, sql: str, args: Args = ()) -> list[Row]:
-        if self._conn.closed or self._conn.broken:
-            self._conn = await self._connect(self._url)
-        try:
-            cur = await self._conn.execute(translate(sql), args)
-        except psycopg.OperationalError:
-            if not self._conn.broken:
-                raise
-            # The server went away since the last read (restarted): once more, anew.
-            self._conn = await self._connect(self._url)
-            cur = await self._conn.execute(translate(sql), args)
-        return await cur.fetchall()
+        query = translate(sql)
+        for attempt in range(READERS + 1):
+            async with self._pool.connection() as conn:
+                try:
+                    cur = await conn.execute(query, args)
+                    return await cur.fetchall()
+                except psycopg.OperationalError:
+                    # The server went away since this connection's last read (restarted):
+                    # the pool drops it; the next one may be as old, or new.
+                    if not conn.broken or attempt == READERS:
+                        raise
+        raise AssertionError("unreachable")
 
     async def close(self) -> None:
-        await self._conn.close()
+        await self._pool.close()
+
+
+async def _configure(conn: psycopg.AsyncConnection[Any]) -> None:
+    _adapt(conn)
 
 
 class PostgresBackend:

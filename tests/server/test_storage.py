@@ -225,3 +225,28 @@ async def test_a_postgresql_restart_holds_writes_until_it_is_back_and_loses_none
         (saved,) = await storage.unfinished()
         assert [p.turn for p in saved.deals[0].placements] == [1, 2]
         await storage.close()
+
+
+async def test_postgresql_reads_share_a_pool_and_ride_out_a_restart() -> None:
+    """Reads at once go to several connections (up to READERS), not one after another
+    on one; after a restart of PostgreSQL, every pooled connection being dead, the
+    next read gets a new one."""
+    reason = postgres.unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+    from server.storage.backends import open_reader
+    from server.storage.postgres import READERS
+
+    with postgres.cluster(fsync=False) as cluster:
+        reader = await open_reader(cluster.url(cluster.create_database()))
+        try:
+            slow = "SELECT pg_backend_pid() AS pid, pg_sleep(0.3) AS slept"
+            rows = await asyncio.gather(*(reader.fetch(slow) for _ in range(READERS * 2)))
+            pids = {r[0]["pid"] for r in rows}
+            assert 2 <= len(pids) <= READERS, pids
+            await asyncio.to_thread(cluster.stop, "fast")
+            await asyncio.to_thread(cluster.start)
+            again = await reader.fetch("SELECT pg_backend_pid() AS pid")
+            assert again[0]["pid"] not in pids
+        finally:
+            await reader.close()
