@@ -17,12 +17,20 @@ and every player's streak.
   the day's embargo (a stored ``EmbargoLifted``): the day's secret and deal are
   shown from then on, on every surface.
 
+One desk decides for the whole server (its :class:`Role`). On a cluster of
+nodes every node has one, and only the coordinator's runs: the others stand
+by (their nodes forward ``play_daily`` and ``get_daily`` to the coordinator),
+and a node that takes the coordinator's work over reads the desk again from
+storage (:meth:`DailyDesk.reload`) before it answers, then checks the days'
+ends once the attempts in play are resumed in its lobby (:meth:`DailyDesk.resumed`).
+
 What time it is for the daily deal is ``calendar(now_ms)``: the server's clock
 in the server; a test gives the app a calendar of its own (server.shell.app.create_app).
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Mapping, Sequence
 
 from engine.deal import commitment
@@ -59,6 +67,15 @@ def wall(now_ms: int) -> int:
 Lobby = RoomOpener  # what the desk needs of the lobby (server.lobby.Lobby)
 
 
+class Role(enum.Enum):
+    """Whose decisions this desk makes."""
+
+    RUNNING = "running"  # it answers and checks the days' ends: the server's one desk
+    RESUMING = "resuming"  # read again (a takeover): it answers; the days' ends wait for
+    # the attempts in play to be back in the lobby (resumed)
+    STANDBY = "standby"  # another node's desk decides (a cluster's coordinator's)
+
+
 class DailyDesk:
     def __init__(self, lobby: Lobby, calendar: Calendar | None = None) -> None:
         self.lobby = lobby
@@ -70,6 +87,7 @@ class DailyDesk:
         self.streaks: dict[str, Streak] = {}
         self._checked: int | None = None  # the day the end-of-day check last ran for
         self._closing: set[int] = set()  # days over, their embargo not yet lifted
+        self.role = Role.RUNNING
 
     def today(self, now_ms: int) -> int:
         return days.day_number(self.calendar(now_ms))
@@ -90,6 +108,33 @@ class DailyDesk:
         for pid, day in sorted(played, key=lambda p: p[1]):
             self._count(pid, day)
 
+    def reload(
+        self,
+        stored: Mapping[int, str],
+        lifted: set[int],
+        attempts: Sequence[Attempt],
+        played: Sequence[tuple[str, int]],
+    ) -> None:
+        """Everything this desk knew replaced by what storage holds now (a takeover:
+        another desk decided meanwhile). It answers from now on; the days' ends are
+        checked once :meth:`resumed` says the attempts in play are back."""
+        self.attempts.clear()
+        self._by_room.clear()
+        self.streaks.clear()
+        self._closing.clear()
+        self.load_secrets(stored, lifted)
+        self.load_attempts(attempts, played)
+        self.role = Role.RESUMING
+
+    def standby(self) -> None:
+        """Another desk decides (a cluster's coordinator's): this one neither answers
+        nor checks the days' ends until it is read again (:meth:`reload`)."""
+        self.role = Role.STANDBY
+
+    @property
+    def standing_by(self) -> bool:
+        return self.role is Role.STANDBY
+
     def _keep(self, attempt: Attempt) -> None:
         self.attempts.setdefault(attempt.day, {})[attempt.player.id] = attempt
         self._by_room[attempt.room_id] = attempt
@@ -105,6 +150,10 @@ class DailyDesk:
     # Commands
 
     def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
+        if self.role is Role.STANDBY:
+            raise errors.DailyUnavailable(
+                "the daily deal is moving to another server node: try again in a moment"
+            )
         if isinstance(message, PlayDaily):
             return self._play(player, message, now_ms)
         assert isinstance(message, GetDaily)
@@ -237,7 +286,11 @@ class DailyDesk:
                 attempt.cells = tuple(c or None for c in outcome.cells)
 
     def resumed(self, now_ms: int) -> list[Outbound]:
-        """After a restart, once every series that could be is rebuilt: look at the days again."""
+        """After a restart (a takeover), once every series that could be is rebuilt:
+        look at the days again. A desk standing by goes on standing by."""
+        if self.role is Role.STANDBY:
+            return []
+        self.role = Role.RUNNING
         self._checked = None
         return self.tick(now_ms)
 
@@ -250,6 +303,8 @@ class DailyDesk:
 
     def tick(self, now_ms: int) -> list[Outbound]:
         """A day over, with no attempt of it still in play: its embargo is lifted."""
+        if self.role is not Role.RUNNING:
+            return []  # another desk decides, or the attempts in play are not back yet
         today = self.today(now_ms)
         if today == self._checked and not self._closing:
             return []

@@ -34,6 +34,14 @@ async def load(storage: Store, desk: DailyDesk, now_ms: int) -> None:
     desk.load_attempts(state.attempts, state.played)
 
 
+async def reload(storage: Store, desk: DailyDesk, now_ms: int) -> None:
+    """On a cluster node taking the coordinator's work over: the desk read again from
+    storage (what the previous coordinator's desk decided is stored), replacing what it
+    knew; it answers from now on (server.daily.desk.DailyDesk.reload)."""
+    state = await storage.daily_state(desk.today(now_ms))
+    desk.reload(state.secrets, state.lifted, state.attempts, state.played)
+
+
 async def draw_ahead(storage: Store, desk: DailyDesk, now_ms: int) -> int:
     """Draw and store a secret for each day of the window without one; the desk
     then loads what is stored. Returns how many were drawn."""

@@ -42,7 +42,6 @@ from protocol.messages import (
     CreateRoom,
     JoinRoom,
     ListRooms,
-    PlayDaily,
     PlayerInfo,
     QuickPlay,
     RoomOrigin,
@@ -50,11 +49,12 @@ from protocol.messages import (
     parse_client,
 )
 from server import errors
+from server.daily.desk import DAILY_MESSAGES
 from server.events import Event, MatchBegan, MatchEnded, RatingChanged
 from server.lobby import Lobby
 from server.recovery import Resumable
 from server.room import Outbound
-from server.shell import clock
+from server.shell import clock, daily_keeper
 from server.shell.cluster.bus import Bus
 from server.shell.cluster.delivery import ClusterDelivery
 from server.shell.cluster.directory import Directory, SharedRegistry
@@ -77,8 +77,13 @@ CLAIM_TRIES = 12  # a table's lease, held a moment by a node that let it go: tri
 
 
 COORDINATOR = "coordinator"  # the lease of the lobby-wide work: quick play, challenges,
-# tournaments; its holder runs them for every node
-LOBBY_WIDE = (QuickPlay, CancelQuickPlay, Challenge, AnswerChallenge, *TOURNAMENT_MESSAGES)
+# tournaments, the daily deal's desk; its holder runs them for every node
+LOBBY_WIDE = (
+    QuickPlay, CancelQuickPlay, Challenge, AnswerChallenge, *TOURNAMENT_MESSAGES, *DAILY_MESSAGES
+)  # fmt: skip
+# Rooms that go with the coordinator's work: a tournament's tables with their director,
+# the daily deal's attempts with the desk that counts them and ends their day.
+COORDINATED = (RoomOrigin.TOURNAMENT, RoomOrigin.DAILY)
 
 
 def room_key(room_id: str) -> str:
@@ -133,6 +138,8 @@ class ClusterNode:
     async def start(self, hub: Hub) -> None:
         """Join the cluster: listen, learn who is online where, take what is orphaned."""
         self._hub = hub
+        # The daily desk decides on the coordinator only: ours once we take its lease.
+        self.lobby.daily.standby()
         await self.bus.start(self._receive)
         nodes = await self.leases.nodes()
         others = [n for n, alive in nodes.items() if alive and n != self.id]
@@ -263,12 +270,6 @@ class ClusterNode:
             return True
         if isinstance(message, CreateRoom):
             return False
-        if isinstance(message, PlayDaily):
-            # The desk's attempts and its end-of-day check are one node's memory
-            # (docs/scaling.md, the daily deal): not yet shared by the nodes.
-            raise errors.DailyUnavailable(
-                "the daily deal is not played on a server of several nodes yet"
-            )
         if isinstance(message, LOBBY_WIDE):
             if self.leases.tokens.get(COORDINATOR) is not None:
                 return False
@@ -380,8 +381,8 @@ class ClusterNode:
         except Exception:
             log.warning("cluster: a forwarded command from %s that does not parse", origin)
             return
-        if not self._here(key):
-            # Not ours (any more): the sender finds the owner again.
+        if not self._here(key) or (origin != self.id and self._desk_not_read(key, message)):
+            # Not ours (any more), or not yet: the sender finds the owner again.
             self._owner.pop(key, None)
             self._publish_later(origin, {"k": "done", "fid": payload.get("fid"), "ran": False})
             return
@@ -398,6 +399,12 @@ class ClusterNode:
                          "the server failed to handle that request", None, message.ref)  # fmt: skip
         if origin != self.id:
             self._publish_later(origin, {"k": "done", "fid": payload.get("fid"), "ran": True})
+
+    def _desk_not_read(self, key: str, message: ClientMessage) -> bool:
+        """A daily deal's command reached the coordinator before its desk was read
+        again (a takeover's first moments): it waits, as for a room changing owner."""
+        desk = self.lobby.daily
+        return key == COORDINATOR and isinstance(message, DAILY_MESSAGES) and desk.standing_by
 
     def _answer(self, node: str, sid: str, code: str, reason: str, room_id: Any, ref: Any) -> None:
         answer = {"sid": sid, "code": code, "reason": reason, "room_id": room_id, "ref": ref}
@@ -574,6 +581,11 @@ class ClusterNode:
         another node may hold it, and the store refuses our writes for it. The room
         leaves this lobby; if its lease is free it comes back from the store (what is
         in memory may be older than what another owner stored meanwhile)."""
+        if key == COORDINATOR:
+            log.warning("cluster: the coordinator's lease lost; its daily desk stands by")
+            self.lobby.daily.standby()
+            self._owner.pop(key, None)
+            return
         room_id = key.removeprefix("room:")
         if key.startswith("room:") and room_id in self.lobby.rooms:
             log.warning("cluster: lease of room %s lost; the room leaves this node", room_id)
@@ -599,6 +611,9 @@ class ClusterNode:
                 return
         token = await self.leases.acquire(COORDINATOR, from_node=gone)
         if token is not None:
+            # The daily desk as the previous coordinator left it in storage, before
+            # anyone is told who coordinates (a command that comes first waits).
+            await daily_keeper.reload(self.storage, self.lobby.daily, clock.now_ms())
             self._owner[COORDINATOR] = self.id
             await self.bus.publish(None, {"k": "owner", "key": COORDINATOR})
             log.warning("cluster: node %s coordinates the lobby (token %d)", self.id, token)
@@ -641,6 +656,8 @@ class ClusterNode:
             await self.hub.resume_series(take=functools.partial(self._claim, claimed))
         finally:
             self._taking -= claimed
+        # The attempts in play are back: the daily desk checks the days' ends again.
+        await self.hub.apply(lambda: self.lobby.daily.resumed(clock.now_ms()))
 
     async def _claim(self, claimed: set[str], saved: Resumable) -> bool:
         """A series to resume on taking over the coordinator's work: ours if its lease
@@ -653,9 +670,9 @@ class ClusterNode:
         self._taking.add(saved.room_id)
         claimed.add(saved.room_id)
         token = await self.leases.acquire(key)
-        # A table is only ever the coordinator's: another node holds its lease for a
-        # moment at most (it looked at the room, saw a table and let it go).
-        for _ in range(CLAIM_TRIES if saved.origin == RoomOrigin.TOURNAMENT else 0):
+        # A table (an attempt at the daily deal) is only ever the coordinator's: another
+        # node holds its lease for a moment at most (it looked at the room and let it go).
+        for _ in range(CLAIM_TRIES if saved.origin in COORDINATED else 0):
             if token is not None:
                 break
             await asyncio.sleep(FORWARD_RETRY_S)
@@ -682,8 +699,9 @@ class ClusterNode:
                 await self.leases.release(key)
                 return
             saved = found[-1]
-            if saved.origin == RoomOrigin.TOURNAMENT and COORDINATOR not in self.leases.tokens:
-                # A table goes with its director, to the coordinator.
+            if saved.origin in COORDINATED and COORDINATOR not in self.leases.tokens:
+                # A table goes with its director, an attempt with the daily desk: to the
+                # coordinator.
                 await self.leases.release(key)
                 return
             if saved.origin == RoomOrigin.TOURNAMENT and not self.lobby.tournaments.claims(room_id):

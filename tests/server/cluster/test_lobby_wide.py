@@ -76,18 +76,3 @@ async def test_quick_play_and_a_challenge_across_nodes(
         (duel,) = ids
         results = await asyncio.gather(carol.play_to_end(duel), dave.play_to_end(duel, 3))
         assert results[0] == results[1]
-
-
-async def test_the_daily_deal_is_refused_on_a_cluster(
-    tmp_path: Path, redis_url: str, cluster_db: str
-) -> None:
-    with cluster(cluster_db, redis_url, 2, logs=tmp_path) as nodes:
-        erin = await signed_in(nodes[1].live, "erin")
-        await erin.send(type="get_daily", ref="g")
-        assert (await erin.until("daily"))["ref"] == "g"
-        await erin.send(type="play_daily", pace="race", deal_clock_ms=300000, ref="p")
-        refused = await erin.error("daily_unavailable")
-        assert refused["ref"] == "p" and "several nodes" in refused["reason"]
-        await erin.send(type="list_rooms", ref="l")
-        assert (await erin.until("rooms"))["ref"] == "l"  # the connection goes on
-        assert not [m for m in erin.log if m["type"] == "room_state"]

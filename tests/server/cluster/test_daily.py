@@ -1,0 +1,255 @@
+"""The daily deal on a cluster of three nodes: its desk runs on the coordinator, every
+other node forwards to it. A player on another node plays today's deal to its end and
+sees its standing on every node; a second attempt through another node is refused; the
+coordinator killed mid-attempt, the attempt resumes on the next coordinator with every
+acknowledged placement; and no node shows the day's cards before its embargo is lifted,
+over the WebSocket or HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.server.cluster.nodes import Node, cluster
+from tests.server.live import Client, Live, signed_in
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def http_json(live: Live, path: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(live.http + path, timeout=10) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+async def get(live: Live, path: str) -> tuple[int, Any]:
+    return await asyncio.to_thread(http_json, live, path)
+
+
+async def daily(client: Client, **asked: Any) -> dict[str, Any]:
+    await client.send(type="get_daily", ref="d", **asked)
+    while True:
+        m = await client.until("daily", "error", timeout=20)
+        if m.get("ref") == "d":
+            return m
+
+
+async def begin(client: Client, **pace: Any) -> dict[str, Any]:
+    await client.send(type="play_daily", ref="p", **pace)
+    while True:
+        m = await client.until("room_state", "error", timeout=20)
+        if m.get("ref") == "p":
+            return m
+
+
+async def coordinator_of(nodes: list[Node], client: Client) -> None:
+    """Wait (bounded) until ``client``'s node answers the daily deal (a coordinator
+    is there to forward to)."""
+    for _ in range(100):
+        if (await daily(client))["type"] == "daily":
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("no node runs the daily desk")
+
+
+async def again(live: Live, client: Client) -> Client:
+    """``client``'s player signed in once more, on the node ``live``."""
+    other = await Client.connect(live)
+    welcome = await other.hello(None, token=client.token)
+    assert welcome["type"] == "welcome", welcome
+    return other
+
+
+def numbers(view: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [
+        (e["player"]["id"], e["status"], e["rank"], e["score"], e["percentile"])
+        for e in view["standings"]
+    ]
+
+
+async def test_a_player_on_another_node_plays_the_daily_deal_once(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
+        erin = await signed_in(nodes[1].live, "erin")  # nodes[0], the first up, coordinates
+        await coordinator_of(nodes, erin)
+        before = await daily(erin)
+        assert before["status"] == "open" and before["you"]["status"] == "none"
+        state = await begin(erin, pace="race", deal_clock_ms=600_000)
+        assert state["type"] == "room_state", state
+        room = state["room"]
+        assert room["origin"] == "daily" and room["visibility"] == "private"
+        result = await erin.play_to_end(room["id"])
+        score = result["boards"][0]["score"]["total"]
+        mine = result["boards"][0]["cells"]
+
+        # Her standing, the same on every node, over the WebSocket and HTTP.
+        views = []
+        for node in nodes:
+            other = await signed_in(node.live, f"fan{node.id[-1]}")
+            seen = await daily(other)
+            views.append(numbers(seen))
+            assert seen["you"]["status"] == "none" and seen["players"] == 1
+            status, body = await get(node.live, "/api/daily")
+            assert status == 200 and numbers(body) == numbers(seen)
+            second = await again(node.live, erin)
+            you = (await daily(second))["you"]
+            assert you["status"] == "finished" and you["score"] == score
+            assert you["rank"] == 1 and you["cells"] == mine  # her own board, hers alone
+            assert you["streak"] == 1
+            # A second attempt through this node: refused, the connection goes on.
+            await second.send(type="play_daily", pace="lockstep", ref="twice")
+            refused = await second.error("daily_played")
+            assert refused["ref"] == "twice"
+            await second.still_alive()
+            await second.close()
+            await other.close()
+        assert views[0] == views[1] == views[2]
+        assert views[0] == [(erin.id, "finished", 1, score, 100)]
+        assert not [m for m in erin.log if m["type"] == "room_state" and m is not state
+                    and m["room"]["id"] != room["id"]]  # fmt: skip
+
+        # Two connections, two nodes, at the same moment: one attempt at most.
+        gail = [await signed_in(nodes[2].live, "gail")]
+        gail.append(await again(nodes[1].live, gail[0]))
+        answers = await asyncio.gather(
+            *(begin(g, pace="lockstep", card_clock_ms=60_000) for g in gail)
+        )
+        kinds = sorted(a["type"] if a["type"] != "error" else a["code"] for a in answers)
+        assert kinds == ["daily_played", "room_state"], answers
+        status, body = await get(nodes[0].live, "/api/daily")
+        assert [e["player"]["name"] for e in body["standings"]].count("gail") == 1
+        await erin.close()
+        for g in gail:
+            await g.close()
+
+
+async def test_no_node_shows_the_days_cards_before_its_embargo_is_lifted(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
+        ada = await signed_in(nodes[2].live, "ada")
+        await coordinator_of(nodes, ada)
+        state = await begin(ada, pace="lockstep", card_clock_ms=60_000)
+        room_id = state["room"]["id"]
+        match_id = (await ada.until("match_started"))["match_id"]
+        # Someone on every node, while she plays and once she has finished.
+        eves = [await signed_in(node.live, f"eve{i}") for i, node in enumerate(nodes)]
+
+        async def hidden(finished: bool, seed: str | None, secret: str | None) -> None:
+            for node, eve in zip(nodes, eves, strict=True):
+                seen = await daily(eve)
+                assert seen["deal"] is None and seen["status"] == "open", node.id
+                assert all(d["secret"] is None for d in seen["schedule"][:2])
+                row = seen["standings"][0]
+                assert row["status"] == ("finished" if finished else "playing")
+                tries = []
+                for asked in ({"room_id": room_id, "spectate": True}, {"room_id": room_id}):
+                    await eve.send(type="join_room", **asked)
+                    tries.append((await eve.until("error", "room_state"))["code"])
+                await eve.send(type="resync", room_id=room_id)
+                tries.append((await eve.until("error", "room_state"))["code"])
+                # A private room is found by its invite code only; its id names nothing
+                # to anyone else, on the node that runs it as on the others.
+                assert tries == ["room_not_found", "room_not_found", "not_in_room"], (
+                    node.id, tries,
+                )  # fmt: skip
+                paths = {
+                    "/api/daily": 200,
+                    f"/api/matches/{match_id}": 200,
+                    f"/api/series/{match_id}": 200,
+                    f"/api/matches/{match_id}/analysis": 409 if finished else None,
+                    "/api/players/ada/matches": 200,
+                    "/api/rooms": 200,
+                }
+                for path, expected in paths.items():
+                    status, body = await get(node.live, path)
+                    assert expected is None or status == expected, (node.id, path, status, body)
+                    text = str(body)
+                    for secret_part in (seed, secret):
+                        assert secret_part is None or secret_part not in text, (node.id, path)
+                    if path == "/api/daily":
+                        assert body["deal"] is None, node.id
+                    if path == f"/api/matches/{match_id}":
+                        assert body["embargoed"] is True and body["seed"] is None
+                        assert body["server_secret"] is None and body["starter"] is None
+                        assert all("cells" not in b for b in body["boards"])
+                    if path in ("/api/players/ada/matches", "/api/rooms"):
+                        assert match_id not in text and room_id not in text
+            for eve in eves:
+                kinds = {m["type"] for m in eve.log}
+                assert not kinds & {"card", "match_started", "match_result", "placed"}, kinds
+
+        await hidden(False, None, None)
+        result = await ada.play_to_end(room_id)
+        seed, secret = result["seed"], result["server_secret"]
+        assert seed and secret  # she was shown her own deal
+        await hidden(True, seed, secret)
+        for c in (ada, *eves):
+            await c.close()
+
+
+async def test_an_attempt_survives_the_death_of_the_coordinator(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
+        coordinator, one, two = nodes
+        erin = await signed_in(one.live, "erin")
+        await coordinator_of(nodes, erin)
+        state = await begin(erin, pace="lockstep", card_clock_ms=60_000)
+        room_id = state["room"]["id"]
+        cards: dict[int, str] = {}
+        acked: dict[int, str] = {}
+        for _ in range(5):
+            card = await erin.until("card", timeout=20)
+            cards[card["turn"]] = card["card"]
+            await erin.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
+            placed = await erin.until("placed")
+            acked[placed["turn"]] = placed["cell"]
+        coordinator.process.kill()
+        killed = time.monotonic()
+        # The next coordinator resumes her attempt; she plays it out from her node.
+        while True:
+            m = await erin.recv(timeout=30)
+            card = None
+            if m["type"] == "card":
+                card = (m["turn"], m["legal"], m["card"])
+            elif m["type"] == "room_state" and (you := m.get("you")) and you.get("legal"):
+                card = (you["turn"], you["legal"], you.get("card"))
+            if card is not None:
+                turn, legal, dealt = card
+                if dealt is not None:
+                    assert cards.setdefault(turn, dealt) == dealt  # the same deal
+                await erin.send(type="place", room_id=room_id, turn=turn, cell=legal[0])
+            elif m["type"] == "match_result":
+                result = m
+                break
+        assert time.monotonic() - killed < 60
+        board = result["boards"][0]
+        placements = {p["turn"]: p["cell"] for p in board["placements"]}
+        assert len(placements) == 16 and {t: placements[t] for t in acked} == acked
+        # Her one attempt, finished, on both nodes left; and still only one.
+        for node in (one, two):
+            second = await again(node.live, erin)
+            for _ in range(50):
+                you = (await daily(second))["you"]
+                if you is not None:
+                    break
+                await asyncio.sleep(0.1)
+            assert you["status"] == "finished" and you["score"] == board["score"]["total"]
+            assert you["cells"] == board["cells"]
+            await second.send(type="play_daily", pace="race", ref="twice")
+            assert (await second.error("daily_played"))["ref"] == "twice"
+            status, body = await get(node.live, "/api/daily")
+            assert status == 200 and body["finished"] == 1 and body["deal"] is None
+            await second.close()
+        await erin.close()
