@@ -51,7 +51,7 @@ The tree (docs/protocol.md lists every code with its meaning)::
         │   ├── DailyPlayed          daily_played          one attempt a day: already begun
         │   ├── DailyRegisteredOnly  daily_registered_only guests do not play the daily deal
         │   ├── DailyNotFound        daily_not_found       no such day (kept here; see HTTP)
-        │   ├── DailyUnavailable     daily_unavailable     today's secret not stored yet; a cluster
+        │   ├── DailyUnavailable     daily_unavailable     not ready yet, or moving nodes
         │   └── DailySolo            daily_solo            an attempt is played alone, unwatched
         └── RuleError                the engine's code:    bad_cell, illegal_cell,
                                                            occupied_cell

@@ -597,7 +597,12 @@ class ClusterNode:
     async def _coordinate(self, gone: str | None = None, *, again: bool = False) -> None:
         """Take the coordinator's lease if it is free (``gone``: from that node;
         ``again``: we had it before Redis lost its data, and run its work still)."""
-        if COORDINATOR in self.leases.tokens or self.stopping:
+        if self.stopping:
+            return
+        if COORDINATOR in self.leases.tokens:
+            if self.lobby.daily.standing_by:  # its desk could not be read: again
+                await daily_keeper.reload(self.storage, self.lobby.daily, clock.now_ms())
+                await self.hub.apply(lambda: self.lobby.daily.resumed(clock.now_ms()))
             return
         if not again:
             # Redis lost its data a moment ago (perhaps found just now): the lease's
@@ -610,16 +615,23 @@ class ClusterNode:
             ):
                 return
         token = await self.leases.acquire(COORDINATOR, from_node=gone)
-        if token is not None:
+        if token is not None and not again:
             # The daily desk as the previous coordinator left it in storage, before
             # anyone is told who coordinates (a command that comes first waits).
-            await daily_keeper.reload(self.storage, self.lobby.daily, clock.now_ms())
+            # (Taken back after Redis lost its data, our desk decided all along.)
+            try:
+                await daily_keeper.reload(self.storage, self.lobby.daily, clock.now_ms())
+            except Exception as exc:  # it stands by; the next look reads it again
+                log.warning("cluster: reading the daily desk failed (%s)", exc)
+        if token is not None:
             self._owner[COORDINATOR] = self.id
             await self.bus.publish(None, {"k": "owner", "key": COORDINATOR})
             log.warning("cluster: node %s coordinates the lobby (token %d)", self.id, token)
             if self._started and not again:
                 # The tournaments another coordinator ran go on here, with their tables.
                 self._later(self._resume_tournaments())
+        elif again:  # another node took it first: its desk decides from now on
+            self.lobby.daily.standby()
         elif gone is not None and await self.leases.owner(COORDINATOR) not in (None, gone):
             await self.leases.disown(gone, COORDINATOR)
 
