@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.messages import GetDaily, Pace, PlayDaily, PlayerInfo
+from protocol.messages import Daily, GetDaily, Pace, PlayDaily, PlayerInfo
 from server import errors
 from server.config import LobbyConfig
 from server.daily.desk import Role
@@ -59,6 +59,7 @@ def test_a_desk_read_again_answers_from_storage_and_ends_days_once_resumed() -> 
         lobby.handle(ADA, PlayDaily(pace=Pace.RACE), NOON)
     (out,) = lobby.handle(BO, GetDaily(), NOON)
     view = out.message
+    assert isinstance(view, Daily)
     assert [e.player.id for e in view.standings] == [ADA.id]  # bo's unstored attempt is gone
     assert view.standings[0].streak == 2 and view.you is not None
     assert view.you.status == "none"
