@@ -35,20 +35,21 @@ async def get(live: Live, path: str) -> tuple[int, Any]:
     return await asyncio.to_thread(http_json, live, path)
 
 
-async def daily(client: Client, **asked: Any) -> dict[str, Any]:
-    await client.send(type="get_daily", ref="d", **asked)
+async def ask(client: Client, reply: str, **message: Any) -> dict[str, Any]:
+    """Send ``message``; its reply (of type ``reply``, or an error), by its ref."""
+    await client.send(ref="asked", **message)
     while True:
-        m = await client.until("daily", "error", timeout=20)
-        if m.get("ref") == "d":
+        m = await client.until(reply, "error", timeout=20)
+        if m.get("ref") == "asked":
             return m
+
+
+async def daily(client: Client, **asked: Any) -> dict[str, Any]:
+    return await ask(client, "daily", type="get_daily", **asked)
 
 
 async def begin(client: Client, **pace: Any) -> dict[str, Any]:
-    await client.send(type="play_daily", ref="p", **pace)
-    while True:
-        m = await client.until("room_state", "error", timeout=20)
-        if m.get("ref") == "p":
-            return m
+    return await ask(client, "room_state", type="play_daily", **pace)
 
 
 async def coordinator_of(nodes: list[Node], client: Client) -> None:
