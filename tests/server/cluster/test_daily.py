@@ -8,6 +8,7 @@ over the WebSocket or HTTP."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import urllib.error
@@ -17,10 +18,15 @@ from typing import Any
 
 import pytest
 
+from server.daily.days import day_name
+from server.shell.keys import HUB
 from tests.server.cluster.nodes import Node, cluster
-from tests.server.live import Client, Live, signed_in
+from tests.server.live import Client, Live, running_server, signed_in
+from tests.server.test_embargo_sweep import DAY_MS, NOON, Calendar
 
 pytestmark = pytest.mark.timeout(180)
+TODAY = NOON // DAY_MS  # the in-process nodes' day (the others' is the wall clock's)
+TODAY_NAME = day_name(TODAY)
 
 
 def http_json(live: Live, path: str) -> tuple[int, Any]:
@@ -254,3 +260,56 @@ async def test_an_attempt_survives_the_death_of_the_coordinator(
             assert status == 200 and body["finished"] == 1 and body["deal"] is None
             await second.close()
         await erin.close()
+
+
+async def test_the_day_ends_on_the_coordinator_once_no_attempt_of_it_is_played(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    """Three nodes in this process, on one calendar of the test's: the day ends while
+    an attempt of it is played; no node lifts the day (the others' desks, which run no
+    attempt, least of all) until the attempt is over; then every node shows it."""
+    calendar = Calendar()
+    async with contextlib.AsyncExitStack() as stack:
+        lives = []
+        for i in range(3):  # the first up coordinates
+            node = running_server(
+                tmp_path / "unused.db",
+                daily_calendar=calendar,
+                store=cluster_db,
+                redis_url=redis_url,
+                node_id=f"in{i}",
+            )
+            lives.append(await stack.enter_async_context(node))
+        desks = [live.app[HUB].lobby.daily for live in lives]
+        ada = await signed_in(lives[1], "ada")
+        await coordinator_of([], ada)
+        state = await begin(ada, pace="lockstep", card_clock_ms=60_000)
+        room_id = state["room"]["id"]
+        for _ in range(3):
+            card = await ada.until("card", timeout=20)
+            await ada.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
+            await ada.until("placed")
+        calendar.ms += DAY_MS  # the day is over; ada still plays it
+        await asyncio.sleep(1.0)  # many clock ticks on every node
+        eves = [await signed_in(live, f"eve{i}") for i, live in enumerate(lives)]
+        for live, eve, desk in zip(lives, eves, desks, strict=True):
+            assert TODAY not in desk.revealed
+            seen = await daily(eve, day=TODAY_NAME)
+            assert seen["status"] == "closing" and seen["deal"] is None, seen
+            status, body = await get(live, f"/api/daily/{TODAY_NAME}")
+            assert status == 200 and body["status"] == "closing" and body["deal"] is None
+        result = await ada.play_to_end(room_id)
+        for _ in range(100):  # the coordinator lifts it within moments
+            if TODAY in desks[0].revealed:
+                break
+            await asyncio.sleep(0.05)
+        assert TODAY in desks[0].revealed
+        for live, eve in zip(lives, eves, strict=True):
+            seen = await daily(eve, day=TODAY_NAME)
+            assert seen["status"] == "over" and seen["deal"]["seed"] == result["seed"]
+            status, body = await get(live, f"/api/daily/{TODAY_NAME}")
+            assert body["status"] == "over" and body["deal"]["seed"] == result["seed"]
+            status, match = await get(live, f"/api/matches/{result['match_id']}")
+            assert match["embargoed"] is False and match["seed"] == result["seed"]
+        for c in (ada, *eves):
+            await c.close()
