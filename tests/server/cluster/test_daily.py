@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -205,9 +206,12 @@ async def test_no_node_shows_the_days_cards_before_its_embargo_is_lifted(
             await c.close()
 
 
+@pytest.mark.parametrize("stop", ["SIGKILL", "SIGTERM"])
 async def test_an_attempt_survives_the_death_of_the_coordinator(
-    tmp_path: Path, redis_url: str, cluster_db: str
+    tmp_path: Path, redis_url: str, cluster_db: str, stop: str
 ) -> None:
+    """SIGKILL: the next coordinator takes the attempt as the leases expire; SIGTERM:
+    the coordinator hands it over as it stops."""
     with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
         coordinator, one, two = nodes
         erin = await signed_in(one.live, "erin")
@@ -222,7 +226,7 @@ async def test_an_attempt_survives_the_death_of_the_coordinator(
             await erin.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
             placed = await erin.until("placed")
             acked[placed["turn"]] = placed["cell"]
-        coordinator.process.kill()
+        coordinator.process.send_signal(getattr(signal, stop))
         killed = time.monotonic()
         # The next coordinator resumes her attempt; she plays it out from her node.
         while True:
@@ -241,6 +245,7 @@ async def test_an_attempt_survives_the_death_of_the_coordinator(
                 result = m
                 break
         assert time.monotonic() - killed < 60
+        coordinator.process.wait(10)
         board = result["boards"][0]
         placements = {p["turn"]: p["cell"] for p in board["placements"]}
         assert len(placements) == 16 and {t: placements[t] for t in acked} == acked
