@@ -128,14 +128,14 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     await daily_keeper.draw_ahead(storage, lobby.daily, clock.now_ms())
     if node is None:
         await hub.resume_series()
+        await hub.apply(lambda: lobby.daily.resumed(clock.now_ms()))
     else:
         try:
-            await node.start(hub)
+            await node.start(hub)  # the daily desk resumed if this node coordinates
         except BaseException:
             await hub.stop_thinking()
             await storage.close()
             raise
-    await hub.apply(lambda: lobby.daily.resumed(clock.now_ms()))
     yield
     if node is not None:
         await node.stop()  # its rooms handed over to the other nodes

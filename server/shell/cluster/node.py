@@ -156,6 +156,11 @@ class ClusterNode:
             await hub.resume_series()
         await self._look()
         self._started = True
+        if COORDINATOR in self.leases.tokens:
+            if others:  # the coordinator died as we joined: its work goes on here
+                self._later(self._resume_tournaments())
+            else:  # a cold start: every attempt in play is back, the days may end
+                await self.hub.apply(lambda: self.lobby.daily.resumed(clock.now_ms()))
         self._watcher = asyncio.create_task(self._watch(), name="cluster-watch")
         log.info("cluster node %s joined (%d other nodes)", self.id, len(others))
 
