@@ -470,7 +470,11 @@ class ClusterNode:
             self._owner[str(payload["key"])] = origin
         elif kind == "take":
             room_id = str(payload["room"])
-            self._owner.pop(room_key(room_id), None)
+            # Its owner as last heard, stopping: a command for it meanwhile waits for the
+            # next owner (a table, an attempt at the daily deal: the next coordinator,
+            # which claims it only once it has the coordinator's lease) instead of being
+            # refused as for a room nobody has.
+            self._owner[room_key(room_id)] = origin
             # Every node tries at once; the first to take the lease rebuilds the room.
             await asyncio.sleep(random.uniform(0, 0.05))
             await self._take(room_id, None)

@@ -228,6 +228,11 @@ async def test_an_attempt_survives_the_death_of_the_coordinator(
             acked[placed["turn"]] = placed["cell"]
         coordinator.process.send_signal(getattr(signal, stop))
         killed = time.monotonic()
+        # The next card, placed once the coordinator is gone (SIGTERM: it has handed over).
+        card = await erin.until("card", timeout=20)
+        await asyncio.to_thread(coordinator.process.wait, 20)
+        await erin.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
+        cards[card["turn"]] = card["card"]
         # The next coordinator resumes her attempt; she plays it out from her node.
         while True:
             m = await erin.recv(timeout=30)
@@ -246,6 +251,9 @@ async def test_an_attempt_survives_the_death_of_the_coordinator(
                 break
         assert time.monotonic() - killed < 60
         coordinator.process.wait(10)
+        # Nothing she sent meanwhile was refused: it waited for the next coordinator.
+        refused = [m for m in erin.log if m["type"] == "error"]
+        assert not [m for m in refused if m["code"] in ("not_in_room", "room_unavailable")]
         board = result["boards"][0]
         placements = {p["turn"]: p["cell"] for p in board["placements"]}
         assert len(placements) == 16 and {t: placements[t] for t in acked} == acked
