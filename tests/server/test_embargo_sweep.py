@@ -545,8 +545,15 @@ async def assert_daily_open(live: Live, day: str, result: dict[str, Any]) -> Non
     from engine.deal import commitment, deal
 
     async with aiohttp.ClientSession() as http:
-        async with http.get(f"{live.http}/api/daily/{day}") as reply:
-            shown = await reply.json()
+        # The desk lifts the day in memory as it submits the lift; the views show it
+        # once it is stored (the safe way round): a moment later under load.
+        deadline = time.monotonic() + 20
+        while True:
+            async with http.get(f"{live.http}/api/daily/{day}") as reply:
+                shown = await reply.json()
+            if shown["status"] == "over" or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.05)
         async with http.get(f"{live.http}/api/matches/{result['match_id']}") as reply:
             match = await reply.json()
     assert shown["status"] == "over" and shown["finished"] == 2
