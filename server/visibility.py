@@ -60,6 +60,14 @@ def round_embargo(tournament_id: str, round_number: int) -> str:
     return f"{tournament_id}/{round_number}"
 
 
+def round_embargo_tournament(embargo: str | None) -> str | None:
+    """The tournament whose round's embargo group ``embargo`` is (None: not a round's)."""
+    if embargo is None or embargo.startswith("daily/"):
+        return None
+    tid, slash, number = embargo.rpartition("/")
+    return tid if slash and tid and number.isdigit() else None
+
+
 def daily_embargo(day: str) -> str:
     """The embargo group of every attempt at the daily deal of ``day`` (YYYY-MM-DD)."""
     return f"daily/{day}"

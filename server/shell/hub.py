@@ -207,7 +207,8 @@ class Hub:
         lobby rebuilds them; then the tables that could not be rebuilt are ended.
 
         ``take`` (a cluster node taking over the tournaments): whether a series is
-        this node's to resume (False: another node runs it, it is left alone)."""
+        this node's to resume (False: another node runs it, it is left alone, and a
+        tournament's table there plays on)."""
         unfinished = await self.storage.unfinished()
         activity = {saved.room_id: saved.last_activity_ms for saved in unfinished}
         desk = self.lobby.tournaments
@@ -230,8 +231,12 @@ class Hub:
             if table is None:
                 continue
             await self.apply(functools.partial(desk.catch_up, tid, room_id, table, clock.now_ms()))
+        elsewhere: set[str] = set()
         for saved in unfinished:
-            if saved.room_id in self.lobby.rooms or (take is not None and not await take(saved)):
+            if saved.room_id in self.lobby.rooms:
+                continue
+            if take is not None and not await take(saved):
+                elsewhere.add(saved.room_id)
                 continue
             if saved.origin == RoomOrigin.TOURNAMENT and not desk.claims(saved.room_id):
                 # Its tournament is over or was not resumed: neither is the table.
@@ -247,7 +252,7 @@ class Hub:
                 await self.storage.abandon(saved.series_id)
             else:
                 log.info("resumed series %s in room %s", saved.series_id, saved.room_id)
-        await self.apply(lambda: desk.resumed(clock.now_ms()))
+        await self.apply(lambda: desk.resumed(clock.now_ms(), elsewhere))
 
     def _taken(self, saved: Resumable) -> list[Outbound]:
         return self.lobby.rebuild(saved, {}, clock.now_ms())

@@ -12,12 +12,21 @@ After a restart it takes back the tournaments being run (:meth:`TournamentDesk.r
 from each director's stored snapshot), claims their tables' rooms before the
 lobby rebuilds them, and once every series that could be has been rebuilt,
 ends the tables whose room could not be (:meth:`TournamentDesk.resumed`).
+
+On a cluster (:attr:`TournamentDesk.shared`, docs/scaling.md) a director's
+tables may be played in other nodes' lobbies, and this lobby may play tables
+whose director is elsewhere. The desk then only notes what crosses nodes, for
+the node to carry: the tables it opened (to be placed on a node), what a
+director asks of tables not in this lobby, and the tables here whose director
+is elsewhere that finished a deal or their series (the result is in the stored
+series; the director is told to read it, :meth:`TournamentDesk.catch_up`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from protocol.messages import (
@@ -50,6 +59,20 @@ from server.tournaments.director import Director
 from server.tournaments.model import Forfeit, OpenTable, Reveal, StopTable, TournamentSettings
 
 _RoomAction = Callable[[Room], list[Outbound]]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchTable:
+    """Who may watch a table played on another node than its director's: anyone
+    (a public tournament), or these members (host, entrants, spectators)."""
+
+    room_id: str
+    anyone: bool
+    members: tuple[str, ...]
+
+
+# What a desk asks of a table's room: a director's requests, and who may watch it.
+TableRequest = StopTable | Forfeit | Reveal | WatchTable
 
 
 class Lobby(RoomOpener, Protocol):
@@ -96,6 +119,16 @@ class TournamentDesk:
         # over or not: pruned as they are counted (_holding).
         self._held: dict[str, set[str]] = {}
         self.alarms = Alarms()  # when each tournament next has something to do
+        # A cluster node's desk: tables and directors may be on other nodes. What crosses
+        # nodes is noted here, for the node to carry (each taken once, by the node).
+        self.shared = False
+        self.placed: list[str] = []  # the rooms of the tables opened, to be placed
+        self.elsewhere: list[TableRequest] = []  # for tables not in this lobby
+        # (room, series, deals finished, series over): tell their director to read them
+        self.results: list[tuple[str, str, int, bool]] = []
+        # Who may watch a table here whose director is elsewhere, as its director said
+        # (or the store, after a takeover): room id -> (anyone, the members).
+        self._watch: dict[str, tuple[bool, frozenset[str]]] = {}
 
     # ------------------------------------------------------------------
     # Commands
@@ -113,9 +146,11 @@ class TournamentDesk:
                     outs = director.spectate(player, now_ms, message.ref)
                 else:
                     outs = director.register(player, message.contribution, now_ms, message.ref)
+                self._rewatch(director)
             case LeaveTournament():
                 director = self._find(player, message.tournament_id, None)
                 outs = director.leave(player, now_ms, message.ref)
+                self._rewatch(director)
             case ManageTournament():
                 director = self._find(player, message.tournament_id, None)
                 outs = director.manage(
@@ -143,6 +178,16 @@ class TournamentDesk:
                 raise errors.RoomError(f"{message.type} is not a tournament command",
                                        code="bad_message")  # fmt: skip
         return outs + self._run(director, now_ms)
+
+    def _rewatch(self, director: Director) -> None:
+        """Its members changed: its tables on other nodes are told who may watch them."""
+        if not self.shared:
+            return
+        anyone = director.settings.visibility == Visibility.PUBLIC
+        members = tuple(director.members())
+        for room_id in director.room_ids():
+            if room_id not in self.lobby.rooms and not anyone:
+                self.elsewhere.append(WatchTable(room_id, anyone, members))
 
     def _admin(self, player: PlayerInfo) -> bool:
         """A server admin: a registered person whose id the operator named (never a name)."""
@@ -287,35 +332,56 @@ class TournamentDesk:
             opened = False
             for request in requests:
                 try:
-                    match request:
-                        case OpenTable():
-                            opened = True
-                            outs += self._open_table(director, request, now_ms)
-                        case StopTable(room_id=room_id):
-                            outs += self._in_room(room_id, now_ms, lambda r: r.time_up(now_ms))
-                        case Forfeit(room_id=room_id, player=who):
-                            outs += self._in_room(room_id, now_ms, _leave(who, now_ms))
-                        case Reveal(embargo=embargo, room_ids=rooms):
-                            outs += self._reveal(embargo, rooms, now_ms)
+                    if isinstance(request, OpenTable):
+                        opened = True
+                        outs += self._open_table(director, request, now_ms)
+                    else:
+                        outs += self.table_request(request, now_ms)
                 except errors.RoomError as exc:  # the table had moved on meanwhile
                     log.info("tournament %s: %r not done: %s", director.id, request, exc)
             if opened:
                 outs += director.tables_opened(now_ms)
+
+    def table_request(self, request: TableRequest, now_ms: int) -> list[Outbound]:
+        """Do what a director asked of its tables' rooms in this lobby; on a cluster,
+        what concerns rooms not here is noted (:attr:`elsewhere`) for their owners."""
+        match request:
+            case StopTable():
+                return self._in_room(request, now_ms, lambda r: r.time_up(now_ms))
+            case Forfeit(player=who):
+                return self._in_room(request, now_ms, _leave(who, now_ms))
+            case Reveal(embargo=embargo, room_ids=room_ids):
+                return self._reveal(embargo, room_ids, now_ms)
+            case WatchTable(room_id=room_id, anyone=anyone, members=members):
+                if room_id in self.lobby.rooms:
+                    self.watched_as(room_id, anyone, members)
+                elif self.shared:
+                    self.elsewhere.append(request)
+                return []
 
     def _reveal(self, embargo: str, room_ids: tuple[str, ...], now_ms: int) -> list[Outbound]:
         """Lift a round's embargo in its tables' rooms still open. Lifting changes no
         seat and stores nothing (the director stored it), so the rooms need no
         lobby bookkeeping; this may run while the lobby is still busy with one of them."""
         outs: list[Outbound] = []
+        away: list[str] = []
         for room_id in room_ids:
             room = self.lobby.rooms.get(room_id)
             if room is not None:
                 outs += room.lift_embargo(embargo, now_ms)
+            else:
+                away.append(room_id)
+        if away and self.shared:
+            self.elsewhere.append(Reveal(embargo, tuple(away)))
         return outs
 
-    def _in_room(self, room_id: str, now_ms: int, act: _RoomAction) -> list[Outbound]:
-        room = self.lobby.rooms.get(room_id)
+    def _in_room(
+        self, request: StopTable | Forfeit, now_ms: int, act: _RoomAction
+    ) -> list[Outbound]:
+        room = self.lobby.rooms.get(request.room_id)
         if room is None:
+            if self.shared:
+                self.elsewhere.append(request)
             return []
         return act(room) + self.lobby.settle(room, now_ms)
 
@@ -337,6 +403,8 @@ class TournamentDesk:
                 room.play_as_bot(p.id, strategy)
         director.table_opened(req.round, req.table, room.id, room.series.id)
         self._rooms[room.id] = director.id
+        if self.shared:
+            self.placed.append(room.id)
         people = [s.player.id for s in room.seats if s.bot is None]
         outs = [room.send_state(pid, now_ms) for pid in people]
         outs += room.start(now_ms)
@@ -398,25 +466,43 @@ class TournamentDesk:
         Anyone may watch a public tournament's tables; a private one's, its members."""
         director = self.directors.get(self._rooms.get(room_id, ""))
         if director is None:
-            return False
+            anyone, members = self._watch.get(room_id, (False, frozenset()))
+            return anyone or player_id in members
         return director.settings.visibility == Visibility.PUBLIC or director.is_member(player_id)
+
+    def watch_rule(self, room_id: str) -> tuple[bool, list[str]] | None:
+        """Who may watch table ``room_id`` of a tournament run here: (anyone, members)."""
+        director = self.directors.get(self._rooms.get(room_id, ""))
+        if director is None:
+            return None
+        return director.settings.visibility == Visibility.PUBLIC, director.members()
+
+    def watched_as(self, room_id: str, anyone: bool, members: Collection[str]) -> None:
+        """Table ``room_id``, played here, is watched as its director (elsewhere) says."""
+        self._watch[room_id] = (anyone, frozenset(members))
+
+    def tournament_of(self, room_id: str) -> str | None:
+        """The tournament being run here whose table ``room_id`` is (None: none)."""
+        return self._rooms.get(room_id)
 
     def claims(self, room_id: str) -> bool:
         """Is ``room_id`` a table of a tournament being run?"""
         return room_id in self._rooms
 
-    def resumed(self, now_ms: int) -> list[Outbound]:
+    def resumed(self, now_ms: int, elsewhere: Collection[str] = ()) -> list[Outbound]:
         """Every series that could be rebuilt has been: the tables whose room was
-        not are ended (Director.lost_tables), and the restored directors carry on."""
+        not are ended (Director.lost_tables), and the restored directors carry on.
+        ``elsewhere``: the rooms other nodes of a cluster play (not lost)."""
         outs: list[Outbound] = []
         restored, self._restored = self._restored, []
+        alive = {*self.lobby.rooms.keys(), *elsewhere}
         for director in restored:
             for room_id in director.room_ids():
-                if room_id not in self.lobby.rooms:
+                if room_id not in alive:
                     log.warning("tournament %s: table in room %s was not rebuilt: ended",
                                 director.id, room_id)  # fmt: skip
                     self._rooms.pop(room_id, None)
-            outs += director.lost_tables(self.lobby.rooms.keys(), now_ms)
+            outs += director.lost_tables(alive, now_ms)
             outs += self._run(director, now_ms)
         return outs
 
@@ -449,6 +535,11 @@ class TournamentDesk:
         tid = self._rooms.get(room.id)
         director = self.directors.get(tid or "")
         if director is None:
+            if self.shared:  # its director is on another node (or not back yet)
+                over = isinstance(event, SeriesEnded)
+                self.results.append((room.id, room.series.id, room.series.started, over))
+                if isinstance(event, SeriesEnded):
+                    self._watch.pop(room.id, None)
             return []
         if isinstance(event, MatchEnded):
             outs = director.deal_ended(room.id, {o.player_id: o.score for o in event.outcomes},

@@ -88,6 +88,26 @@ return 0
 """
 
 
+_HAND = """
+if redis.call('EXISTS', KEYS[5]) == 0 then return 0 end
+local v = redis.call('GET', KEYS[1])
+if not v or string.sub(v, 1, #ARGV[1] + 1) ~= ARGV[1] .. ' ' then return 0 end
+local token = redis.call('INCR', KEYS[4])
+redis.call('SET', KEYS[1], ARGV[2] .. ' ' .. token, 'PX', ARGV[3])
+redis.call('SREM', KEYS[2], ARGV[4])
+redis.call('SADD', KEYS[3], ARGV[4])
+return token
+"""
+
+
+COORDINATOR = "coordinator"  # the lease of the lobby-wide work: quick play, challenges,
+# tournaments, the daily deal's desk; its holder runs them for every node
+
+
+def room_key(room_id: str) -> str:
+    return f"room:{room_id}"
+
+
 def lease_key(key: str) -> str:
     return f"cs:lease:{key}"
 
@@ -117,6 +137,7 @@ class Leases:
         self._renew: Any = redis.register_script(_RENEW)
         self._release: Any = redis.register_script(_RELEASE)
         self._seed: Any = redis.register_script(_SEED)
+        self._hand: Any = redis.register_script(_HAND)
 
     async def join(self) -> None:
         await self.check_epoch()
@@ -187,6 +208,33 @@ class Leases:
         self.tokens.pop(key, None)
         self._taken_at.pop(key, None)
         await self._release(keys=[lease_key(key), owned_key(self.node)], args=[self.node, key])
+
+    async def hand_over(self, key: str, node: str) -> int | None:
+        """Our lease on ``key`` becomes ``node``'s, with a new token, in one step (it is
+        never free meanwhile, so a command for it always finds an owner); None if we
+        no longer held it (or Redis lost its data: no epoch). Until ``node`` adopts it,
+        its renewals keep it; if ``node`` is gone, it expires and is taken as any of a
+        gone node's leases."""
+        self.tokens.pop(key, None)
+        self._taken_at.pop(key, None)
+        token = int(
+            await self._hand(
+                keys=[lease_key(key), owned_key(self.node), owned_key(node), FENCE, EPOCH],
+                args=[self.node, node, LEASE_MS, key],
+            )
+        )
+        return token or None
+
+    async def adopt(self, key: str) -> int | None:
+        """A lease handed to us (:meth:`hand_over`): ours from now on, and its token;
+        None if it is not ours (it expired, another node has it)."""
+        value = await self.redis.get(lease_key(key))
+        node, _, token = (value or "").partition(" ")
+        if node != self.node or not token.isdigit():
+            return None
+        self.tokens[key] = int(token)
+        self._taken_at[key] = self._round
+        return int(token)
 
     async def owner(self, key: str) -> str | None:
         value = await self.redis.get(lease_key(key))

@@ -16,6 +16,14 @@ rooms' leases as they expire; the winner of each rebuilds the room from the
 store as a restart does (server/room/restore.py) and sends a snapshot to its
 players connected anywhere. A node that stops (SIGTERM) first stores what it
 has, then releases each lease and tells the others to take the rooms at once.
+
+Tournaments: their directors run on the coordinator, their tables anywhere. The
+coordinator opens a table, then hands it to a live node in turn (stored, its
+lease moved, that node told to take it); what a director asks of a table
+elsewhere goes to its owner, and the owner of a table tells the coordinator
+when it finished a deal or its series, which the coordinator reads from the
+store (the result is durable there, so a new coordinator learns it too):
+:mod:`.tables`.
 """
 
 from __future__ import annotations
@@ -58,8 +66,9 @@ from server.shell import clock, daily_keeper
 from server.shell.cluster.bus import Bus
 from server.shell.cluster.delivery import ClusterDelivery
 from server.shell.cluster.directory import Directory, SharedRegistry
-from server.shell.cluster.leases import LEASE_MS, RENEW_S, Leases
+from server.shell.cluster.leases import COORDINATOR, LEASE_MS, RENEW_S, Leases, room_key
 from server.shell.cluster.presence import Presence, presence_key
+from server.shell.cluster.tables import Tables
 from server.shell.session import Session
 from server.storage import Fence
 from server.store import Store
@@ -73,21 +82,16 @@ log = logging.getLogger(__name__)
 WATCH_S = 0.5  # how often the node looks for nodes gone and leases lost
 FORWARD_WAIT_S = 12.0  # a command for a room changing owner waits this long for the new one
 FORWARD_RETRY_S = 0.25
-CLAIM_TRIES = 12  # a table's lease, held a moment by a node that let it go: tried this often
+CLAIM_TRIES = 12  # a daily attempt's lease, held a moment by a node that let it go: tries
 
 
-COORDINATOR = "coordinator"  # the lease of the lobby-wide work: quick play, challenges,
-# tournaments, the daily deal's desk; its holder runs them for every node
 LOBBY_WIDE = (
     QuickPlay, CancelQuickPlay, Challenge, AnswerChallenge, *TOURNAMENT_MESSAGES, *DAILY_MESSAGES
 )  # fmt: skip
-# Rooms that go with the coordinator's work: a tournament's tables with their director,
-# the daily deal's attempts with the desk that counts them and ends their day.
-COORDINATED = (RoomOrigin.TOURNAMENT, RoomOrigin.DAILY)
-
-
-def room_key(room_id: str) -> str:
-    return f"room:{room_id}"
+# Rooms that go with the coordinator's work: the daily deal's attempts with the desk
+# that counts them and ends their day. (A tournament's tables play on any node; their
+# results reach the director through the store: server/shell/cluster/tables.py.)
+COORDINATED = (RoomOrigin.DAILY,)
 
 
 def new_node_id() -> str:
@@ -102,6 +106,7 @@ class ClusterNode:
         self.storage = storage
         self.lobby = lobby
         self.registry: SharedRegistry = lobby.registry
+        lobby.tournaments.shared = True  # tables and their directors on any node
         self.bus = Bus(url, node_id)
         self.leases = Leases(self.bus.redis, node_id, storage.newest_fence)
         self.directory = Directory(self.bus.redis, node_id)
@@ -126,6 +131,7 @@ class ClusterNode:
         # Commands forwarded, not yet run: True once run, False if not the owner's.
         self._pending: dict[str, asyncio.Future[bool]] = {}
         self.stopping = False
+        self.tables = Tables(self)  # tournament tables across the nodes
 
     @property
     def hub(self) -> Hub:
@@ -224,6 +230,9 @@ class ClusterNode:
         opened, registry.opened = registry.opened, []
         closed, registry.closed = registry.closed, []
         touched, registry.touched = registry.touched, {}
+        desk = self.lobby.tournaments  # what crosses nodes: carried once the leases are held
+        placed, elsewhere, results = desk.placed, desk.elsewhere, desk.results
+        desk.placed, desk.elsewhere, desk.results = [], [], []
         if self._rated:  # the other nodes read the ratings again once they are stored
             self._rated = False
             self._later(self._ratings_moved())
@@ -239,10 +248,14 @@ class ClusterNode:
             if room.invite_code is not None:
                 invites[room.invite_code] = room.id
             self._owner[key] = self.id
+        if placed or elsewhere or results:
+            await self.tables.carry(placed, elsewhere, results)
         upsert, remove = self.directory.changes(touched.values())
         for room in closed:
             if self.directory.unlist(room.id):
                 remove.append(room.id)
+            if room.id in self.tables.handing:  # the node it is handed to lists and leases it
+                continue
             if room.invite_code is not None:
                 invites[room.invite_code] = None
             if not self.stopping:
@@ -291,6 +304,30 @@ class ClusterNode:
             return False
         await self._forward(room_key(room_id), session, player, message)
         return True
+
+    # What the tables (server/shell/cluster/tables.py) ask of the node
+
+    @property
+    def alive(self) -> set[str]:
+        return self._alive
+
+    def owner_heard(self, key: str) -> str | None:
+        return self._owner.get(key)
+
+    def owner_is(self, key: str, node: str) -> None:
+        self._owner[key] = node
+
+    def runs(self, key: str) -> bool:
+        return self._here(key)
+
+    async def send_to_owner(self, key: str, payload: dict[str, Any]) -> None:
+        await self._send_to_owner(key, payload)
+
+    def later(self, coroutine: Any) -> None:
+        self._later(coroutine)
+
+    def publish_later(self, node: str | None, payload: dict[str, Any]) -> None:
+        self._publish_later(node, payload)
 
     def _here(self, key: str) -> bool:
         """Is what ``key`` leases (a room, the coordinator's work) run on this node now?"""
@@ -354,7 +391,7 @@ class ClusterNode:
                         if done.done():  # not its own (any more): find the owner again
                             self._pending[fid] = done = loop.create_future()
                 if self._here(key):  # it came here meanwhile
-                    await self._run_here(payload)
+                    await self._run(payload)
                     return
                 if self._owner.get(key) == owner:
                     self._owner.pop(key, None)
@@ -374,6 +411,16 @@ class ClusterNode:
             return bool(await self.bus.publish(owner, dict(payload)))
         except RedisError:
             return False
+
+    async def _run(self, payload: dict[str, Any]) -> None:
+        """Something sent to the owner of a key (:meth:`_send_to_owner`), run here."""
+        kind = payload.get("k")
+        if kind == "table":
+            await self.tables.run_request(payload)
+        elif kind == "result":
+            await self.tables.run_result(payload)
+        else:
+            await self._run_here(payload)
 
     async def _run_here(self, payload: dict[str, Any]) -> None:
         """A command forwarded to us (or that waited for its room to come here)."""
@@ -443,8 +490,8 @@ class ClusterNode:
         origin = str(payload.get("from"))
         if kind == "out":
             self.delivery.deliver_here(payload["items"])
-        elif kind == "cmd":
-            await self._run_here(payload)
+        elif kind in ("cmd", "table", "result"):
+            await self._run(payload)
         elif kind == "error":
             self._error_here(payload)
         elif kind == "done":
@@ -468,10 +515,12 @@ class ClusterNode:
             self.lobby.ratings.load(await self.storage.ratings(), replace=True)
         elif kind == "owner":
             self._owner[str(payload["key"])] = origin
+        elif kind == "take" and payload.get("handed"):  # a table, its lease ours already
+            await self._adopt(str(payload["room"]), payload.get("watch"))
         elif kind == "take":
             room_id = str(payload["room"])
             # Its owner as last heard, stopping: a command for it meanwhile waits for the
-            # next owner (a table, an attempt at the daily deal: the next coordinator,
+            # next owner (an attempt at the daily deal: the next coordinator,
             # which claims it only once it has the coordinator's lease) instead of being
             # refused as for a room nobody has.
             self._owner[room_key(room_id)] = origin
@@ -684,35 +733,56 @@ class ClusterNode:
         """A series to resume on taking over the coordinator's work: ours if its lease
         is free (its node is gone, or handed it over), with its fence written. A room
         this node is taking already (``_take``) is not claimed again; one claimed is
-        not taken by ``_take`` until the resumption is over."""
+        not taken by ``_take`` until the resumption is over. A tournament's table
+        another node holds plays on there (its results come here)."""
         key = room_key(saved.room_id)
         if saved.room_id in self._taking or key in self.leases.tokens:
             return False
         self._taking.add(saved.room_id)
         claimed.add(saved.room_id)
         token = await self.leases.acquire(key)
-        # A table (an attempt at the daily deal) is only ever the coordinator's: another
-        # node holds its lease for a moment at most (it looked at the room and let it go).
+        # An attempt at the daily deal is only ever the coordinator's: another node holds
+        # its lease for a moment at most (it looked at the room and let it go).
         for _ in range(CLAIM_TRIES if saved.origin in COORDINATED else 0):
             if token is not None:
                 break
             await asyncio.sleep(FORWARD_RETRY_S)
             token = await self.leases.acquire(key)
-        if token is None:
+        if token is None:  # another node holds it: a tournament's table plays on there
             return False
         await self.storage.persist([], [Fence(key, token)])
         self._owner[key] = self.id
         self._publish_later(None, {"k": "owner", "key": key})
         return True
 
-    async def _take(self, room_id: str, from_node: str | None) -> None:
-        """Take ``room_id`` if its lease is free, and rebuild it from the store."""
+    async def _adopt(self, room_id: str, watch: dict[str, Any] | None) -> None:
+        """A table the coordinator handed us (its lease is ours already): rebuilt here
+        from the store, watched as its director says (``watch``); while we stop, it
+        goes to whoever takes it first."""
+        if self.stopping:
+            with contextlib.suppress(Exception):
+                await self.leases.adopt(room_key(room_id))
+                await self.leases.release(room_key(room_id))
+                await self.bus.publish(None, {"k": "take", "room": room_id})
+            return
+        if watch is not None:
+            members = [str(m) for m in watch["members"]]
+            self.lobby.tournaments.watched_as(room_id, bool(watch["anyone"]), members)
+        await self._take(room_id, None, handed=True)
+
+    async def _take(self, room_id: str, from_node: str | None, *, handed: bool = False) -> None:
+        """Take ``room_id`` if its lease is free (``handed``: given to us), and rebuild
+        it from the store. Any node takes any room, a tournament's table too: its
+        director, on the coordinator, hears of its results wherever it is played."""
         if room_id in self._taking or room_id in self.lobby.rooms or self.stopping:
             return
         self._taking.add(room_id)
         try:
             key = room_key(room_id)
-            token = await self.leases.acquire(key, from_node=from_node)
+            if handed:
+                token = await self.leases.adopt(key)
+            else:
+                token = await self.leases.acquire(key, from_node=from_node)
             if token is None:
                 return
             found = await self.storage.unfinished(room_id)
@@ -721,19 +791,19 @@ class ClusterNode:
                 return
             saved = found[-1]
             if saved.origin in COORDINATED and COORDINATOR not in self.leases.tokens:
-                # A table goes with its director, an attempt with the daily desk: to the
-                # coordinator.
+                # An attempt goes with the daily desk: to the coordinator.
                 await self.leases.release(key)
                 return
-            if saved.origin == RoomOrigin.TOURNAMENT and not self.lobby.tournaments.claims(room_id):
-                await self.leases.release(key)
-                return  # its director is not back yet: resuming the tournaments takes it
+            if not handed and saved.origin == RoomOrigin.TOURNAMENT:
+                await self.tables.watch_rule_stored(saved)
             # The fence first: from now on the previous owner cannot write for it.
             await self.storage.persist([], [Fence(key, token)])
             await self.hub.apply(lambda: self.lobby.rebuild(saved, {}, clock.now_ms()))
             self._owner[key] = self.id
             await self.bus.publish(None, {"k": "owner", "key": key})
-            log.warning("cluster: took room %s over (token %d)", room_id, token)
+            # A table handed over is the ordinary course of a tournament; a takeover is not.
+            log.log(logging.INFO if handed else logging.WARNING,
+                    "cluster: took room %s over (token %d)", room_id, token)  # fmt: skip
         except Exception:
             log.exception("cluster: taking room %s over failed", room_id)
         finally:

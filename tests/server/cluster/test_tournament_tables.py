@@ -1,0 +1,286 @@
+"""A tournament's tables spread over a cluster's nodes, its director on the coordinator.
+
+Three real nodes on one database and one Redis. Four people play a two-round
+lockstep Swiss, connected to two nodes; the coordinator opens each table and
+hands it to the live nodes in turn (by id, from the one after it), so round 1's
+two tables are owned by node1 and node2, which the rooms' leases in Redis show.
+Then a node is SIGKILLed in the middle of round 1: the owner of a table (node1),
+or the coordinator; a table its node held is taken over by another node, the
+director's results come from wherever a table finished, and the tournament
+finishes with the standings its stored deals give, every acknowledged placement
+in the stored boards. A table on another node than its director's is watched
+as on one server: anyone for a public tournament, its members for a private one,
+nothing of a deal before its round is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+import redis.asyncio
+
+from tests.server.cluster.nodes import Node, cluster
+from tests.server.cluster.test_tournament_failover import play_on, stored
+from tests.server.live import Client, Live, signed_in
+from tests.server.test_tournament_restart import place_cards
+
+pytestmark = pytest.mark.timeout(240)
+
+NAMES = ("alice", "bob", "carol", "dave")
+
+
+async def start_swiss(host_at: Live, *others_at: Live) -> tuple[list[Client], dict[str, Any]]:
+    """alice (on ``host_at``) hosts a two-round lockstep Swiss of four people (bob,
+    carol and dave on ``others_at``, in turn); everyone enters; it starts."""
+    places = (host_at, *others_at)
+    clients = [await signed_in(places[i % len(places)], name) for i, name in enumerate(NAMES)]
+    alice = clients[0]
+    await alice.send(type="create_tournament", name="spread cup", format="swiss",
+                     rounds=2, pace="lockstep", card_clock_ms=60_000)  # fmt: skip
+    created: dict[str, Any] = (await alice.until("tournament"))["tournament"]
+    for i, c in enumerate(clients):
+        await c.send(type="join_tournament", tournament_id=created["id"], contribution=f"c{i}",
+                     ref="j")  # fmt: skip
+        while (await c.until("tournament"))["ref"] != "j":
+            pass
+    await alice.send(type="manage_tournament", tournament_id=created["id"], action="start")
+    return clients, created
+
+
+def owners(redis_url: str, rooms: set[str]) -> dict[str, str]:
+    """Room id -> the node holding its lease now."""
+    with redis.Redis.from_url(redis_url, decode_responses=True) as r:
+        found = {room: r.get(f"cs:lease:room:{room}") for room in rooms}
+    return {room: str(value).split(" ")[0] for room, value in found.items() if value}
+
+
+async def owners_settled(redis_url: str, rooms: set[str]) -> dict[str, str]:
+    """The tables' owners once every table has been handed to its node (bounded)."""
+    deadline = time.monotonic() + 10
+    while True:
+        found = await asyncio.to_thread(owners, redis_url, rooms)
+        if (len(found) == len(rooms) and len(set(found.values())) > 1) or (
+            time.monotonic() > deadline
+        ):
+            return found
+        await asyncio.sleep(0.1)
+
+
+class LeaseWatch:
+    """Every node seen holding each room's lease, sampled every 50 ms while it runs."""
+
+    def __init__(self, redis_url: str) -> None:
+        self.redis = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
+        self.seen: dict[str, set[str]] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> LeaseWatch:
+        self._task = asyncio.create_task(self._sample())
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        await self.redis.aclose()
+
+    async def _sample(self) -> None:
+        for _ in range(10_000):  # bounded: 500 s
+            keys = [k async for k in self.redis.scan_iter("cs:lease:room:*")]
+            values = await self.redis.mget(keys) if keys else []
+            for key, value in zip(keys, values, strict=True):
+                if value:
+                    room = key.removeprefix("cs:lease:room:")
+                    self.seen.setdefault(room, set()).add(value.split(" ")[0])
+            await asyncio.sleep(0.05)
+
+    def last_round_on(self, record: dict[str, Any]) -> set[str]:
+        """The nodes that held the last round's tables (besides the coordinator opening them)."""
+        rooms = [t["room_id"] for t in record["rounds"][-1]["tables"]]
+        return set().union(*(self.seen.get(room, set()) for room in rooms))
+
+
+def check_standings(record: dict[str, Any]) -> None:
+    """The stored standings are the ones the stored deals give: a point for the higher
+    score at a table (one deal each), half a point each for the same score."""
+    expected = dict.fromkeys((e["player"]["id"] for e in record["entries"]), 0.0)
+    for r in record["rounds"]:
+        for t in r["tables"]:
+            assert t["status"] == "finished", t
+            (deal,) = t["deals"]
+            a, b = t["players"]
+            sa, sb = deal["results"][a]["score"], deal["results"][b]["score"]
+            winner = a if sa > sb else b if sb > sa else None
+            assert t["winner_id"] == winner, t
+            expected[a] += 1.0 if winner == a else 0.5 if winner is None else 0.0
+            expected[b] += 1.0 if winner == b else 0.5 if winner is None else 0.0
+    got = {s["player"]["id"]: s["score"] for s in record["standings"]}
+    assert got == expected
+    pairs = [frozenset(t["players"]) for r in record["rounds"] for t in r["tables"]]
+    assert len(set(pairs)) == 4  # nobody met twice
+
+
+def check_acked(live: Live, record: dict[str, Any], room: str, who: str, acked: dict) -> None:
+    """Every placement ``who`` had acknowledged at ``room`` is in its stored board."""
+    (played,) = [t for t in record["rounds"][0]["tables"] if t["room_id"] == room]
+    match_id = played["deals"][0]["match_id"]
+    with urllib.request.urlopen(f"{live.http}/api/matches/{match_id}", timeout=10) as reply:
+        match = json.loads(reply.read())
+    board = next(b for b in match["boards"] if b["player"]["id"] == who)
+    cells = {p["turn"]: p["cell"] for p in board["placements"]}
+    assert len(cells) == 16 and {t: cells[t] for t in acked} == acked
+
+
+async def round_one(clients: list[Client]) -> list[tuple[str, dict[int, str]]]:
+    """Five cards placed by everyone at their round-1 table: (room, acknowledged)."""
+    return list(await asyncio.gather(*(place_cards(c, 5, i % 3) for i, c in enumerate(clients))))
+
+
+def log_of(folder: Path, node: Node) -> str:
+    return (folder / f"{node.id}.log").read_text()
+
+
+async def test_tables_land_on_several_nodes_and_survive_their_owner_killed(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
+        coordinator, victim, keeper = nodes
+        # Nobody is connected to the node that is killed: only its table moves.
+        clients, created = await start_swiss(coordinator.live, keeper.live)
+        async with LeaseWatch(redis_url) as watch:
+            played = await round_one(clients)
+            rooms = {room for room, _ in played}
+            assert len(rooms) == 2
+            held = await owners_settled(redis_url, rooms)
+            assert sorted(held.values()) == [victim.id, keeper.id], held  # in turn, by id
+            (moved,) = [room for room, node in held.items() if node == victim.id]
+            victim.process.kill()
+            killed = time.monotonic()
+            finals = await asyncio.gather(*(play_on(c, i % 3) for i, c in enumerate(clients)))
+            assert time.monotonic() - killed < 150
+        assert all(f["status"] == "finished" and len(f["history"]) == 2 for f in finals)
+        after = await asyncio.to_thread(owners, redis_url, {moved})
+        assert after.get(moved) in (None, coordinator.id, keeper.id)  # closed, or taken
+        assert f"took room {moved} over" in log_of(tmp_path, coordinator) + log_of(tmp_path, keeper)
+        record = await asyncio.to_thread(stored, keeper.live, created["id"])
+        assert record["status"] == "finished" and record["commitment"] == created["commitment"]
+        check_standings(record)
+        # Round 2, opened by the same coordinator: its tables on the two nodes left.
+        assert watch.last_round_on(record) == {coordinator.id, keeper.id}
+        for client, (room, acked) in zip(clients, played, strict=True):
+            await asyncio.to_thread(check_acked, keeper.live, record, room, client.id, acked)
+
+
+async def test_the_coordinator_killed_while_tables_play_on_other_nodes(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
+        coordinator, one, two = nodes
+        clients, created = await start_swiss(one.live, two.live)
+        async with LeaseWatch(redis_url) as watch:
+            played = await round_one(clients)
+            rooms = {room for room, _ in played}
+            held = await owners_settled(redis_url, rooms)
+            assert sorted(held.values()) == [one.id, two.id], held  # none on the coordinator
+            coordinator.process.kill()
+            killed = time.monotonic()
+            finals = await asyncio.gather(*(play_on(c, i % 3) for i, c in enumerate(clients)))
+            assert time.monotonic() - killed < 150
+        assert all(f["status"] == "finished" and len(f["history"]) == 2 for f in finals)
+        logs = log_of(tmp_path, one) + log_of(tmp_path, two)
+        assert "coordinates the lobby" in logs
+        record = await asyncio.to_thread(stored, one.live, created["id"])
+        assert record["status"] == "finished" and record["commitment"] == created["commitment"]
+        check_standings(record)
+        # Round 2's tables, opened by the new coordinator, on the two nodes left.
+        assert watch.last_round_on(record) == {one.id, two.id}
+        for client, (room, acked) in zip(clients, played, strict=True):
+            await asyncio.to_thread(check_acked, one.live, record, room, client.id, acked)
+
+
+async def answer(client: Client, ref: str) -> dict[str, Any]:
+    """The tournament update answering the command sent with ``ref``."""
+    while (message := await client.until("tournament"))["ref"] != ref:
+        pass
+    return message
+
+
+async def solo_table(host: Client, player: Client, visibility: str, bots: int) -> tuple[Any, Any]:
+    """``host`` makes a one-deal duplicate field; ``player`` and ``bots`` server bots
+    enter; it starts. The tournament, and the player's table (a room of its own)."""
+    await host.send(type="create_tournament", name=f"watch {visibility}", rounds=1,
+                    visibility=visibility, ref="made")  # fmt: skip
+    info = (await answer(host, "made"))["tournament"]
+    where = {"invite_code": info["invite_code"]} if visibility == "private" else {
+        "tournament_id": info["id"]}  # fmt: skip
+    await player.send(type="join_tournament", contribution="p", ref="in", **where)
+    await answer(player, "in")
+    await host.send(type="add_tournament_bot", tournament_id=info["id"], count=bots, ref="bots")
+    await answer(host, "bots")
+    await host.send(type="manage_tournament", tournament_id=info["id"], action="start")
+    room = (await player.until("room_state"))["room"]
+    return info, room
+
+
+async def handed(redis_url: str, room: str, coordinator: Node) -> str:
+    """The node the table ``room`` was handed to (bounded wait)."""
+    for _ in range(100):
+        owner = (await asyncio.to_thread(owners, redis_url, {room})).get(room)
+        if owner not in (None, coordinator.id):
+            return str(owner)
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"table {room} was not handed to another node")
+
+
+async def test_a_table_on_another_node_is_watched_as_on_one_server(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
+        coordinator, _one, two = nodes
+        host = await signed_in(coordinator.live, "host")
+        pat = await signed_in(two.live, "pat")
+        _info, room = await solo_table(host, pat, "public", 2)
+        assert room["visibility"] == "private" and room["origin"] == "tournament"
+        await handed(redis_url, room["id"], coordinator)
+        fan = await signed_in(coordinator.live, "fan")
+        await fan.send(type="join_room", room_id=room["id"])  # a seat: no
+        await fan.error("room_not_found")
+        await fan.send(type="join_room", room_id=room["id"], spectate=True, ref="w")
+        state = await fan.until("room_state")
+        assert state["ref"] == "w" and state["you"] is None and state["result"] is None
+        result = await pat.play_to_end(room["id"])
+        seen = []  # the deal is shown once the round is over, never a card before
+        while True:
+            message = await fan.recv(timeout=20)
+            seen.append(message["type"])
+            if message["type"] == "match_result" or (
+                message["type"] == "room_state" and message["result"] is not None
+            ):
+                break
+        assert "card" not in seen and "placed" not in seen
+        shown = message if message["type"] == "match_result" else message["result"]
+        assert shown["seed"] == result["seed"]
+
+        sam = await signed_in(two.live, "sam")
+        info, room = await solo_table(host, sam, "private", 1)
+        await handed(redis_url, room["id"], coordinator)
+        stranger = await signed_in(two.live, "stranger")
+        await stranger.send(type="join_room", room_id=room["id"], spectate=True)
+        await stranger.error("room_not_found")
+        await stranger.send(type="join_tournament", invite_code=info["invite_code"], spectate=True)
+        await stranger.until("tournament")
+        await stranger.send(type="join_room", room_id=room["id"], spectate=True)
+        assert (await stranger.until("room_state"))["room"]["id"] == room["id"]
+        await host.send(type="join_room", room_id=room["id"], spectate=True)
+        assert (await host.until("room_state"))["room"]["id"] == room["id"]
+        for c in (host, pat, fan, sam, stranger):
+            await c.close()
