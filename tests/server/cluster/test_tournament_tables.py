@@ -31,6 +31,7 @@ from tests.server.cluster.nodes import Node, cluster
 from tests.server.cluster.test_tournament_failover import play_on, stored
 from tests.server.live import Client, Live, signed_in
 from tests.server.test_tournament_restart import place_cards
+from tests.server.test_tournament_watch import members_only, watch_to_the_result
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -145,6 +146,26 @@ async def round_one(clients: list[Client]) -> list[tuple[str, dict[int, str]]]:
     return list(await asyncio.gather(*(place_cards(c, 5, i % 3) for i, c in enumerate(clients))))
 
 
+async def kill_mid_round(
+    redis_url: str, clients: list[Client], victim: Node, owners_expected: list[Node]
+) -> tuple[LeaseWatch, list[tuple[str, dict[int, str]]], dict[str, str]]:
+    """Round 1 played five cards in, its tables' owners checked, ``victim`` SIGKILLed,
+    then everyone plays on to the end of the tournament (bounded). The leases seen,
+    round 1's (room, acknowledged placements) by client, and round 1's owners."""
+    async with LeaseWatch(redis_url) as watch:
+        played = await round_one(clients)
+        rooms = {room for room, _ in played}
+        assert len(rooms) == 2
+        held = await owners_settled(redis_url, rooms)
+        assert sorted(held.values()) == [n.id for n in owners_expected], held
+        victim.process.kill()
+        killed = time.monotonic()
+        finals = await asyncio.gather(*(play_on(c, i % 3) for i, c in enumerate(clients)))
+        assert time.monotonic() - killed < 150
+    assert all(f["status"] == "finished" and len(f["history"]) == 2 for f in finals)
+    return watch, played, held
+
+
 def log_of(folder: Path, node: Node) -> str:
     return (folder / f"{node.id}.log").read_text()
 
@@ -156,18 +177,9 @@ async def test_tables_land_on_several_nodes_and_survive_their_owner_killed(
         coordinator, victim, keeper = nodes
         # Nobody is connected to the node that is killed: only its table moves.
         clients, created = await start_swiss(coordinator.live, keeper.live)
-        async with LeaseWatch(redis_url) as watch:
-            played = await round_one(clients)
-            rooms = {room for room, _ in played}
-            assert len(rooms) == 2
-            held = await owners_settled(redis_url, rooms)
-            assert sorted(held.values()) == [victim.id, keeper.id], held  # in turn, by id
-            (moved,) = [room for room, node in held.items() if node == victim.id]
-            victim.process.kill()
-            killed = time.monotonic()
-            finals = await asyncio.gather(*(play_on(c, i % 3) for i, c in enumerate(clients)))
-            assert time.monotonic() - killed < 150
-        assert all(f["status"] == "finished" and len(f["history"]) == 2 for f in finals)
+        # Round 1's tables in turn, by id, from the node after the coordinator.
+        watch, played, held = await kill_mid_round(redis_url, clients, victim, [victim, keeper])
+        (moved,) = [room for room, node in held.items() if node == victim.id]
         after = await asyncio.to_thread(owners, redis_url, {moved})
         assert after.get(moved) in (None, coordinator.id, keeper.id)  # closed, or taken
         assert f"took room {moved} over" in log_of(tmp_path, coordinator) + log_of(tmp_path, keeper)
@@ -186,16 +198,8 @@ async def test_the_coordinator_killed_while_tables_play_on_other_nodes(
     with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
         coordinator, one, two = nodes
         clients, created = await start_swiss(one.live, two.live)
-        async with LeaseWatch(redis_url) as watch:
-            played = await round_one(clients)
-            rooms = {room for room, _ in played}
-            held = await owners_settled(redis_url, rooms)
-            assert sorted(held.values()) == [one.id, two.id], held  # none on the coordinator
-            coordinator.process.kill()
-            killed = time.monotonic()
-            finals = await asyncio.gather(*(play_on(c, i % 3) for i, c in enumerate(clients)))
-            assert time.monotonic() - killed < 150
-        assert all(f["status"] == "finished" and len(f["history"]) == 2 for f in finals)
+        # Both tables of round 1 on the other nodes, none on the coordinator.
+        watch, played, _ = await kill_mid_round(redis_url, clients, coordinator, [one, two])
         logs = log_of(tmp_path, one) + log_of(tmp_path, two)
         assert "coordinates the lobby" in logs
         record = await asyncio.to_thread(stored, one.live, created["id"])
@@ -258,29 +262,12 @@ async def test_a_table_on_another_node_is_watched_as_on_one_server(
         state = await fan.until("room_state")
         assert state["ref"] == "w" and state["you"] is None and state["result"] is None
         result = await pat.play_to_end(room["id"])
-        seen = []  # the deal is shown once the round is over, never a card before
-        while True:
-            message = await fan.recv(timeout=20)
-            seen.append(message["type"])
-            if message["type"] == "match_result" or (
-                message["type"] == "room_state" and message["result"] is not None
-            ):
-                break
-        assert "card" not in seen and "placed" not in seen
-        shown = message if message["type"] == "match_result" else message["result"]
-        assert shown["seed"] == result["seed"]
+        await watch_to_the_result(fan, result)  # the deal shown once the round is over
 
         sam = await signed_in(two.live, "sam")
         info, room = await solo_table(host, sam, "private", 1)
         await handed(redis_url, room["id"], coordinator)
         stranger = await signed_in(two.live, "stranger")
-        await stranger.send(type="join_room", room_id=room["id"], spectate=True)
-        await stranger.error("room_not_found")
-        await stranger.send(type="join_tournament", invite_code=info["invite_code"], spectate=True)
-        await stranger.until("tournament")
-        await stranger.send(type="join_room", room_id=room["id"], spectate=True)
-        assert (await stranger.until("room_state"))["room"]["id"] == room["id"]
-        await host.send(type="join_room", room_id=room["id"], spectate=True)
-        assert (await host.until("room_state"))["room"]["id"] == room["id"]
+        await members_only(host, stranger, info, room)
         for c in (host, pat, fan, sam, stranger):
             await c.close()
