@@ -7,13 +7,19 @@ One writer: a single task drains whatever has queued up and hands it, in one
 call, to the thread that owns the write connection (the backend's: plain
 ``sqlite3``, or psycopg's synchronous connection to PostgreSQL), which writes
 it in one transaction (placements with ``executemany``) and commits
-once; then the task resolves the waiting futures in order. It gathers for
-``batch_wait_s`` (2 ms) after the first submission of a batch: under load that
-turns a trip to the thread per placement into one per several. The WebSocket
-handler awaits that future before sending the messages a command produced,
-so a placement is committed before it is acknowledged, yet a burst of
-placements costs one commit and one trip to the thread. Reads use a second
-connection (on SQLite, WAL mode lets it read while the writer writes).
+once; then the task resolves the waiting futures in order. The commit is a
+group commit: the task takes what is queued as soon as the previous commit is
+done, so what arrived while a commit was being written goes in the next one
+(everything the commands read in one turn of the event loop submitted is
+already queued when the task first runs). It waits for nothing else by default
+(``batch_wait_s`` adds a gathering wait after a batch's first submission): a
+timer makes the event loop sleep and wake once more per batch, which costs it
+more than a smaller batch costs the writer (docs/benchmarks.md, *Sixth
+optimisation round*). The WebSocket handler awaits that future before sending
+the messages a command produced, so a placement is committed before it is
+acknowledged, yet a burst of placements costs one commit and one trip to the
+thread. Reads use a second connection (on SQLite, WAL mode lets it read while
+the writer writes).
 
 A write that fails never resolves as success (docs/operations.md, *When the
 database cannot be written*). A failure that can pass (the disk full, the file
@@ -88,7 +94,7 @@ class Storage:
         backend: Backend,
         writer: Writer,
         reader: Reader,
-        batch_wait_s: float = 0.002,
+        batch_wait_s: float = 0.0,
         thread: ThreadPoolExecutor | None = None,
     ):
         self.backend = backend
@@ -107,12 +113,14 @@ class Storage:
         self._thread = thread or ThreadPoolExecutor(1, thread_name_prefix="storage-writer")
 
     @classmethod
-    async def open(cls, store: str | Path, *, batch_wait_s: float = 0.002) -> Storage:
+    async def open(cls, store: str | Path, *, batch_wait_s: float = 0.0) -> Storage:
         """Open the store (a SQLite file, created if needed, or a ``postgresql://`` URL),
         bring its schema up to date (server.storage.migrations) and start the writer.
 
-        ``batch_wait_s``: how long the writer waits after a submission for more
-        to write with it (every submitter waits that much longer for its commit).
+        ``batch_wait_s``: how long the writer waits after a batch's first submission
+        for more to write with it (every submitter waits that much longer for its
+        commit); 0, the default, commits what is queued as soon as the previous
+        commit is done.
         """
         backend = backend_for(str(store))
         # The thread that will own the write connection opens it.
