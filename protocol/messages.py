@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, NamedTuple, get_args
 
 from pydantic import (
     AfterValidator,
@@ -1428,3 +1428,184 @@ def json_schema() -> dict[str, Any]:
         "client_to_server": CLIENT_ADAPTER.json_schema(),
         "server_to_client": SERVER_ADAPTER.json_schema(),
     }
+
+
+class ResultBoard(NamedTuple):
+    """One board of a ``match_result``, as :func:`match_result_message` takes it:
+    ``placements`` as (turn, cell, card, auto, elapsed_ms), ``score`` as the
+    engine's ``BoardScore.to_dict()``."""
+
+    player: PlayerInfo
+    seat: int
+    rank: int
+    cells: list[str | None]
+    placements: list[tuple[int, str, str, bool, int]]
+    score: dict[str, Any]
+    time_used_ms: int
+
+
+def match_result_message(
+    room_id: str,
+    match_id: str,
+    starter: str,
+    seed: str,
+    server_secret: str,
+    seed_commitment: str,
+    boards: list[ResultBoard],
+    deal: int,
+    series: SeriesInfo | None,
+) -> Prepared:
+    """A ``match_result`` as its text alone (see :meth:`Prepared.of`), written without
+    building its boards' models (a model per placement and per hand) when every
+    value is plain; otherwise through the model, as before."""
+    written = [_result_board_json(board) for board in boards]
+    if (
+        all(_plain(s) for s in (room_id, match_id, starter, seed, server_secret, seed_commitment))
+        and _is_int(deal)
+        and (series is None or type(series) is SeriesInfo)
+        and None not in written
+    ):
+        text = (
+            f'{{"type":"match_result","room_id":"{room_id}","match_id":"{match_id}",'
+            f'"starter":"{starter}","seed":"{seed}","server_secret":"{server_secret}",'
+            f'"seed_commitment":"{seed_commitment}","boards":[{",".join(written)}],'  # type: ignore[arg-type]
+            f'"deal":{deal},"series":{"null" if series is None else dump_server(series)}}}'
+        )
+        return Prepared(MatchResult, {}, text)
+    return Prepared.of(
+        MatchResult(
+            room_id=room_id,
+            match_id=match_id,
+            starter=starter,
+            seed=seed,
+            server_secret=server_secret,
+            seed_commitment=seed_commitment,
+            boards=[
+                BoardResult(
+                    player=b.player,
+                    seat=b.seat,
+                    rank=b.rank,
+                    cells=b.cells,
+                    placements=[
+                        PlacementOut(turn=t, cell=c, card=k, auto=a, elapsed_ms=e)
+                        for t, c, k, a, e in b.placements
+                    ],
+                    score=BoardScoreOut.model_validate(b.score),
+                    time_used_ms=b.time_used_ms,
+                )
+                for b in boards
+            ],
+            deal=deal,
+            series=series,
+        )
+    )
+
+
+_HAND_KEYS = ("hand", "starter", "fifteens", "pairs", "runs", "flush", "nobs", "points", "total")
+_BOARD_KEYS = ("starter", "rows", "columns", "heels", "total", "win")
+
+
+def _result_board_json(board: ResultBoard) -> str | None:
+    """One board's JSON as ``BoardResult``'s, or None if a value is not plain."""
+    player, seat, rank, cells, placements, score, used = board
+    if not (
+        type(player) is PlayerInfo
+        and _is_int(seat)
+        and _is_int(rank)
+        and _is_int(used)
+        and type(cells) is list
+        and type(placements) is list
+    ):
+        return None
+    cells_json = _cells_json(cells)
+    moves: list[str] = []
+    for move in placements:
+        if type(move) is not tuple or len(move) != 5:
+            return None
+        turn, cell, card, auto, elapsed = move
+        if not (
+            _is_int(turn) and _plain(cell) and _plain(card) and type(auto) is bool
+            and _is_int(elapsed)
+        ):  # fmt: skip
+            return None
+        moves.append(
+            f'{{"turn":{turn},"cell":"{cell}","card":"{card}",'
+            f'"auto":{"true" if auto else "false"},"elapsed_ms":{elapsed}}}'
+        )
+    score_json = _board_score_json(score)
+    if cells_json is None or score_json is None:
+        return None
+    return (
+        f'{{"player":{dump_server(player)},"seat":{seat},"rank":{rank},"cells":{cells_json},'
+        f'"placements":[{",".join(moves)}],"score":{score_json},"time_used_ms":{used}}}'
+    )
+
+
+def _cells_json(cells: list[Any]) -> str | None:
+    parts: list[str] = []
+    for cell in cells:
+        if cell is None:
+            parts.append("null")
+        elif _plain(cell):
+            parts.append(f'"{cell}"')
+        else:
+            return None
+    return "[" + ",".join(parts) + "]"
+
+
+def _board_score_json(score: Any) -> str | None:
+    if type(score) is not dict or tuple(score) != _BOARD_KEYS:
+        return None
+    starter, rows, columns, heels, total, win = (score[k] for k in _BOARD_KEYS)
+    if not (
+        _plain(starter) and _is_int(heels) and _is_int(total) and type(win) is bool
+        and type(rows) is list and type(columns) is list
+    ):  # fmt: skip
+        return None
+    hands = [_hand_score_json(h) for h in rows], [_hand_score_json(h) for h in columns]
+    if None in hands[0] or None in hands[1]:
+        return None
+    return (
+        f'{{"starter":"{starter}","rows":[{",".join(hands[0])}],'  # type: ignore[arg-type]
+        f'"columns":[{",".join(hands[1])}],"heels":{heels},"total":{total},'  # type: ignore[arg-type]
+        f'"win":{"true" if win else "false"}}}'
+    )
+
+
+def _hand_score_json(hand: Any) -> str | None:
+    if type(hand) is not dict or tuple(hand) != _HAND_KEYS:
+        return None
+    cards, starter, fifteens, pairs, runs, flush, nobs, points, total = (
+        hand[k] for k in _HAND_KEYS
+    )
+    lists = [_names_json(cards), _groups_json(fifteens), _groups_json(pairs), _groups_json(runs),
+             _names_json(flush)]  # fmt: skip
+    if not (
+        None not in lists
+        and _plain(starter)
+        and (nobs is None or _plain(nobs))
+        and type(points) is dict
+        and all(_plain(k) and _is_int(v) for k, v in points.items())
+        and _is_int(total)
+    ):
+        return None
+    counts = ",".join([f'"{k}":{v}' for k, v in points.items()])
+    nobs_json = "null" if nobs is None else '"' + nobs + '"'
+    return (
+        f'{{"hand":{lists[0]},"starter":"{starter}","fifteens":{lists[1]},"pairs":{lists[2]},'
+        f'"runs":{lists[3]},"flush":{lists[4]},"nobs":{nobs_json},'
+        f'"points":{{{counts}}},"total":{total}}}'
+    )
+
+
+def _groups_json(groups: Any) -> str | None:
+    if type(groups) is not list:
+        return None
+    parts = [_names_json(g) for g in groups]
+    if None in parts:
+        return None
+    return "[" + ",".join(parts) + "]"  # type: ignore[arg-type]
+
+
+def _names_json(names: Any) -> str | None:
+    return legal_json(names) if type(names) is list else None

@@ -35,8 +35,6 @@ from engine.ranking import competition_ranks
 from engine.scoring import BoardScore, score_board
 from protocol.messages import (
     AddBot,
-    BoardResult,
-    BoardScoreOut,
     CardDealt,
     ClientMessage,
     JoinRoom,
@@ -51,6 +49,7 @@ from protocol.messages import (
     Prepared,
     Ready,
     Rematch,
+    ResultBoard,
     Resync,
     RoomInfo,
     RoomState,
@@ -62,6 +61,7 @@ from protocol.messages import (
     Visibility,
     card_message,
     legal_json,
+    match_result_message,
     placed_message,
     progress_message,
 )
@@ -946,19 +946,19 @@ class Room:
             rows.append((key, i, seat, board, score))
         rows.sort(key=lambda r: (r[0], r[1]))
         ranks = competition_ranks([row[0] for row in rows])
-        results: list[BoardResult] = []
+        results: list[ResultBoard] = []
         outcomes: list[BoardOutcome] = []
         for rank, (key, i, seat, board, score) in zip(ranks, rows, strict=True):
             detail = score.to_dict()
             results.append(
-                BoardResult(
-                    player=seat.player,
-                    seat=i,
-                    rank=rank,
-                    cells=board.cells(),
-                    placements=[p.out() for p in board.placements],
-                    score=BoardScoreOut.model_validate(detail),
-                    time_used_ms=board.time_used_ms,
+                ResultBoard(
+                    seat.player,
+                    i,
+                    rank,
+                    board.cells(),
+                    [p.fields() for p in board.placements],
+                    detail,
+                    board.time_used_ms,
                 )
             )
             outcomes.append(
@@ -996,20 +996,20 @@ class Room:
         else:
             self._go(Phase.BETWEEN)
             series.next_at = now_ms + self.between_deals_ms
-        result = MatchResult(
-            room_id=self.id,
-            match_id=m.id,
-            starter=str(starter),
-            seed=m.seed,
-            server_secret=series.secret(series.started),
-            seed_commitment=commitment(m.seed),
-            boards=results,
-            deal=series.started,
-            series=self.series_info(now_ms),
+        # Kept as its text (written without the boards' models): a finished deal's
+        # boards, placements and itemized scores as live models were most of what
+        # a young collection walked.
+        m.result = match_result_message(
+            self.id,
+            m.id,
+            str(starter),
+            m.seed,
+            series.secret(series.started),
+            commitment(m.seed),
+            results,
+            series.started,
+            self.series_info(now_ms),
         )
-        # Kept as its text: a finished deal's boards, placements and itemized
-        # scores as live models were most of what a young collection walked.
-        m.result = Prepared.of(result)
         seeing = [p for p in self.members() if views.sees_result(self, p)]
         if seeing:
             outs.append(self._out(seeing, m.result))

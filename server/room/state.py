@@ -70,6 +70,10 @@ class Placement:
     elapsed_ms: int
     auto: bool
 
+    def fields(self) -> tuple[int, str, str, bool, int]:
+        """As :class:`protocol.messages.ResultBoard` takes a placement."""
+        return (self.turn, cell_name(self.cell), str(self.card), self.auto, self.elapsed_ms)
+
     def out(self) -> PlacementOut:
         return PlacementOut(
             turn=self.turn,

@@ -1,9 +1,10 @@
 """The server's fast paths give exactly what the slow paths give.
 
-The per-placement messages (``placed``, ``card``, ``progress``) are written as
-JSON without building their pydantic models (:class:`protocol.messages.Prepared`):
-the text must be byte for byte ``dump_server`` of the model, for any value,
-and the model built on demand must equal the one built directly.
+The per-placement messages (``placed``, ``card``, ``progress``) and a deal's
+``match_result`` are written as JSON without building their pydantic models
+(:class:`protocol.messages.Prepared`): the text must be byte for byte
+``dump_server`` of the model, for any value, and the model built on demand must
+equal the one built directly.
 """
 
 from __future__ import annotations
@@ -11,24 +12,34 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.messages import (
     CLIENT_TYPES,
+    BoardResult,
+    BoardScoreOut,
     CardDealt,
     ClientMessage,
     MatchResult,
     Place,
     Placed,
+    PlacementOut,
+    PlayerInfo,
     Prepared,
     Progress,
     ProtocolError,
+    ResultBoard,
+    SeriesInfo,
+    SeriesStanding,
     _parse_client_slowly,
     card_message,
     dump_server,
     legal_json,
+    match_result_message,
     parse_client,
     placed_message,
     progress_message,
@@ -145,6 +156,192 @@ def test_progress_is_the_models_json(
             return
         raise
     same_as_model(fast, Progress, fields)
+
+
+# A match_result's parts: what a room makes (plain card names, cells, integers),
+# or (``odd``) any text, integers given as booleans, tuples for lists, keys
+# missing or in another order.
+
+
+def result_parts(odd: bool) -> dict[str, st.SearchStrategy[object]]:
+    plain = st.sampled_from(["5H", "JD", "TC", "AS", "KH", "a1", "d4"])
+    number = st.integers(min_value=-(2**40), max_value=2**40)
+    card = st.one_of(plain, texts) if odd else plain
+    whole = ints if odd else number
+    names = (
+        st.one_of(st.lists(card, max_size=4), st.tuples(card), texts)
+        if odd
+        else st.lists(card, max_size=4)
+    )
+    points = st.fixed_dictionaries(
+        {k: whole for k in ("fifteens", "pairs", "runs", "flush", "nobs")}
+    )
+    if odd:
+        points = st.one_of(points, st.dictionaries(texts, ints, max_size=3))
+
+    @st.composite
+    def hand(draw: st.DrawFn) -> object:
+        score = {
+            "hand": draw(names),
+            "starter": draw(card),
+            "fifteens": draw(st.lists(names, max_size=3)),
+            "pairs": draw(st.lists(names, max_size=2)),
+            "runs": draw(
+                st.one_of(st.lists(names, max_size=2), names)
+                if odd
+                else st.lists(names, max_size=2)
+            ),
+            "flush": draw(names),
+            "nobs": draw(st.one_of(st.none(), card)),
+            "points": draw(points),
+            "total": draw(whole),
+        }
+        if odd and draw(st.integers(0, 4)) == 0:
+            keys = draw(st.permutations(list(score)))[: draw(st.integers(7, 9))]
+            score = {k: score[k] for k in keys}
+        return score
+
+    @st.composite
+    def board(draw: st.DrawFn) -> object:
+        score = {
+            "starter": draw(card),
+            "rows": draw(st.lists(hand(), max_size=2)),
+            "columns": draw(st.lists(hand(), max_size=2)),
+            "heels": draw(whole),
+            "total": draw(whole),
+            "win": draw(st.one_of(st.booleans(), ints) if odd else st.booleans()),
+        }
+        if odd and draw(st.integers(0, 4)) == 0:
+            score = dict(reversed(score.items()))
+        return score
+
+    player = st.builds(PlayerInfo, id=texts, name=texts, bot=st.booleans(), guest=st.booleans())
+    boards = st.builds(
+        ResultBoard,
+        player,
+        whole,
+        whole,
+        st.lists(st.one_of(st.none(), card), max_size=16),
+        st.lists(
+            st.tuples(
+                whole, card, card, st.one_of(st.booleans(), ints) if odd else st.booleans(), whole
+            ),
+            max_size=4,
+        ),
+        board(),
+        whole,
+    )
+    series = st.one_of(
+        st.none(),
+        st.builds(
+            SeriesInfo,
+            best_of=st.integers(1, 5),
+            deal=st.integers(1, 5),
+            standings=st.lists(
+                st.builds(
+                    SeriesStanding,
+                    player=player,
+                    deals_won=st.integers(0, 5),
+                    points=st.integers(0, 200),
+                    time_used_ms=st.integers(0, 10**6),
+                    forfeited=st.booleans(),
+                ),
+                max_size=2,
+            ),
+            finished=st.booleans(),
+            winner=st.one_of(st.none(), player),
+            next_deal_ms=st.one_of(st.none(), st.integers(0, 10**5)),
+        ),
+    )
+    ids = st.lists(
+        st.one_of(plain, texts) if odd else st.from_regex(r"[A-Za-z0-9_\-]{1,16}", fullmatch=True),
+        min_size=6,
+        max_size=6,
+    )
+    return {"ids": ids, "boards": st.lists(boards, max_size=3), "deal": whole, "series": series}
+
+
+@st.composite
+def match_results(draw: st.DrawFn) -> tuple[bool, dict[str, object]]:
+    odd = draw(st.booleans())
+    return odd, {k: draw(v) for k, v in result_parts(odd).items()}
+
+
+@settings(max_examples=400, deadline=None)
+@given(match_results())
+def test_match_result_is_the_models_json(case: tuple[bool, dict[str, Any]]) -> None:
+    odd, parts = case
+    room_id, match_id, starter, seed, secret, seed_commitment = parts["ids"]
+    boards: list[ResultBoard] = parts["boards"]
+    deal, series = parts["deal"], parts["series"]
+
+    def model() -> MatchResult:
+        return MatchResult(
+            room_id=room_id,
+            match_id=match_id,
+            starter=starter,
+            seed=seed,
+            server_secret=secret,
+            seed_commitment=seed_commitment,
+            boards=[
+                BoardResult(
+                    player=b.player,
+                    seat=b.seat,
+                    rank=b.rank,
+                    cells=b.cells,
+                    placements=[
+                        PlacementOut(turn=t, cell=c, card=k, auto=a, elapsed_ms=e)
+                        for t, c, k, a, e in b.placements
+                    ],
+                    score=BoardScoreOut.model_validate(b.score),
+                    time_used_ms=b.time_used_ms,
+                )
+                for b in boards
+            ],
+            deal=deal,
+            series=series,
+        )
+
+    args = (room_id, match_id, starter, seed, secret, seed_commitment, boards, deal, series)
+    try:
+        expected = dump_server(model())
+    except Exception:  # the model refuses the values (or cannot write them): so must we
+        try:
+            fast = match_result_message(*args)
+        except Exception:
+            return
+        raise AssertionError(f"a fast match_result the model would refuse: {fast.text}") from None
+    if odd:
+        fast = match_result_message(*args)
+    else:  # plain values: written without a model
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Prepared, "of", _no_model)
+            fast = match_result_message(*args)
+    assert fast.kind is MatchResult
+    assert fast.text == expected
+    assert fast.model() == MatchResult.model_validate_json(expected)
+
+
+def _no_model(message: object) -> Prepared:
+    raise AssertionError(f"a model built for a result of plain values: {message!r}")
+
+
+def test_a_rooms_result_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The values a room puts in a result are written without building its models."""
+    monkeypatch.setattr(Prepared, "of", _no_model)
+    room = make_room(3)
+    outs = play_everything(room, random.Random(3))
+    (result,) = [out for out in outs if isinstance(out.message, MatchResult)]
+    assert result.text() == dump_server(result.message)
+    monkeypatch.undo()
+    # An odd value goes the model's way, and says the same.
+    board = ResultBoard(
+        PlayerInfo(id="p", name='a "quoted" é'), 0, 1, ["5H", None], [(1, "a1", "5H", False, 3)],
+        {"starter": "JD", "rows": [], "columns": [], "heels": 2, "total": 2, "win": False},
+        3,
+    )  # fmt: skip
+    text = match_result_message("r", "m", "JD", "s", "x", "c", [board], 1, None).text
+    assert '"name":"a \\"quoted\\" é"' in text
 
 
 def test_plain_values_take_the_fast_path() -> None:
