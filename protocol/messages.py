@@ -1458,12 +1458,15 @@ def match_result_message(
     """A ``match_result`` as its text alone (see :meth:`Prepared.of`), written without
     building its boards' models (a model per placement and per hand) when every
     value is plain; otherwise through the model, as before."""
-    written = [_result_board_json(board) for board in boards]
+    ids = (room_id, match_id, starter, seed, server_secret, seed_commitment)
+    seen = [s for s in ids if type(s) is str]  # every text written between quotes
+    written = [_result_board_json(board, seen) for board in boards]
     if (
-        all(_plain(s) for s in (room_id, match_id, starter, seed, server_secret, seed_commitment))
+        len(seen) >= len(ids)
         and _is_int(deal)
         and (series is None or type(series) is SeriesInfo)
         and None not in written
+        and _PLAIN.fullmatch("".join(seen)) is not None  # one check for all of them
     ):
         text = (
             f'{{"type":"match_result","room_id":"{room_id}","match_id":"{match_id}",'
@@ -1505,8 +1508,9 @@ _HAND_KEYS = ("hand", "starter", "fifteens", "pairs", "runs", "flush", "nobs", "
 _BOARD_KEYS = ("starter", "rows", "columns", "heels", "total", "win")
 
 
-def _result_board_json(board: ResultBoard) -> str | None:
-    """One board's JSON as ``BoardResult``'s, or None if a value is not plain."""
+def _result_board_json(board: ResultBoard, seen: list[str]) -> str | None:
+    """One board's JSON as ``BoardResult``'s, or None if a value is not of its type;
+    its texts are added to ``seen``, for the caller to check that they are plain."""
     player, seat, rank, cells, placements, score, used = board
     if not (
         type(player) is PlayerInfo
@@ -1517,22 +1521,23 @@ def _result_board_json(board: ResultBoard) -> str | None:
         and type(placements) is list
     ):
         return None
-    cells_json = _cells_json(cells)
+    cells_json = _cells_json(cells, seen)
     moves: list[str] = []
     for move in placements:
         if type(move) is not tuple or len(move) != 5:
             return None
         turn, cell, card, auto, elapsed = move
         if not (
-            _is_int(turn) and _plain(cell) and _plain(card) and type(auto) is bool
+            _is_int(turn) and type(cell) is str and type(card) is str and type(auto) is bool
             and _is_int(elapsed)
         ):  # fmt: skip
             return None
+        seen += (cell, card)
         moves.append(
             f'{{"turn":{turn},"cell":"{cell}","card":"{card}",'
             f'"auto":{"true" if auto else "false"},"elapsed_ms":{elapsed}}}'
         )
-    score_json = _board_score_json(score)
+    score_json = _board_score_json(score, seen)
     if cells_json is None or score_json is None:
         return None
     return (
@@ -1541,28 +1546,30 @@ def _result_board_json(board: ResultBoard) -> str | None:
     )
 
 
-def _cells_json(cells: list[Any]) -> str | None:
+def _cells_json(cells: list[Any], seen: list[str]) -> str | None:
     parts: list[str] = []
     for cell in cells:
         if cell is None:
             parts.append("null")
-        elif _plain(cell):
+        elif type(cell) is str:
             parts.append(f'"{cell}"')
+            seen.append(cell)
         else:
             return None
     return "[" + ",".join(parts) + "]"
 
 
-def _board_score_json(score: Any) -> str | None:
+def _board_score_json(score: Any, seen: list[str]) -> str | None:
     if type(score) is not dict or tuple(score) != _BOARD_KEYS:
         return None
     starter, rows, columns, heels, total, win = (score[k] for k in _BOARD_KEYS)
     if not (
-        _plain(starter) and _is_int(heels) and _is_int(total) and type(win) is bool
+        type(starter) is str and _is_int(heels) and _is_int(total) and type(win) is bool
         and type(rows) is list and type(columns) is list
     ):  # fmt: skip
         return None
-    hands = [_hand_score_json(h) for h in rows], [_hand_score_json(h) for h in columns]
+    seen.append(starter)
+    hands = [_hand_score_json(h, seen) for h in rows], [_hand_score_json(h, seen) for h in columns]
     if None in hands[0] or None in hands[1]:
         return None
     return (
@@ -1572,23 +1579,27 @@ def _board_score_json(score: Any) -> str | None:
     )
 
 
-def _hand_score_json(hand: Any) -> str | None:
+def _hand_score_json(hand: Any, seen: list[str]) -> str | None:
     if type(hand) is not dict or tuple(hand) != _HAND_KEYS:
         return None
     cards, starter, fifteens, pairs, runs, flush, nobs, points, total = (
         hand[k] for k in _HAND_KEYS
     )
-    lists = [_names_json(cards), _groups_json(fifteens), _groups_json(pairs), _groups_json(runs),
-             _names_json(flush)]  # fmt: skip
+    lists = [_names_json(cards, seen), _groups_json(fifteens, seen), _groups_json(pairs, seen),
+             _groups_json(runs, seen), _names_json(flush, seen)]  # fmt: skip
     if not (
         None not in lists
-        and _plain(starter)
-        and (nobs is None or _plain(nobs))
+        and type(starter) is str
+        and (nobs is None or type(nobs) is str)
         and type(points) is dict
-        and all(_plain(k) and _is_int(v) for k, v in points.items())
+        and all(type(k) is str and _is_int(v) for k, v in points.items())
         and _is_int(total)
     ):
         return None
+    seen.append(starter)
+    if nobs is not None:
+        seen.append(nobs)
+    seen += points
     counts = ",".join([f'"{k}":{v}' for k, v in points.items()])
     nobs_json = "null" if nobs is None else '"' + nobs + '"'
     return (
@@ -1598,14 +1609,17 @@ def _hand_score_json(hand: Any) -> str | None:
     )
 
 
-def _groups_json(groups: Any) -> str | None:
+def _groups_json(groups: Any, seen: list[str]) -> str | None:
     if type(groups) is not list:
         return None
-    parts = [_names_json(g) for g in groups]
+    parts = [_names_json(g, seen) for g in groups]
     if None in parts:
         return None
     return "[" + ",".join(parts) + "]"  # type: ignore[arg-type]
 
 
-def _names_json(names: Any) -> str | None:
-    return legal_json(names) if type(names) is list else None
+def _names_json(names: Any, seen: list[str]) -> str | None:
+    if type(names) is not list or not all(type(n) is str for n in names):
+        return None
+    seen += names
+    return '["' + '","'.join(names) + '"]' if names else "[]"

@@ -267,7 +267,7 @@ def match_results(draw: st.DrawFn) -> tuple[bool, dict[str, object]]:
     return odd, {k: draw(v) for k, v in result_parts(odd).items()}
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(match_results())
 def test_match_result_is_the_models_json(case: tuple[bool, dict[str, Any]]) -> None:
     odd, parts = case
