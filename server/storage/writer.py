@@ -10,16 +10,16 @@ it in one transaction (placements with ``executemany``) and commits
 once; then the task resolves the waiting futures in order. The commit is a
 group commit: the task takes what is queued as soon as the previous commit is
 done, so what arrived while a commit was being written goes in the next one
-(everything the commands read in one turn of the event loop submitted is
-already queued when the task first runs). It waits for nothing else by default
-(``batch_wait_s`` adds a gathering wait after a batch's first submission): a
-timer makes the event loop sleep and wake once more per batch, which costs it
-more than a smaller batch costs the writer (docs/benchmarks.md, *Sixth
-optimisation round*). The WebSocket handler awaits that future before sending
-the messages a command produced, so a placement is committed before it is
-acknowledged, yet a burst of placements costs one commit and one trip to the
-thread. Reads use a second connection (on SQLite, WAL mode lets it read while
-the writer writes).
+(what the frames read in one turn of the event loop submit is all queued
+before the task runs: its wake-up is scheduled behind their handlers). By
+default it waits for nothing else (``batch_wait_s`` adds a gathering wait
+after a batch's first submission): a timer makes the event loop sleep and
+wake once more a batch, which was, measured, the largest cost of the storage
+path to the loop (docs/benchmarks.md, *Sixth optimisation round*). The
+WebSocket handler awaits that future before sending the messages a command
+produced, so a placement is committed before it is acknowledged, yet a burst
+of placements costs one commit and one trip to the thread. Reads use a second
+connection (on SQLite, WAL mode lets it read while the writer writes).
 
 A write that fails never resolves as success (docs/operations.md, *When the
 database cannot be written*). A failure that can pass (the disk full, the file
