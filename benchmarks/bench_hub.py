@@ -8,7 +8,9 @@ with its :class:`~server.lobby.Lobby`, rooms and :class:`~server.shell.delivery.
 SQLite storage (:class:`~server.storage.Storage`, a temporary file) and the
 garbage collector tuned as ``serve`` tunes it; only the WebSockets are fakes:
 each player's session writes its frames to a transport that keeps the bytes,
-which the player then reads (frame headers split, ``card`` frames parsed). Every
+which the player then reads (frame headers split, ``card`` messages parsed; in
+protocol 2, the default, a frame holding several messages is parsed whole,
+``--protocol 1`` for one message a frame). Every
 frame goes in as text through :meth:`Hub.receive`, the way the WebSocket handler
 hands it over: size check, flood bucket, parse, lobby, room, storage commit,
 delivery, one write per session per turn of the loop.
@@ -21,7 +23,8 @@ shell's clock is patched): ``paced``, each card is placed ``--think`` seconds
 50 ms (``tick_ms``) as the server's does; the event loop runs between steps, so
 the storage writer gathers what a step submitted into one commit.
 
-Printed: placements, the frames (and bytes) the server wrote per placement,
+Printed: placements, the messages, frames, writes and bytes the server wrote
+per placement,
 and the CPU time per placement (the process's, storage thread included).
 ``--callgrind`` runs this module twice under ``valgrind --tool=callgrind``
 (``--matches`` 1 and 2) and prints the instructions per placement of the
@@ -80,11 +83,14 @@ class Player:
     session: Any = None
     id: str = ""
     frames: int = 0
+    messages: int = 0
+    writes: int = 0
     bytes: int = 0
 
     # the transport the server writes to
     def write(self, data: bytes) -> None:
         self.inbox += data
+        self.writes += 1
         self.unread.add(self)
 
     def is_closing(self) -> bool:
@@ -93,10 +99,12 @@ class Player:
     def get_write_buffer_size(self) -> int:
         return 0
 
-    def read(self) -> list[str]:
-        """The frames written since the last read, as text."""
+    def read(self) -> list[str | dict[str, Any]]:
+        """The messages written since the last read: a frame's text, or the parsed
+        messages of a frame that holds several (protocol 2)."""
         data, self.inbox = bytes(self.inbox), bytearray()
-        texts: list[str] = []
+        texts: list[str | dict[str, Any]] = []
+        frames = 0
         i, n = 0, len(data)
         while i < n:
             length = data[i + 1]
@@ -107,16 +115,28 @@ class Player:
             elif length == 127:
                 length = int.from_bytes(data[i : i + 8], "big")
                 i += 8
-            texts.append(data[i : i + length].decode())
+            text = data[i : i + length].decode()
+            if text.startswith("["):
+                texts.extend(json.loads(text))
+            else:
+                texts.append(text)
+            frames += 1
             i += length
-        self.frames += len(texts)
+        self.frames += frames
+        self.messages += len(texts)
         self.bytes += n
         return texts
 
 
-def kind_of(text: str) -> str:
-    match = re.match(r'\{"type":"([a-z_]+)"', text)
+def kind_of(message: str | dict[str, Any]) -> str:
+    if not isinstance(message, str):
+        return str(message.get("type", "?"))
+    match = re.match(r'\{"type":"([a-z_]+)"', message)
     return match.group(1) if match else "?"
+
+
+def parsed(message: str | dict[str, Any]) -> dict[str, Any]:
+    return json.loads(message) if isinstance(message, str) else message  # type: ignore[no-any-return]
 
 
 class Driver:
@@ -175,11 +195,12 @@ class Driver:
             await asyncio.sleep(0)
 
     async def hello(self, p: Player) -> None:
-        await self.send(p, type="hello", protocol=1, name=p.name, bot=True, client="bench")
+        await self.send(p, type="hello", protocol=self.args.protocol, name=p.name, bot=True,
+                        client="bench")  # fmt: skip
         await self.settle()
         for text in p.read():
             if kind_of(text) == "welcome":
-                p.id = json.loads(text)["player"]["id"]
+                p.id = parsed(text)["player"]["id"]
 
     async def seat(self, bots: list[Player]) -> None:
         creator = bots[0]
@@ -189,7 +210,7 @@ class Driver:
         room_id = ""
         for text in creator.read():
             if kind_of(text) == "room_state":
-                room_id = json.loads(text)["room"]["id"]
+                room_id = parsed(text)["room"]["id"]
         for bot in bots[1:]:
             await self.send(bot, type="join_room", room_id=room_id)
         await self.settle()
@@ -215,7 +236,7 @@ class Driver:
                 for text in p.read():
                     kind = kind_of(text)
                     if kind == "card":
-                        card = json.loads(text)
+                        card = parsed(text)
                         delay = int(think * 1000 * self.rng.uniform(0.75, 1.25))
                         frame = json.dumps(
                             {"type": "place", "room_id": card["room_id"], "turn": card["turn"],
@@ -257,11 +278,11 @@ class Driver:
             bot.matches = matches  # type: ignore[attr-defined]
             bot.cycled = cycled  # type: ignore[attr-defined]
 
-    async def run(self) -> tuple[int, float, int, int]:
+    async def run(self) -> dict[str, Any]:
         """Play until every room has finished ``--matches`` matches."""
         started = time.process_time()
-        frames0 = sum(p.frames for p in self.players)
-        bytes0 = sum(p.bytes for p in self.players)
+        counted = ("frames", "messages", "writes", "bytes")
+        before = {k: sum(getattr(p, k) for p in self.players) for k in counted}
         self.placements = 0
         target = self.args.matches
         last_tick = self.clock.ms
@@ -290,9 +311,10 @@ class Driver:
         await self.settle()
         self.read_all()
         spent = time.process_time() - started
-        frames = sum(p.frames for p in self.players) - frames0
-        sent = sum(p.bytes for p in self.players) - bytes0
-        return self.placements, spent, frames, sent
+        report: dict[str, Any] = {"placements": self.placements, "cpu_s": spent}
+        for k in counted:
+            report[k] = sum(getattr(p, k) for p in self.players) - before[k]
+        return report
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
@@ -303,9 +325,9 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         await driver.setup()
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
-        placements, spent, frames, sent = await driver.run()
+        report = await driver.run()
         await driver.storage.close()
-    return {"placements": placements, "cpu_s": spent, "frames": frames, "bytes": sent}
+    return report
 
 
 def run_here(args: argparse.Namespace) -> dict[str, Any]:
@@ -325,6 +347,7 @@ def callgrind(args: argparse.Namespace) -> int:
                 sys.executable, "-m", "benchmarks.bench_hub", "--json",
                 "--players", str(args.players), "--matches", str(matches),
                 "--mode", args.mode, "--seed", str(args.seed), "--think", str(args.think),
+                "--protocol", str(args.protocol),
             ]  # fmt: skip
             env = {**os.environ, "PYTHONHASHSEED": "0"}
             pipe = subprocess.PIPE
@@ -342,8 +365,9 @@ def callgrind(args: argparse.Namespace) -> int:
                   f"{int(found.group(1)):,} instructions", file=sys.stderr)  # fmt: skip
     (ir1, n1), (ir2, n2) = counts
     print(
-        f"{args.mode}, {args.players} players: {(ir2 - ir1) / (n2 - n1) / 1000:,.0f} k instructions"
-        f" per placement (callgrind, the {n2 - n1} placements of a second match in every room)"
+        f"{args.mode}, {args.players} players, protocol {args.protocol}:"
+        f" {(ir2 - ir1) / (n2 - n1) / 1000:,.0f} k instructions per placement (callgrind,"
+        f" the {n2 - n1} placements of a second match in every room)"
     )
     return 0
 
@@ -356,6 +380,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--mode", choices=("paced", "flat"), default="paced")
     p.add_argument("--think", type=float, default=0.85, help="paced think time, s (0.85)")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--protocol", type=int, choices=(1, 2), default=2,
+                   help="what the players' hello says: 2 (frames batched) or 1")  # fmt: skip
     p.add_argument("--repeat", type=int, default=1, help="runs; medians printed (1)")
     p.add_argument("--callgrind", action="store_true", help="instructions per placement")
     p.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
@@ -372,9 +398,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     r = runs[len(runs) // 2]
     n = r["placements"]
     print(
-        f"{args.mode}, {args.players} players, {args.matches} matches a room: {n} placements, "
-        f"{r['cpu_s'] / n * 1e6:.1f} µs CPU per placement (median of {len(runs)}), "
-        f"{r['frames'] / n:.2f} frames and {r['bytes'] / n:.0f} bytes written per placement"
+        f"{args.mode}, {args.players} players, protocol {args.protocol}, {args.matches} matches"
+        f" a room: {n} placements, {r['cpu_s'] / n * 1e6:.1f} µs CPU per placement (median of"
+        f" {len(runs)}); per placement {r['messages'] / n:.2f} messages in {r['frames'] / n:.2f}"
+        f" frames, {r['writes'] / n:.2f} writes, {r['bytes'] / n:.0f} bytes"
     )
     return 0
 

@@ -20,7 +20,9 @@ What it does, all on 127.0.0.1, bounded in time, cleaning up after itself:
 
 The players run in ``--workers`` processes, each an asyncio loop holding many
 ``websockets`` connections (the client library the terminal client uses). A
-room's four players live in the same process.
+room's four players live in the same process. They speak protocol 2, where a
+frame may hold several messages (``--protocol 1``: one message a frame, what a
+server from before protocol 2 speaks, for ``--server-command``).
 
 Latencies, in milliseconds, taken on the client with a monotonic clock:
 
@@ -71,7 +73,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -311,6 +313,7 @@ class Job:
     warmup_s: float
     duration_s: float
     compression: bool
+    protocol: int  # what the bots' hello says: 2 (batched frames) or 1
     seed: int
 
 
@@ -338,12 +341,30 @@ class Window:
 
 
 class Bot:
-    """One connection of the load generator."""
+    """One connection of the load generator.
+
+    It reads messages, not frames: a protocol-2 frame may hold several
+    (docs/protocol.md, *Frames*), which wait in ``held`` with the time their
+    frame arrived."""
 
     def __init__(self, ws: Any, name: str) -> None:
         self.ws = ws
         self.name = name
         self.id = ""
+        self.held: deque[tuple[float, str, dict[str, Any]]] = deque()
+
+    async def next(self) -> tuple[float, str, str | dict[str, Any]]:
+        """The next message: when its frame arrived, its type, and its text (a frame of
+        its own, parsed only if wanted: :func:`loaded`) or its parsed form."""
+        if self.held:
+            return self.held.popleft()
+        text = await self.recv_text()
+        now = time.perf_counter()
+        if text.startswith("["):
+            for message in json.loads(text):
+                self.held.append((now, str(message.get("type", "")), message))
+            return self.held.popleft()
+        return now, message_type(text), text
 
     async def send(self, **message: Any) -> None:
         await self.ws.send(json.dumps(message))
@@ -355,7 +376,7 @@ class Bot:
             return await self.ws.recv()  # type: ignore[no-any-return]
 
     async def recv(self) -> dict[str, Any]:
-        return json.loads(await self.recv_text())  # type: ignore[no-any-return]
+        return loaded((await self.next())[2])
 
     async def until(self, *types: str) -> dict[str, Any]:
         while True:
@@ -368,6 +389,11 @@ class Bot:
 
 class SetupError(Exception):
     pass
+
+
+def loaded(message: str | dict[str, Any]) -> dict[str, Any]:
+    """A message of :meth:`Bot.next` parsed."""
+    return json.loads(message) if isinstance(message, str) else message  # type: ignore[no-any-return]
 
 
 def message_type(text: str) -> str:
@@ -418,7 +444,7 @@ async def connect(job: Job, index: int, name: str, gate: asyncio.Semaphore) -> B
         )
         bot = Bot(ws, name)
         if job.phase != "echo":
-            await bot.send(type="hello", protocol=1, name=name, bot=True, client="bench")
+            await bot.send(type="hello", protocol=job.protocol, name=name, bot=True, client="bench")
             welcome = await bot.until("welcome")
             bot.id = welcome["player"]["id"]
         return bot
@@ -465,12 +491,10 @@ async def play_match(
     sent_at = 0.0
     sent_turn = 0
     while True:
-        text = await bot.recv_text()
-        now = time.perf_counter()
-        kind = message_type(text)
+        now, kind, raw = await bot.next()
         if kind in ("progress", "room"):
             continue
-        message: dict[str, Any] = json.loads(text) if kind != "match_result" else {}
+        message: dict[str, Any] = loaded(raw) if kind != "match_result" else {}
         if kind == "card":
             completed = last.was(message["turn"] - 1, bot.name)
             if completed is not None and window.inside(completed):
@@ -701,6 +725,7 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
                     warmup_s=warmup,
                     duration_s=args.duration if phase == "paced" else args.flat_duration,
                     compression=args.compression,
+                    protocol=args.protocol,
                     seed=seed,
                 )
                 proc = ctx.Process(target=worker_main, args=(job, ready, start, results))
@@ -802,7 +827,7 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
         f"window {args.duration:g} s paced / {args.flat_duration:g} s flat+echo after "
         f"{args.warmup:g} s warm-up (paced: first deals spread over {args.stagger:g} s, timing "
         f"after {max(args.warmup, args.stagger):g} s), "
-        f"compression {'deflate' if args.compression else 'off'}, "
+        f"compression {'deflate' if args.compression else 'off'}, protocol {args.protocol}, "
         f"{os.cpu_count()} CPUs, echo server on {loop_name()}, {args.nodes} node(s) on "
         f"{args.store}" + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
         "",
@@ -916,6 +941,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         dest="compression",
         action="store_false",
         help="do not offer permessage-deflate (the terminal client offers it)",
+    )
+    p.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="the protocol version the bots speak: 2 (default; a frame may hold several "
+        "messages) or 1 (a server from before protocol 2 speaks only 1)",
     )
     p.add_argument("--seed", type=int, default=None, help="seed of the bots' choices")
     p.add_argument(

@@ -37,6 +37,7 @@ from protocol.messages import (
     Hello,
     ServerMessage,
     Welcome,
+    frame_messages,
 )
 from protocol.names import MAX_NAME
 
@@ -151,6 +152,7 @@ class Session:
         self._closing = False
         self._pending: dict[str, asyncio.Future[ServerMessage]] = {}
         self._quiet: set[str] = set()  # refs whose error reply goes to the caller only
+        self._held: list[ServerMessage] = []  # what came after the welcome in its frame
         self._refs = itertools.count(1)
         self._signed_in = asyncio.Event()
 
@@ -278,44 +280,72 @@ class Session:
         self.welcome = welcome
         self._signed_in.set()
         self.listener(welcome)
+        held, self._held = self._held, []
+        for msg in held:
+            self._deliver(msg)
         room = self.resume_room() if reconnect else None
         if room:
             await self.send_raw({"type": "resync", "room_id": room})
 
     async def _hello(self, ws: ClientConnection, hello: Hello) -> Welcome | ErrorMessage:
+        """Say ``hello`` and read up to its answer. What the answer's frame held after a
+        welcome is kept in ``_held``, to be handled once the welcome is (in order)."""
         await ws.send(json.dumps(wire(hello)))
         while True:
             frame = await asyncio.wait_for(ws.recv(), 10)
-            msg = self._parse(frame)
-            if isinstance(msg, (Welcome, ErrorMessage)):
-                return msg
-            if msg is not None:
+            messages = self._parse(frame)
+            for i, msg in enumerate(messages):
+                if isinstance(msg, Welcome):
+                    self._held = messages[i + 1 :]
+                    return msg
+                if isinstance(msg, ErrorMessage):
+                    for after in messages[i + 1 :]:
+                        self.listener(after)
+                    return msg
                 self.listener(msg)
 
     # -- frames --------------------------------------------------------------
 
-    def _parse(self, frame: str | bytes) -> ServerMessage | None:
-        """One frame as a typed message, its text made safe to show (client_cli.safe)."""
-        data: Any = None
+    def _parse(self, frame: str | bytes) -> list[ServerMessage]:
+        """A frame's messages, typed, their text made safe to show (client_cli.safe).
+
+        A protocol-2 frame may be a JSON array of messages (docs/protocol.md,
+        *Frames*); a message this client does not understand is left out, said so."""
         try:
-            data = json.loads(frame)
+            data: Any = json.loads(frame)
+        except ValueError:
+            self._not_understood(None)
+            return []
+        if not isinstance(data, list):
+            message = self._typed(data, frame)
+            return [] if message is None else [message]
+        typed = (self._typed(item, None) for item in frame_messages(data))
+        return [message for message in typed if message is not None]
+
+    def _typed(self, data: Any, frame: str | bytes | None) -> ServerMessage | None:
+        """One message (``frame``: its own JSON text, when it is a whole frame) typed."""
+        try:
             safe = clean(data)
-            return SERVER_ADAPTER.validate_json(frame if safe == data else json.dumps(safe))
+            text = frame if frame is not None and safe == data else json.dumps(safe)
+            return SERVER_ADAPTER.validate_json(text)
         except (ValueError, ValidationError):
-            kind = data.get("type") if isinstance(data, dict) else None
-            shown = kind if kind is None else visible(str(kind))
-            self.listener(
-                ErrorMessage(
-                    code="client_parse",
-                    reason=f"ignored a server message ({shown!r}) this client does not understand",
-                )
-            )
+            self._not_understood(data.get("type") if isinstance(data, dict) else None)
             return None
 
+    def _not_understood(self, kind: Any) -> None:
+        shown = kind if kind is None else visible(str(kind))
+        self.listener(
+            ErrorMessage(
+                code="client_parse",
+                reason=f"ignored a server message ({shown!r}) this client does not understand",
+            )
+        )
+
     def _dispatch(self, frame: str | bytes) -> None:
-        msg = self._parse(frame)
-        if msg is None:
-            return
+        for msg in self._parse(frame):
+            self._deliver(msg)
+
+    def _deliver(self, msg: ServerMessage) -> None:
         ref = getattr(msg, "ref", None)
         if not (isinstance(msg, ErrorMessage) and ref in self._quiet):
             self.listener(msg)

@@ -7,6 +7,7 @@ through message by message.
 from protocol.messages import (
     CLIENT_ADAPTER,
     PROTOCOL_VERSION,
+    PROTOCOLS,
     SERVER_ADAPTER,
     ClientMessage,
     ProtocolError,
@@ -18,6 +19,7 @@ from protocol.messages import (
 
 __all__ = [
     "CLIENT_ADAPTER",
+    "PROTOCOLS",
     "PROTOCOL_VERSION",
     "SERVER_ADAPTER",
     "ClientMessage",

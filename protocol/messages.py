@@ -1,6 +1,8 @@
 """Every WebSocket message of the cribsquares protocol, both directions.
 
-Frames are JSON text objects with a ``type`` field. :data:`ClientMessage` and
+Messages are JSON text objects with a ``type`` field. A frame holds one
+message; in protocol 2 a server's frame may hold a JSON array of several
+(:func:`batch_frame`, :func:`frame_messages`). :data:`ClientMessage` and
 :data:`ServerMessage` are discriminated unions on ``type``; :func:`parse_client`
 is the one place untrusted client frames become typed messages.
 
@@ -40,7 +42,9 @@ from pydantic_core import PydanticCustomError
 from protocol import names
 from protocol.names import MAX_NAME, MAX_TITLE
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # the newest version; a server speaks every one of PROTOCOLS
+PROTOCOLS = (1, 2)
+BATCHING_PROTOCOL = 2  # from this version on, a server's frame may be an array of messages
 MAX_CONTRIBUTION = 64
 
 
@@ -1147,11 +1151,13 @@ def _json_kind(value: object) -> str:
     return type(value).__name__
 
 
-def parse_client(frame: str | bytes) -> ClientMessage:
+def parse_client(frame: str | bytes, protocol: int = 1) -> ClientMessage:
     """Parse one untrusted frame; raise :class:`ProtocolError` with a stable code.
 
     Codes: ``bad_json`` (not JSON, not an object, a binary frame that is not
-    UTF-8, a byte-order mark, ``NaN`` or ``Infinity``), ``unknown_type``
+    UTF-8, a byte-order mark, ``NaN`` or ``Infinity``), ``batch_not_allowed``
+    (an array, from a client that said ``protocol`` 2: only a server's frames
+    batch; in protocol 1 an array is ``bad_json``, as ever), ``unknown_type``
     (missing or unknown ``type``), ``bad_message`` (a known type with missing,
     extra or mistyped fields). The error's ``ref`` is the frame's when it can
     be echoed (:func:`echoable_ref`), else None.
@@ -1165,18 +1171,32 @@ def parse_client(frame: str | bytes) -> ClientMessage:
             return CLIENT_ADAPTER.validate_json(frame)
         except ValidationError:
             pass
-    return _parse_client_slowly(frame)
+    return _parse_client_slowly(frame, protocol)
 
 
 # Printable ASCII without backslash: no escape, control character or surrogate.
 _PLAIN_FRAME = re.compile(r"[ -\[\]-~]*")
 
 
+def batch_frame(texts: list[str]) -> str:
+    """The text of one protocol-2 frame holding ``texts``, each one message's JSON, in order:
+    the message itself when there is one, else the JSON array of them."""
+    if len(texts) == 1:
+        return texts[0]
+    return "[" + ",".join(texts) + "]"
+
+
+def frame_messages(data: Any) -> list[Any]:
+    """The messages of a parsed server frame, in order: a protocol-2 frame may be an
+    array of them, any other frame is one (what a client does with every frame)."""
+    return data if isinstance(data, list) else [data]
+
+
 def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not a JSON number")
 
 
-def _parse_client_slowly(frame: str | bytes) -> ClientMessage:
+def _parse_client_slowly(frame: str | bytes, protocol: int = 1) -> ClientMessage:
     import json
 
     if isinstance(frame, bytes):
@@ -1192,6 +1212,12 @@ def _parse_client_slowly(frame: str | bytes) -> ClientMessage:
         raise ProtocolError("bad_json", f"frame is not valid JSON: {exc}") from None
     except RecursionError:  # "[[[[…": the json module gives up on deep nesting this way
         raise ProtocolError("bad_json", "frame is not valid JSON: nested too deeply") from None
+    if isinstance(data, list) and protocol >= BATCHING_PROTOCOL:
+        raise ProtocolError(
+            "batch_not_allowed",
+            "a client's frame holds one message, a JSON object: only the server's frames"
+            " hold arrays of messages (protocol 2)",
+        )
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a frame must be a JSON object")
     raw_ref = data.get("ref")

@@ -283,7 +283,7 @@ INTERNAL_ERROR = "internal_error"
 
 # Every code a client may receive, for docs/protocol.md and its test.
 ALL_CODES: tuple[str, ...] = (
-    "bad_json", "unknown_type", "bad_message",
+    "bad_json", "batch_not_allowed", "unknown_type", "bad_message",
     HelloRequired.code, AlreadyIdentified.code, UnsupportedProtocol.code, BadToken.code,
     NameRequired.code, NameTaken.code, FrameTooLarge.code, RateLimited.code, StorageFailed.code,
     RoomMoving.code,

@@ -290,6 +290,7 @@ async def _create(server: str, message: dict[str, Any], bots: int, strategy: str
 
     from client_cli.config import TokenStore
     from client_cli.session import SessionError, describe, normalize_url
+    from protocol.messages import PROTOCOL_VERSION, frame_messages
 
     try:
         url = normalize_url(server)
@@ -303,17 +304,18 @@ async def _create(server: str, message: dict[str, Any], bots: int, strategy: str
 
             async def reply(ref: str) -> dict[str, Any]:
                 while True:
-                    got: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 15))
-                    if got.get("ref") == ref:
-                        if got["type"] == "error":
-                            raise _Refused(got["reason"])
-                        return got
+                    frame = json.loads(await asyncio.wait_for(ws.recv(), 15))
+                    for got in frame_messages(frame):
+                        if got.get("ref") == ref:
+                            if got["type"] == "error":
+                                raise _Refused(got["reason"])
+                            return dict(got)
 
             await ws.send(
                 json.dumps(
                     {
                         "type": "hello",
-                        "protocol": 1,
+                        "protocol": PROTOCOL_VERSION,
                         "token": saved.token,
                         "client": "cribsquares-cli",
                         "ref": "h",

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from protocol.messages import (
     PROTOCOL_VERSION,
+    PROTOCOLS,
     GetLeaderboard,
     ListRooms,
     Pace,
@@ -35,6 +36,7 @@ async def healthz(request: web.Request) -> web.Response:
         {
             "status": "ok" if failing is None else "storage_failing",
             "protocol": PROTOCOL_VERSION,
+            "protocols": list(PROTOCOLS),
             "rooms": len(hub.lobby.rooms),
             "connections": len(hub.sessions),
             "storage": failing,

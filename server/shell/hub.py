@@ -23,7 +23,7 @@ from aiohttp import WSCloseCode
 from pydantic import BaseModel
 
 from protocol.messages import (
-    PROTOCOL_VERSION,
+    PROTOCOLS,
     ClientMessage,
     CreateRoom,
     CreateTournament,
@@ -343,7 +343,7 @@ class Hub:
             )
             return
         try:
-            message = parse_client(data)
+            message = parse_client(data, session.protocol)
         except ProtocolError as exc:
             session.send_error(exc.code, exc.reason, ref=exc.ref)
             return
@@ -390,9 +390,10 @@ class Hub:
     async def _hello(self, session: Session, hello: Hello) -> None:
         if session.player is not None:
             raise errors.AlreadyIdentified("this connection has already said hello")
-        if hello.protocol != PROTOCOL_VERSION:
+        if hello.protocol not in PROTOCOLS:
             raise errors.UnsupportedProtocol(
-                f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}"
+                f"this server speaks protocol {' or '.join(map(str, PROTOCOLS))},"
+                f" not {hello.protocol}"
             )
         if hello.token is not None and hello.name is not None:
             raise errors.ServerError(
@@ -438,9 +439,16 @@ class Hub:
             raise errors.AlreadyIdentified("this connection has already said hello")
         player = PlayerInfo(id=stored.id, name=stored.name, guest=stored.guest, bot=stored.bot)
         session.player = player
+        session.protocol = hello.protocol
         self.delivery.attach(player.id, session)
         session.send_message(
-            Welcome(server=SERVER_NAME, player=player, token=issued, ref=hello.ref)
+            Welcome(
+                protocol=hello.protocol,
+                server=SERVER_NAME,
+                player=player,
+                token=issued,
+                ref=hello.ref,
+            )
         )
         address = session.address
         await self.apply(lambda: self.lobby.connect(player, clock.now_ms(), address=address))

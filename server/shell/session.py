@@ -13,8 +13,10 @@ from aiohttp import WSCloseCode, web
 from pydantic import BaseModel
 
 from protocol.messages import (
+    BATCHING_PROTOCOL,
     ErrorMessage,
     PlayerInfo,
+    batch_frame,
     dump_server,
     echoable_ref,
     readable,
@@ -32,10 +34,13 @@ class Session:
 
     Messages are not written one by one: :meth:`send` collects them and the hub
     flushes every session once per turn of the event loop, all the frames of a
-    session in one write. Without compression the frames are encoded here and
-    handed to the transport directly (one system call for, say, a ``placed``
-    and the ``progress`` after it); with compression negotiated they go through
-    aiohttp, which keeps the deflate stream, from a writer task.
+    session in one write. A session that said ``protocol`` 2 gets them as one
+    frame, the JSON array of its messages in order (:func:`batch_frame`); in
+    protocol 1 each message is its own frame, as ever. Without compression the
+    frames are encoded here and handed to the transport directly (one system
+    call for, say, a ``placed`` and the ``progress`` after it); with compression
+    negotiated they go through aiohttp, which keeps the deflate stream, from a
+    writer task.
     """
 
     ws: web.WebSocketResponse
@@ -43,6 +48,7 @@ class Session:
     limit: int  # bytes the transport may hold unsent before the client counts as too slow
     transport: FrameTransport | None = None  # None: send through aiohttp (deflate)
     player: PlayerInfo | None = None
+    protocol: int = 1  # the version its hello said (set with ``player``)
     pending: list[str] = field(default_factory=list)
     on_pending: Callable[[Session], None] | None = None
     closing: bool = False
@@ -81,6 +87,8 @@ class Session:
         texts, self.pending = self.pending, []
         if not texts or self.closing or self.ws.closed:
             return
+        if self.protocol >= BATCHING_PROTOCOL and len(texts) > 1:
+            texts = [batch_frame(texts)]
         transport = self.transport
         if transport is None:
             if self._queue is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -19,6 +20,7 @@ from typing import Any
 import websockets
 from aiohttp import web
 
+from protocol.messages import PROTOCOL_VERSION, frame_messages
 from server.config import ServerConfig
 from server.shell.app import create_app
 from server.shell.keys import HUB
@@ -78,17 +80,24 @@ async def unlimited_server_logging_no_error(db: Path) -> AsyncIterator[Live]:
 
 
 class Client:
-    """One connection; remembers everything it received."""
+    """One connection; remembers everything it received.
 
-    def __init__(self, ws: websockets.ClientConnection) -> None:
+    It reads messages: in protocol 2 (its default; ``protocol=1`` for the old
+    framing) a frame may hold several, kept in order in ``held``; ``frames`` is
+    every frame's text as it arrived."""
+
+    def __init__(self, ws: websockets.ClientConnection, protocol: int = PROTOCOL_VERSION) -> None:
         self.ws = ws
+        self.protocol = protocol
         self.log: list[dict[str, Any]] = []
+        self.frames: list[str] = []
+        self.held: collections.deque[dict[str, Any]] = collections.deque()
         self.token: str | None = None
         self.id: str | None = None
 
     @classmethod
-    async def connect(cls, live: Live) -> Client:
-        return cls(await websockets.connect(live.url))
+    async def connect(cls, live: Live, protocol: int = PROTOCOL_VERSION) -> Client:
+        return cls(await websockets.connect(live.url), protocol)
 
     async def close(self) -> None:
         await self.ws.close()
@@ -100,7 +109,12 @@ class Client:
         await self.ws.send(frame)
 
     async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
-        message = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        if not self.held:
+            frame = await asyncio.wait_for(self.ws.recv(), timeout)
+            assert isinstance(frame, str), frame
+            self.frames.append(frame)
+            self.held.extend(frame_messages(json.loads(frame)))
+        message: dict[str, Any] = self.held.popleft()
         self.log.append(message)
         return message
 
@@ -112,7 +126,7 @@ class Client:
                 return message
 
     async def hello(self, name: str | None = None, **extra: Any) -> dict[str, Any]:
-        await self.send(type="hello", protocol=1, name=name, **extra)
+        await self.send(type="hello", protocol=self.protocol, name=name, **extra)
         welcome = await self.until("welcome", "error")
         if welcome["type"] == "welcome":
             self.id = welcome["player"]["id"]
@@ -157,8 +171,10 @@ async def connect_over(
     return Client(await websockets.connect(live.url, sock=sock, **options))
 
 
-async def signed_in(live: Live, name: str, **extra: Any) -> Client:
-    client = await Client.connect(live)
+async def signed_in(
+    live: Live, name: str, *, protocol: int = PROTOCOL_VERSION, **extra: Any
+) -> Client:
+    client = await Client.connect(live, protocol)
     welcome = await client.hello(name, **extra)
     assert welcome["type"] == "welcome", welcome
     return client

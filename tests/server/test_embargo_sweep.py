@@ -36,6 +36,7 @@ import aiohttp
 import pytest
 
 from engine.deal import room_seed, table_deal_secret, table_root
+from protocol.messages import frame_messages
 from server.daily.days import day_name
 from server.daily.days import seed as daily_seed
 from server.limits import Quota
@@ -143,7 +144,7 @@ class Sweep:
         async def read() -> None:
             while True:
                 raw = await client.ws.recv()
-                got.append((time.monotonic(), json.loads(raw)))
+                got.extend((time.monotonic(), m) for m in frame_messages(json.loads(raw)))
 
         self.readers.append(asyncio.create_task(read()))
 

@@ -70,3 +70,43 @@ async def test_a_session_writes_its_pending_frames_at_once_and_drops_a_client_to
     ws.close.assert_awaited_once()
     session.send("{}")
     assert session.pending == []
+
+
+async def test_in_protocol_2_a_session_writes_its_pending_messages_as_one_array_frame() -> None:
+    from unittest.mock import AsyncMock
+
+    from server.limits import TokenBucket
+    from server.shell.session import Session
+
+    ws = Mock(closed=False, close=AsyncMock())
+    transport = Transport()
+    session = Session(ws, TokenBucket(1, 1), 1_000, transport=transport, protocol=2)  # type: ignore[arg-type]
+    session.send('{"type":"placed"}')
+    session.send('{"type":"card"}')
+    session.send('{"type":"progress"}')
+    session.flush()
+    assert transport.data == text_frame('[{"type":"placed"},{"type":"card"},{"type":"progress"}]')
+    session.send('{"type":"pong"}')  # alone, a message is its own frame, as in protocol 1
+    session.flush()
+    assert transport.writes == 2
+    assert transport.data.endswith(text_frame('{"type":"pong"}'))
+
+
+async def test_in_protocol_2_the_frames_aiohttp_writes_are_batched_too() -> None:
+    import asyncio
+    from unittest.mock import AsyncMock
+
+    from server.limits import TokenBucket
+    from server.shell.session import Session
+
+    sent: list[str] = []
+    ws = Mock(closed=False, close=AsyncMock(), send_str=AsyncMock(side_effect=sent.append))
+    for protocol, expected in ((1, ['{"a":1}', '{"b":2}']), (2, ['[{"a":1},{"b":2}]'])):
+        sent.clear()
+        session = Session(ws, TokenBucket(1, 1), 1_000, protocol=protocol)  # type: ignore[arg-type]
+        session.send('{"a":1}')
+        session.send('{"b":2}')
+        session.flush()
+        await asyncio.sleep(0)
+        assert sent == expected
+        await session.stop()

@@ -31,7 +31,8 @@ async def get_json(url: str) -> tuple[int, dict]:  # type: ignore[type-arg]
 
 async def test_healthz(live: Live) -> None:
     status, body = await get_json(live.http + "/healthz")
-    assert status == 200 and body["status"] == "ok" and body["protocol"] == 1
+    assert status == 200 and body["status"] == "ok" and body["protocol"] == 2
+    assert body["protocols"] == [1, 2]
 
 
 async def test_two_player_lockstep_match_and_its_history(live: Live) -> None:
@@ -192,7 +193,7 @@ async def finish_and_check(alice: Client, bob: Client, room_id: str, carol: Clie
 
 BAD_FRAMES = [
     ("alice", "{not json", "bad_json"),
-    ("alice", "[1, 2, 3]", "bad_json"),
+    ("alice", "[1, 2, 3]", "batch_not_allowed"),  # protocol 2; 1 says bad_json (test_protocol_v2)
     ("alice", "[" * 3_000, "bad_json"),  # json gives up with RecursionError
     ("alice", b"\xff\xfe binary garbage", "bad_json"),
     ("alice", '{"type": "fly"}', "unknown_type"),

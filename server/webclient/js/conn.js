@@ -2,8 +2,10 @@
 // their replies by ``ref``, and automatic reconnection with backoff when the
 // connection drops (a server restart included). After a reconnection the
 // server sends a room_state for every room the player is in: play resumes
-// exactly where it was.
+// exactly where it was. It speaks protocol 2: a frame from the server may be an
+// array of messages, handled one by one in order (docs/protocol.md, Frames).
 
+const PROTOCOL = 2;
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 10000];
 
 export class Connection extends EventTarget {
@@ -86,7 +88,7 @@ export class Connection extends EventTarget {
   }
 
   hello() {
-    const hello = { type: "hello", protocol: 1, client: "cribsquares-web/0.1", ...this.identity };
+    const hello = { type: "hello", protocol: PROTOCOL, client: "cribsquares-web/0.1", ...this.identity };
     this.request(hello, ["welcome"]).then(
       (welcome) => {
         this.attempt = 0;
@@ -105,13 +107,20 @@ export class Connection extends EventTarget {
     );
   }
 
+  /** One frame: a message, or (protocol 2) an array of messages, handled in order. */
   receive(data) {
-    let message;
+    let frame;
     try {
-      message = JSON.parse(data);
+      frame = JSON.parse(data);
     } catch {
       return;
     }
+    for (const message of Array.isArray(frame) ? frame : [frame]) {
+      if (message && typeof message === "object" && !Array.isArray(message)) this.handle(message);
+    }
+  }
+
+  handle(message) {
     if (message.ref && this.waiting.has(message.ref)) {
       const pending = this.waiting.get(message.ref);
       if (message.type === "error") {
