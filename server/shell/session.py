@@ -56,7 +56,8 @@ class Session:
     socket: asyncio.BaseTransport | None = None  # the connection, to cut a slow one off
     on_too_slow: Callable[[Session], None] | None = None  # the hub drops it from its rooms
     gone: bool = False  # the hub has let go of it (closed, or dropped as too slow)
-    _queue: asyncio.Queue[str] | None = None
+    _queue: asyncio.Queue[tuple[str, int]] | None = None  # frames for aiohttp, messages in each
+    _queued: int = 0  # messages in _queue
     _writer: asyncio.Task[None] | None = None
 
     def send(self, text: str) -> None:
@@ -87,16 +88,20 @@ class Session:
         texts, self.pending = self.pending, []
         if not texts or self.closing or self.ws.closed:
             return
-        if self.protocol >= BATCHING_PROTOCOL and len(texts) > 1:
-            texts = [batch_frame(texts)]
+        batched = self.protocol >= BATCHING_PROTOCOL and len(texts) > 1
         transport = self.transport
         if transport is None:
             if self._queue is None:
                 self._queue = asyncio.Queue()
                 self._writer = asyncio.create_task(self._write_through_aiohttp())
-            for text in texts:
-                self._queue.put_nowait(text)
-            if self._queue.qsize() * 256 > self.limit:
+            if batched:
+                self._queue.put_nowait((batch_frame(texts), len(texts)))
+            else:
+                for text in texts:
+                    self._queue.put_nowait((text, 1))
+            # About 256 bytes a message queued, however they are framed.
+            self._queued += len(texts)
+            if self._queued * 256 > self.limit:
                 self._too_slow()
             return
         if transport.is_closing():
@@ -104,6 +109,8 @@ class Session:
         if transport.get_write_buffer_size() > self.limit:
             self._too_slow()
             return
+        if batched:
+            texts = [batch_frame(texts)]
         transport.write(b"".join(map(aiohttp_adapters.text_frame, texts)))
 
     def _too_slow(self) -> None:
@@ -132,7 +139,8 @@ class Session:
     async def _write_through_aiohttp(self) -> None:
         assert self._queue is not None
         while True:
-            text = await self._queue.get()
+            text, messages = await self._queue.get()
+            self._queued -= messages
             try:
                 await self.ws.send_str(text)
             except (ConnectionError, RuntimeError):
