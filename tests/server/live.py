@@ -181,12 +181,16 @@ async def signed_in(
 
 
 async def two_player_room(
-    live: Live, *, bob_at: Live | None = None, **room: Any
+    live: Live,
+    *,
+    bob_at: Live | None = None,
+    protocols: tuple[int, int] = (PROTOCOL_VERSION, PROTOCOL_VERSION),
+    **room: Any,
 ) -> tuple[Client, Client, str]:
     """alice creates a room, bob joins (through ``bob_at``, another node of a cluster,
-    if given), both ready: the match has started."""
-    alice = await signed_in(live, "alice")
-    bob = await signed_in(bob_at or live, "bob")
+    if given), both ready: the match has started. ``protocols``: what each one speaks."""
+    alice = await signed_in(live, "alice", protocol=protocols[0])
+    bob = await signed_in(bob_at or live, "bob", protocol=protocols[1])
     await alice.send(type="create_room", name="duel", seats=2, contribution="a-share", **room)
     room_id = (await alice.until("room_state"))["room"]["id"]
     await bob.send(type="join_room", room_id=room_id, contribution="b-share")

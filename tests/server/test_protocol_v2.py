@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from protocol.messages import parse_client
-from tests.server.live import Client, Live, running_server, signed_in
+from tests.server.live import Client, Live, running_server, signed_in, two_player_room
 
 
 @pytest.fixture
@@ -37,17 +37,7 @@ def quoted(card: str) -> str:
 
 async def duel(live: Live, a: int, b: int, **room: Any) -> tuple[Client, Client, str]:
     """alice (protocol ``a``) and bob (protocol ``b``) in a started two-seat room."""
-    alice = await signed_in(live, "alice", protocol=a)
-    bob = await signed_in(live, "bob", protocol=b)
-    await alice.send(type="create_room", name="duel", seats=2, **room)
-    room_id = (await alice.until("room_state"))["room"]["id"]
-    await bob.send(type="join_room", room_id=room_id)
-    await bob.until("room_state")
-    for c in (alice, bob):
-        await c.send(type="ready", room_id=room_id)
-    for c in (alice, bob):
-        await c.until("match_started")
-    return alice, bob, room_id
+    return await two_player_room(live, protocols=(a, b), **room)
 
 
 async def spectator(live: Live, name: str, room_id: str, protocol: int) -> Client:
