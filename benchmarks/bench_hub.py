@@ -24,7 +24,8 @@ shell's clock is patched): ``paced``, each card is placed ``--think`` seconds
 the storage writer gathers what a step submitted into one commit.
 
 Printed: placements, the messages, frames, writes and bytes the server wrote
-per placement,
+per placement, the players' own share of the CPU (reading their frames,
+parsing, choosing a cell; the rest is the server's),
 and the CPU time per placement (the process's, storage thread included).
 ``--callgrind`` runs this module twice under ``valgrind --tool=callgrind``
 (``--matches`` 1 and 2) and prints the instructions per placement of the
@@ -284,10 +285,13 @@ class Driver:
         counted = ("frames", "messages", "writes", "bytes")
         before = {k: sum(getattr(p, k) for p in self.players) for k in counted}
         self.placements = 0
+        self.reading = 0.0  # the players' own CPU: reading and parsing frames, choosing
         target = self.args.matches
         last_tick = self.clock.ms
         while True:
+            at = time.process_time()
             over = self.read_all()
+            self.reading += time.process_time() - at
             for bots in over:
                 if bots[0].matches < target:  # type: ignore[attr-defined]
                     await self.cycle(bots)
@@ -311,7 +315,11 @@ class Driver:
         await self.settle()
         self.read_all()
         spent = time.process_time() - started
-        report: dict[str, Any] = {"placements": self.placements, "cpu_s": spent}
+        report: dict[str, Any] = {
+            "placements": self.placements,
+            "cpu_s": spent,
+            "players_cpu_s": self.reading,
+        }
         for k in counted:
             report[k] = sum(getattr(p, k) for p in self.players) - before[k]
         return report
@@ -400,7 +408,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"{args.mode}, {args.players} players, protocol {args.protocol}, {args.matches} matches"
         f" a room: {n} placements, {r['cpu_s'] / n * 1e6:.1f} µs CPU per placement (median of"
-        f" {len(runs)}); per placement {r['messages'] / n:.2f} messages in {r['frames'] / n:.2f}"
+        f" {len(runs)}; the players' own reading {r['players_cpu_s'] / n * 1e6:.1f}); per"
+        f" placement {r['messages'] / n:.2f} messages in {r['frames'] / n:.2f}"
         f" frames, {r['writes'] / n:.2f} writes, {r['bytes'] / n:.0f} bytes"
     )
     return 0
