@@ -163,8 +163,14 @@ class Hub:
     def schedule_flush(self, session: Session) -> None:
         self.delivery.schedule_flush(session)
 
-    async def apply(self, produce: Callable[[], list[Outbound]]) -> None:
-        """Run one synchronous lobby step, persist its events, then send its messages.
+    async def apply(
+        self,
+        produce: Callable[[], list[Outbound]],
+        deliver: Callable[[list[Outbound]], None] | None = None,
+    ) -> None:
+        """Run one synchronous lobby step, persist its events, then send its messages
+        (through ``deliver`` if given: a cluster node's, with its answer to the node a
+        command came from).
 
         Raises :class:`errors.StorageFailed`, sending none of them, if the
         database lost the events (:meth:`_lost` has set the rooms back).
@@ -193,7 +199,7 @@ class Hub:
                 ) from None
             finally:
                 self._unsettled -= 1
-        self.deliver(outs)
+        (deliver or self.deliver)(outs)
         for turn in turns:
             task = asyncio.create_task(self._think(turn))
             self._thinking.add(task)

@@ -8,6 +8,12 @@ since the last round trip in one pipeline: a player's sign-in broadcast
 reaches the owner of its room before the placement it sends next (Redis
 delivers a connection's publications in order).
 
+The reader takes one message at a time and hands it to the node's handler at
+once: a message that only writes to this node's sessions or resolves a waiting
+command is handled right there; one that needs to wait (a command to run, a
+sign-in to apply) comes back as a coroutine, run in a task of its own, started in
+the order the messages came.
+
 Redis is trusted: what travels here has passed the sending node's checks, and
 holds cards addressed to players (docs/scaling.md, Security).
 """
@@ -18,7 +24,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -32,7 +38,8 @@ def channel(node: str) -> str:
     return f"cs:node:{node}"
 
 
-Handler = Callable[[dict[str, Any]], Awaitable[None]]
+# A message's handler: done at once (None), or what is left to do as a coroutine.
+Handler = Callable[[dict[str, Any]], Coroutine[Any, Any, None] | None]
 
 
 class Bus:
@@ -43,19 +50,24 @@ class Bus:
         self._publisher: aioredis.Redis = aioredis.Redis.from_url(
             url, decode_responses=True, single_connection_client=True
         )
-        # Commands to send, in order: a writer sends all that queued up in one pipeline.
-        self._outbox: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
+        # Commands to send, in order: a writer sends all that queued up in one pipeline
+        # (with the future of its reply, or None: nobody waits for it).
+        self._outbox: list[tuple[tuple[Any, ...], asyncio.Future[Any] | None]] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self._reader: asyncio.Task[None] | None = None
         self._handler: Handler | None = None
         self._handling: set[asyncio.Task[None]] = set()
+        # A command nobody waited for failed (Redis down or restarting): the other
+        # nodes may have missed a publication. The node resets it once it resends.
+        self.missed = False
 
     async def start(self, handler: Handler) -> None:
-        """Subscribe, then hand every message to ``handler`` in a task of its own,
-        started in the order the messages came (the hub's steps run synchronously up
-        to their first wait, so they are taken in that order)."""
+        """Subscribe, then hand every message to ``handler`` as it comes; what it
+        leaves to do runs in a task of its own, started in the order the messages
+        came (the hub's steps run synchronously up to their first wait, so they are
+        taken in that order)."""
         await self.redis.ping()
         self._handler = handler
         await self._pubsub.subscribe(channel(self.node), BROADCAST)
@@ -65,7 +77,7 @@ class Bus:
     async def _read(self) -> None:
         while True:
             try:
-                message = await self._pubsub.get_message(timeout=1.0)
+                message = await self._pubsub.get_message(timeout=None)  # until one comes
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -80,20 +92,33 @@ class Bus:
                 log.warning("cluster: a message that is not JSON on %s", message.get("channel"))
                 continue
             if isinstance(payload, dict) and payload.get("from") != self.node:
-                task = asyncio.create_task(self._handle(payload))
-                self._handling.add(task)
-                task.add_done_callback(self._handling.discard)
+                self._dispatch(payload)
 
-    async def _handle(self, payload: dict[str, Any]) -> None:
+    def _dispatch(self, payload: dict[str, Any]) -> None:
         assert self._handler is not None
         try:
-            await self._handler(payload)
-        except (KeyError, TypeError, ValueError) as exc:
+            rest = self._handler(payload)
+        except Exception as exc:
+            self._failed(payload, exc)
+            return
+        if rest is not None:
+            task = asyncio.create_task(self._finish(payload, rest))
+            self._handling.add(task)
+            task.add_done_callback(self._handling.discard)
+
+    async def _finish(self, payload: dict[str, Any], rest: Coroutine[Any, Any, None]) -> None:
+        try:
+            await rest
+        except Exception as exc:
+            self._failed(payload, exc)
+
+    def _failed(self, payload: dict[str, Any], exc: Exception) -> None:
+        if isinstance(exc, (KeyError, TypeError, ValueError)):
             # Not what a node sends: one line, and the node goes on.
             log.warning("cluster: a malformed %r message from %r (%s: %s)", payload.get("k"),
                         payload.get("from"), type(exc).__name__, exc)  # fmt: skip
-        except Exception:
-            log.exception("cluster: handling a %r message failed", payload.get("k"))
+        else:
+            log.error("cluster: handling a %r message failed", payload.get("k"), exc_info=exc)
 
     def send(self, *command: Any) -> asyncio.Future[Any]:
         """Queue a Redis command, sent in order with every other (its reply, later)."""
@@ -102,12 +127,24 @@ class Bus:
         self._wake.set()
         return future
 
+    def post(self, *command: Any) -> None:
+        """Queue a Redis command whose reply nobody waits for (a failure is logged)."""
+        self._outbox.append((command, None))
+        self._wake.set()
+
     async def publish(self, node: str | None, payload: dict[str, Any]) -> int:
         """Send ``payload`` to ``node`` (None: every node); how many nodes listened."""
+        received = await self.send("PUBLISH", *self._publication(node, payload))
+        return int(received)
+
+    def publish_later(self, node: str | None, payload: dict[str, Any]) -> None:
+        """Send ``payload`` to ``node`` (None: every node), in order, not waiting."""
+        self.post("PUBLISH", *self._publication(node, payload))
+
+    def _publication(self, node: str | None, payload: dict[str, Any]) -> tuple[str, str]:
         payload["from"] = self.node
         text = json.dumps(payload, separators=(",", ":"))
-        received = await self.send("PUBLISH", BROADCAST if node is None else channel(node), text)
-        return int(received)
+        return BROADCAST if node is None else channel(node), text
 
     async def _write(self) -> None:
         """Everything queued since the last round trip, in one pipeline, in order."""
@@ -123,14 +160,15 @@ class Bus:
             try:
                 replies = await pipe.execute(raise_on_error=False)
             except Exception as exc:
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(exc)
-                continue
-            for (_, future), reply in zip(batch, replies, strict=True):
-                if future.done():
+                replies = [exc] * len(batch)
+            for (command, future), reply in zip(batch, replies, strict=True):
+                if future is None:
+                    if isinstance(reply, Exception):
+                        log.warning("cluster: %s failed (%s)", command[0], reply)
+                        self.missed = True
+                elif future.done():
                     continue
-                if isinstance(reply, Exception):
+                elif isinstance(reply, Exception):
                     future.set_exception(reply)
                 else:
                     future.set_result(reply)

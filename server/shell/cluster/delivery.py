@@ -3,7 +3,9 @@
 The room machine decided who receives each message (its one choke point,
 server/room/machine.py ``Room._out``); this only carries the text, serialized
 once, to the nodes where those players are connected, and each node writes it
-to that player's sessions and nobody else's. One publication per node per step.
+to that player's sessions and nobody else's. One publication per node per step;
+a step that ran a command forwarded from another node says so (``done``) in its
+publication to that node, which then reads the connection's next frame.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ class ClusterDelivery(Delivery):
         self._signed_out(player_id)
         return not self.presence.elsewhere(player_id)
 
-    def deliver(self, outs: Iterable[Outbound]) -> None:
+    def deliver(self, outs: Iterable[Outbound], done: tuple[str, str] | None = None) -> None:
+        """``done``: (node, forwarded command's id) of the command this step ran."""
         remote: dict[str, list[list[Any]]] = {}
         nodes_of = self.presence.nodes_of
         for out in outs:
@@ -59,8 +62,13 @@ class ClusterDelivery(Delivery):
             if far:
                 for node, players in far.items():
                     remote.setdefault(node, []).append([players, text])
+        if done is not None:
+            remote.setdefault(done[0], [])
         for node, items in remote.items():
-            self._publish(node, {"k": "out", "items": items})
+            payload: dict[str, Any] = {"k": "out", "items": items}
+            if done is not None and node == done[0]:
+                payload["done"] = done[1]
+            self._publish(node, payload)
 
     def deliver_here(self, items: list[list[Any]]) -> None:
         """Messages another node addressed to players connected here."""

@@ -37,12 +37,13 @@ import logging
 import random
 import secrets
 import weakref
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
 from protocol.messages import (
+    CLIENT_ADAPTER,
     AnswerChallenge,
     CancelQuickPlay,
     Challenge,
@@ -54,7 +55,6 @@ from protocol.messages import (
     QuickPlay,
     RoomOrigin,
     Rooms,
-    parse_client,
 )
 from server import errors
 from server.daily.desk import DAILY_MESSAGES
@@ -112,7 +112,7 @@ class ClusterNode:
         self.directory = Directory(self.bus.redis, node_id)
         self.presence = Presence()
         self.delivery = ClusterDelivery(
-            self.presence, self._publish_later, self._signed_in, self._signed_out
+            self.presence, self.bus.publish_later, self._signed_in, self._signed_out
         )
         self._hub: Hub | None = None
         self._alive: set[str] = {node_id}  # the nodes seen alive at the last look
@@ -128,7 +128,8 @@ class ClusterNode:
         self._started = False  # joined: a coordinator lease taken from now on is a takeover
         self._reset_at: float | None = None  # when we last found that Redis lost its data
         self._missed = False  # a publication failed: the other nodes may have missed it
-        # Commands forwarded, not yet run: True once run, False if not the owner's.
+        # Commands forwarded, not yet run: True once run, False if not the owner's
+        # (the owner's publication to this node after its step says which).
         self._pending: dict[str, asyncio.Future[bool]] = {}
         self.stopping = False
         self.tables = Tables(self)  # tournament tables across the nodes
@@ -423,47 +424,55 @@ class ClusterNode:
             await self._run_here(payload)
 
     async def _run_here(self, payload: dict[str, Any]) -> None:
-        """A command forwarded to us (or that waited for its room to come here)."""
+        """A command forwarded to us (or that waited for its room to come here). The
+        node it came from hears back in one publication: the step's messages for its
+        players, the error if any, and ``done`` (run, or not ours: ``ran`` false)."""
         origin = payload.get("from", self.id)
         sid = payload["sid"]
         key = str(payload["key"])
         try:
-            message = parse_client(payload["msg"])
+            # A trusted decode: the node the player reached parsed the frame (the one
+            # parse of untrusted input) and sent its model's JSON; Redis is trusted.
+            message = CLIENT_ADAPTER.validate_json(payload["msg"])
             player = PlayerInfo.model_validate(payload["player"])
         except Exception:
             log.warning("cluster: a forwarded command from %s that does not parse", origin)
             return
-        if not self._here(key) or (origin != self.id and self._desk_not_read(key, message)):
+        fid = str(payload.get("fid"))
+        forwarded = origin != self.id
+        if not self._here(key) or (forwarded and self._desk_not_read(key, message)):
             # Not ours (any more), or not yet: the sender finds the owner again.
             self._owner.pop(key, None)
-            self._publish_later(origin, {"k": "done", "fid": payload.get("fid"), "ran": False})
+            if forwarded:
+                self.bus.publish_later(origin, {"k": "out", "items": [], "done": fid, "ran": False})
             return
+        deliver = (
+            functools.partial(self.delivery.deliver, done=(origin, fid)) if forwarded else None
+        )
         try:
             self.hub.require_storage()
-            await self.hub.apply(lambda: self.lobby.handle(player, message, clock.now_ms()))
+            await self.hub.apply(
+                lambda: self.lobby.handle(player, message, clock.now_ms()), deliver
+            )
+            return  # its messages, ``done`` with them, are on their way
         except errors.ServerError as exc:
-            self._answer(
-                origin, sid, exc.code, exc.reason, getattr(message, "room_id", None), message.ref
+            answer = _answer(
+                sid, exc.code, exc.reason, getattr(message, "room_id", None), message.ref
             )
         except Exception:
             log.exception("internal error handling a forwarded %s", message.type)
-            self._answer(origin, sid, errors.INTERNAL_ERROR,
-                         "the server failed to handle that request", None, message.ref)  # fmt: skip
-        if origin != self.id:
-            self._publish_later(origin, {"k": "done", "fid": payload.get("fid"), "ran": True})
+            reason = "the server failed to handle that request"
+            answer = _answer(sid, errors.INTERNAL_ERROR, reason, None, message.ref)
+        if forwarded:
+            self.bus.publish_later(origin, {"k": "out", "items": [], "error": answer, "done": fid})
+        else:
+            self._error_here(answer)
 
     def _desk_not_read(self, key: str, message: ClientMessage) -> bool:
         """A daily deal's command reached the coordinator before its desk was read
         again (a takeover's first moments): it waits, as for a room changing owner."""
         desk = self.lobby.daily
         return key == COORDINATOR and isinstance(message, DAILY_MESSAGES) and desk.standing_by
-
-    def _answer(self, node: str, sid: str, code: str, reason: str, room_id: Any, ref: Any) -> None:
-        answer = {"sid": sid, "code": code, "reason": reason, "room_id": room_id, "ref": ref}
-        if node == self.id:
-            self._error_here(answer)
-        else:
-            self._publish_later(node, {"k": "error", **answer})
 
     def _error_here(self, answer: dict[str, Any]) -> None:
         session = self._sessions.get(str(answer.get("sid")))
@@ -485,19 +494,38 @@ class ClusterNode:
     # ------------------------------------------------------------------
     # The bus
 
-    async def _receive(self, payload: dict[str, Any]) -> None:
+    def _receive(self, payload: dict[str, Any]) -> Coroutine[Any, Any, None] | None:
+        """A message from another node: handled at once if it only writes to this
+        node's sessions or answers a command it forwarded, else what is left to do."""
         kind = payload.get("k")
-        origin = str(payload.get("from"))
         if kind == "out":
             self.delivery.deliver_here(payload["items"])
-        elif kind in ("cmd", "table", "result"):
+            error = payload.get("error")
+            if error is not None:
+                self._error_here(error)
+            fid = payload.get("done")
+            if fid is not None:
+                self._answered(str(fid), payload.get("ran", True) is not False)
+            return None
+        if kind == "done":  # a table's request or result, answered on its own
+            self._answered(str(payload.get("fid")), bool(payload.get("ran")))
+            return None
+        if kind == "owner":
+            self._owner[str(payload["key"])] = str(payload.get("from"))
+            return None
+        if kind in ("cmd", "table", "result", "hello", "bye", "ratings", "take"):
+            return self._receive_later(kind, payload)
+        return None
+
+    def _answered(self, fid: str, ran: bool) -> None:
+        done = self._pending.get(fid)
+        if done is not None and not done.done():
+            done.set_result(ran)
+
+    async def _receive_later(self, kind: str, payload: dict[str, Any]) -> None:
+        origin = str(payload.get("from"))
+        if kind in ("cmd", "table", "result"):
             await self._run(payload)
-        elif kind == "error":
-            self._error_here(payload)
-        elif kind == "done":
-            done = self._pending.get(str(payload.get("fid")))
-            if done is not None and not done.done():
-                done.set_result(bool(payload.get("ran")))
         elif kind == "hello":
             player = PlayerInfo.model_validate(payload["player"])
             self._alive.add(origin)
@@ -513,8 +541,6 @@ class ClusterNode:
                 await self._disconnect(player_id)
         elif kind == "ratings":
             self.lobby.ratings.load(await self.storage.ratings(), replace=True)
-        elif kind == "owner":
-            self._owner[str(payload["key"])] = origin
         elif kind == "take" and payload.get("handed"):  # a table, its lease ours already
             await self._adopt(str(payload["room"]), payload.get("watch"))
         elif kind == "take":
@@ -535,9 +561,6 @@ class ClusterNode:
         with contextlib.suppress(errors.StorageFailed):
             await self.hub.apply(lambda: self.lobby.disconnect(player_id, clock.now_ms()))
 
-    def _publish_later(self, node: str | None, payload: dict[str, Any]) -> None:
-        self._later(self.bus.publish(node, payload))
-
     def _later(self, coroutine: Any) -> None:
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
@@ -553,14 +576,14 @@ class ClusterNode:
         player = session.player
         assert player is not None
         text = player.model_dump_json()
-        self._later(self.bus.send("HSET", presence_key(self.id), player_id, text))
-        self._publish_later(
+        self.bus.post("HSET", presence_key(self.id), player_id, text)
+        self.bus.publish_later(
             None, {"k": "hello", "player": json.loads(text), "address": session.address}
         )
 
     def _signed_out(self, player_id: str) -> None:
-        self._later(self.bus.send("HDEL", presence_key(self.id), player_id))
-        self._publish_later(None, {"k": "bye", "player": player_id})
+        self.bus.post("HDEL", presence_key(self.id), player_id)
+        self.bus.publish_later(None, {"k": "bye", "player": player_id})
 
     # ------------------------------------------------------------------
     # Watching the cluster
@@ -578,8 +601,8 @@ class ClusterNode:
                     renewed = loop.time()
                     for key in await self.leases.renew():
                         await self._lost(key)
-                    if self._missed:  # Redis answers again
-                        self._missed = False
+                    if self._missed or self.bus.missed:  # Redis answers again
+                        self._missed = self.bus.missed = False
                         self._later(self._resync())
                 await self._look()
             except Exception as exc:
@@ -608,7 +631,7 @@ class ClusterNode:
                 continue
             fences.append(Fence(key, token))
             self._owner[key] = self.id
-            self._publish_later(None, {"k": "owner", "key": key})
+            self.bus.publish_later(None, {"k": "owner", "key": key})
         await self.storage.persist([], fences)
         self._missed = True  # who is connected here, and what the others may have missed
         self.directory.forget()
@@ -752,7 +775,7 @@ class ClusterNode:
             return False
         await self.storage.persist([], [Fence(key, token)])
         self._owner[key] = self.id
-        self._publish_later(None, {"k": "owner", "key": key})
+        self.bus.publish_later(None, {"k": "owner", "key": key})
         return True
 
     async def _adopt(self, room_id: str, watch: dict[str, Any] | None) -> None:
@@ -808,3 +831,8 @@ class ClusterNode:
             log.exception("cluster: taking room %s over failed", room_id)
         finally:
             self._taking.discard(room_id)
+
+
+def _answer(sid: str, code: str, reason: str, room_id: Any, ref: Any) -> dict[str, Any]:
+    """An error for the connection ``sid`` of the node a command came from."""
+    return {"sid": sid, "code": code, "reason": reason, "room_id": room_id, "ref": ref}
