@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -263,6 +264,9 @@ class Room:
 
     def summary(self) -> RoomSummary:
         return views.summary(self)
+
+    def summary_key(self) -> tuple[Any, ...]:
+        return views.summary_key(self)
 
     def view_for(self, player_id: str, now_ms: int, ref: str | None = None) -> RoomState:
         """The full snapshot ``player_id`` may see: its own board, nobody else's."""

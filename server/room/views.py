@@ -165,6 +165,12 @@ def summary(room: RoomData) -> RoomSummary:
     )
 
 
+def summary_key(room: RoomData) -> tuple[Any, ...]:
+    """All that :func:`summary` depends on (keep the two together): equal keys, equal
+    summaries, so a list kept elsewhere is written again only when the key changed."""
+    return (room.id, room.phase, len(room.seats), room.settings, room.creator)
+
+
 def progress_fields(room: RoomData, now_ms: int) -> dict[str, Any]:
     """The fields of a ``progress``: who has placed how many cards, who is connected."""
     m = room.match

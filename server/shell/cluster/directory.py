@@ -65,6 +65,7 @@ class Directory:
         self.redis: Any = redis
         self.node = node
         self._published: dict[str, str] = {}  # room id -> the summary we last listed
+        self._keys: dict[str, tuple[Any, ...]] = {}  # room id -> its summary's key, then
 
     def changes(self, touched: Collection[Room]) -> tuple[dict[str, str], list[str]]:
         """What to list (room id -> entry) and unlist, of ``touched``, against what we listed."""
@@ -72,11 +73,15 @@ class Directory:
         remove: list[str] = []
         for room in touched:
             if listable(room):
+                key = room.summary_key()
+                if self._keys.get(room.id) == key:  # a placement: the summary is the same
+                    continue
+                self._keys[room.id] = key
                 text = room.summary().model_dump_json()
                 if self._published.get(room.id) != text:
                     self._published[room.id] = text
                     upsert[room.id] = json.dumps({"node": self.node, "room": text})
-            elif self._published.pop(room.id, None) is not None:
+            elif self.unlist(room.id):
                 remove.append(room.id)
         return upsert, remove
 
@@ -85,6 +90,7 @@ class Directory:
         self._published.clear()
 
     def unlist(self, room_id: str) -> bool:
+        self._keys.pop(room_id, None)
         return self._published.pop(room_id, None) is not None
 
     async def write(

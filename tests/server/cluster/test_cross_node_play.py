@@ -69,9 +69,17 @@ async def test_lockstep_and_race_with_players_on_different_nodes(
         lister = await signed_in(a, "lister")
         await lister.send(type="list_rooms")
         listed = await lister.until("rooms")
-        assert race in [r["id"] for r in listed["rooms"]]
+        assert [r["taken"] for r in listed["rooms"] if r["id"] == race] == [1]
         await dave.send(type="join_room", room_id=race)
         await dave.until("room_state")
+        # and its entry follows it (a placement leaves it as it is; a join does not)
+        for _ in range(40):
+            await lister.send(type="list_rooms")
+            listed = await lister.until("rooms")
+            if [r["taken"] for r in listed["rooms"] if r["id"] == race] == [2]:
+                break
+            await asyncio.sleep(0.05)
+        assert [r["taken"] for r in listed["rooms"] if r["id"] == race] == [2]
         for x in (carol, dave):
             await x.send(type="ready", room_id=race)
         for turn in range(1, 17):  # carol races through before dave moves
