@@ -52,16 +52,24 @@ def write_batch(
     still commits). Anything else that fails raises, and the caller rolls the
     whole transaction back: nothing of the batch is stored. Placements, the bulk
     of the traffic, go in with one ``executemany`` per run of consecutive
-    placements, in submission order with everything else.
+    placements, in submission order with everything else. A fence already
+    written in this transaction (every step of a room's owner carries its
+    token) is not written again: the first holds the fence's row until the
+    commit, so the check cannot come out otherwise.
     """
     outcomes: list[BaseException | None] = []
     placements: list[tuple[object, ...]] = []
+    fenced: set[Fence] = set()
     for events in batch:
         failure: BaseException | None = None
         for event in events:
             if isinstance(event, CardPlaced):
                 placements.append(_placement_row(event))
                 continue
+            if type(event) is Fence:
+                if event in fenced:
+                    continue
+                fenced.add(event)
             if placements:
                 _insert_placements(tx, placements)
                 placements = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from server.storage import Fence, Storage, WriteFailed
+from server.storage.writes import write_batch
 from tests.server.stores import StoreUnderTest
 
 
@@ -29,3 +30,29 @@ async def test_a_stale_token_cannot_write_and_a_newer_one_can(store: StoreUnderT
         ("room:r1", 6),
         ("room:r2", 1),
     ]
+
+
+class _Recording:
+    """A transaction that records its statements (every one changes one row)."""
+
+    dialect = "sqlite"
+
+    def __init__(self) -> None:
+        self.statements: list[tuple[str, object]] = []
+
+    def execute(self, sql: str, args: object = ()) -> int:
+        self.statements.append((sql.split()[0], args))
+        return 1
+
+    def executemany(self, sql: str, rows: object) -> None:
+        self.statements.append((sql.split()[0], rows))
+
+
+def test_a_fence_is_written_once_per_transaction() -> None:
+    """Every step of an owner carries its fence; a batch of steps writes it once per
+    key and token, and a different token (a new lease) is checked again."""
+    tx = _Recording()
+    steps = [[Fence("room:r1", 5)], [Fence("room:r1", 5), Fence("room:r2", 1)],
+             [Fence("room:r1", 5)], [Fence("room:r1", 6)]]  # fmt: skip
+    assert write_batch(tx, steps, lambda exc: False) == [None] * 4
+    assert [args for _, args in tx.statements] == [("room:r1", 5), ("room:r2", 1), ("room:r1", 6)]
