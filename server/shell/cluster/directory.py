@@ -88,6 +88,7 @@ class Directory:
     def forget(self) -> None:
         """Nothing of ours is listed any more (Redis lost it): list everything again."""
         self._published.clear()
+        self._keys.clear()
 
     def unlist(self, room_id: str) -> bool:
         self._keys.pop(room_id, None)
