@@ -328,7 +328,7 @@ class ClusterNode:
         self._later(coroutine)
 
     def publish_later(self, node: str | None, payload: dict[str, Any]) -> None:
-        self._publish_later(node, payload)
+        self.bus.publish_later(node, payload)
 
     def _here(self, key: str) -> bool:
         """Is what ``key`` leases (a room, the coordinator's work) run on this node now?"""
@@ -363,8 +363,13 @@ class ClusterNode:
         """To the holder of ``key``'s lease, until it says it has run it (a command sent
         to a node that died before running it is sent again to the next owner), waiting
         (bounded) while the lease changes hands."""
-        known = key in self._owner or key == COORDINATOR
         loop = asyncio.get_running_loop()
+        # A room whose owner we heard of is waited for; so is every room for a while
+        # after Redis lost its data, until their owners have leased them again.
+        recently_reset = self._reset_at is not None and (
+            loop.time() - self._reset_at < FORWARD_WAIT_S
+        )
+        known = key in self._owner or key == COORDINATOR or recently_reset
         deadline = loop.time() + FORWARD_WAIT_S
         fid = str(next(self._numbers))
         payload = {**payload, "fid": fid}
@@ -379,9 +384,12 @@ class ClusterNode:
                 if owner is None and not known:
                     room_id = key.removeprefix("room:")
                     raise errors.NotInRoom(f"you are not in room {room_id}")
+                unheard = False  # Redis did not answer: the owner we know is kept
                 if owner is not None and owner != self.id:
                     self._owner[key] = owner
-                    if await self._published(owner, payload):
+                    received = await self._published(owner, payload)
+                    unheard = received is None
+                    if received:
                         # Run, or its node died first (seen gone, or the lease moved).
                         while not done.done() and loop.time() < deadline:
                             await asyncio.wait((done,), timeout=FORWARD_RETRY_S)
@@ -394,7 +402,7 @@ class ClusterNode:
                 if self._here(key):  # it came here meanwhile
                     await self._run(payload)
                     return
-                if self._owner.get(key) == owner:
+                if self._owner.get(key) == owner and not unheard:
                     self._owner.pop(key, None)
                 known = True
                 if loop.time() >= deadline:
@@ -406,12 +414,12 @@ class ClusterNode:
         finally:
             self._pending.pop(fid, None)
 
-    async def _published(self, owner: str, payload: dict[str, Any]) -> bool:
-        """Did ``owner`` receive ``payload``? (No, also if Redis did not answer.)"""
+    async def _published(self, owner: str, payload: dict[str, Any]) -> bool | None:
+        """Did ``owner`` receive ``payload``? (None: Redis did not answer.)"""
         try:
             return bool(await self.bus.publish(owner, dict(payload)))
         except RedisError:
-            return False
+            return None
 
     async def _run(self, payload: dict[str, Any]) -> None:
         """Something sent to the owner of a key (:meth:`_send_to_owner`), run here."""
