@@ -1502,31 +1502,48 @@ def match_result_message(
         )
         return Prepared(MatchResult, {}, text)
     return Prepared.of(
-        MatchResult(
-            room_id=room_id,
-            match_id=match_id,
-            starter=starter,
-            seed=seed,
-            server_secret=server_secret,
-            seed_commitment=seed_commitment,
-            boards=[
-                BoardResult(
-                    player=b.player,
-                    seat=b.seat,
-                    rank=b.rank,
-                    cells=b.cells,
-                    placements=[
-                        PlacementOut(turn=t, cell=c, card=k, auto=a, elapsed_ms=e)
-                        for t, c, k, a, e in b.placements
-                    ],
-                    score=BoardScoreOut.model_validate(b.score),
-                    time_used_ms=b.time_used_ms,
-                )
-                for b in boards
-            ],
-            deal=deal,
-            series=series,
+        match_result_model(
+            room_id, match_id, starter, seed, server_secret, seed_commitment, boards, deal, series
         )
+    )
+
+
+def match_result_model(
+    room_id: str,
+    match_id: str,
+    starter: str,
+    seed: str,
+    server_secret: str,
+    seed_commitment: str,
+    boards: list[ResultBoard],
+    deal: int,
+    series: SeriesInfo | None,
+) -> MatchResult:
+    """The ``match_result`` :func:`match_result_message` writes, as its model."""
+    return MatchResult(
+        room_id=room_id,
+        match_id=match_id,
+        starter=starter,
+        seed=seed,
+        server_secret=server_secret,
+        seed_commitment=seed_commitment,
+        boards=[
+            BoardResult(
+                player=b.player,
+                seat=b.seat,
+                rank=b.rank,
+                cells=b.cells,
+                placements=[
+                    PlacementOut(turn=t, cell=c, card=k, auto=a, elapsed_ms=e)
+                    for t, c, k, a, e in b.placements
+                ],
+                score=BoardScoreOut.model_validate(b.score),
+                time_used_ms=b.time_used_ms,
+            )
+            for b in boards
+        ],
+        deal=deal,
+        series=series,
     )
 
 

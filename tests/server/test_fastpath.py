@@ -20,14 +20,11 @@ from hypothesis import strategies as st
 
 from protocol.messages import (
     CLIENT_TYPES,
-    BoardResult,
-    BoardScoreOut,
     CardDealt,
     ClientMessage,
     MatchResult,
     Place,
     Placed,
-    PlacementOut,
     PlayerInfo,
     Prepared,
     Progress,
@@ -40,6 +37,7 @@ from protocol.messages import (
     dump_server,
     legal_json,
     match_result_message,
+    match_result_model,
     parse_client,
     placed_message,
     progress_message,
@@ -276,30 +274,8 @@ def test_match_result_is_the_models_json(case: tuple[bool, dict[str, Any]]) -> N
     deal, series = parts["deal"], parts["series"]
 
     def model() -> MatchResult:
-        return MatchResult(
-            room_id=room_id,
-            match_id=match_id,
-            starter=starter,
-            seed=seed,
-            server_secret=secret,
-            seed_commitment=seed_commitment,
-            boards=[
-                BoardResult(
-                    player=b.player,
-                    seat=b.seat,
-                    rank=b.rank,
-                    cells=b.cells,
-                    placements=[
-                        PlacementOut(turn=t, cell=c, card=k, auto=a, elapsed_ms=e)
-                        for t, c, k, a, e in b.placements
-                    ],
-                    score=BoardScoreOut.model_validate(b.score),
-                    time_used_ms=b.time_used_ms,
-                )
-                for b in boards
-            ],
-            deal=deal,
-            series=series,
+        return match_result_model(
+            room_id, match_id, starter, seed, secret, seed_commitment, boards, deal, series
         )
 
     args = (room_id, match_id, starter, seed, secret, seed_commitment, boards, deal, series)
