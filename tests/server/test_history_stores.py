@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.live import Client, server_process
+from tests.server.live import server_process
 from tests.server.stores import StoreUnderTest
+from tests.server.test_restart import play_solo
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ("--simulations", "200", "--budget", "2000")
@@ -28,22 +29,17 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def play_solo(url: str) -> dict:  # type: ignore[type-arg]
-    with server_process(url) as (_, live):
-        ada = await Client.connect(live)
-        await ada.hello("ada")
-        await ada.send(type="create_room", name="solo", seats=1)
-        room_id = (await ada.until("room_state"))["room"]["id"]
-        await ada.send(type="ready", room_id=room_id)
-        result = await ada.play_to_end(room_id)
-        await ada.close()
-    return result  # type: ignore[no-any-return]
+async def play_solo_on(store: str) -> dict:  # type: ignore[type-arg]
+    """alice's solo match on a real server storing in ``store``; its result."""
+    with server_process(store) as (_, live):
+        _, _, result = await play_solo(live)
+    return result
 
 
 async def test_history_and_analyze_read_the_store_the_server_wrote(
     store: StoreUnderTest,
 ) -> None:
-    result = await play_solo(store.target)
+    result = await play_solo_on(store.target)
     match_id = result["match_id"]
     score = result["boards"][0]["score"]["total"]
 
@@ -52,7 +48,7 @@ async def test_history_and_analyze_read_the_store_the_server_wrote(
     [listed] = json.loads(recent.stdout)["matches"]
     assert listed["match_id"] == match_id and listed["status"] == "finished"
 
-    mine = cli("history", "ada", "--store", store.target)
+    mine = cli("history", "alice", "--store", store.target)
     assert mine.returncode == 0, mine.stderr
     assert f"rank 1, {score} points" in mine.stdout
 
@@ -65,7 +61,7 @@ async def test_history_and_analyze_read_the_store_the_server_wrote(
     analysed = cli("analyze", match_id, "--store", store.target, "--json", *FAST)
     assert analysed.returncode == 0, analysed.stderr
     [board] = json.loads(analysed.stdout)["boards"]
-    assert board["player"] == "ada" and board["analysis"]["score"] == score
+    assert board["player"] == "alice" and board["analysis"]["score"] == score
 
     unknown = cli("history", "--store", store.target, "--match", "no-such-match")
     assert unknown.returncode == 2
@@ -99,7 +95,7 @@ def test_db_and_store_are_one_or_the_other() -> None:
 async def test_the_same_lines_as_before_on_a_file(tmp_path: Path) -> None:
     """`--db PATH` and `--store PATH` name the same file and print the same."""
     db = tmp_path / "s.db"
-    await play_solo(str(db))
+    await play_solo_on(str(db))
     by_db, by_store = cli("history", "--db", str(db)), cli("history", "--store", str(db))
     assert by_db.returncode == by_store.returncode == 0
     assert by_db.stdout == by_store.stdout and "1 player" in by_db.stdout
