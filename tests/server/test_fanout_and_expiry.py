@@ -113,6 +113,9 @@ async def test_tournaments_are_listed_a_page_at_a_time(tmp_path: Path) -> None:
             host = hosts[n % 3]
             await host.send(type="create_tournament", name=f"cup {n}")
             made.append((await host.until("tournament"))["tournament"]["id"])
+            # Each its own millisecond: the database lists by (created_ms, id), and two
+            # created in one millisecond would be ordered by their random ids.
+            await asyncio.sleep(0.005)
         seen, after = [], None
         while True:
             await hosts[0].send(type="list_tournaments", limit=2, after=after)
