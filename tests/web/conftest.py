@@ -125,10 +125,15 @@ async def store(page: Page, expression: str) -> Any:
 
 
 async def wait_store(page: Page, condition: str, timeout: float = 20_000) -> None:
+    """Wait until the page's model meets ``condition`` and the screen shows it: the
+    client redraws on the next animation frame after a change, so wait for that too."""
     await page.wait_for_function(
         "() => { const s = window.cribsquares && window.cribsquares.store;"
         f" return s && ({condition}); }}",
         timeout=timeout,
+    )
+    await page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
     )
 
 
