@@ -641,7 +641,11 @@ class _Signal:
             self.queue.put(item)
 
 
-def worker_main(job: Job, ready: Any, start: Any, results: Any) -> None:
+def worker_main(job: Job, ready: Any, start: Any, results: Any, parent: int) -> None:
+    from server.bots import die_with_parent
+
+    # A conductor killed mid-run (SIGTERM, SIGKILL) takes its load generator with it.
+    die_with_parent(parent)
     signal_ = _Signal(ready)
     with contextlib.suppress(KeyboardInterrupt):
         try:
@@ -728,7 +732,9 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
                     protocol=args.protocol,
                     seed=seed,
                 )
-                proc = ctx.Process(target=worker_main, args=(job, ready, start, results))
+                proc = ctx.Process(
+                    target=worker_main, args=(job, ready, start, results, os.getpid())
+                )
                 proc.daemon = True
                 proc.start()
                 procs.append(proc)

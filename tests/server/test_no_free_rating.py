@@ -158,13 +158,12 @@ async def test_an_abort_survives_a_restart_in_the_first_deal(tmp_path: Path) -> 
 
 
 async def test_farming_wins_off_fresh_accounts_that_leave_moves_no_rating(tmp_path: Path) -> None:
-    # The farmer places 320 cards as fast as it can: no flood limit in the way, nor the
-    # quota on new players (20 an hour per address would stop it first): what is tested
-    # here is that no rating moves.
+    # The farmer places 320 cards as fast as it can: no flood limit in the way (FAST
+    # raises it), nor the quota on new players (20 an hour per address would stop it
+    # first): what is tested here is that no rating moves.
     async with running_server(
-        tmp_path / "farm.db", rate_per_second=1_000.0, rate_burst=1_000,
-        new_players_per_address=Quota(1_000, 60), **FAST,
-    ) as live:  # fmt: skip
+        tmp_path / "farm.db", new_players_per_address=Quota(1_000, 60), **FAST
+    ) as live:
         farmer = await signed_in(live, "farmer")
         for i in range(20):
             await farmer.send(type="create_room", name="farm", seats=2, rated=True, ref="c")
