@@ -56,6 +56,15 @@ class SignInRefused(SessionError):
     """The server is up and answered the sign-in with a refusal (a taken name...)."""
 
 
+class _SavedSignInForgotten(Exception):
+    """The server refused the saved token (its database was reset, say): the name is
+    registered again on a fresh connection, at once."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class NotFound(SessionError):
     """The server's HTTP side has nothing at that path (a 404)."""
 
@@ -196,6 +205,13 @@ class Session:
                     note = "the server closed the connection" + why
             except SessionError:
                 raise
+            except _SavedSignInForgotten as exc:
+                self.status(
+                    Connection.CONNECTING,
+                    f"the server no longer knows the saved sign-in ({exc.reason}):"
+                    f" registering {self.name} as a new player",
+                )
+                continue  # at once, on a fresh connection: not a failure to reach it
             except InvalidURI as exc:
                 raise SessionError(f"not a server address: {exc}") from None
             except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
@@ -232,12 +248,7 @@ class Session:
             )
             if isinstance(welcome, ErrorMessage):
                 self.token = None
-                if self.store is not None and welcome.code in (
-                    "bad_token",
-                    "unknown_token",
-                    "auth_failed",
-                    "bad_auth",
-                ):
+                if self.store is not None and welcome.code == "bad_token":
                     self.store.forget(self.url)
                 if not self.name:
                     raise SignInRefused(
@@ -245,7 +256,7 @@ class Session:
                         "start again with --name NAME"
                     )
                 # Registration needs a fresh connection: the server may close this one.
-                raise ConnectionClosed(None, None)
+                raise _SavedSignInForgotten(welcome.reason)
         else:
             if not self.name and not self.guest:
                 raise SessionError("no saved sign-in for this server: choose a name with --name")

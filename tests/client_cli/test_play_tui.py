@@ -20,7 +20,7 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from client_cli.config import TokenStore
+from client_cli.config import SavedSignIn, TokenStore
 from client_cli.model.views import Connection, View
 from client_cli.tui.app import CribApp
 from client_cli.tui.screens.game import GameScreen
@@ -175,6 +175,27 @@ async def test_a_whole_solo_match_then_its_replay_and_history(server) -> None:
     async with again.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: isinstance(again.screen, LobbyScreen), "signed in by token")
         assert again.model.me is not None and again.model.me.name == "ada"
+
+
+async def test_a_saved_sign_in_the_server_forgot_registers_the_name_again(server) -> None:
+    """The server's database was started afresh: the token saved for it is refused.
+    The player is told so, in those words, and signed in under the name given,
+    at once and as a new player, whose token replaces the stale one."""
+    url, _ = server
+    store = TokenStore()
+    store.put(url, SavedSignIn("a-token-from-an-older-database", "ada", "p-gone"))
+    app = CribApp(url, name="ada")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "signed in")
+        assert app.model.me is not None and app.model.me.name == "ada"
+        assert app.model.me.id != "p-gone"
+        said = "\n".join(app.log_lines)
+        assert "no longer knows the saved sign-in (no player has that token)" in said
+        assert "registering ada as a new player" in said
+        assert "closed" not in said and "retrying" not in said
+    saved = TokenStore().get(url)
+    assert saved is not None and saved.token != "a-token-from-an-older-database"
+    assert saved.player_id == app.model.me.id
 
 
 async def test_a_dropped_connection_is_resumed_where_the_match_stands(server) -> None:
