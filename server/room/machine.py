@@ -47,10 +47,8 @@ from protocol.messages import (
     Place,
     Placed,
     PlayerInfo,
-    Prepared,
     Ready,
     Rematch,
-    ResultBoard,
     Resync,
     RoomInfo,
     RoomState,
@@ -60,6 +58,10 @@ from protocol.messages import (
     SeriesInfo,
     StartMatch,
     Visibility,
+)
+from protocol.prepared import (
+    Prepared,
+    ResultBoard,
     card_message,
     legal_json,
     match_result_message,

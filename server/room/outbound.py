@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from protocol.messages import Prepared, dump_server
+from protocol.messages import dump_server
+from protocol.prepared import Prepared
 
 
 class Outbound:

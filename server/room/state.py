@@ -10,7 +10,8 @@ from typing import Protocol
 from engine.cards import Card
 from engine.deal import Deal
 from engine.grid import CELLS, Grid, cell_name
-from protocol.messages import Pace, PlacementOut, PlayerInfo, Prepared, RoomOrigin, Visibility
+from protocol.messages import Pace, PlacementOut, PlayerInfo, RoomOrigin, Visibility
+from protocol.prepared import Prepared
 from server.fallback import CellChooser
 
 TURNS = CELLS  # a deal places one card on each cell of the grid
