@@ -26,7 +26,7 @@ of the old one, so the fences hold across the loss.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -247,6 +247,16 @@ class Leases:
             return {}
         alive = await self.redis.mget([alive_key(n) for n in listed])
         return {n: a is not None for n, a in zip(listed, alive, strict=True)}
+
+    async def loads(self, nodes: Collection[str]) -> dict[str, int]:
+        """How many leases each of ``nodes`` holds (its rooms, and the coordinator's
+        work where it runs), in one round trip."""
+        listed = list(nodes)
+        pipe = self.redis.pipeline(transaction=False)
+        for node in listed:
+            pipe.scard(owned_key(node))
+        counts = await pipe.execute()
+        return {node: int(n) for node, n in zip(listed, counts, strict=True)}
 
     async def orphans(self, node: str) -> list[str]:
         """The keys a gone node held."""

@@ -1,10 +1,12 @@
-"""A tournament's tables on a cluster: placed on the nodes in turn, asked and heard across them.
+"""A tournament's tables on a cluster: placed on the least loaded nodes, asked and heard
+across them.
 
 A director runs on the coordinator (server/shell/cluster/node.py, COORDINATOR);
 its desk notes what crosses nodes (server/tournaments/hosting.py, ``shared``)
-and this carries it. Each table the coordinator opens is handed to the next
-live node: it leaves the coordinator's lobby once everything it decided there
-is stored, then its lease moves to that node in one step with a new token
+and this carries it. Each table the coordinator opens is handed to the live
+node that holds the fewest leases (:func:`placements`), counting the tables
+placed in the same step: it leaves the coordinator's lobby once everything it
+decided there is stored, then its lease moves to that node in one step with a new token
 (:meth:`Leases.hand_over`, never free meanwhile), and that node rebuilds it from
 the store. What a director asks of a table elsewhere (stop it, make an entrant
 leave, lift its round's embargo, who may watch it) goes to the table's owner;
@@ -86,8 +88,7 @@ class Tables:
         results: list[tuple[str, str, int, bool]],
     ) -> None:
         """What the tournament desk noted in a step, carried between nodes."""
-        for room_id in placed:
-            target = self._placement()
+        for room_id, target in zip(placed, await self.nodes_for(len(placed)), strict=True):
             if target != self.node.id:
                 self.handing.add(room_id)
                 self.node.later(self._hand_over(room_id, target))
@@ -111,14 +112,24 @@ class Tables:
         for (room_id, series_id), (deals, over) in told.items():
             self.node.later(self._table_result(room_id, series_id, deals, over))
 
-    def _placement(self) -> str:
-        """The node the next table opened here plays on: every live node in turn, in
-        the order of their ids from the one after this node (this one, which runs the
-        directors and the rest of the coordinator's work, last)."""
+    async def nodes_for(self, count: int) -> list[str]:
+        """The nodes the next ``count`` tables opened here play on, by the leases each
+        live node holds now; if Redis cannot say, every live node in turn."""
+        if not count:
+            return []
         nodes = sorted(self.node.alive)
         after = nodes.index(self.node.id) + 1
-        turn = nodes[after:] + nodes[:after]
-        return turn[next(self._placings) % len(turn)]
+        # Ties go to the nodes after this one in the order of their ids, this one (which
+        # runs the directors and the rest of the coordinator's work) last.
+        order = nodes[after:] + nodes[:after]
+        try:
+            loads = await self.node.leases.loads(order)
+        except RedisError:
+            return [order[next(self._placings) % len(order)] for _ in range(count)]
+        # This node leases the tables it opens until it hands them over: not its load.
+        mine = loads.get(self.node.id, 0) - count - len(self.handing)
+        loads[self.node.id] = max(0, mine)
+        return placements(order, loads, count)
 
     async def _hand_over(self, room_id: str, target: str) -> None:
         """A table opened here goes to ``target`` as a stop hands a room over: it leaves
@@ -294,3 +305,16 @@ def _table_request_of(room_id: str, payload: dict[str, Any]) -> TableRequest:
         members = tuple(str(m) for m in payload["members"])
         return WatchTable(room_id, bool(payload["anyone"]), members)
     raise ValueError(f"no table request {do!r}")
+
+
+def placements(order: list[str], loads: dict[str, int], count: int) -> list[str]:
+    """Where ``count`` new tables go: each in turn to the node of ``order`` holding the
+    fewest leases (``loads``), the tables already placed counted; ties to the
+    earliest in ``order``."""
+    held = {node: loads.get(node, 0) for node in order}
+    chosen: list[str] = []
+    for _ in range(count):
+        node = min(order, key=lambda n: held[n])  # min keeps the first of equals
+        held[node] += 1
+        chosen.append(node)
+    return chosen
