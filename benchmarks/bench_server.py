@@ -49,7 +49,12 @@ nodes on one database; room *r*'s seat *s* connects to node ``(r + s) % 2``,
 so each room's creator (and owner) alternates between the nodes and half of
 every room's players are on the other node: every second placement is
 forwarded. It adds the CPU of each node, and the Redis commands per
-placement (``INFO stats`` before and after the window).
+placement (``INFO stats`` before and after the window). ``--together`` puts
+each room's players on one node instead (room *r*'s all on node ``r % 2``,
+which creates and owns it): no placement is forwarded, as if every player had
+been routed to the node that owns its room, so the difference between the two
+is what forwarding costs and what is left is the rest of the coordination
+(leases, fences, the shared lists, presence).
 
 Only samples whose ``place`` was sent inside the timed window (after
 ``--warmup`` seconds, and in the paced phase after the stagger) count.
@@ -306,6 +311,7 @@ class Job:
 
     phase: str  # echo | paced | flat
     urls: tuple[str, ...]  # one per node: room r's seat s connects to (r + s) % nodes
+    together: bool  # or every seat of room r to node r % nodes
     worker: int
     players: int
     think_s: float  # 0: flat out
@@ -411,9 +417,11 @@ def message_type(text: str) -> str:
     return kind if isinstance(kind, str) else ""
 
 
-# The server admits 32 connections per remote address: each group of this many
-# players connects from its own loopback address (127.0.0.0/8 is all loopback).
-PLAYERS_PER_ADDRESS = 16
+# The server admits 32 connections per remote address, and counts joins, rooms and
+# sign-ins per address (server/config.py): each room's players connect from a
+# loopback address of their own (127.0.0.0/8 is all loopback), so that bots playing
+# a match every few seconds stay within the quotas meant for people.
+PLAYERS_PER_ADDRESS = 4
 
 
 def source_address(worker: int, index: int) -> str | None:
@@ -432,7 +440,8 @@ async def connect(job: Job, index: int, name: str, gate: asyncio.Semaphore) -> B
     if source is not None:
         options["local_addr"] = (source, 0)
     urls = job.urls
-    url = urls[(index // SEATS + index % SEATS) % len(urls)]
+    room, seat = divmod(index, SEATS)
+    url = urls[(room if job.together else room + seat) % len(urls)]
     async with gate:
         ws = await ws_connect(
             url,
@@ -604,8 +613,9 @@ async def run_job(job: Job, ready: Any, start: Any) -> dict[str, Any]:
         await asyncio.gather(*pending, return_exceptions=True)
         for task in done:
             exc = task.exception()
-            if exc is not None:
-                stats.errors[f"dropped {type(exc).__name__}"] += 1
+            if exc is not None:  # a server's refusal by its code, anything else by its type
+                why = str(exc).split(":")[0] if isinstance(exc, SetupError) else ""
+                stats.errors[f"dropped {type(exc).__name__} {why}".rstrip()] += 1
     report = {
         "cpu_s": time.process_time() - cpu_at_start,
         "connected": len(bots),
@@ -722,6 +732,7 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
                 job = Job(
                     phase=phase,
                     urls=tuple(f"ws://{HOST}:{n.port}/ws" for n in nodes),
+                    together=args.together,
                     worker=worker,
                     players=n,
                     think_s=think,
@@ -835,7 +846,9 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
         f"after {max(args.warmup, args.stagger):g} s), "
         f"compression {'deflate' if args.compression else 'off'}, protocol {args.protocol}, "
         f"{os.cpu_count()} CPUs, echo server on {loop_name()}, {args.nodes} node(s) on "
-        f"{args.store}" + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
+        f"{args.store}"
+        + (", each room's players on its node" if args.nodes > 1 and args.together else "")
+        + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
         "",
         f"{'phase':<7} {'conn':>5} {'per s':>8} {'matches':>7} {'ack p50':>8} {'ack p99':>8} "
         f"{'turn p50':>8} {'turn p99':>8} {'res p50':>8} {'res p99':>8} {'errors':>6}",
@@ -971,6 +984,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=1,
         help="1: one server process (default); 2: a cluster of two nodes on one Redis and "
         "one database, each room's players spread over both (see the module docstring)",
+    )
+    p.add_argument(
+        "--together",
+        action="store_true",
+        help="--nodes 2: each room's players all on the node that owns it, none forwarded",
     )
     p.add_argument(
         "--store",
