@@ -163,6 +163,7 @@ def config_from(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     from server import config as settings
     from server.identity import AdminNotFound
+    from server.shell.cluster.leases import NodeIdInUse
     from server.shell.runtime import run as run_server
     from server.storage.migrations import SchemaTooNew
 
@@ -181,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except SchemaTooNew as exc:
         raise UsageError(f"cannot use the database: {exc}") from None
+    except NodeIdInUse as exc:
+        raise UsageError(f"cannot join the cluster: {exc}") from None
     except OSError as exc:
         # Port taken or address not local: one line, not a traceback.
         reason = exc.strerror or str(exc)

@@ -25,7 +25,9 @@ of the old one, so the fences hold across the loss.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
@@ -33,6 +35,8 @@ import redis.asyncio as aioredis
 
 LEASE_MS = 4_000  # a lease not renewed for this long is free
 ALIVE_MS = 3_000  # a node not heard of for this long is gone
+JOIN_MARGIN_S = 1.0  # past ALIVE_MS, how long a node waits for its id to be free
+JOIN_POLL_S = 0.25
 RENEW_S = 1.0  # how often the leases and the node's liveness are renewed
 NODES = "cs:nodes"
 FENCE = "cs:fence"
@@ -112,6 +116,10 @@ def lease_key(key: str) -> str:
     return f"cs:lease:{key}"
 
 
+class NodeIdInUse(Exception):
+    """Another live node of the cluster has this node's id."""
+
+
 def owned_key(node: str) -> str:
     return f"cs:owned:{node}"
 
@@ -140,8 +148,19 @@ class Leases:
         self._hand: Any = redis.register_script(_HAND)
 
     async def join(self) -> None:
+        """Be seen alive as this node: refused (:class:`NodeIdInUse`) while another
+        node of the same id is alive, which would renew and release our leases as its
+        own. A node of this id killed a moment ago is waited out (its key expires
+        within :data:`ALIVE_MS`); one that goes on renewing its key is not."""
         await self.check_epoch()
-        await self.redis.set(alive_key(self.node), "1", px=ALIVE_MS)
+        deadline = time.monotonic() + ALIVE_MS / 1000 + JOIN_MARGIN_S
+        while not await self.redis.set(alive_key(self.node), "1", px=ALIVE_MS, nx=True):
+            if time.monotonic() >= deadline:
+                raise NodeIdInUse(
+                    f"another node of this cluster is running as {self.node!r}"
+                    " (it renews its liveness in Redis): give each node its own --node-id"
+                )
+            await asyncio.sleep(JOIN_POLL_S)
         await self.redis.sadd(NODES, self.node)
 
     async def check_epoch(self) -> None:

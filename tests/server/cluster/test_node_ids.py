@@ -1,0 +1,62 @@
+"""Each node of a cluster has its own id: a second node started with the id of a node
+that is running is refused, in one line, and the running node plays on; a node
+restarted under its own id right after it was killed waits its old liveness out and
+joins."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.server.cluster.nodes import cluster_node
+from tests.server.live import ROOT, Client, signed_in
+
+
+def serve(db: Path, redis_url: str, node_id: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "client_cli", "serve", "--port", "0", "--db", str(db),
+         "--redis", redis_url, "--node-id", node_id],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+async def test_a_second_node_with_a_running_nodes_id_is_refused(
+    tmp_path: Path, redis_url: str
+) -> None:
+    db = tmp_path / "cluster.db"
+    with cluster_node(db, redis_url, "twin") as running:
+        started = time.monotonic()
+        twin = serve(db, redis_url, "twin")
+        try:
+            out, err = twin.communicate(timeout=30)
+        finally:
+            if twin.poll() is None:
+                twin.kill()
+                twin.wait()
+        assert twin.returncode != 0, out
+        assert "ws://" not in out  # it never served
+        assert "another node of this cluster is running as 'twin'" in err, err
+        assert "Traceback" not in err, err
+        # it waited out a key that could have been a killed node's, then gave up
+        assert 3.0 <= time.monotonic() - started < 20.0
+        player = await signed_in(running.live, "ada")  # the running node is untouched
+        await player.still_alive()
+        await player.close()
+
+
+async def test_a_node_killed_and_started_again_under_its_id_joins(
+    tmp_path: Path, redis_url: str
+) -> None:
+    db = tmp_path / "cluster.db"
+    with cluster_node(db, redis_url, "phoenix", logs=tmp_path) as first:
+        first.process.kill()
+        first.process.wait()
+    started = time.monotonic()
+    with cluster_node(db, redis_url, "phoenix", logs=tmp_path) as again:
+        assert time.monotonic() - started < 10.0  # at most its old key's expiry, waited
+        client = await Client.connect(again.live)
+        welcome = await client.hello("bea")
+        assert welcome["type"] == "welcome"
+        await client.close()
