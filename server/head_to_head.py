@@ -8,12 +8,17 @@ program waiting for the same game, or the server's bot of the level asked for. B
 programs have a rated pool of their own, the arena: they are paired with each other
 only, and rated apart from people (:func:`rating_pool`). A challenge names an
 online player, who accepts or declines it before it expires.
+
+On a cluster the queue and the open challenges live on the coordinator; what
+changed in them (:attr:`HeadToHead.changed`) is copied where the next coordinator
+takes them back (:meth:`HeadToHead.restore`), and a coordinator deposed forgets
+them (:meth:`HeadToHead.clear`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -75,6 +80,16 @@ class OpenChallenge:
     expires_at: int
 
 
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """A player in a quick-play queue: who, what they asked for, their ticket (rating
+    and the time they joined, the one their place and their wait for a bot count from)."""
+
+    player: PlayerInfo
+    asked: QuickPlay
+    ticket: Ticket
+
+
 class HeadToHead:
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
@@ -83,6 +98,10 @@ class HeadToHead:
         self.arena_queue = Queue()  # bot programs waiting for a rated arena match
         self._queued: dict[str, tuple[PlayerInfo, QuickPlay]] = {}
         self.challenges: dict[str, OpenChallenge] = {}
+        # Kept only where it is copied (a cluster's coordinator, ``shared``): the players
+        # whose wait and the challenges whose state changed since the shell took them.
+        self.shared = False
+        self.changed: tuple[set[str], set[str]] = (set(), set())
 
     def pair(
         self,
@@ -128,8 +147,7 @@ class HeadToHead:
         # Bot programs wait apart: they stand in for the server's bot when a
         # person's chosen wait runs out, and play each other, casual; or they
         # wait for the arena, rated among bot programs only.
-        queue = self.arena_queue if msg.arena else self.bot_queue if player.bot else self.queue
-        queue.join(
+        self._queue_of(player, msg).join(
             Ticket(
                 player=player.id,
                 rating=rating.rating,
@@ -140,6 +158,7 @@ class HeadToHead:
             )
         )
         self._queued[player.id] = (player, msg)
+        self._note_wait(player.id)
         status = QueueStatus(
             state="waiting",
             pace=msg.pace,
@@ -149,14 +168,30 @@ class HeadToHead:
         )
         return [Outbound((player.id,), status), *self.match_queue(now_ms)]
 
+    def _queue_of(self, player: PlayerInfo, asked: QuickPlay) -> Queue:
+        return self.arena_queue if asked.arena else self.bot_queue if player.bot else self.queue
+
     def _leave_queues(self, player_id: str) -> bool:
         left = [q.leave(player_id) for q in (self.queue, self.bot_queue, self.arena_queue)]
         return any(t is not None for t in left)
 
+    def _unqueue(self, player_id: str) -> tuple[PlayerInfo, QuickPlay]:
+        """``player_id``'s wait is over (its ticket already out of its queue)."""
+        self._note_wait(player_id)
+        return self._queued.pop(player_id)
+
+    def _note_wait(self, player_id: str) -> None:
+        if self.shared:
+            self.changed[0].add(player_id)
+
+    def _note_challenge(self, challenge_id: str) -> None:
+        if self.shared:
+            self.changed[1].add(challenge_id)
+
     def cancel_quickplay(self, player: PlayerInfo, msg: CancelQuickPlay) -> list[Outbound]:
         if not self._leave_queues(player.id):
             raise errors.NotQueued("you are not waiting for an opponent")
-        _, asked = self._queued.pop(player.id)
+        _, asked = self._unqueue(player.id)
         status = QueueStatus(state="cancelled", pace=asked.pace, deals=asked.deals, ref=msg.ref)
         return [Outbound((player.id,), status)]
 
@@ -177,8 +212,8 @@ class HeadToHead:
     def match_queue(self, now_ms: int) -> list[Outbound]:
         outs: list[Outbound] = []
         for first, second in self.queue.match(now_ms):
-            a, asked = self._queued.pop(first.player)
-            b, b_asked = self._queued.pop(second.player)
+            a, asked = self._unqueue(first.player)
+            b, b_asked = self._unqueue(second.player)
             outs += self.pair(
                 self._quick_settings(asked, rated=True),
                 (a, asked.contribution),
@@ -188,8 +223,8 @@ class HeadToHead:
             )
         for queue, rated in ((self.bot_queue, False), (self.arena_queue, True)):
             for first, second in queue.match(now_ms):
-                a, asked = self._queued.pop(first.player)
-                b, b_asked = self._queued.pop(second.player)
+                a, asked = self._unqueue(first.player)
+                b, b_asked = self._unqueue(second.player)
                 outs += self.pair(
                     self._quick_settings(asked, rated=rated),
                     (a, asked.contribution),
@@ -198,7 +233,7 @@ class HeadToHead:
                     self._matched_notice(asked),
                 )
         for ticket in self.queue.due_for_bot(now_ms):
-            a, asked = self._queued.pop(ticket.player)
+            a, asked = self._unqueue(ticket.player)
             program = self._waiting_bot(ticket)
             opponent: tuple[PlayerInfo, str] | str
             if program is not None:
@@ -229,7 +264,7 @@ class HeadToHead:
             return None
         best = min(fits, key=lambda t: (abs(t.rating - ticket.rating), t.since_ms))
         self.bot_queue.leave(best.player)
-        return self._queued.pop(best.player)
+        return self._unqueue(best.player)
 
     @staticmethod
     def _matched_notice(asked: QuickPlay) -> Callable[[str, Room], BaseModel]:
@@ -269,6 +304,7 @@ class HeadToHead:
         self.challenges[challenge_id] = OpenChallenge(
             info, msg.contribution, now_ms + self.lobby.config.challenge_ttl_ms
         )
+        self._note_challenge(challenge_id)
         return self._challenge_update(info, "offered", ref=msg.ref, actor=player.id)
 
     def _challenge_update(
@@ -298,8 +334,10 @@ class HeadToHead:
                     code="bad_message",
                 )
             del self.challenges[info.id]
+            self._note_challenge(info.id)
             return self._challenge_update(info, "cancelled", ref=msg.ref, actor=player.id)
         del self.challenges[info.id]
+        self._note_challenge(info.id)
         if not msg.accept:
             return self._challenge_update(info, "declined", ref=msg.ref, actor=player.id)
         settings = RoomSettings(
@@ -330,6 +368,7 @@ class HeadToHead:
         outs: list[Outbound] = []
         for cid in [c for c, o in self.challenges.items() if o.expires_at <= now_ms]:
             info = self.challenges.pop(cid).info
+            self._note_challenge(cid)
             outs += self._challenge_update(info, "expired")
         return outs
 
@@ -339,14 +378,84 @@ class HeadToHead:
     def disconnect(self, player_id: str) -> list[Outbound]:
         """``player_id`` went offline: it leaves the queue, its challenges are withdrawn."""
         if self._leave_queues(player_id):
-            del self._queued[player_id]
+            self._unqueue(player_id)
         outs: list[Outbound] = []
         for cid, open_ in list(self.challenges.items()):
             info = open_.info
             if player_id in (info.challenger.id, info.opponent.id):
                 del self.challenges[cid]
+                self._note_challenge(cid)
                 outs += self._challenge_update(info, "cancelled")
         return outs
+
+    # ------------------------------------------------------------------
+    # A cluster's coordinator changing (server/shell/cluster/waiting.py)
+
+    def waiting(self, player_id: str) -> Waiting | None:
+        """``player_id``'s place in a queue, if it is waiting."""
+        queued = self._queued.get(player_id)
+        if queued is None:
+            return None
+        player, asked = queued
+        ticket = self._queue_of(player, asked).tickets[player_id]
+        return Waiting(player, asked, ticket)
+
+    @property
+    def changes_pending(self) -> bool:
+        return bool(self.changed[0] or self.changed[1])
+
+    def take_changes(self) -> tuple[set[str], set[str]]:
+        """The players whose wait and the challenges whose state changed since the
+        last call (each now :meth:`waiting` or not, in :attr:`challenges` or not)."""
+        changed, self.changed = self.changed, (set(), set())
+        return changed
+
+    def touch_all(self) -> None:
+        """Everything counts as changed (to be copied again in full)."""
+        self.changed[0].update(self._queued)
+        self.changed[1].update(self.challenges)
+
+    def clear(self) -> None:
+        """Another node runs quick play and the challenges from now on: forget them,
+        telling nobody (that node has them and answers for them)."""
+        for queue in (self.queue, self.bot_queue, self.arena_queue):
+            queue.tickets.clear()
+        self._queued.clear()
+        self.challenges.clear()
+        self.changed = (set(), set())
+
+    def restore(
+        self,
+        waiting: Iterable[Waiting],
+        challenges: Iterable[OpenChallenge],
+        present: Collection[str],
+        now_ms: int,
+    ) -> list[Outbound]:
+        """Take back the queue and the challenges the previous coordinator had. A
+        player's place is kept (its ticket as it was: rating, and the time it joined)
+        only if it is in ``present`` (still connected as it was, not through the node
+        that went) and not waiting here already; a challenge one of whose players is
+        not present is withdrawn (``cancelled`` to both, as when one disconnects).
+        Then whoever can be paired now is, and what expired meanwhile expires."""
+        for entry in waiting:
+            pid = entry.player.id
+            self._note_wait(pid)  # kept, or gone: copied again as it is now
+            if pid in self._queued or pid not in present:
+                continue
+            queue = self._queue_of(entry.player, entry.asked)
+            queue.join(entry.ticket)
+            self._queued[pid] = (entry.player, entry.asked)
+        outs: list[Outbound] = []
+        for open_ in challenges:
+            info = open_.info
+            self._note_challenge(info.id)
+            if info.id in self.challenges:
+                continue
+            if info.challenger.id in present and info.opponent.id in present:
+                self.challenges[info.id] = open_
+            else:
+                outs += self._challenge_update(info, "cancelled")
+        return outs + self.tick(now_ms)
 
     def tick(self, now_ms: int) -> list[Outbound]:
         """Pair whoever the queue can pair now; expire the challenges whose time is up."""

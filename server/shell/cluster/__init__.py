@@ -9,5 +9,6 @@ around them (docs/scaling.md).
 * :mod:`.presence`: which node(s) each player is connected to.
 * :mod:`.delivery`: addressed messages to local sessions and to other nodes.
 * :mod:`.directory`: the public list of rooms and the invite codes, cluster-wide.
+* :mod:`.waiting`: quick play's queue and the open challenges, copied for the next coordinator.
 * :mod:`.node`: the node itself: routing commands to owners, takeover, hand-over.
 """
