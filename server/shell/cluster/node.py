@@ -24,6 +24,11 @@ elsewhere goes to its owner, and the owner of a table tells the coordinator
 when it finished a deal or its series, which the coordinator reads from the
 store (the result is durable there, so a new coordinator learns it too):
 :mod:`.tables`.
+
+Quick play's queue and the open challenges live on the coordinator too; each of
+its steps copies what changed in them to Redis, and the node that takes the
+coordinator's lease over takes them back before it answers any of them
+(:mod:`.waiting`).
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ from server.lobby import Lobby
 from server.recovery import Resumable
 from server.room import Outbound
 from server.shell import clock, daily_keeper
+from server.shell.cluster import waiting
 from server.shell.cluster.bus import Bus
 from server.shell.cluster.delivery import ClusterDelivery
 from server.shell.cluster.directory import Directory, SharedRegistry
@@ -85,9 +91,8 @@ FORWARD_RETRY_S = 0.25
 CLAIM_TRIES = 12  # a daily attempt's lease, held a moment by a node that let it go: tries
 
 
-LOBBY_WIDE = (
-    QuickPlay, CancelQuickPlay, Challenge, AnswerChallenge, *TOURNAMENT_MESSAGES, *DAILY_MESSAGES
-)  # fmt: skip
+HEAD_TO_HEAD = (QuickPlay, CancelQuickPlay, Challenge, AnswerChallenge)
+LOBBY_WIDE = (*HEAD_TO_HEAD, *TOURNAMENT_MESSAGES, *DAILY_MESSAGES)
 # Rooms that go with the coordinator's work: the daily deal's attempts with the desk
 # that counts them and ends their day. (A tournament's tables play on any node; their
 # results reach the director through the store: server/shell/cluster/tables.py.)
@@ -107,6 +112,7 @@ class ClusterNode:
         self.lobby = lobby
         self.registry: SharedRegistry = lobby.registry
         lobby.tournaments.shared = True  # tables and their directors on any node
+        lobby.head_to_head.shared = True  # its changes copied while we coordinate
         self.bus = Bus(url, node_id)
         self.leases = Leases(self.bus.redis, node_id, storage.newest_fence)
         self.directory = Directory(self.bus.redis, node_id)
@@ -131,6 +137,10 @@ class ClusterNode:
         # Commands forwarded, not yet run: True once run, False if not the owner's
         # (the owner's publication to this node after its step says which).
         self._pending: dict[str, asyncio.Future[bool]] = {}
+        # Set, but for the moment between taking the coordinator's lease and taking back
+        # the queue and challenges the previous one left: their commands wait for it.
+        self._waiting_read = asyncio.Event()
+        self._waiting_read.set()
         self.stopping = False
         self.tables = Tables(self)  # tournament tables across the nodes
 
@@ -263,6 +273,25 @@ class ClusterNode:
                 self._later(self.leases.release(room_key(room.id)))
         if upsert or remove or invites:
             self._later(self.directory.write(upsert, remove, invites))
+        self._copy_waiting()
+
+    def _copy_waiting(self) -> None:
+        """What changed in the queue and the challenges, to Redis for the next
+        coordinator (written only while our lease is the coordinator's)."""
+        desk = self.lobby.head_to_head
+        if not desk.changes_pending:  # nearly every step: a placement, a tick
+            return
+        upsert, remove = waiting.changes(desk, self._connected)
+        token = self.leases.tokens.get(COORDINATOR)
+        if token is not None:
+            self.bus.post("EVAL", *waiting.write_args(f"{self.id} {token}", upsert, remove))
+
+    def _connected(self, player_id: str) -> set[str]:
+        """The nodes ``player_id`` is connected to, as this node knows it."""
+        nodes = set(self.presence.nodes_of.get(player_id, ()))
+        if self.delivery.by_player.get(player_id):
+            nodes.add(self.id)
+        return nodes
 
     async def _ratings_moved(self) -> None:
         await self.storage.persist([])  # resolves once everything before it is stored
@@ -291,6 +320,8 @@ class ClusterNode:
             return False
         if isinstance(message, LOBBY_WIDE):
             if self.leases.tokens.get(COORDINATOR) is not None:
+                if isinstance(message, HEAD_TO_HEAD):
+                    await self._waiting_taken()
                 return False
             await self._forward(COORDINATOR, session, player, message)
             return True
@@ -448,6 +479,8 @@ class ClusterNode:
             return
         fid = str(payload.get("fid"))
         forwarded = origin != self.id
+        if key == COORDINATOR and isinstance(message, HEAD_TO_HEAD):
+            await self._waiting_taken()
         if not self._here(key) or (forwarded and self._desk_not_read(key, message)):
             # Not ours (any more), or not yet: the sender finds the owner again.
             self._owner.pop(key, None)
@@ -475,6 +508,13 @@ class ClusterNode:
             self.bus.publish_later(origin, {"k": "out", "items": [], "error": answer, "done": fid})
         else:
             self._error_here(answer)
+
+    async def _waiting_taken(self) -> None:
+        """Until the queue and challenges a previous coordinator left are taken back
+        (a takeover's first moments), a command for them waits (bounded)."""
+        if not self._waiting_read.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._waiting_read.wait(), FORWARD_WAIT_S)
 
     def _desk_not_read(self, key: str, message: ClientMessage) -> bool:
         """A daily deal's command reached the coordinator before its desk was read
@@ -673,6 +713,7 @@ class ClusterNode:
         if key == COORDINATOR:
             log.warning("cluster: the coordinator's lease lost; its daily desk stands by")
             self.lobby.daily.standby()
+            self.lobby.head_to_head.clear()  # the next coordinator takes them back
             self._owner.pop(key, None)
             return
         room_id = key.removeprefix("room:")
@@ -705,6 +746,7 @@ class ClusterNode:
                 return
         token = await self.leases.acquire(COORDINATOR, from_node=gone)
         if token is not None and not again:
+            self._waiting_read.clear()  # before any other task runs with the lease ours
             # The daily desk as the previous coordinator left it in storage, before
             # anyone is told who coordinates (a command that comes first waits).
             # (Taken back after Redis lost its data, our desk decided all along.)
@@ -712,6 +754,12 @@ class ClusterNode:
                 await daily_keeper.reload(self.storage, self.lobby.daily, clock.now_ms())
             except Exception as exc:  # it stands by; the next look reads it again
                 log.warning("cluster: reading the daily desk failed (%s)", exc)
+            try:
+                await self._take_waiting()
+            finally:
+                self._waiting_read.set()
+        elif token is not None:  # ours all along: copied again in full, to the new epoch's
+            self.lobby.head_to_head.touch_all()
         if token is not None:
             self._owner[COORDINATOR] = self.id
             await self.bus.publish(None, {"k": "owner", "key": COORDINATOR})
@@ -721,8 +769,29 @@ class ClusterNode:
                 self._later(self._resume_tournaments())
         elif again:  # another node took it first: its desk decides from now on
             self.lobby.daily.standby()
+            self.lobby.head_to_head.clear()
         elif gone is not None and await self.leases.owner(COORDINATOR) not in (None, gone):
             await self.leases.disown(gone, COORDINATOR)
+
+    async def _take_waiting(self) -> None:
+        """The queue and the challenges the previous coordinator left (:mod:`.waiting`),
+        taken back: a player still connected as then keeps their place; a challenge
+        one of whose players is not is withdrawn, both told."""
+        try:
+            taken = waiting.read(await self.bus.redis.hgetall(waiting.WAITING))
+            alive = {node for node, up in (await self.leases.nodes()).items() if up}
+        except RedisError as exc:
+            log.warning("cluster: the queue and challenges could not be read (%s)", exc)
+            return
+        present = taken.present(self._connected, alive | {self.id})
+        desk = self.lobby.head_to_head
+        with contextlib.suppress(errors.StorageFailed):
+            await self.hub.apply(
+                lambda: desk.restore(taken.waiting, taken.challenges, present, clock.now_ms())
+            )
+        if taken.waiting or taken.challenges:
+            log.warning("cluster: took back %d waiting and %d challenges, %d players still here",
+                        len(taken.waiting), len(taken.challenges), len(present))  # fmt: skip
 
     async def _look(self) -> None:
         """Nodes gone: their players are disconnected, their rooms taken as leases expire."""
