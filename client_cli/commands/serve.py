@@ -163,7 +163,7 @@ def config_from(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     from server import config as settings
     from server.identity import AdminNotFound
-    from server.shell.cluster.leases import NodeIdInUse
+    from server.shell.cluster.leases import JoinRefused
     from server.shell.runtime import run as run_server
     from server.storage.migrations import SchemaTooNew
 
@@ -182,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except SchemaTooNew as exc:
         raise UsageError(f"cannot use the database: {exc}") from None
-    except NodeIdInUse as exc:
+    except JoinRefused as exc:
         raise UsageError(f"cannot join the cluster: {exc}") from None
     except OSError as exc:
         # Port taken or address not local: one line, not a traceback.

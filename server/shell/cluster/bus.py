@@ -32,6 +32,10 @@ import redis.asyncio as aioredis
 log = logging.getLogger(__name__)
 
 BROADCAST = "cs:all"
+# The version of what nodes publish to each other: a change a node of the version
+# before could not read (a message's kind, a field) makes it the next one, and a
+# node of one version does not join a cluster running the other (Leases.join).
+VERSION = 1
 
 
 def channel(node: str) -> str:

@@ -39,6 +39,7 @@ JOIN_MARGIN_S = 1.0  # past ALIVE_MS, how long a node waits for its id to be fre
 JOIN_POLL_S = 0.25
 RENEW_S = 1.0  # how often the leases and the node's liveness are renewed
 NODES = "cs:nodes"
+VERSIONS = "cs:versions"  # node -> the version of the messages it sends the others
 FENCE = "cs:fence"
 EPOCH = "cs:epoch"
 # A new epoch's counter starts this far past the newest token stored: more tokens
@@ -116,8 +117,16 @@ def lease_key(key: str) -> str:
     return f"cs:lease:{key}"
 
 
-class NodeIdInUse(Exception):
+class JoinRefused(Exception):
+    """This node may not join the cluster: the reason, in one line."""
+
+
+class NodeIdInUse(JoinRefused):
     """Another live node of the cluster has this node's id."""
+
+
+class MixedVersions(JoinRefused):
+    """A live node of the cluster speaks another version of the messages between nodes."""
 
 
 def owned_key(node: str) -> str:
@@ -147,11 +156,25 @@ class Leases:
         self._seed: Any = redis.register_script(_SEED)
         self._hand: Any = redis.register_script(_HAND)
 
-    async def join(self) -> None:
-        """Be seen alive as this node: refused (:class:`NodeIdInUse`) while another
-        node of the same id is alive, which would renew and release our leases as its
-        own. A node of this id killed a moment ago is waited out (its key expires
-        within :data:`ALIVE_MS`); one that goes on renewing its key is not."""
+    async def join(self, version: int, others: Collection[str]) -> None:
+        """Be seen alive as this node, which speaks ``version`` to the others.
+
+        Refused (:class:`MixedVersions`) if one of the live ``others`` speaks another
+        version (a node that never said counts as version 1, the first), and
+        (:class:`NodeIdInUse`) while another node of the same id is alive, which would
+        renew and release our leases as its own. A node of this id killed a moment ago
+        is waited out (its key expires within :data:`ALIVE_MS`); one that goes on
+        renewing its key is not."""
+        listed = sorted(others)
+        said = await self.redis.hmget(VERSIONS, listed) if listed else []
+        odd = {n: int(v or 1) for n, v in zip(listed, said, strict=True) if int(v or 1) != version}
+        if odd:
+            theirs = ", ".join(f"{n!r} version {v}" for n, v in odd.items())
+            raise MixedVersions(
+                f"this node speaks version {version} of the messages between nodes and"
+                f" {theirs}: nodes of two versions cannot share a cluster; stop every node,"
+                " then start them all on the new version (docs/operations.md)"
+            )
         await self.check_epoch()
         deadline = time.monotonic() + ALIVE_MS / 1000 + JOIN_MARGIN_S
         while not await self.redis.set(alive_key(self.node), "1", px=ALIVE_MS, nx=True):
@@ -161,6 +184,7 @@ class Leases:
                     " (it renews its liveness in Redis): give each node its own --node-id"
                 )
             await asyncio.sleep(JOIN_POLL_S)
+        await self.redis.hset(VERSIONS, self.node, version)
         await self.redis.sadd(NODES, self.node)
 
     async def check_epoch(self) -> None:
@@ -287,6 +311,7 @@ class Leases:
 
     async def forget_node(self, node: str) -> None:
         await self.redis.srem(NODES, node)
+        await self.redis.hdel(VERSIONS, node)
 
     async def leave(self) -> None:
         await self.redis.delete(alive_key(self.node))

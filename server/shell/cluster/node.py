@@ -69,6 +69,7 @@ from server.recovery import Resumable
 from server.room import Outbound
 from server.shell import clock, daily_keeper
 from server.shell.cluster import waiting
+from server.shell.cluster.bus import VERSION as BUS_VERSION
 from server.shell.cluster.bus import Bus
 from server.shell.cluster.delivery import ClusterDelivery
 from server.shell.cluster.directory import Directory, SharedRegistry
@@ -160,7 +161,7 @@ class ClusterNode:
         await self.bus.start(self._receive)
         nodes = await self.leases.nodes()
         others = [n for n, alive in nodes.items() if alive and n != self.id]
-        await self.leases.join()
+        await self.leases.join(BUS_VERSION, others)
         for node in others:
             self._alive.add(node)
             for text in (await self.bus.redis.hgetall(presence_key(node))).values():

@@ -1,7 +1,8 @@
 """Each node of a cluster has its own id: a second node started with the id of a node
 that is running is refused, in one line, and the running node plays on; a node
 restarted under its own id right after it was killed waits its old liveness out and
-joins."""
+joins. Nodes of two versions of the messages between nodes do not share a cluster:
+the second is refused, in one line."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import redis
 
 from tests.server.cluster.nodes import cluster_node
 from tests.server.live import ROOT, Client, signed_in
@@ -60,3 +63,25 @@ async def test_a_node_killed_and_started_again_under_its_id_joins(
         welcome = await client.hello("bea")
         assert welcome["type"] == "welcome"
         await client.close()
+
+
+async def test_a_node_of_another_version_is_refused(tmp_path: Path, redis_url: str) -> None:
+    db = tmp_path / "cluster.db"
+    with cluster_node(db, redis_url, "elder", logs=tmp_path) as running:
+        with redis.Redis.from_url(redis_url, decode_responses=True) as r:
+            assert r.hget("cs:versions", "elder") == "1"
+            r.hset("cs:versions", "elder", "0")  # as a node of the version before would be
+        newer = serve(db, redis_url, "newer")
+        try:
+            out, err = newer.communicate(timeout=30)
+        finally:
+            if newer.poll() is None:
+                newer.kill()
+                newer.wait()
+        assert newer.returncode != 0 and "ws://" not in out
+        said = "this node speaks version 1 of the messages between nodes and 'elder' version 0"
+        assert said in err, err
+        assert "cannot share a cluster" in err and "Traceback" not in err, err
+        player = await signed_in(running.live, "ada")  # the running node is untouched
+        await player.still_alive()
+        await player.close()
