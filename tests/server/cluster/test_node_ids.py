@@ -14,15 +14,31 @@ from pathlib import Path
 import redis
 
 from tests.server.cluster.nodes import cluster_node
-from tests.server.live import ROOT, Client, signed_in
+from tests.server.live import ROOT, Client, Live, signed_in
 
 
-def serve(db: Path, redis_url: str, node_id: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+def refused(db: Path, redis_url: str, node_id: str) -> tuple[int, str, str]:
+    """Start a node ``node_id`` that should not join: its exit code, stdout and stderr
+    (killed, and then failing the test's checks, if it is still running after 30 s)."""
+    process = subprocess.Popen(
         [sys.executable, "-m", "client_cli", "serve", "--port", "0", "--db", str(db),
          "--redis", redis_url, "--node-id", node_id],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    try:
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, out, err
+
+
+async def still_serves(live: Live) -> None:
+    """The running node is untouched: a player signs in and is answered."""
+    player = await signed_in(live, "ada")
+    await player.still_alive()
+    await player.close()
 
 
 async def test_a_second_node_with_a_running_nodes_id_is_refused(
@@ -31,22 +47,14 @@ async def test_a_second_node_with_a_running_nodes_id_is_refused(
     db = tmp_path / "cluster.db"
     with cluster_node(db, redis_url, "twin") as running:
         started = time.monotonic()
-        twin = serve(db, redis_url, "twin")
-        try:
-            out, err = twin.communicate(timeout=30)
-        finally:
-            if twin.poll() is None:
-                twin.kill()
-                twin.wait()
-        assert twin.returncode != 0, out
+        code, out, err = refused(db, redis_url, "twin")
+        assert code != 0, out
         assert "ws://" not in out  # it never served
         assert "another node of this cluster is running as 'twin'" in err, err
         assert "Traceback" not in err, err
         # it waited out a key that could have been a killed node's, then gave up
         assert 3.0 <= time.monotonic() - started < 20.0
-        player = await signed_in(running.live, "ada")  # the running node is untouched
-        await player.still_alive()
-        await player.close()
+        await still_serves(running.live)
 
 
 async def test_a_node_killed_and_started_again_under_its_id_joins(
@@ -71,17 +79,9 @@ async def test_a_node_of_another_version_is_refused(tmp_path: Path, redis_url: s
         with redis.Redis.from_url(redis_url, decode_responses=True) as r:
             assert r.hget("cs:versions", "elder") == "1"
             r.hset("cs:versions", "elder", "0")  # as a node of the version before would be
-        newer = serve(db, redis_url, "newer")
-        try:
-            out, err = newer.communicate(timeout=30)
-        finally:
-            if newer.poll() is None:
-                newer.kill()
-                newer.wait()
-        assert newer.returncode != 0 and "ws://" not in out
+        code, out, err = refused(db, redis_url, "newer")
+        assert code != 0 and "ws://" not in out
         said = "this node speaks version 1 of the messages between nodes and 'elder' version 0"
         assert said in err, err
         assert "cannot share a cluster" in err and "Traceback" not in err, err
-        player = await signed_in(running.live, "ada")  # the running node is untouched
-        await player.still_alive()
-        await player.close()
+        await still_serves(running.live)
