@@ -167,7 +167,8 @@ class Leases:
         renewing its key is not."""
         listed = sorted(others)
         said = await self.redis.hmget(VERSIONS, listed) if listed else []
-        odd = {n: int(v or 1) for n, v in zip(listed, said, strict=True) if int(v or 1) != version}
+        versions = {n: int(v or 1) for n, v in zip(listed, said, strict=True)}
+        odd = {n: v for n, v in versions.items() if v != version}
         if odd:
             theirs = ", ".join(f"{n!r} version {v}" for n, v in odd.items())
             raise MixedVersions(
