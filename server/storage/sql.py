@@ -31,6 +31,10 @@ class Tx(Protocol):
 
     def executemany(self, sql: str, rows: Sequence[Args]) -> None: ...
 
+    def append(self, table: str, columns: Sequence[str], rows: Sequence[Args]) -> None:
+        """Add ``rows`` to ``table`` (values for ``columns``, nothing on conflict): the
+        bulk of the writes, so each engine's cheapest way (PostgreSQL: ``COPY``)."""
+
     def fetchall(self, sql: str, args: Args = ()) -> list[Row]: ...
 
     def savepoint(self) -> contextlib.AbstractContextManager[None]:

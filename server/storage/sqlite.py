@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import aiosqlite
 
-from server.storage.sql import Args, Row
+from server.storage.sql import Args, Row, marks
 
 # SQLite result codes of failures that can pass: retried until the write commits.
 PASSING_FAILURES = (
@@ -37,6 +37,11 @@ class SqliteTx:
 
     def executemany(self, sql: str, rows: Sequence[Args]) -> None:
         self._db.executemany(sql, rows)
+
+    def append(self, table: str, columns: Sequence[str], rows: Sequence[Args]) -> None:
+        self._db.executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks(len(columns))})", rows
+        )
 
     def fetchall(self, sql: str, args: Args = ()) -> list[Row]:
         return cast(list[Row], self._db.execute(sql, args).fetchall())

@@ -28,7 +28,7 @@ from server.events import (
 )
 from server.storage import daily, players, pruning, tournaments
 from server.storage.records import AbandonSeries, Fence, FencedOut, NameInUse, NewPlayer
-from server.storage.sql import Tx
+from server.storage.sql import Tx, chunks
 
 Write = Event | NewPlayer | AbandonSeries | tournaments.Abandon | pruning.Prune | daily.Draw | Fence
 _OWN = (NewPlayer, AbandonSeries, tournaments.Abandon, pruning.Prune, daily.Draw, Fence)
@@ -51,15 +51,17 @@ def write_batch(
     registration refused (undone alone, in its savepoint: the rest of the batch
     still commits). Anything else that fails raises, and the caller rolls the
     whole transaction back: nothing of the batch is stored. Placements, the bulk
-    of the traffic, go in with one ``executemany`` per run of consecutive
-    placements, in submission order with everything else. A fence already
-    written in this transaction (every step of a room's owner carries its
-    token) is not written again: the first holds the fence's row until the
-    commit, so the check cannot come out otherwise.
+    of the traffic, go in with one :meth:`~server.storage.sql.Tx.append` per run
+    of consecutive placements, in submission order with everything else.
+
+    The fences (every step of a room's owner carries its token) come first, each
+    key and token once, in one statement (:func:`_write_fences`): the first write
+    of a fence holds its row until the commit, so checking them all before the
+    rest of the transaction comes out as checking each where it stands.
     """
+    _write_fences(tx, batch)
     outcomes: list[BaseException | None] = []
     placements: list[tuple[object, ...]] = []
-    fenced: set[Fence] = set()
     for events in batch:
         failure: BaseException | None = None
         for event in events:
@@ -67,9 +69,7 @@ def write_batch(
                 placements.append(_placement_row(event))
                 continue
             if type(event) is Fence:
-                if event in fenced:
-                    continue
-                fenced.add(event)
+                continue
             if placements:
                 _insert_placements(tx, placements)
                 placements = []
@@ -93,6 +93,45 @@ def write_batch(
     return outcomes
 
 
+def _write_fences(tx: Tx, batch: list[Sequence[Write]]) -> None:
+    """Every fence of ``batch``: the keys with one token in the batch (nearly always all
+    of them) in one statement, a key with several (a lease taken again meanwhile) a
+    statement a token, in order. Raises :class:`FencedOut` if any is stale."""
+    tokens: dict[str, list[int]] = {}
+    for events in batch:
+        for event in events:
+            if type(event) is Fence:
+                seen = tokens.setdefault(event.key, [])
+                if event.token not in seen:
+                    seen.append(event.token)
+    once = [(key, seen[0]) for key, seen in tokens.items() if len(seen) == 1]
+    for part in chunks(once):
+        _fence(tx, part)
+    for key, seen in tokens.items():
+        if len(seen) > 1:
+            for token in seen:
+                _fence(tx, [(key, token)])
+
+
+def _fence(tx: Tx, fences: Sequence[tuple[str, int]]) -> None:
+    changed = tx.execute(
+        "INSERT INTO fences (key, token) VALUES " + ", ".join(["(?, ?)"] * len(fences))
+        + " ON CONFLICT (key) DO UPDATE SET token = excluded.token"
+        " WHERE excluded.token >= fences.token",
+        [value for fence in fences for value in fence],
+    )  # fmt: skip
+    if changed != len(fences):
+        if len(fences) == 1:
+            key, token = fences[0]
+            raise FencedOut(f"{key}: a newer owner holds it (token {token} is stale)")
+        raise FencedOut(f"{len(fences) - changed} of {len(fences)} keys: a newer owner holds them")
+
+
+PLACEMENT_COLUMNS = (
+    "match_id", "player_id", "turn", "cell", "card", "elapsed_ms", "auto", "placed_ms",
+)  # fmt: skip
+
+
 def _placement_row(event: CardPlaced) -> tuple[object, ...]:
     return (
         event.match_id, event.player_id, event.turn, event.cell, event.card,
@@ -101,7 +140,7 @@ def _placement_row(event: CardPlaced) -> tuple[object, ...]:
 
 
 def _insert_placements(tx: Tx, rows: list[tuple[object, ...]]) -> None:
-    tx.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    tx.append("placements", PLACEMENT_COLUMNS, rows)
 
 
 def _apply(tx: Tx, event: Write) -> None:
@@ -113,14 +152,6 @@ def _apply(tx: Tx, event: Write) -> None:
     if daily.apply(tx, event):
         return
     match event:
-        case Fence(key=key, token=token):
-            changed = tx.execute(
-                "INSERT INTO fences (key, token) VALUES (?, ?) ON CONFLICT (key) DO UPDATE"
-                " SET token = excluded.token WHERE excluded.token >= fences.token",
-                (key, token),
-            )
-            if changed != 1:
-                raise FencedOut(f"{key}: a newer owner holds it (token {token} is stale)")
         case NewPlayer(player=p, token_hash=h):
             players.new_player(tx, p.id, p.name, p.guest, p.bot, h, now_ms())
         case RoomOpened():

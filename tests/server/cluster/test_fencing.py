@@ -3,6 +3,8 @@ newest stored for its key is refused."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from server.storage import Fence, Storage, WriteFailed
@@ -40,19 +42,49 @@ class _Recording:
     def __init__(self) -> None:
         self.statements: list[tuple[str, object]] = []
 
-    def execute(self, sql: str, args: object = ()) -> int:
+    def execute(self, sql: str, args: list[object] | tuple[object, ...] = ()) -> int:
         self.statements.append((sql.split()[0], args))
-        return 1
+        return len(args) // 2 if sql.startswith("INSERT INTO fences") else 1
 
     def executemany(self, sql: str, rows: object) -> None:
         self.statements.append((sql.split()[0], rows))
 
+    def append(self, table: str, columns: object, rows: object) -> None:
+        self.statements.append((f"APPEND {table}", rows))
+
 
 def test_a_fence_is_written_once_per_transaction() -> None:
     """Every step of an owner carries its fence; a batch of steps writes it once per
-    key and token, and a different token (a new lease) is checked again."""
+    key and token, all the keys of one token in one statement, and a key with a
+    different token too (a new lease) a statement a token, in order."""
     tx = _Recording()
     steps = [[Fence("room:r1", 5)], [Fence("room:r1", 5), Fence("room:r2", 1)],
-             [Fence("room:r1", 5)], [Fence("room:r1", 6)]]  # fmt: skip
-    assert write_batch(tx, steps, lambda exc: False) == [None] * 4
-    assert [args for _, args in tx.statements] == [("room:r1", 5), ("room:r2", 1), ("room:r1", 6)]
+             [Fence("room:r1", 5)], [Fence("room:r1", 6)], [Fence("room:r3", 2)]]  # fmt: skip
+    assert write_batch(tx, steps, lambda exc: False) == [None] * 5
+    assert [args for _, args in tx.statements] == [
+        ["room:r2", 1, "room:r3", 2],
+        ["room:r1", 5],
+        ["room:r1", 6],
+    ]
+
+
+async def test_one_stale_fence_among_many_is_pinned_on_its_step(store: StoreUnderTest) -> None:
+    """Fences of many rooms go in one statement: one stale among them fails the batch,
+    and the writer, trying each step alone, loses only the deposed owner's (the last
+    here: a lost step loses the steps queued behind it too)."""
+    storage = await Storage.open(store.target)
+    lost: list[object] = []
+    storage.on_lost = lost.append
+    try:
+        await storage.persist([], [Fence("room:a", 3)])
+        steps = [storage.persist([], [Fence(f"room:{key}", 3)]) for key in "bcd"]
+        stale = storage.persist([], [Fence("room:a", 2)])
+        outcomes = await asyncio.gather(*steps, stale, return_exceptions=True)
+    finally:
+        await storage.close()
+    assert outcomes[:3] == [None] * 3
+    assert isinstance(outcomes[3], WriteFailed) and "room:a" in str(outcomes[3])
+    assert lost
+    assert store.rows("SELECT key, token FROM fences ORDER BY key") == [
+        ("room:a", 3), ("room:b", 3), ("room:c", 3), ("room:d", 3),
+    ]  # fmt: skip
