@@ -66,6 +66,7 @@ class Directory:
         self.node = node
         self._published: dict[str, str] = {}  # room id -> the summary we last listed
         self._keys: dict[str, tuple[Any, ...]] = {}  # room id -> its summary's key, then
+        self._ranked: set[str] = set()  # rooms whose place in cs:listed is written
 
     def changes(self, touched: Collection[Room]) -> tuple[dict[str, str], list[str]]:
         """What to list (room id -> entry) and unlist, of ``touched``, against what we listed."""
@@ -89,9 +90,11 @@ class Directory:
         """Nothing of ours is listed any more (Redis lost it): list everything again."""
         self._published.clear()
         self._keys.clear()
+        self._ranked.clear()
 
     def unlist(self, room_id: str) -> bool:
         self._keys.pop(room_id, None)
+        self._ranked.discard(room_id)
         return self._published.pop(room_id, None) is not None
 
     async def write(
@@ -99,9 +102,10 @@ class Directory:
     ) -> None:
         pipe = self.redis.pipeline(transaction=False)
         for room_id, entry in upsert.items():
-            seq = await self.redis.incr(SEQ) if not await self.redis.zscore(LISTED, room_id) else 0
-            if seq:
-                pipe.zadd(LISTED, {room_id: seq}, nx=True)
+            if room_id not in self._ranked:  # its first listing (here): a place in the list
+                self._ranked.add(room_id)
+                if not await self.redis.zscore(LISTED, room_id):
+                    pipe.zadd(LISTED, {room_id: await self.redis.incr(SEQ)}, nx=True)
             pipe.hset(SUMMARIES, room_id, entry)
         for room_id in remove:
             pipe.zrem(LISTED, room_id)
