@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import multiprocessing as mp
@@ -77,6 +78,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Iterator, Sequence
@@ -132,6 +134,18 @@ class Child:
         if not hasattr(self, "port"):
             self.stop()
             raise RuntimeError(f"{argv[2:]} did not announce its port")
+        # Read what it says from now on, so that a server logging much never blocks on
+        # a full pipe; keep the lines that tell of a failure, to show at the end.
+        self.failures: collections.deque[str] = collections.deque(maxlen=40)
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+
+    def _drain(self) -> None:
+        assert self.proc.stdout is not None
+        with contextlib.suppress(ValueError, OSError):  # closed by stop()
+            for line in self.proc.stdout:
+                if " ERROR " in line or "Traceback" in line or line.startswith(("  ", "\t")):
+                    self.failures.append(line.rstrip())
 
     @property
     def pid(self) -> int:
@@ -161,6 +175,8 @@ class Child:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        if hasattr(self, "_reader"):
+            self._reader.join(2)  # it has exited: the pipe is at its end
         if self.proc.stdout is not None:
             self.proc.stdout.close()
 
@@ -178,6 +194,9 @@ def game_server(
         yield child
     finally:
         child.stop()
+        if child.failures:
+            print(f"the server on port {child.port} logged failures (the last lines):",
+                  *child.failures, sep="\n  ", file=sys.stderr)  # fmt: skip
 
 
 @dataclass
