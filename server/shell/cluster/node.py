@@ -282,12 +282,12 @@ class ClusterNode:
         desk = self.lobby.head_to_head
         if not desk.changes_pending:  # nearly every step: a placement, a tick
             return
-        upsert, remove = waiting.changes(desk, self._connected)
+        upsert, remove = waiting.changes(desk, self.connected_nodes)
         token = self.leases.tokens.get(COORDINATOR)
         if token is not None:
             self.bus.post("EVAL", *waiting.write_args(f"{self.id} {token}", upsert, remove))
 
-    def _connected(self, player_id: str) -> set[str]:
+    def connected_nodes(self, player_id: str) -> set[str]:
         """The nodes ``player_id`` is connected to, as this node knows it."""
         nodes = set(self.presence.nodes_of.get(player_id, ()))
         if self.delivery.by_player.get(player_id):
@@ -784,7 +784,7 @@ class ClusterNode:
         except RedisError as exc:
             log.warning("cluster: the queue and challenges could not be read (%s)", exc)
             return
-        present = taken.present(self._connected, alive | {self.id})
+        present = taken.present(self.connected_nodes, alive | {self.id})
         desk = self.lobby.head_to_head
         with contextlib.suppress(errors.StorageFailed):
             await self.hub.apply(

@@ -1,12 +1,15 @@
-"""A tournament's tables on a cluster: placed on the least loaded nodes, asked and heard
+"""A tournament's tables on a cluster: placed where their players are, asked and heard
 across them.
 
 A director runs on the coordinator (server/shell/cluster/node.py, COORDINATOR);
 its desk notes what crosses nodes (server/tournaments/hosting.py, ``shared``)
 and this carries it. Each table the coordinator opens is handed to the live
-node that holds the fewest leases (:func:`placements`), counting the tables
-placed in the same step: it leaves the coordinator's lobby once everything it
-decided there is stored, then its lease moves to that node in one step with a new token
+node most of its players are connected to, so that their placements are not
+forwarded; a table none of whose players is connected (bots, players away)
+goes to the node that holds the fewest leases, and so do ties
+(:func:`placements`), counting the tables placed in the same step: it leaves
+the coordinator's lobby once everything it decided there is stored, then its
+lease moves to that node in one step with a new token
 (:meth:`Leases.hand_over`, never free meanwhile), and that node rebuilds it from
 the store. What a director asks of a table elsewhere (stop it, make an entrant
 leave, lift its round's embargo, who may watch it) goes to the table's owner;
@@ -25,7 +28,7 @@ import asyncio
 import functools
 import itertools
 import logging
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from redis.exceptions import RedisError
@@ -68,6 +71,7 @@ class Node(Protocol):
     @property
     def alive(self) -> Collection[str]: ...
     def owner_heard(self, key: str) -> str | None: ...
+    def connected_nodes(self, player_id: str) -> set[str]: ...
     def owner_is(self, key: str, node: str) -> None: ...
     def runs(self, key: str) -> bool: ...
     async def send_to_owner(self, key: str, payload: dict[str, Any]) -> None: ...
@@ -88,7 +92,8 @@ class Tables:
         results: list[tuple[str, str, int, bool]],
     ) -> None:
         """What the tournament desk noted in a step, carried between nodes."""
-        for room_id, target in zip(placed, await self.nodes_for(len(placed)), strict=True):
+        tables = [self._seated(room_id) for room_id in placed]
+        for room_id, target in zip(placed, await self.nodes_for(tables), strict=True):
             if target != self.node.id:
                 self.handing.add(room_id)
                 self.node.later(self._hand_over(room_id, target))
@@ -112,24 +117,46 @@ class Tables:
         for (room_id, series_id), (deals, over) in told.items():
             self.node.later(self._table_result(room_id, series_id, deals, over))
 
-    async def nodes_for(self, count: int) -> list[str]:
-        """The nodes the next ``count`` tables opened here play on, by the leases each
-        live node holds now; if Redis cannot say, every live node in turn."""
-        if not count:
+    def _seated(self, room_id: str) -> list[str]:
+        room = self.node.lobby.rooms.get(room_id)
+        return [] if room is None else [seat.player.id for seat in room.seats]
+
+    async def nodes_for(self, tables: Sequence[Collection[str]]) -> list[str]:
+        """The nodes the tables opened here (each its players' ids) play on: where most of
+        a table's players are connected, then by the leases each live node holds now;
+        if Redis cannot say, the players' node or every live node in turn."""
+        if not tables:
             return []
         nodes = sorted(self.node.alive)
         after = nodes.index(self.node.id) + 1
         # Ties go to the nodes after this one in the order of their ids, this one (which
         # runs the directors and the rest of the coordinator's work) last.
         order = nodes[after:] + nodes[:after]
+        wanted = [self._where(players) for players in tables]
         try:
             loads = await self.node.leases.loads(order)
         except RedisError:
-            return [order[next(self._placings) % len(order)] for _ in range(count)]
+            chosen: list[str] = []
+            for there in wanted:
+                if there:
+                    chosen.append(max(there, key=there.__getitem__))
+                else:
+                    chosen.append(order[next(self._placings) % len(order)])
+            return chosen
         # This node leases the tables it opens until it hands them over: not its load.
-        mine = loads.get(self.node.id, 0) - count - len(self.handing)
+        mine = loads.get(self.node.id, 0) - len(tables) - len(self.handing)
         loads[self.node.id] = max(0, mine)
-        return placements(order, loads, count)
+        return placements(order, loads, wanted)
+
+    def _where(self, players: Collection[str]) -> dict[str, int]:
+        """Live node -> how many of ``players`` are connected to it."""
+        there: dict[str, int] = {}
+        alive = self.node.alive
+        for player_id in players:
+            for node in self.node.connected_nodes(player_id):
+                if node in alive:
+                    there[node] = there.get(node, 0) + 1
+        return there
 
     async def _hand_over(self, room_id: str, target: str) -> None:
         """A table opened here goes to ``target`` as a stop hands a room over: it leaves
@@ -307,14 +334,17 @@ def _table_request_of(room_id: str, payload: dict[str, Any]) -> TableRequest:
     raise ValueError(f"no table request {do!r}")
 
 
-def placements(order: list[str], loads: dict[str, int], count: int) -> list[str]:
-    """Where ``count`` new tables go: each in turn to the node of ``order`` holding the
-    fewest leases (``loads``), the tables already placed counted; ties to the
-    earliest in ``order``."""
+def placements(
+    order: list[str], loads: dict[str, int], wanted: Sequence[Mapping[str, int]]
+) -> list[str]:
+    """Where new tables go: each in turn (``wanted``: node -> how many of its players are
+    connected there) to the node of ``order`` most of its players are connected to,
+    then holding the fewest leases (``loads``), the tables already placed counted;
+    ties to the earliest in ``order``."""
     held = {node: loads.get(node, 0) for node in order}
     chosen: list[str] = []
-    for _ in range(count):
-        node = min(order, key=lambda n: held[n])  # min keeps the first of equals
+    for there in wanted:
+        node = min(order, key=lambda n: (-there.get(n, 0), held[n]))  # the first of equals
         held[node] += 1
         chosen.append(node)
     return chosen

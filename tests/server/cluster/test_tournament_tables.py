@@ -2,11 +2,13 @@
 
 Three real nodes on one database and one Redis. Four people play a two-round
 lockstep Swiss, connected to two nodes; the coordinator opens each table and
-hands it to the live node holding the fewest leases (ties by id, from the one
-after it), so round 1's two tables, opened on an idle cluster, are owned by node1
-and node2, which the rooms' leases in Redis show.
-Then a node is SIGKILLed in the middle of round 1: the owner of a table (node1),
-or the coordinator; a table its node held is taken over by another node, the
+hands it to the node most of its players are connected to, then to the live
+node holding the fewest leases (ties by id, from the one after it), so round 1's
+two tables are owned by the two nodes the players are on, which the rooms'
+leases in Redis show.
+Then a node is SIGKILLed in the middle of round 1: the owner of a table (node1,
+whose players reconnect to another node, as through the public address), or
+the coordinator; a table its node held is taken over by another node, the
 director's results come from wherever a table finished, and the tournament
 finishes with the standings its stored deals give, every acknowledged placement
 in the stored boards. A table on another node than its director's is watched
@@ -147,12 +149,34 @@ async def round_one(clients: list[Client]) -> list[tuple[str, dict[int, str]]]:
     return list(await asyncio.gather(*(place_cards(c, 5, i % 3) for i, c in enumerate(clients))))
 
 
+async def rejoined(client: Client, live: Live) -> Client:
+    """``client``'s player again, on ``live`` (its node died: it says who it is with
+    its token, as the terminal client does on a new connection; bounded)."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            again = await Client.connect(live)
+            welcome = await again.hello(token=client.token)
+            assert welcome["type"] == "welcome" and again.id == client.id, welcome
+            return again
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.2)
+
+
 async def kill_mid_round(
-    redis_url: str, clients: list[Client], victim: Node, owners_expected: list[Node]
+    redis_url: str,
+    clients: list[Client],
+    victim: Node,
+    owners_expected: list[Node],
+    rejoin: tuple[list[int], Live] | None = None,
 ) -> tuple[LeaseWatch, list[tuple[str, dict[int, str]]], dict[str, str]]:
     """Round 1 played five cards in, its tables' owners checked, ``victim`` SIGKILLed,
-    then everyone plays on to the end of the tournament (bounded). The leases seen,
-    round 1's (room, acknowledged placements) by client, and round 1's owners."""
+    then everyone plays on to the end of the tournament (bounded); the clients of
+    ``rejoin`` (their indexes: connected to ``victim``) first connect to its other
+    node. The leases seen, round 1's (room, acknowledged placements) by client, and
+    round 1's owners."""
     async with LeaseWatch(redis_url) as watch:
         played = await round_one(clients)
         rooms = {room for room, _ in played}
@@ -161,6 +185,10 @@ async def kill_mid_round(
         assert sorted(held.values()) == [n.id for n in owners_expected], held
         victim.process.kill()
         killed = time.monotonic()
+        if rejoin is not None:
+            indexes, live = rejoin
+            for i in indexes:
+                clients[i] = await rejoined(clients[i], live)
         finals = await asyncio.gather(*(play_on(c, i % 3) for i, c in enumerate(clients)))
         assert time.monotonic() - killed < 150
     assert all(f["status"] == "finished" and len(f["history"]) == 2 for f in finals)
@@ -176,10 +204,14 @@ async def test_tables_land_on_several_nodes_and_survive_their_owner_killed(
 ) -> None:
     with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
         coordinator, victim, keeper = nodes
-        # Nobody is connected to the node that is killed: only its table moves.
-        clients, created = await start_swiss(coordinator.live, keeper.live)
-        # Round 1's tables on the idle nodes, by id from the node after the coordinator.
-        watch, played, held = await kill_mid_round(redis_url, clients, victim, [victim, keeper])
+        # alice and carol on the node that is killed, bob and dave on the keeper: round
+        # 1's tables on the two (their players' nodes; a tie by id, from the node after
+        # the coordinator). The table dies with its node and is taken over; alice and
+        # carol reconnect to the keeper.
+        clients, created = await start_swiss(victim.live, keeper.live)
+        watch, played, held = await kill_mid_round(
+            redis_url, clients, victim, [victim, keeper], rejoin=([0, 2], keeper.live)
+        )
         (moved,) = [room for room, node in held.items() if node == victim.id]
         after = await asyncio.to_thread(owners, redis_url, {moved})
         assert after.get(moved) in (None, coordinator.id, keeper.id)  # closed, or taken
