@@ -102,6 +102,7 @@ class HeadToHead:
         # whose wait and the challenges whose state changed since the shell took them.
         self.shared = False
         self.changed: tuple[set[str], set[str]] = (set(), set())
+        self.paired: list[str] = []  # ``shared``: the rooms opened, for the shell to place
 
     def pair(
         self,
@@ -125,6 +126,8 @@ class HeadToHead:
                 outs.append(Outbound((pid,), notice(pid, room)))
                 outs.append(room.send_state(pid, now_ms))
         outs += room.start(now_ms)
+        if self.shared:
+            self.paired.append(room.id)
         return outs + self.lobby.settle(room, now_ms)
 
     # ------------------------------------------------------------------

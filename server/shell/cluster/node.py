@@ -245,6 +245,7 @@ class ClusterNode:
         desk = self.lobby.tournaments  # what crosses nodes: carried once the leases are held
         placed, elsewhere, results = desk.placed, desk.elsewhere, desk.results
         desk.placed, desk.elsewhere, desk.results = [], [], []
+        paired, self.lobby.head_to_head.paired = self.lobby.head_to_head.paired, []
         if self._rated:  # the other nodes read the ratings again once they are stored
             self._rated = False
             self._later(self._ratings_moved())
@@ -262,6 +263,8 @@ class ClusterNode:
             self._owner[key] = self.id
         if placed or elsewhere or results:
             await self.tables.carry(placed, elsewhere, results)
+        if paired:
+            self.tables.follow_players(paired)
         upsert, remove = self.directory.changes(touched.values())
         for room in closed:
             if self.directory.unlist(room.id):

@@ -117,6 +117,23 @@ class Tables:
         for (room_id, series_id), (deals, over) in told.items():
             self.node.later(self._table_result(room_id, series_id, deals, over))
 
+    def follow_players(self, rooms: list[str]) -> None:
+        """Head-to-head rooms the coordinator opened (quick play, a challenge taken): one
+        none of whose players is connected here goes, as a table does, to the node most
+        of them are connected to (ties by id from the node after this one); one with as
+        many of them here as anywhere stays."""
+        nodes = sorted(self.node.alive)
+        after = nodes.index(self.node.id) + 1
+        order = nodes[after:] + nodes[:after]
+        for room_id in rooms:
+            there = self._where(self._seated(room_id))
+            most = max(there.values(), default=0)
+            if there.get(self.node.id, 0) == most:
+                continue
+            target = next(n for n in order if there.get(n, 0) == most)
+            self.handing.add(room_id)
+            self.node.later(self._hand_over(room_id, target))
+
     def _seated(self, room_id: str) -> list[str]:
         room = self.node.lobby.rooms.get(room_id)
         return [] if room is None else [seat.player.id for seat in room.seats]
@@ -159,7 +176,7 @@ class Tables:
         return there
 
     async def _hand_over(self, room_id: str, target: str) -> None:
-        """A table opened here goes to ``target`` as a stop hands a room over: it leaves
+        """A room opened here goes to ``target`` as a stop hands a room over: it leaves
         this lobby, everything it decided here is stored (the step that lets it go
         waits for that), then its lease becomes ``target``'s, which takes the room from
         the store. If ``target`` dies first, the lease expires and is taken as any of
@@ -171,7 +188,7 @@ class Tables:
             await self.node.hub.apply(functools.partial(self._let_go, room_id))
             if await self.node.leases.hand_over(key, target) is None:
                 # Not ours (any more): whoever may take it does, from the store.
-                log.warning("cluster: table %s was no longer ours to hand over", room_id)
+                log.warning("cluster: room %s was no longer ours to hand over", room_id)
                 self.node.publish_later(None, {"k": "take", "room": room_id})
                 return
             self.node.owner_is(key, target)
@@ -180,9 +197,9 @@ class Tables:
             if rule is not None:
                 told["watch"] = {"anyone": rule[0], "members": rule[1]}
             await self.node.bus.publish(target, told)
-            log.info("cluster: table %s handed to node %s", room_id, target)
+            log.info("cluster: room %s handed to node %s", room_id, target)
         except Exception:
-            log.exception("cluster: handing table %s to node %s failed", room_id, target)
+            log.exception("cluster: handing room %s to node %s failed", room_id, target)
         finally:
             self.handing.discard(room_id)
 
