@@ -12,7 +12,7 @@ The rules (docs/fairness.md, *Who sees a deal*):
 * **The cards of a deal** are its seed, its server secret, the starter and
   every board's cells, placements and itemized score. While the deal is
   played nobody sees them but each player its own cards, as they are dealt
-  (the room's one choke point, ``Room._out``, sees to that).
+  (the room's one choke point, ``Room.address``, sees to that).
 * **Once the deal is over** its players see its whole result. Everybody else
   (spectators, the HTTP API) sees it too, unless the deal is under an
   **embargo**: a deal of a tournament round is played by every table of the

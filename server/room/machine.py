@@ -9,7 +9,7 @@ and leaves the room exactly as it was: every command validates first and only
 then changes anything.
 
 Hidden information is filtered here and only here. An :class:`Outbound` is built
-only by :meth:`Room._out`, which refuses to address a private message (a dealt
+only by :meth:`Room.address`, which refuses to address a private message (a dealt
 card, a placement, a snapshot with a board) to anyone but its owner, refuses a
 card not yet due to that owner, refuses the match result before the match
 has finished, and refuses it to anyone :mod:`server.visibility` does not let
@@ -166,22 +166,22 @@ class Room:
         self.finished_at: int | None = None
         self.created_at = now_ms
         self.now = now_ms  # the time of the latest command or tick
-        self._ids = ids
-        self._bots = bots
-        self._think_elsewhere = think_elsewhere
+        self.ids = ids
+        self.bot_factory = bots
+        self.think_elsewhere = think_elsewhere
         self.between_deals_ms = between_deals_ms
         self.bot_turns: list[BotTurn] = []
         # When the members are next due a progress (None: they are up to date).
         self.progress_due: int | None = None
         # When they are next due a room update, and when they last got one.
         self.room_due: int | None = None
-        self._room_sent_at: int | None = None
+        self.room_sent_at: int | None = None
         # A clock above the room's ran out (a tournament round): no deal after this one.
         self.last_deal = False
-        self.series = self._new_series(match_id, server_secret, secret_scheme, embargo)
+        self.series = self.new_series(match_id, server_secret, secret_scheme, embargo)
         self.server_commitment = self.series.commitment
         # Series over: what the server has committed to for a rematch.
-        self._next_series: Series | None = None
+        self.next_series: Series | None = None
         self.events: list[Event] = [
             RoomOpened(
                 room_id=room_id,
@@ -207,12 +207,12 @@ class Room:
         self.now = now_ms
         if self.phase != Phase.PLAYING:
             return []
-        return self._bots_play(now_ms) + self._advance(now_ms)
+        return self.bots_play(now_ms) + self.advance(now_ms)
 
     # ------------------------------------------------------------------
     # Queries
 
-    def _new_series(
+    def new_series(
         self,
         series_id: str,
         root_secret: str,
@@ -322,7 +322,7 @@ class Room:
             self.progress_due,
             self.room_due,
             self.series,
-            self._next_series,
+            self.next_series,
             self.server_commitment,
         ]  # fmt: skip
         if m is not None:
@@ -341,7 +341,7 @@ class Room:
     # ------------------------------------------------------------------
     # The one place messages are addressed
 
-    def _out(self, to: Iterable[str], message: BaseModel | Prepared) -> Outbound:
+    def address(self, to: Iterable[str], message: BaseModel | Prepared) -> Outbound:
         recipients = tuple(to)
         if isinstance(message, Prepared):  # its JSON already written
             kind = message.kind
@@ -387,22 +387,22 @@ class Room:
         if m is None or player_id not in m.boards or turn > m.boards[player_id].dealt:
             raise AssertionError("a placement of a card that player was never sent")
 
-    def _to_members(
+    def to_members(
         self, message: BaseModel | Prepared, *, ref: str | None = None, actor: str = ""
     ) -> list[Outbound]:
         """One message to every member; the acting member's copy echoes its ``ref``."""
         members = self.members()
         if ref is None or actor not in members:
-            return [self._out(members, message)] if members else []
+            return [self.address(members, message)] if members else []
         if isinstance(message, Prepared):
             message = message.model()
         others = [m for m in members if m != actor]
-        outs = [self._out([actor], message.model_copy(update={"ref": ref}))]
+        outs = [self.address([actor], message.model_copy(update={"ref": ref}))]
         if others:
-            outs.append(self._out(others, message))
+            outs.append(self.address(others, message))
         return outs
 
-    def _room_update(
+    def room_update(
         self, *, ref: str | None = None, actor: str = "", now: bool = False
     ) -> list[Outbound]:
         """Tell the members the room changed (ROOM_UPDATE_INTERVAL_MS).
@@ -413,15 +413,15 @@ class Room:
         then); the member whose command changed it (``actor``) is answered at once.
         """
         at = self.now
-        sent = self._room_sent_at
+        sent = self.room_sent_at
         if now or sent is None or at - sent >= ROOM_UPDATE_INTERVAL_MS:
             self.room_due = None
-            self._room_sent_at = at
-            return self._to_members(RoomUpdate(room=self.info()), ref=ref, actor=actor)
+            self.room_sent_at = at
+            return self.to_members(RoomUpdate(room=self.info()), ref=ref, actor=actor)
         if self.room_due is None:
             self.room_due = sent + ROOM_UPDATE_INTERVAL_MS
         if actor and self.is_member(actor):
-            return [self._out([actor], RoomUpdate(room=self.info(), ref=ref))]
+            return [self.address([actor], RoomUpdate(room=self.info(), ref=ref))]
         return []
 
     def send_state(self, player_id: str, now_ms: int, ref: str | None = None) -> Outbound:
@@ -430,7 +430,7 @@ class Room:
         state = self.view_for(player_id, now_ms, ref)
         if state.you is not None and state.you.turn is not None:
             self._mark_dealt(player_id, state.you.turn)
-        return self._out([player_id], state)
+        return self.address([player_id], state)
 
     def _mark_dealt(self, player_id: str, turn: int) -> None:
         """The card of ``turn`` has been shown to ``player_id``."""
@@ -438,12 +438,12 @@ class Room:
         board = self.match.boards[player_id]
         board.dealt = max(board.dealt, turn)
 
-    def _progress_now(self, now_ms: int) -> list[Outbound]:
+    def progress_now(self, now_ms: int) -> list[Outbound]:
         """A ``progress`` to every member now; any delayed one is no longer due."""
         self.progress_due = None
-        return self._to_members(progress_message(**views.progress_fields(self, now_ms)))
+        return self.to_members(progress_message(**views.progress_fields(self, now_ms)))
 
-    def _card_for(self, player_id: str, now_ms: int) -> list[Outbound]:
+    def card_for(self, player_id: str, now_ms: int) -> list[Outbound]:
         """The card ``player_id`` must place now, to that player alone."""
         m = self.match
         seat = self.seat_of(player_id)
@@ -461,12 +461,12 @@ class Room:
             views.deadline_left(self, now_ms),
             legal_text,
         )
-        return [self._out([player_id], message)]
+        return [self.address([player_id], message)]
 
     # ------------------------------------------------------------------
     # Transitions
 
-    def _go(self, phase: Phase) -> None:
+    def go(self, phase: Phase) -> None:
         if phase not in TRANSITIONS[self.phase]:
             raise AssertionError(f"no transition from {self.phase} to {phase}")
         self.phase = phase
@@ -510,46 +510,46 @@ class Room:
             return [self.send_state(player.id, now_ms, msg.ref), *self._changed(now_ms)]
         if msg.spectate:
             self.spectators[player.id] = player
-            return [self.send_state(player.id, now_ms, msg.ref), *self._room_update()]
+            return [self.send_state(player.id, now_ms, msg.ref), *self.room_update()]
         phases.require(self.phase, JoinRoom)
         if len(self.seats) >= self.settings.seats:
             raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
         if self.settings.rated and (player.guest or player.bot):
             raise errors.NotRateable("a rated room is for registered players; guests play casual")
         self.seats.append(Seat(player, msg.contribution))
-        return [self.send_state(player.id, now_ms, msg.ref), *self._room_update()]
+        return [self.send_state(player.id, now_ms, msg.ref), *self.room_update()]
 
     def _leave(self, player: PlayerInfo, msg: LeaveRoom, now_ms: int) -> list[Outbound]:
         self._require_member(player)
-        left = self._out([player.id], Left(room_id=self.id, ref=msg.ref))
+        left = self.address([player.id], Left(room_id=self.id, ref=msg.ref))
         if player.id in self.spectators:
             del self.spectators[player.id]
-            return [left, *self._room_update()]
+            return [left, *self.room_update()]
         seat = self.seat_of(player.id)
         assert seat is not None
         if self.phase == Phase.WAITING:
             self._remove_seat(seat)
-            return [left, *self._room_update()]
+            return [left, *self.room_update()]
         seat.present = False
         seat.rematch = False
         if self.phase == Phase.FINISHED:
-            return [left, *self._room_update()]
+            return [left, *self.room_update()]
         # Leaving a series being played forfeits it; the server plays out the deal.
         seat.connected, seat.away_since = False, now_ms
         series = self.series
         series.forfeit(player.id)
         series.gone.add(player.id)
-        self._abandoned(player.id, Abandonment.LEFT, now_ms)
+        self.abandoned(player.id, Abandonment.LEFT, now_ms)
         outs = [left]
         if self.phase == Phase.PLAYING:
-            outs += self._bots_play(now_ms) + self._advance(now_ms)
+            outs += self.bots_play(now_ms) + self.advance(now_ms)
         elif series.decided():
-            outs += self._end_series(now_ms)
+            outs += self.end_series(now_ms)
         if self.phase == Phase.PLAYING:
             outs += self._changed(now_ms)
         return outs
 
-    def _abandoned(self, player_id: str, kind: Abandonment, now_ms: int) -> None:
+    def abandoned(self, player_id: str, kind: Abandonment, now_ms: int) -> None:
         """``player_id`` left the series being played, went away too long, or never moved."""
         match_id = self.match.id if self.match else ""
         self.events.append(Abandoned(player_id, self.id, self.series.id, match_id, kind, now_ms))
@@ -567,15 +567,15 @@ class Room:
         seat.ready = msg.ready
         full = len(self.seats) == self.settings.seats
         if full and all(s.ready for s in self.seats):
-            return self._begin(now_ms, ref=msg.ref, actor=player.id)
-        return self._room_update(ref=msg.ref, actor=player.id)
+            return self.deal_next(now_ms, ref=msg.ref, actor=player.id)
+        return self.room_update(ref=msg.ref, actor=player.id)
 
     def _start(self, player: PlayerInfo, msg: StartMatch, now_ms: int) -> list[Outbound]:
         self._require_member(player)
         if player.id != self.creator.id:
             raise errors.NotCreator("only the room's creator may start the match")
         phases.require(self.phase, StartMatch)
-        return self._begin(now_ms, ref=msg.ref, actor=player.id)
+        return self.deal_next(now_ms, ref=msg.ref, actor=player.id)
 
     def _add_bot(self, player: PlayerInfo, msg: AddBot, now_ms: int) -> list[Outbound]:
         self._require_member(player)
@@ -587,12 +587,12 @@ class Room:
         if self.settings.rated:
             raise errors.NotRateable("bots do not play rated rooms")
         self.seat_bot(msg.strategy)
-        return self._room_update(ref=msg.ref, actor=player.id)
+        return self.room_update(ref=msg.ref, actor=player.id)
 
     def _rematch(self, player: PlayerInfo, msg: Rematch, now_ms: int) -> list[Outbound]:
         seat = self._playing_seat(player)
         phases.require(self.phase, Rematch)
-        if self._next_series is None:  # a room that commits to no rematch (no ids)
+        if self.next_series is None:  # a room that commits to no rematch (no ids)
             raise errors.SeriesNotOver("a rematch can be offered once the match is over")
         gone = [s.player.name for s in self.seats if s.bot is None and not s.present]
         if gone and msg.want:
@@ -601,20 +601,20 @@ class Room:
         if msg.want and msg.contribution:
             seat.contribution = msg.contribution
         if not all(s.rematch or s.bot is not None for s in self.seats):
-            return self._room_update(ref=msg.ref, actor=player.id)
+            return self.room_update(ref=msg.ref, actor=player.id)
         # Everyone wants it: the series committed to when the last one ended begins.
-        self.series, self._next_series = self._next_series, None
+        self.series, self.next_series = self.next_series, None
         for s in self.seats:
             s.rematch = False
         self.finished_at = None
-        return self._begin(now_ms, ref=msg.ref, actor=player.id)
+        return self.deal_next(now_ms, ref=msg.ref, actor=player.id)
 
     def seat_bot(self, strategy: str) -> PlayerInfo:
         """Fill the next seat with a server-side bot; UnknownStrategy changes nothing."""
         n = 1 + sum(1 for s in self.seats if s.player.id.startswith(f"bot-{strategy}-"))
         bot = PlayerInfo(id=f"bot-{strategy}-{n}", name=f"{strategy} bot {n}", bot=True)
         seed = bot_seats.seat_seed(self.id, bot.id)
-        chooser = bot_seats.chooser(self._bots, strategy, seed)
+        chooser = bot_seats.chooser(self.bot_factory, strategy, seed)
         self.seats.append(Seat(bot, "", ready=True, bot=chooser, strategy=strategy, bot_seed=seed))
         return bot
 
@@ -632,7 +632,7 @@ class Room:
         seat = self.seat_of(player_id)
         assert seat is not None and self.phase == Phase.WAITING
         seed = bot_seats.seat_seed(self.id, player_id)
-        chooser = bot_seats.chooser(self._bots, strategy, seed)
+        chooser = bot_seats.chooser(self.bot_factory, strategy, seed)
         seat.bot, seat.strategy, seat.bot_seed, seat.ready = chooser, strategy, seed, True
 
     def time_up(self, now_ms: int) -> list[Outbound]:
@@ -642,22 +642,22 @@ class Room:
         self.now = now_ms
         self.last_deal = True
         if self.phase == Phase.BETWEEN:
-            return self._end_series(now_ms)
+            return self.end_series(now_ms)
         m = self.match
         if self.phase != Phase.PLAYING or m is None:
             return []
         outs: list[Outbound] = []
         for seat in self.seats:
             while m.boards[seat.player.id].placed < TURNS:
-                outs += self._auto_place(seat.player.id, now_ms)
-        return outs + self._advance(now_ms)
+                outs += self.auto_place(seat.player.id, now_ms)
+        return outs + self.advance(now_ms)
 
     def close_waiting(self, now_ms: int) -> list[Outbound]:
         """The lobby closes a room that waited too long without starting: every
         member is told it has left, and the room is left to the bots (closable)."""
         assert self.phase == Phase.WAITING
         self.now = now_ms
-        outs = [self._out([pid], Left(room_id=self.id)) for pid in self.members()]
+        outs = [self.address([pid], Left(room_id=self.id)) for pid in self.members()]
         self.seats = [s for s in self.seats if s.bot is not None]
         self.spectators.clear()
         self.room_due = None
@@ -671,7 +671,7 @@ class Room:
     def start(self, now_ms: int) -> list[Outbound]:
         """Begin the match of a room the lobby filled itself."""
         self.now = now_ms
-        return self._begin(now_ms)
+        return self.deal_next(now_ms)
 
     def _playing_seat(self, player: PlayerInfo) -> Seat:
         self._require_member(player)
@@ -708,10 +708,10 @@ class Room:
         if problem is not None:
             raise errors.RuleError.from_engine(problem)
         # Accepted: from here on the room changes.
-        outs = self._put(player.id, cell, now_ms, auto=False, ref=msg.ref)
-        return outs + self._advance(now_ms, placed_by=player.id)
+        outs = self.put_card(player.id, cell, now_ms, auto=False, ref=msg.ref)
+        return outs + self.advance(now_ms, placed_by=player.id)
 
-    def _put(
+    def put_card(
         self, player_id: str, cell: int, now_ms: int, *, auto: bool, ref: str | None = None
     ) -> list[Outbound]:
         """Place the waiting card of ``player_id`` on a cell already checked legal."""
@@ -734,25 +734,25 @@ class Room:
             # board with cards this player never saw: the result will show them.
             return []
         placed = placed_message(self.id, turn, name, text, auto, ref)
-        return [self._out([player_id], placed)]
+        return [self.address([player_id], placed)]
 
-    def _auto_place(self, player_id: str, now_ms: int) -> list[Outbound]:
+    def auto_place(self, player_id: str, now_ms: int) -> list[Outbound]:
         m = self.match
         assert m is not None
         board = m.boards[player_id]
         card = m.deal.cards[board.placed]
         seat = self.seat_of(player_id)
         chooser: CellChooser = fallback_cell
-        if seat is not None and seat.bot is not None and not self._think_elsewhere:
+        if seat is not None and seat.bot is not None and not self.think_elsewhere:
             chooser = seat.bot
         cell = chooser(board.grid.copy(), card)
         if board.grid.why_illegal(cell) is not None:
             cell = fallback_cell(board.grid.copy(), card)
         # A bot thinking elsewhere that the clock overtook is placed for, like a person.
-        auto = seat is None or seat.bot is None or self._think_elsewhere
-        return self._put(player_id, cell, now_ms, auto=auto)
+        auto = seat is None or seat.bot is None or self.think_elsewhere
+        return self.put_card(player_id, cell, now_ms, auto=auto)
 
-    def _bots_play(self, now_ms: int) -> list[Outbound]:
+    def bots_play(self, now_ms: int) -> list[Outbound]:
         """Bot seats holding a card: place it now, or ask for the move (think_elsewhere)."""
         outs: list[Outbound] = []
         m = self.match
@@ -768,13 +768,13 @@ class Room:
                 if race and not others_done:
                     continue
                 while views.waiting_turn(self, seat.player.id) is not None:
-                    outs += self._auto_place(seat.player.id, now_ms)
+                    outs += self.auto_place(seat.player.id, now_ms)
                 continue
             if seat.bot is None or m is None:
                 continue
-            if not self._think_elsewhere:
+            if not self.think_elsewhere:
                 while views.waiting_turn(self, seat.player.id) is not None:
-                    outs += self._auto_place(seat.player.id, now_ms)
+                    outs += self.auto_place(seat.player.id, now_ms)
                 continue
             turn = views.waiting_turn(self, seat.player.id)
             if turn is not None and seat.asked < turn:
@@ -811,10 +811,10 @@ class Room:
         problem = m.boards[player_id].grid.why_illegal(cell)
         if problem is not None:
             raise errors.RuleError.from_engine(problem)
-        outs = self._put(player_id, cell, now_ms, auto=False)
-        return outs + self._advance(now_ms, placed_by=player_id)
+        outs = self.put_card(player_id, cell, now_ms, auto=False)
+        return outs + self.advance(now_ms, placed_by=player_id)
 
-    def _begin(self, now_ms: int, *, ref: str | None = None, actor: str = "") -> list[Outbound]:
+    def deal_next(self, now_ms: int, *, ref: str | None = None, actor: str = "") -> list[Outbound]:
         """Deal the series' next deal to every seat."""
         assert self.seats, "a room always seats its creator"
         series = self.series
@@ -825,7 +825,7 @@ class Room:
             series.players = tuple(s.player.id for s in self.seats)
             match_id = series.id
         else:
-            match_id = self._ids.match_id() if self._ids else f"{series.id}.{number}"
+            match_id = self.ids.match_id() if self.ids else f"{series.id}.{number}"
         secret = series.secret(number)
         contributions = tuple(s.contribution or s.player.id for s in self.seats)
         seed = room_seed(secret, contributions)
@@ -842,7 +842,7 @@ class Room:
         self.match = m
         for seat in self.seats:
             seat.asked = 0  # a new deal: bot seats are asked for their moves from turn 1 again
-        self._go(Phase.PLAYING)
+        self.go(Phase.PLAYING)
         s = self.settings
         if number == 1:
             self.events.append(
@@ -892,13 +892,13 @@ class Room:
             deal=number,
             best_of=series.best_of,
         )
-        outs = self._room_update(ref=ref, actor=actor, now=True) + self._to_members(started)
+        outs = self.room_update(ref=ref, actor=actor, now=True) + self.to_members(started)
         for seat in self.seats:
-            outs += self._card_for(seat.player.id, now_ms)
-        outs += self._bots_play(now_ms)
-        return outs + self._advance(now_ms)
+            outs += self.card_for(seat.player.id, now_ms)
+        outs += self.bots_play(now_ms)
+        return outs + self.advance(now_ms)
 
-    def _advance(self, now_ms: int, placed_by: str | None = None) -> list[Outbound]:
+    def advance(self, now_ms: int, placed_by: str | None = None) -> list[Outbound]:
         """After placements: deal the next card, finish, or report progress.
 
         Lockstep deals the next card to everyone once everyone has placed; race
@@ -915,28 +915,28 @@ class Room:
         if self.settings.pace == Pace.LOCKSTEP:
             while all(b.placed >= m.turn for b in m.boards.values()):
                 if m.turn == TURNS:
-                    return outs + self._finish(now_ms)
+                    return outs + self.finish_deal(now_ms)
                 completed = True
                 m.turn += 1
                 m.turn_started = now_ms
                 for board in m.boards.values():
                     board.card_at = now_ms
                 for seat in self.seats:
-                    outs += self._card_for(seat.player.id, now_ms)
-                outs += self._bots_play(now_ms)
+                    outs += self.card_for(seat.player.id, now_ms)
+                outs += self.bots_play(now_ms)
         else:
             if placed_by is not None:
-                outs += self._card_for(placed_by, now_ms)
-            outs += self._bots_play(now_ms)
+                outs += self.card_for(placed_by, now_ms)
+            outs += self.bots_play(now_ms)
             if all(b.placed == TURNS for b in m.boards.values()):
-                return outs + self._finish(now_ms)
+                return outs + self.finish_deal(now_ms)
         if placed_by is not None and not completed:
             if self.progress_due is None:
                 self.progress_due = now_ms + PROGRESS_DELAY_MS
             return outs
-        return outs + self._progress_now(now_ms)
+        return outs + self.progress_now(now_ms)
 
-    def _finish(self, now_ms: int) -> list[Outbound]:
+    def finish_deal(self, now_ms: int) -> list[Outbound]:
         m = self.match
         assert m is not None
         starter = m.deal.starter
@@ -988,19 +988,19 @@ class Room:
             )
         )
         self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms))
-        outs = self._progress_now(now_ms)
+        outs = self.progress_now(now_ms)
         idle = series.aborts() if self.settings.rated else []
         if idle:  # a side placed no card of the first deal: nobody is rated on it
             series.aborted = True
             for pid in idle:
                 if pid not in series.gone:  # never left nor went away: it never moved
                     series.gone.add(pid)
-                    self._abandoned(pid, Abandonment.IDLE, now_ms)
+                    self.abandoned(pid, Abandonment.IDLE, now_ms)
         if series.aborted or series.decided() or self.last_deal:
-            self._go(Phase.FINISHED)
+            self.go(Phase.FINISHED)
             self._close_series(now_ms)
         else:
-            self._go(Phase.BETWEEN)
+            self.go(Phase.BETWEEN)
             series.next_at = now_ms + self.between_deals_ms
         # Kept as its text (written without the boards' models): a finished deal's
         # boards, placements and itemized scores as live models were most of what
@@ -1018,8 +1018,8 @@ class Room:
         )
         seeing = [p for p in self.members() if views.sees_result(self, p)]
         if seeing:
-            outs.append(self._out(seeing, m.result))
-        return outs + self._room_update(now=True)
+            outs.append(self.address(seeing, m.result))
+        return outs + self.room_update(now=True)
 
     def _close_series(self, now_ms: int) -> None:
         """The series is over: record it, and commit to the secret of a rematch."""
@@ -1043,15 +1043,15 @@ class Room:
                 aborted=series.aborted,
             )
         )
-        if self._ids is not None:
-            self._next_series = self._new_series(self._ids.match_id(), self._ids.server_secret())
-            self.server_commitment = self._next_series.commitment
+        if self.ids is not None:
+            self.next_series = self.new_series(self.ids.match_id(), self.ids.server_secret())
+            self.server_commitment = self.next_series.commitment
 
-    def _end_series(self, now_ms: int) -> list[Outbound]:
+    def end_series(self, now_ms: int) -> list[Outbound]:
         """Between deals, the series was decided without the next deal (a forfeit)."""
-        self._go(Phase.FINISHED)
+        self.go(Phase.FINISHED)
         self._close_series(now_ms)
-        return self._room_update(now=True)
+        return self.room_update(now=True)
 
     def lift_embargo(self, embargo: str, now_ms: int) -> list[Outbound]:
         """Every table of this room's tournament round has finished: the deals of its
@@ -1068,9 +1068,9 @@ class Room:
 
     def _changed(self, now_ms: int) -> list[Outbound]:
         """Seats changed (connection, presence): tell the members."""
-        outs = self._room_update()
+        outs = self.room_update()
         if self.match is not None and self.phase == Phase.PLAYING:
-            outs += self._progress_now(now_ms)
+            outs += self.progress_now(now_ms)
         return outs
 
     # ------------------------------------------------------------------
@@ -1082,7 +1082,7 @@ class Room:
             if connected:
                 return [self.send_state(player_id, now_ms)]
             del self.spectators[player_id]
-            return self._room_update()
+            return self.room_update()
         seat = self.seat_of(player_id)
         if seat is None or not seat.receives:
             return []
@@ -1103,7 +1103,7 @@ class Room:
         outs = self._tick(now_ms)
         due = self.room_due
         if due is not None and now_ms >= due:
-            outs += self._room_update(now=True)
+            outs += self.room_update(now=True)
         return outs
 
     def _tick(self, now_ms: int) -> list[Outbound]:
@@ -1112,7 +1112,7 @@ class Room:
         if self.phase == Phase.BETWEEN:
             due_at = self.series.next_at
             if due_at is not None and now_ms >= due_at:
-                return self._begin(now_ms)
+                return self.deal_next(now_ms)
             return outs
         if self.phase == Phase.WAITING:
             gone = [
@@ -1123,7 +1123,7 @@ class Room:
             for seat in gone:
                 self._remove_seat(seat)
             if gone:
-                outs += self._room_update()
+                outs += self.room_update()
             return outs
         m = self.match
         if self.phase != Phase.PLAYING or m is None:
@@ -1139,25 +1139,25 @@ class Room:
         for seat in lost:  # away too long: the server plays the rest of the deal for it
             seat.timed_out = True
             self.series.gone.add(seat.player.id)
-            self._abandoned(seat.player.id, Abandonment.TIMEOUT, now_ms)
+            self.abandoned(seat.player.id, Abandonment.TIMEOUT, now_ms)
         if lost:
-            outs += self._bots_play(now_ms) + self._advance(now_ms)
+            outs += self.bots_play(now_ms) + self.advance(now_ms)
             if self.phase != Phase.PLAYING:
                 return outs
         if self.settings.pace == Pace.LOCKSTEP:
             if now_ms >= m.turn_started + self.settings.card_clock_ms:
                 for seat in self.seats:
                     if m.boards[seat.player.id].placed < m.turn:
-                        outs += self._auto_place(seat.player.id, now_ms)
-                outs += self._advance(now_ms)
+                        outs += self.auto_place(seat.player.id, now_ms)
+                outs += self.advance(now_ms)
         elif now_ms >= m.started_at + self.settings.deal_clock_ms:
             for seat in self.seats:
                 while m.boards[seat.player.id].placed < TURNS:
-                    outs += self._auto_place(seat.player.id, now_ms)
-            outs += self._advance(now_ms)
+                    outs += self.auto_place(seat.player.id, now_ms)
+            outs += self.advance(now_ms)
         due = self.progress_due
         if self.phase == Phase.PLAYING and due is not None and now_ms >= due:
-            outs += self._progress_now(now_ms)
+            outs += self.progress_now(now_ms)
         return outs
 
 

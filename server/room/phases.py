@@ -19,7 +19,7 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
-# Every phase change goes through Room._go, which checks this table.
+# Every phase change goes through Room.go, which checks this table.
 TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     Phase.WAITING: frozenset({Phase.PLAYING}),
     Phase.PLAYING: frozenset({Phase.BETWEEN, Phase.FINISHED}),

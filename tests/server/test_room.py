@@ -369,7 +369,7 @@ def test_phase_transitions_follow_the_table() -> None:
     assert TRANSITIONS[Phase.FINISHED] == {Phase.PLAYING}  # only a rematch reopens play
     room = make_room(1)
     with pytest.raises(AssertionError):
-        room._go(Phase.FINISHED)
+        room.go(Phase.FINISHED)
 
 
 # ----------------------------------------------------------------------

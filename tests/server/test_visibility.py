@@ -104,7 +104,7 @@ async def test_a_finished_table_is_shown_to_its_spectator_and_the_api_once_the_r
     state = bots_table.view_for(SPECTATOR.id, 10)
     assert state.result is None and state.seed_commitment  # no result, the commitments
     with pytest.raises(AssertionError, match="embargo"):
-        bots_table._out([SPECTATOR.id], m.result)
+        bots_table.address([SPECTATOR.id], m.result)
     shown = await storage.match(m.id)
     assert shown is not None and shown["status"] == "finished" and shown["embargoed"]
     assert shown["seed"] is None and shown["server_secret"] is None and shown["starter"] is None
