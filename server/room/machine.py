@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -50,14 +49,9 @@ from protocol.messages import (
     Ready,
     Rematch,
     Resync,
-    RoomInfo,
     RoomState,
-    RoomStatus,
-    RoomSummary,
     RoomUpdate,
-    SeriesInfo,
     StartMatch,
-    Visibility,
 )
 from protocol.prepared import (
     Prepared,
@@ -70,34 +64,29 @@ from protocol.prepared import (
 )
 from server import errors
 from server.events import (
-    Abandoned,
     Abandonment,
     BoardOutcome,
     CardPlaced,
-    Event,
     MatchBegan,
     MatchEnded,
     PlayerRecord,
-    RoomOpened,
     SeriesBegan,
     SeriesEnded,
 )
 from server.fallback import CellChooser, fallback_cell
 from server.room import bot_seats, phases, views
+from server.room.base import RoomBase
 from server.room.outbound import Outbound
-from server.room.phases import TRANSITIONS, Phase
+from server.room.phases import Phase
 from server.room.state import (
     TURNS,
     Board,
-    BotFactory,
     BotTurn,
     DealInPlay,
-    Ids,
     Placement,
-    RoomSettings,
     Seat,
 )
-from server.series import DealOutcome, SecretScheme, Series, deal_secrets
+from server.series import DealOutcome
 
 # A placement that leaves the turn open is announced in a ``progress`` this long
 # after it, together with every other placement made meanwhile; a placement that
@@ -114,9 +103,6 @@ CELL_NAMES = frozenset(cell_name(c) for c in range(16))
 ROOM_UPDATE_INTERVAL_MS = 250
 
 
-# How long the results of one deal of a series stay up before the next deal.
-BETWEEN_DEALS_MS = 8_000
-
 # Messages that carry one player's hidden state: they may go to that player only.
 PRIVATE_MESSAGES = (CardDealt, Placed, RoomState)
 
@@ -132,74 +118,8 @@ def _legal_names(mask: int) -> tuple[list[str], str | None]:
     return names, legal_json(names)
 
 
-class Room:
+class Room(RoomBase):
     """A room: seats, spectators and at most one match, driven by commands and time."""
-
-    def __init__(
-        self,
-        room_id: str,
-        settings: RoomSettings,
-        creator: PlayerInfo,
-        *,
-        now_ms: int,
-        server_secret: str,
-        match_id: str,
-        invite_code: str | None = None,
-        contribution: str = "",
-        grace_ms: int = 60_000,
-        bots: BotFactory | None = None,
-        think_elsewhere: bool = False,
-        ids: Ids | None = None,
-        between_deals_ms: int = BETWEEN_DEALS_MS,
-        secret_scheme: SecretScheme = SecretScheme.CHAIN,
-        embargo: str | None = None,
-    ) -> None:
-        self.id = room_id
-        self.settings = settings
-        self.creator = creator
-        self.invite_code = invite_code if settings.visibility == Visibility.PRIVATE else None
-        self.grace_ms = grace_ms
-        self.phase = Phase.WAITING
-        self.seats: list[Seat] = [Seat(creator, contribution)]
-        self.spectators: dict[str, PlayerInfo] = {}
-        self.match: DealInPlay | None = None
-        self.finished_at: int | None = None
-        self.created_at = now_ms
-        self.now = now_ms  # the time of the latest command or tick
-        self.ids = ids
-        self.bot_factory = bots
-        self.think_elsewhere = think_elsewhere
-        self.between_deals_ms = between_deals_ms
-        self.bot_turns: list[BotTurn] = []
-        # When the members are next due a progress (None: they are up to date).
-        self.progress_due: int | None = None
-        # When they are next due a room update, and when they last got one.
-        self.room_due: int | None = None
-        self.room_sent_at: int | None = None
-        # A clock above the room's ran out (a tournament round): no deal after this one.
-        self.last_deal = False
-        self.series = self.new_series(match_id, server_secret, secret_scheme, embargo)
-        self.server_commitment = self.series.commitment
-        # Series over: what the server has committed to for a rematch.
-        self.next_series: Series | None = None
-        self.events: list[Event] = [
-            RoomOpened(
-                room_id=room_id,
-                name=settings.name,
-                visibility=settings.visibility,
-                pace=settings.pace,
-                seats=settings.seats,
-                card_clock_ms=settings.card_clock_ms,
-                deal_clock_ms=settings.deal_clock_ms,
-                creator_id=creator.id,
-                server_commitment=self.server_commitment,
-                at_ms=now_ms,
-                invite_code=self.invite_code,
-                deals=settings.best_of,
-                rated=settings.rated,
-                origin=settings.origin,
-            )
-        ]
 
     def resume(self, now_ms: int) -> list[Outbound]:
         """After :func:`server.room.restore.restore`: deal on, ask the bots, finish a
@@ -208,135 +128,6 @@ class Room:
         if self.phase != Phase.PLAYING:
             return []
         return self.bots_play(now_ms) + self.advance(now_ms)
-
-    # ------------------------------------------------------------------
-    # Queries
-
-    def new_series(
-        self,
-        series_id: str,
-        root_secret: str,
-        scheme: SecretScheme = SecretScheme.CHAIN,
-        embargo: str | None = None,
-    ) -> Series:
-        deals = self.settings.best_of
-        return Series(
-            id=series_id,
-            best_of=deals,
-            players=(),
-            secrets=deal_secrets(scheme, root_secret, deals),
-            race=self.settings.pace == Pace.RACE,
-            root=root_secret,
-            scheme=scheme,
-            embargo=embargo,
-        )
-
-    def take_events(self) -> list[Event]:
-        events, self.events = self.events, []
-        return events
-
-    def take_bot_turns(self) -> list[BotTurn]:
-        turns, self.bot_turns = self.bot_turns, []
-        return turns
-
-    def seat_of(self, player_id: str) -> Seat | None:
-        for seat in self.seats:
-            if seat.player.id == player_id:
-                return seat
-        return None
-
-    def members(self) -> list[str]:
-        """Everyone who receives this room's messages: present humans and spectators."""
-        return [s.player.id for s in self.seats if s.receives] + list(self.spectators)
-
-    def is_member(self, player_id: str) -> bool:
-        seat = self.seat_of(player_id)
-        return (seat is not None and seat.receives) or player_id in self.spectators
-
-    # The wire views (server.room.views): pure, they change nothing.
-
-    def status(self) -> RoomStatus:
-        return views.status(self)
-
-    def series_info(self, now_ms: int | None = None) -> SeriesInfo | None:
-        return views.series_info(self, now_ms)
-
-    def info(self) -> RoomInfo:
-        return views.info(self)
-
-    def summary(self) -> RoomSummary:
-        return views.summary(self)
-
-    def summary_key(self) -> tuple[Any, ...]:
-        return views.summary_key(self)
-
-    def view_for(self, player_id: str, now_ms: int, ref: str | None = None) -> RoomState:
-        """The full snapshot ``player_id`` may see: its own board, nobody else's."""
-        return views.view_for(self, player_id, now_ms, ref)
-
-    def closable(self, now_ms: int, finished_ttl_ms: int) -> bool:
-        """Nobody needs this room any more: the lobby may forget it."""
-        if self.phase == Phase.WAITING:
-            return not any(s.bot is None for s in self.seats)
-        if self.phase == Phase.FINISHED:
-            assert self.finished_at is not None
-            connected = any(s.receives and s.connected for s in self.seats) or self.spectators
-            return not connected or now_ms - self.finished_at >= finished_ttl_ms
-        return False
-
-    def next_deadline(self) -> int | None:
-        """The next time :meth:`tick` has something to do (None: nothing timed)."""
-        times: list[int] = [
-            s.away_since + self.grace_ms
-            for s in self.seats
-            if s.away_since is not None
-            and not s.timed_out
-            and s.present
-            and self.phase in (Phase.WAITING, Phase.PLAYING)
-        ]
-        if self.phase == Phase.BETWEEN and self.series.next_at is not None:
-            times.append(self.series.next_at)
-        if self.room_due is not None:
-            times.append(self.room_due)
-        m = self.match
-        if m is not None and self.phase == Phase.PLAYING:
-            if self.settings.pace == Pace.LOCKSTEP:
-                times.append(m.turn_started + self.settings.card_clock_ms)
-            else:
-                times.append(m.started_at + self.settings.deal_clock_ms)
-            if self.progress_due is not None:
-                times.append(self.progress_due)
-        return min(times) if times else None
-
-    def snapshot(self) -> str:
-        """Every piece of state as text, so tests can prove a refusal changed nothing."""
-        m = self.match
-        parts: list[object] = [
-            self.phase,
-            self.creator,
-            [(s.player, s.contribution, s.ready, s.connected, s.away_since, s.present,
-              s.timed_out, s.rematch)
-             for s in self.seats],
-            sorted(self.spectators),
-            self.finished_at,
-            self.progress_due,
-            self.room_due,
-            self.series,
-            self.next_series,
-            self.server_commitment,
-        ]  # fmt: skip
-        if m is not None:
-            parts += [
-                m.id,
-                m.turn,
-                m.turn_started,
-                m.result,
-                {
-                    pid: (b.cells(), list(b.placements), b.card_at, b.dealt)
-                    for pid, b in m.boards.items()
-                },
-            ]
-        return repr(parts)
 
     # ------------------------------------------------------------------
     # The one place messages are addressed
@@ -464,14 +255,6 @@ class Room:
         return [self.address([player_id], message)]
 
     # ------------------------------------------------------------------
-    # Transitions
-
-    def go(self, phase: Phase) -> None:
-        if phase not in TRANSITIONS[self.phase]:
-            raise AssertionError(f"no transition from {self.phase} to {phase}")
-        self.phase = phase
-
-    # ------------------------------------------------------------------
     # Commands
 
     def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
@@ -548,11 +331,6 @@ class Room:
         if self.phase == Phase.PLAYING:
             outs += self._changed(now_ms)
         return outs
-
-    def abandoned(self, player_id: str, kind: Abandonment, now_ms: int) -> None:
-        """``player_id`` left the series being played, went away too long, or never moved."""
-        match_id = self.match.id if self.match else ""
-        self.events.append(Abandoned(player_id, self.id, self.series.id, match_id, kind, now_ms))
 
     def _remove_seat(self, seat: Seat) -> None:
         self.seats.remove(seat)

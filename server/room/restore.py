@@ -13,7 +13,8 @@ from protocol.messages import Pace, PlayerInfo, RoomOrigin, Visibility
 from server import errors
 from server.recovery import Resumable
 from server.room import bot_seats
-from server.room.machine import BETWEEN_DEALS_MS, Room
+from server.room.base import BETWEEN_DEALS_MS
+from server.room.machine import Room
 from server.room.phases import Phase
 from server.room.state import (
     TURNS,
