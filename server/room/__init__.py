@@ -16,8 +16,9 @@ These modules must never await, read a clock, or touch sockets or the database
 (tests/test_quality.py holds them to it).
 """
 
+from server.room.addressing import ROOM_UPDATE_INTERVAL_MS
 from server.room.base import BETWEEN_DEALS_MS
-from server.room.machine import PROGRESS_DELAY_MS, ROOM_UPDATE_INTERVAL_MS, Room
+from server.room.machine import PROGRESS_DELAY_MS, Room
 from server.room.outbound import Outbound
 from server.room.phases import TRANSITIONS, Phase
 from server.room.state import TURNS, BotFactory, BotTurn, Ids, RoomSettings, Seat
