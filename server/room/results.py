@@ -1,0 +1,163 @@
+"""The end of a deal and of a series: scores, ranks, the result, and what is stored.
+
+:meth:`ResultsRoom.finish_deal` scores every board of a deal all have placed
+(:mod:`engine.scoring`), ranks them (:mod:`engine.ranking`: lockstep by score,
+a race by score then time used), records the deal in the series, and sends its
+result to those who may see it; then the series goes on to its next deal, or
+it is over (decided, aborted, or a clock above the room ran out) and is stored,
+with the secret of a rematch committed to. Once a tournament round's embargo
+is lifted, the spectators are sent the result they were not shown
+(:meth:`ResultsRoom.lift_embargo`).
+
+This module must never await, read a clock, or touch sockets or the database.
+"""
+
+from __future__ import annotations
+
+from engine.deal import commitment
+from engine.ranking import competition_ranks
+from engine.scoring import BoardScore, score_board
+from protocol.messages import Pace
+from protocol.prepared import ResultBoard, match_result_message
+from server.events import Abandonment, BoardOutcome, MatchEnded, SeriesEnded
+from server.room import views
+from server.room.addressing import AddressingRoom
+from server.room.outbound import Outbound
+from server.room.phases import Phase
+from server.room.state import Board, Seat
+from server.series import DealOutcome
+
+
+class ResultsRoom(AddressingRoom):
+    """A room that ends its deals and series."""
+
+    def finish_deal(self, now_ms: int) -> list[Outbound]:
+        """Every board of the deal is full: score, rank, record and tell it."""
+        m = self.match
+        assert m is not None
+        starter = m.deal.starter
+        race = self.settings.pace == Pace.RACE
+        # (rank key, seat, seat's board, score). The key: lockstep, total score
+        # only, equal totals share a rank; race, total score then less time used,
+        # equal on both share a rank. Computed once: a score's total is not cheap.
+        rows: list[tuple[tuple[int, int], int, Seat, Board, BoardScore]] = []
+        for i, seat in enumerate(self.seats):
+            board = m.boards[seat.player.id]
+            score = score_board(board.grid.cards(), starter)
+            key = (-score.total, board.time_used_ms if race else 0)
+            rows.append((key, i, seat, board, score))
+        rows.sort(key=lambda r: (r[0], r[1]))
+        ranks = competition_ranks([row[0] for row in rows])
+        results: list[ResultBoard] = []
+        outcomes: list[BoardOutcome] = []
+        for rank, (key, i, seat, board, score) in zip(ranks, rows, strict=True):
+            detail = score.to_dict()
+            results.append(
+                ResultBoard(
+                    seat.player,
+                    i,
+                    rank,
+                    board.cells(),
+                    [p.fields() for p in board.placements],
+                    detail,
+                    board.time_used_ms,
+                )
+            )
+            outcomes.append(
+                BoardOutcome(
+                    player_id=seat.player.id,
+                    seat=i,
+                    rank=rank,
+                    score=-key[0],
+                    time_used_ms=board.time_used_ms,
+                    cells=tuple(c or "" for c in board.cells()),
+                    detail=detail,
+                )
+            )
+        series = self.series
+        series.deals.append(
+            DealOutcome(
+                match_id=m.id,
+                ranks={o.player_id: o.rank for o in outcomes},
+                scores={o.player_id: o.score for o in outcomes},
+                times={o.player_id: o.time_used_ms for o in outcomes},
+            )
+        )
+        self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms))
+        outs = self.progress_now(now_ms)
+        idle = series.aborts() if self.settings.rated else []
+        if idle:  # a side placed no card of the first deal: nobody is rated on it
+            series.aborted = True
+            for pid in idle:
+                if pid not in series.gone:  # never left nor went away: it never moved
+                    series.gone.add(pid)
+                    self.abandoned(pid, Abandonment.IDLE, now_ms)
+        if series.aborted or series.decided() or self.last_deal:
+            self.go(Phase.FINISHED)
+            self._close_series(now_ms)
+        else:
+            self.go(Phase.BETWEEN)
+            series.next_at = now_ms + self.between_deals_ms
+        # Kept as its text (written without the boards' models): a finished deal's
+        # boards, placements and itemized scores as live models were most of what
+        # a young collection walked.
+        m.result = match_result_message(
+            self.id,
+            m.id,
+            str(starter),
+            m.seed,
+            series.secret(series.started),
+            commitment(m.seed),
+            results,
+            series.started,
+            self.series_info(now_ms),
+        )
+        seeing = [p for p in self.members() if views.sees_result(self, p)]
+        if seeing:
+            outs.append(self.address(seeing, m.result))
+        return outs + self.room_update(now=True)
+
+    def _close_series(self, now_ms: int) -> None:
+        """The series is over: record it, and commit to the secret of a rematch."""
+        series = self.series
+        series.finished = True
+        series.next_at = None
+        self.finished_at = now_ms
+        self.events.append(
+            SeriesEnded(
+                series_id=series.id,
+                room_id=self.id,
+                rated=self.settings.rated,
+                pace=self.settings.pace,
+                standings=tuple(
+                    (st.player_id, st.deals_won, st.points, st.time_used_ms, st.forfeited)
+                    for st in series.standings()
+                ),
+                winner_id=series.winner(),
+                deals=len(series.deals),
+                at_ms=now_ms,
+                aborted=series.aborted,
+            )
+        )
+        if self.ids is not None:
+            self.next_series = self.new_series(self.ids.match_id(), self.ids.server_secret())
+            self.server_commitment = self.next_series.commitment
+
+    def end_series(self, now_ms: int) -> list[Outbound]:
+        """Between deals, the series was decided without the next deal (a forfeit)."""
+        self.go(Phase.FINISHED)
+        self._close_series(now_ms)
+        return self.room_update(now=True)
+
+    def lift_embargo(self, embargo: str, now_ms: int) -> list[Outbound]:
+        """Every table of this room's tournament round has finished: the deals of its
+        series may be shown to everyone, and the spectators get the result they
+        were not shown (a snapshot with it)."""
+        series = self.series
+        if series.embargo != embargo or series.embargo_lifted:
+            return []
+        series.embargo_lifted = True
+        m = self.match
+        if m is None or m.result is None:
+            return []
+        return [self.send_state(pid, now_ms) for pid in self.spectators]
