@@ -18,7 +18,8 @@ These modules must never await, read a clock, or touch sockets or the database
 
 from server.room.addressing import ROOM_UPDATE_INTERVAL_MS
 from server.room.base import BETWEEN_DEALS_MS
-from server.room.machine import PROGRESS_DELAY_MS, Room
+from server.room.dealing import PROGRESS_DELAY_MS
+from server.room.machine import Room
 from server.room.outbound import Outbound
 from server.room.phases import TRANSITIONS, Phase
 from server.room.state import TURNS, BotFactory, BotTurn, Ids, RoomSettings, Seat

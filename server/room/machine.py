@@ -17,7 +17,6 @@ This module must never await, read a clock, or touch sockets or the database.
 
 from __future__ import annotations
 
-from engine.deal import commitment, deal, room_seed
 from engine.errors import EngineError
 from engine.grid import cell_name, parse_cell
 from protocol.messages import (
@@ -26,7 +25,6 @@ from protocol.messages import (
     JoinRoom,
     LeaveRoom,
     Left,
-    MatchStarted,
     Pace,
     Place,
     PlayerInfo,
@@ -35,36 +33,19 @@ from protocol.messages import (
     Resync,
     StartMatch,
 )
-from protocol.prepared import placed_message
 from server import errors
-from server.events import Abandonment, CardPlaced, MatchBegan, PlayerRecord, SeriesBegan
-from server.fallback import CellChooser, fallback_cell
+from server.events import Abandonment
 from server.room import bot_seats, phases, views
+from server.room.dealing import DealingRoom
 from server.room.outbound import Outbound
 from server.room.phases import Phase
-from server.room.results import ResultsRoom
-from server.room.state import TURNS, Board, BotTurn, DealInPlay, Placement, Seat
+from server.room.state import TURNS, Seat
 
-# A placement that leaves the turn open is announced in a ``progress`` this long
-# after it, together with every other placement made meanwhile; a placement that
-# completes a turn or the match is announced at once (docs/protocol.md, progress).
-# As long as a room update's interval: at 100 ms, players thinking about a second
-# each made about three ``progress`` frames per member and turn, at 250 ms about
-# two (docs/benchmarks.md, fourth optimisation round).
-PROGRESS_DELAY_MS = 250
 CELL_NAMES = frozenset(cell_name(c) for c in range(16))
 
 
-class Room(ResultsRoom):
+class Room(DealingRoom):
     """A room: seats, spectators and at most one match, driven by commands and time."""
-
-    def resume(self, now_ms: int) -> list[Outbound]:
-        """After :func:`server.room.restore.restore`: deal on, ask the bots, finish a
-        deal already complete."""
-        self.now = now_ms
-        if self.phase != Phase.PLAYING:
-            return []
-        return self.bots_play(now_ms) + self.advance(now_ms)
 
     # ------------------------------------------------------------------
     # Commands
@@ -208,14 +189,6 @@ class Room(ResultsRoom):
         self.seats.append(Seat(bot, "", ready=True, bot=chooser, strategy=strategy, bot_seed=seed))
         return bot
 
-    def _bot_seats(self) -> tuple[tuple[str, str], ...]:
-        """Each seat's server bot as (level, seed), ('', '') for everyone else; () if none."""
-        if all(s.bot is None or not s.strategy for s in self.seats):
-            return ()
-        return tuple(
-            (s.strategy, s.bot_seed) if s.bot is not None else ("", "") for s in self.seats
-        )
-
     def play_as_bot(self, player_id: str, strategy: str) -> None:
         """Hand a seat the lobby filled to a server-side bot (a tournament's bot entrant,
         whose id stays its own); UnknownStrategy changes nothing."""
@@ -224,23 +197,6 @@ class Room(ResultsRoom):
         seed = bot_seats.seat_seed(self.id, player_id)
         chooser = bot_seats.chooser(self.bot_factory, strategy, seed)
         seat.bot, seat.strategy, seat.bot_seed, seat.ready = chooser, strategy, seed, True
-
-    def time_up(self, now_ms: int) -> list[Outbound]:
-        """A clock above the room's ran out (a tournament's round clock): every card
-        still unplaced is placed automatically, as when a race's deal clock runs
-        out, and the series ends with this deal."""
-        self.now = now_ms
-        self.last_deal = True
-        if self.phase == Phase.BETWEEN:
-            return self.end_series(now_ms)
-        m = self.match
-        if self.phase != Phase.PLAYING or m is None:
-            return []
-        outs: list[Outbound] = []
-        for seat in self.seats:
-            while m.boards[seat.player.id].placed < TURNS:
-                outs += self.auto_place(seat.player.id, now_ms)
-        return outs + self.advance(now_ms)
 
     def close_waiting(self, now_ms: int) -> list[Outbound]:
         """The lobby closes a room that waited too long without starting: every
@@ -300,231 +256,6 @@ class Room(ResultsRoom):
         # Accepted: from here on the room changes.
         outs = self.put_card(player.id, cell, now_ms, auto=False, ref=msg.ref)
         return outs + self.advance(now_ms, placed_by=player.id)
-
-    def put_card(
-        self, player_id: str, cell: int, now_ms: int, *, auto: bool, ref: str | None = None
-    ) -> list[Outbound]:
-        """Place the waiting card of ``player_id`` on a cell already checked legal."""
-        m = self.match
-        assert m is not None
-        board = m.boards[player_id]
-        turn = board.placed + 1
-        card = m.deal.cards[turn - 1]
-        elapsed = max(0, now_ms - board.card_at)
-        board.grid.place(cell, card)
-        board.placements.append(Placement(turn, cell, card, elapsed, auto))
-        board.card_at = now_ms
-        name, text = cell_name(cell), str(card)
-        self.events.append(CardPlaced(m.id, player_id, turn, name, text, elapsed, auto, now_ms))
-        if not auto and self.series.started == 1:
-            self.series.moved.add(player_id)
-        seat = self.seat_of(player_id)
-        if seat is None or not seat.receives or turn > board.dealt:
-            # Not a member, or the deal clock ran out and the server is filling the
-            # board with cards this player never saw: the result will show them.
-            return []
-        placed = placed_message(self.id, turn, name, text, auto, ref)
-        return [self.address([player_id], placed)]
-
-    def auto_place(self, player_id: str, now_ms: int) -> list[Outbound]:
-        m = self.match
-        assert m is not None
-        board = m.boards[player_id]
-        card = m.deal.cards[board.placed]
-        seat = self.seat_of(player_id)
-        chooser: CellChooser = fallback_cell
-        if seat is not None and seat.bot is not None and not self.think_elsewhere:
-            chooser = seat.bot
-        cell = chooser(board.grid.copy(), card)
-        if board.grid.why_illegal(cell) is not None:
-            cell = fallback_cell(board.grid.copy(), card)
-        # A bot thinking elsewhere that the clock overtook is placed for, like a person.
-        auto = seat is None or seat.bot is None or self.think_elsewhere
-        return self.put_card(player_id, cell, now_ms, auto=auto)
-
-    def bots_play(self, now_ms: int) -> list[Outbound]:
-        """Bot seats holding a card: place it now, or ask for the move (think_elsewhere)."""
-        outs: list[Outbound] = []
-        m = self.match
-        # Lockstep plays an absent seat's card as it is dealt to everyone. A race
-        # fills an absent seat's board only once everyone else has finished: its
-        # later cards would show cards nobody else has reached yet.
-        race = self.settings.pace == Pace.RACE
-        others_done = m is not None and all(
-            m.boards[s.player.id].placed == TURNS for s in self.seats if not s.autopilot
-        )
-        for seat in self.seats:
-            if seat.autopilot and m is not None:
-                if race and not others_done:
-                    continue
-                while views.waiting_turn(self, seat.player.id) is not None:
-                    outs += self.auto_place(seat.player.id, now_ms)
-                continue
-            if seat.bot is None or m is None:
-                continue
-            if not self.think_elsewhere:
-                while views.waiting_turn(self, seat.player.id) is not None:
-                    outs += self.auto_place(seat.player.id, now_ms)
-                continue
-            turn = views.waiting_turn(self, seat.player.id)
-            if turn is not None and seat.asked < turn:
-                seat.asked = turn
-                board = m.boards[seat.player.id]
-                self.bot_turns.append(
-                    BotTurn(
-                        room_id=self.id,
-                        player_id=seat.player.id,
-                        strategy=seat.strategy,
-                        seed=seat.bot_seed,
-                        turn=turn,
-                        placements=tuple((p.cell, str(p.card)) for p in board.placements),
-                        card=str(m.deal.cards[turn - 1]),
-                    )
-                )
-        return outs
-
-    def bot_move(self, player_id: str, turn: int, cell: int, now_ms: int) -> list[Outbound]:
-        """The move a bot seat's strategy chose for ``turn`` (trusted: from the server itself).
-
-        Refused, changing nothing, when the turn is no longer waiting (the clock
-        placed the card first, or the match is over) or the cell is not legal.
-        """
-        self.now = now_ms
-        seat = self.seat_of(player_id)
-        if seat is None or seat.bot is None:
-            raise errors.NotSeated(f"{player_id} is not a bot seat of room {self.id}")
-        phases.require(self.phase, Place)
-        m = self.match
-        assert m is not None
-        if views.waiting_turn(self, player_id) != turn:
-            raise errors.PastTurn(f"turn {turn} is not waiting for {player_id}")
-        problem = m.boards[player_id].grid.why_illegal(cell)
-        if problem is not None:
-            raise errors.RuleError.from_engine(problem)
-        outs = self.put_card(player_id, cell, now_ms, auto=False)
-        return outs + self.advance(now_ms, placed_by=player_id)
-
-    def deal_next(self, now_ms: int, *, ref: str | None = None, actor: str = "") -> list[Outbound]:
-        """Deal the series' next deal to every seat."""
-        assert self.seats, "a room always seats its creator"
-        series = self.series
-        series.next_at = None
-        series.started += 1
-        number = series.started
-        if number == 1:
-            series.players = tuple(s.player.id for s in self.seats)
-            match_id = series.id
-        else:
-            match_id = self.ids.match_id() if self.ids else f"{series.id}.{number}"
-        secret = series.secret(number)
-        contributions = tuple(s.contribution or s.player.id for s in self.seats)
-        seed = room_seed(secret, contributions)
-        m = DealInPlay(
-            id=match_id,
-            seed=seed,
-            deal=deal(seed),
-            contributions=contributions,
-            started_at=now_ms,
-            boards={s.player.id: Board(card_at=now_ms) for s in self.seats},
-            turn=1,
-            turn_started=now_ms,
-        )
-        self.match = m
-        for seat in self.seats:
-            seat.asked = 0  # a new deal: bot seats are asked for their moves from turn 1 again
-        self.go(Phase.PLAYING)
-        s = self.settings
-        if number == 1:
-            self.events.append(
-                SeriesBegan(
-                    series_id=series.id,
-                    room_id=self.id,
-                    best_of=series.best_of,
-                    rated=s.rated,
-                    pace=s.pace,
-                    origin=s.origin,
-                    players=tuple(_record(seat.player) for seat in self.seats),
-                    at_ms=now_ms,
-                    root_secret=series.root,
-                    secret_scheme=series.scheme.value,
-                    seat_bots=self._bot_seats(),
-                )
-            )
-        self.events.append(
-            MatchBegan(
-                match_id=m.id,
-                room_id=self.id,
-                pace=s.pace,
-                players=tuple(
-                    (i, _record(seat.player), contributions[i]) for i, seat in enumerate(self.seats)
-                ),
-                seed=seed,
-                server_secret=secret,
-                seed_commitment=commitment(seed),
-                server_commitment=commitment(secret),
-                card_clock_ms=s.card_clock_ms,
-                deal_clock_ms=s.deal_clock_ms,
-                at_ms=now_ms,
-                series_id=series.id,
-                deal=number,
-                embargo=series.embargo or "",
-            )
-        )
-        started = MatchStarted(
-            room_id=self.id,
-            match_id=m.id,
-            pace=s.pace,
-            seed_commitment=commitment(seed),
-            server_commitment=commitment(secret),
-            contributions=list(contributions),
-            card_clock_ms=s.card_clock_ms,
-            deal_clock_ms=s.deal_clock_ms,
-            deal=number,
-            best_of=series.best_of,
-        )
-        outs = self.room_update(ref=ref, actor=actor, now=True) + self.to_members(started)
-        for seat in self.seats:
-            outs += self.card_for(seat.player.id, now_ms)
-        outs += self.bots_play(now_ms)
-        return outs + self.advance(now_ms)
-
-    def advance(self, now_ms: int, placed_by: str | None = None) -> list[Outbound]:
-        """After placements: deal the next card, finish, or report progress.
-
-        Lockstep deals the next card to everyone once everyone has placed; race
-        deals it to ``placed_by`` alone, who has just placed the previous one.
-        Progress goes out at once when a turn was completed (or the match began,
-        or the clock placed cards); a single player's placement that leaves the
-        turn open only makes one due :data:`PROGRESS_DELAY_MS` later, which
-        :meth:`tick` sends, so a turn's placements share their announcements.
-        """
-        m = self.match
-        assert m is not None
-        outs: list[Outbound] = []
-        completed = False
-        if self.settings.pace == Pace.LOCKSTEP:
-            while all(b.placed >= m.turn for b in m.boards.values()):
-                if m.turn == TURNS:
-                    return outs + self.finish_deal(now_ms)
-                completed = True
-                m.turn += 1
-                m.turn_started = now_ms
-                for board in m.boards.values():
-                    board.card_at = now_ms
-                for seat in self.seats:
-                    outs += self.card_for(seat.player.id, now_ms)
-                outs += self.bots_play(now_ms)
-        else:
-            if placed_by is not None:
-                outs += self.card_for(placed_by, now_ms)
-            outs += self.bots_play(now_ms)
-            if all(b.placed == TURNS for b in m.boards.values()):
-                return outs + self.finish_deal(now_ms)
-        if placed_by is not None and not completed:
-            if self.progress_due is None:
-                self.progress_due = now_ms + PROGRESS_DELAY_MS
-            return outs
-        return outs + self.progress_now(now_ms)
 
     def _changed(self, now_ms: int) -> list[Outbound]:
         """Seats changed (connection, presence): tell the members."""
@@ -619,7 +350,3 @@ class Room(ResultsRoom):
         if self.phase == Phase.PLAYING and due is not None and now_ms >= due:
             outs += self.progress_now(now_ms)
         return outs
-
-
-def _record(player: PlayerInfo) -> PlayerRecord:
-    return PlayerRecord(player.id, player.name, player.guest, player.bot)
