@@ -1,7 +1,12 @@
 """One room: a synchronous state machine with no I/O, and what it is made of.
 
 * :mod:`server.room.machine`: :class:`Room`, the commands, clock ticks and
-  connection changes, and the one place its messages are addressed;
+  connection changes, built on the layers below;
+* :mod:`server.room.dealing`: the deal being played: dealing, placing, the bot
+  seats' moves;
+* :mod:`server.room.results`: the end of a deal and of a series;
+* :mod:`server.room.addressing`: the one place a room's messages are addressed;
+* :mod:`server.room.base`: a room's state and its queries;
 * :mod:`server.room.phases`: the phases, their transitions and which command
   each phase allows;
 * :mod:`server.room.state`: the plain data a room holds (settings, seats,
@@ -9,8 +14,14 @@
 * :mod:`server.room.views`: the pure wire views of a room (info, summary,
   series, the snapshot one player may see);
 * :mod:`server.room.restore`: a room rebuilt from what storage kept;
-* :mod:`server.room.bots`: a bot seat's cell chooser;
+* :mod:`server.room.bot_seats`: a bot seat's cell chooser;
 * :mod:`server.room.outbound`: the addressed message envelope.
+
+:class:`Room` is one class built in layers, each its own module, so the methods
+one layer calls in another have no underscore (``address``, ``deal_next``,
+``advance``, ``finish_deal``, …). They are the room's own: the lobby and the
+shell call only the commands, the queries, and what :class:`Room` documents for
+them (``handle``, ``tick``, ``set_connected``, ``seat_player``, ``start``, …).
 
 These modules must never await, read a clock, or touch sockets or the database
 (tests/test_quality.py holds them to it).

@@ -8,8 +8,15 @@ ids, comes out, and the domain events for storage accumulate in
 and leaves the room exactly as it was: every command validates first and only
 then changes anything.
 
-Hidden information is filtered in one place, :meth:`Room.address`
-(:mod:`server.room.addressing`); snapshots come only from :meth:`Room.view_for`,
+This module is the room's door: the players' commands (joining, leaving,
+readiness, the creator's start and bots, rematches, a placement checked), the
+seats the lobby fills itself, connections coming and going, and time passing
+(grace periods, the card and deal clocks). What they set off is done by the
+layers :class:`Room` builds on: the deal being played (:mod:`server.room.dealing`),
+the end of a deal and a series (:mod:`server.room.results`), the one place
+messages are addressed (:mod:`server.room.addressing`), and the room's state
+and queries (:mod:`server.room.base`). Hidden information is filtered in that
+one place, :meth:`Room.address`; snapshots come only from :meth:`Room.view_for`,
 which puts in the recipient's own board and nothing of anyone else's.
 
 This module must never await, read a clock, or touch sockets or the database.
