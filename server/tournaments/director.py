@@ -141,22 +141,22 @@ class Director:
             self.expires_at = now_ms + registration_ttl_ms
         self.format = FORMATS[settings.format]
         self._rating_of = rating_of or (lambda pid: 1500.0)
-        self._known_strategy = known_strategy or (lambda name: True)
-        self._by_room: dict[str, tuple[Round, Table]] = {}
-        self._bots = 0
-        self._now = now_ms
-        self._push_due: int | None = None
+        self.known_strategy = known_strategy or (lambda name: True)
+        self.tables_by_room: dict[str, tuple[Round, Table]] = {}
+        self.bots_added = 0
+        self.now = now_ms
+        self.push_due: int | None = None
         self._pushed_at: int | None = None
         # A command that began a round is answered by the push once its tables have
         # their rooms (tables_opened), so that its actor learns where to play from it.
-        self._reply_after_tables: Reply | None = None
-        self._stored: dict[str, object] | None = None  # the last snapshot in the events
-        self._stored_shape: tuple[object, ...] | None = None
-        self._stored_at = now_ms
-        self._snapshot_due: int | None = None  # a change waits for the interval
+        self.reply_after_tables: Reply | None = None
+        self.stored: dict[str, object] | None = None  # the last snapshot in the events
+        self.stored_shape: tuple[object, ...] | None = None
+        self.stored_at = now_ms
+        self.snapshot_due: int | None = None  # a change waits for the interval
         chain = max(settings.rounds, knockout_rounds(settings.max_players))
-        self._secrets = secret_chain(root_secret, chain)
-        self.commitment = commitment(self._secrets[0])
+        self.round_secrets = secret_chain(root_secret, chain)
+        self.commitment = commitment(self.round_secrets[0])
         self.events: list[Event] = [
             TournamentCreated(
                 tournament_id=tournament_id,
@@ -185,14 +185,14 @@ class Director:
         restart takes them from there (:meth:`catch_up`)."""
         if not self.over and not self.requests:
             shape = self._shape()
-            if shape != self._stored_shape or self._now - self._stored_at >= SNAPSHOT_INTERVAL_MS:
-                self._snapshot_due = None
+            if shape != self.stored_shape or self.now - self.stored_at >= SNAPSHOT_INTERVAL_MS:
+                self.snapshot_due = None
                 state = self.snapshot()
-                if state != self._stored:
-                    self._stored, self._stored_shape, self._stored_at = state, shape, self._now
-                    self.events.append(TournamentSnapshot(self.id, state, self._now))
-            elif self._snapshot_due is None:
-                self._snapshot_due = self._stored_at + SNAPSHOT_INTERVAL_MS
+                if state != self.stored:
+                    self.stored, self.stored_shape, self.stored_at = state, shape, self.now
+                    self.events.append(TournamentSnapshot(self.id, state, self.now))
+            elif self.snapshot_due is None:
+                self.snapshot_due = self.stored_at + SNAPSHOT_INTERVAL_MS
         events, self.events = self.events, []
         return events
 
@@ -224,14 +224,14 @@ class Director:
             settings=SettingsRecord.of(self.settings),
             host=self.host,
             invite_code=self.invite_code,
-            root_secret=self._secrets[-1],
-            chain=len(self._secrets),
+            root_secret=self.round_secrets[-1],
+            chain=len(self.round_secrets),
             commitment=self.commitment,
             phase=self.phase,
             created_at=self.created_at,
             next_at=self.next_at,
             finished_at=self.finished_at,
-            bots=self._bots,
+            bots=self.bots_added,
             entrants=[EntrantRecord.of(e) for e in self.entrants.values()],
             rounds=[RoundRecord.of(r) for r in self.rounds],
             bracket=[list(slots) for slots in self.bracket],
@@ -273,7 +273,7 @@ class Director:
             known_strategy=known_strategy,
             registration_ttl_ms=registration_ttl_ms,
         )
-        if len(director._secrets) != saved.chain:
+        if len(director.round_secrets) != saved.chain:
             raise ValueError("the round secrets' chain has another length")
         if director.commitment != saved.commitment:
             raise ValueError("the round secrets are not the committed chain")
@@ -281,25 +281,25 @@ class Director:
         director.phase = saved.phase
         director.next_at = saved.next_at
         director.finished_at = saved.finished_at
-        director._bots = saved.bots
+        director.bots_added = saved.bots
         for e in saved.entrants:
             director.entrants[e.player.id] = e.entrant()
         for rec in saved.rounds:
             if rec.number != len(director.rounds) + 1:
                 raise ValueError(f"round {rec.number} out of order")
-            director.rounds.append(rec.round(director._secrets[rec.number - 1]))
+            director.rounds.append(rec.round(director.round_secrets[rec.number - 1]))
         director.bracket = [list(slots) for slots in saved.bracket]
         director.had_bye = set(saved.had_bye)
         for r in director.rounds:
             for t in r.tables:
                 if t.status == TableStatus.PLAYING and t.room_id is not None:
-                    director._by_room[t.room_id] = (r, t)
-        director._stored = director.snapshot()
-        director._stored_shape = director._shape()
-        director._stored_at = saved_ms
+                    director.tables_by_room[t.room_id] = (r, t)
+        director.stored = director.snapshot()
+        director.stored_shape = director._shape()
+        director.stored_at = saved_ms
         # The clocks: the time the server was away is not charged.
         activity = room_activity or {}
-        seen = max([saved_ms, *(activity.get(room, saved_ms) for room in director._by_room)])
+        seen = max([saved_ms, *(activity.get(room, saved_ms) for room in director.tables_by_room)])
         away = max(0, now_ms - seen)
         if director.next_at is not None:
             director.next_at += away
@@ -311,14 +311,14 @@ class Director:
                 ]
             else:
                 current.ends_at += away
-        director._now = now_ms
+        director.now = now_ms
         return director
 
     def lost_tables(self, alive: Collection[str], now_ms: int) -> list[Outbound]:
         """After a restart: the tables still playing whose room is not in ``alive``
         (it could not be rebuilt) end with the deals they finished, as if the
         round clock had stopped them there (docs/tournaments.md)."""
-        self._now = now_ms
+        self.now = now_ms
         outs: list[Outbound] = []
         for r in self.rounds:
             for t in r.tables:
@@ -327,7 +327,7 @@ class Director:
                 ):
                     continue
                 if t.room_id is not None:
-                    self._by_room.pop(t.room_id, None)
+                    self.tables_by_room.pop(t.room_id, None)
                 outs += self._end_table(r, t, _leader(t), now_ms)
         return outs
 
@@ -363,10 +363,10 @@ class Director:
         return [e for e in self.entrants.values() if e.status == EntrantStatus.ACTIVE]
 
     def room_ids(self) -> list[str]:
-        return list(self._by_room)
+        return list(self.tables_by_room)
 
     def next_deadline(self) -> int | None:
-        times = [t for t in (self._push_due, self._snapshot_due) if t is not None]
+        times = [t for t in (self.push_due, self.snapshot_due) if t is not None]
         if self.phase in (Phase.REGISTERING, Phase.BETWEEN) and self.next_at is not None:
             times.append(self.next_at)
         if self.phase == Phase.REGISTERING and self.expires_at is not None:
@@ -473,7 +473,7 @@ class Director:
         return self._rating_of(player_id)
 
     def record_entry(self, entrant: Entrant) -> None:
-        self._entry_event(entrant, self._now)
+        self.entry_event(entrant, self.now)
 
     # ------------------------------------------------------------------
     # Standings
@@ -517,10 +517,10 @@ class Director:
             strategy=strategy,
         )
         self.entrants[player.id] = entrant
-        self._entry_event(entrant, now_ms)
+        self.entry_event(entrant, now_ms)
         return entrant
 
-    def _entry_event(self, e: Entrant, now_ms: int) -> None:
+    def entry_event(self, e: Entrant, now_ms: int) -> None:
         self.events.append(
             TournamentEntry(
                 tournament_id=self.id,
@@ -537,7 +537,7 @@ class Director:
     def register(
         self, player: PlayerInfo, contribution: str, now_ms: int, ref: str | None = None
     ) -> list[Outbound]:
-        self._now = now_ms
+        self.now = now_ms
         known = self.entrants.get(player.id)
         if known is not None and known.status in (EntrantStatus.ACTIVE, EntrantStatus.ELIMINATED):
             return [Outbound((player.id,), self.update(now_ms, ref))]
@@ -555,10 +555,10 @@ class Director:
 
         self.spectators.pop(player.id, None)
         self._add_entrant(player, contribution, "", now_ms)
-        return self._changed(now_ms, Reply(player.id, ref))
+        return self.changed(now_ms, Reply(player.id, ref))
 
     def spectate(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
-        self._now = now_ms
+        self.now = now_ms
         if player.id not in self.entrants:
             self.spectators[player.id] = player
         return [Outbound((player.id,), self.update(now_ms, ref))]
@@ -573,29 +573,29 @@ class Director:
         admin: bool = False,
         ref: str | None = None,
     ) -> list[Outbound]:
-        self._now = now_ms
+        self.now = now_ms
         self._require_host(actor, admin)
         self._registration_open()
         if not self.settings.bots:
             raise errors.BotsNotAllowed("this tournament is for people only")
-        if not self._known_strategy(strategy):
+        if not self.known_strategy(strategy):
             raise errors.UnknownStrategy(f"no bot plays strategy {strategy!r}")
         room = self.settings.max_players - len(self.active())
         if count > room:
             raise errors.TournamentFull(f"only {room} places are left")
 
         for _ in range(count):
-            self._bots += 1
-            n = self._bots
+            self.bots_added += 1
+            n = self.bots_added
             bot = PlayerInfo(
                 id=f"bot-{strategy}-{self.id}-{n}", name=f"{strategy} bot {n}", bot=True
             )
             self._add_entrant(bot, "", strategy, now_ms)
-        return self._changed(now_ms, Reply(actor.id, ref))
+        return self.changed(now_ms, Reply(actor.id, ref))
 
     def leave(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
         """An entrant withdraws (its table, if any, is forfeited); a spectator stops watching."""
-        self._now = now_ms
+        self.now = now_ms
         entrant = self.entrants.get(player.id)
         if entrant is None or entrant.status not in (
             EntrantStatus.ACTIVE,
@@ -610,14 +610,14 @@ class Director:
             raise errors.TournamentState("you are no longer playing in this tournament")
 
         self._drop(entrant, EntrantStatus.WITHDRAWN, now_ms)
-        return self._changed(now_ms, Reply(player.id, ref))
+        return self.changed(now_ms, Reply(player.id, ref))
 
     def _drop(self, entrant: Entrant, status: EntrantStatus, now_ms: int) -> None:
         pid = entrant.player.id
         entrant.status = status
         current = self.rounds[-1] if self.rounds else None
         self.format.dropped(self, entrant)
-        self._entry_event(entrant, now_ms)
+        self.entry_event(entrant, now_ms)
         if current is not None and not current.finished:
             for t in current.open_tables():
                 if pid in t.players and t.room_id is not None:
@@ -635,7 +635,7 @@ class Director:
     ) -> list[Outbound]:
         """The host's start, pause, resume, cancel and remove: each checked, then
         applied, then answered (the actor's copy of the update it caused has its ref)."""
-        self._now = now_ms
+        self.now = now_ms
         self._require_host(actor, admin)
         reply = Reply(actor.id, ref)
         match action:
@@ -646,7 +646,7 @@ class Director:
                 if self.over:
                     raise errors.TournamentState("the tournament is over")
                 self._drop(entrant, EntrantStatus.REMOVED, now_ms)
-                outs = self._push(now_ms, reply)
+                outs = self.push(now_ms, reply)
                 if not entrant.strategy and entrant.player.id != actor.id:
                     outs.append(Outbound((entrant.player.id,), self.update(now_ms)))
                 return outs
@@ -658,34 +658,34 @@ class Director:
                 self.events.append(
                     TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms)
                 )
-                return self._begin_round(now_ms, reply)
+                return self.begin_round(now_ms, reply)
             case "pause":
                 if self.phase not in (Phase.PLAYING, Phase.BETWEEN):
                     raise errors.TournamentState("only a running tournament can be paused")
-                self._go(Phase.PAUSED)
+                self.go(Phase.PAUSED)
                 self.next_at = None
-                self._changed_to(TournamentChange.PAUSED, now_ms)
-                return self._push(now_ms, reply)
+                self.changed_to(TournamentChange.PAUSED, now_ms)
+                return self.push(now_ms, reply)
             case "resume":
                 if self.phase != Phase.PAUSED:
                     raise errors.TournamentState("the tournament is not paused")
                 if self.rounds[-1].finished:
-                    self._go(Phase.BETWEEN)
+                    self.go(Phase.BETWEEN)
                     self.next_at = now_ms + self.settings.between_rounds_ms
                 else:
-                    self._go(Phase.PLAYING)
+                    self.go(Phase.PLAYING)
                 self.events.append(
                     TournamentStatus(self.id, TournamentChange.RESUMED, None, now_ms)
                 )
-                return self._push(now_ms, reply)
+                return self.push(now_ms, reply)
             case "cancel":
                 if self.over:
                     raise errors.TournamentState("the tournament is already over")
-                return self._close(Phase.CANCELLED, now_ms, reply)
+                return self.close(Phase.CANCELLED, now_ms, reply)
         # The protocol admits nothing else.
         raise errors.RoomError(f"unknown action {action!r}", code="bad_message")
 
-    def _changed_to(
+    def changed_to(
         self,
         change: TournamentChange,
         now_ms: int,
@@ -693,7 +693,7 @@ class Director:
     ) -> None:
         self.events.append(TournamentStatus(self.id, change, standings, now_ms))
 
-    def _go(self, phase: Phase) -> None:
+    def go(self, phase: Phase) -> None:
         if phase not in TRANSITIONS[self.phase]:
             raise AssertionError(f"no transition from {self.phase} to {phase}")
         self.phase = phase
@@ -702,20 +702,20 @@ class Director:
     # Time and tables
 
     def tick(self, now_ms: int) -> list[Outbound]:
-        self._now = now_ms
+        self.now = now_ms
         outs: list[Outbound] = []
         if self.phase == Phase.REGISTERING and self.next_at is not None and now_ms >= self.next_at:
             if len(self.active()) >= 2:
                 self.events.append(
                     TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms)
                 )
-                return self._begin_round(now_ms)
-            return self._close(Phase.CANCELLED, now_ms)
+                return self.begin_round(now_ms)
+            return self.close(Phase.CANCELLED, now_ms)
         expires = self.expires_at
         if self.phase == Phase.REGISTERING and expires is not None and now_ms >= expires:
-            return self._close(Phase.CANCELLED, now_ms)
+            return self.close(Phase.CANCELLED, now_ms)
         if self.phase == Phase.BETWEEN and self.next_at is not None and now_ms >= self.next_at:
-            return self._begin_round(now_ms)
+            return self.begin_round(now_ms)
         current = self.rounds[-1] if self.rounds else None
         if (
             current is not None
@@ -725,32 +725,32 @@ class Director:
         ):
             current.stopped = True
             self.requests += [StopTable(t.room_id) for t in current.open_tables() if t.room_id]
-        if self._push_due is not None and now_ms >= self._push_due:
-            outs += self._push(now_ms)
+        if self.push_due is not None and now_ms >= self.push_due:
+            outs += self.push(now_ms)
         return outs
 
     def table_opened(self, round_number: int, table: int, room_id: str, series_id: str) -> None:
         r = self.rounds[round_number - 1]
         t = r.tables[table - 1]
         t.room_id, t.series_id = room_id, series_id
-        self._by_room[room_id] = (r, t)
-        self._table_event(r, t, self._now)
+        self.tables_by_room[room_id] = (r, t)
+        self._table_event(r, t, self.now)
 
     def deal_ended(self, room_id: str, scores: dict[str, int], now_ms: int) -> list[Outbound]:
         """A deal of a table's series is over: its scores count at once."""
-        self._now = now_ms
-        found = self._by_room.get(room_id)
+        self.now = now_ms
+        found = self.tables_by_room.get(room_id)
         if found is None:
             return []
         _, t = found
         t.deals.append(dict(scores))
         for pid, score in scores.items():
             t.points[pid] = t.points.get(pid, 0) + score
-        return self._changed(now_ms)
+        return self.changed(now_ms)
 
     def playing_tables(self) -> list[tuple[str, str]]:
         """(room id, series id) of every table still playing."""
-        return [(room, t.series_id) for room, (_, t) in self._by_room.items() if t.series_id]
+        return [(room, t.series_id) for room, (_, t) in self.tables_by_room.items() if t.series_id]
 
     def catch_up(
         self,
@@ -763,7 +763,7 @@ class Director:
         """After a restart: the deals of a table's stored series (scores in deal
         order) that came after the snapshot count now, and a series that was over
         ends the table, as they would have when they happened."""
-        found = self._by_room.get(room_id)
+        found = self.tables_by_room.get(room_id)
         if found is None:
             return []
         _, t = found
@@ -776,8 +776,8 @@ class Director:
 
     def table_ended(self, room_id: str, winner_id: str | None, now_ms: int) -> list[Outbound]:
         """A table's series is over (``winner_id`` None: a draw)."""
-        self._now = now_ms
-        found = self._by_room.pop(room_id, None)
+        self.now = now_ms
+        found = self.tables_by_room.pop(room_id, None)
         if found is None:
             return []
         r, t = found
@@ -790,7 +790,7 @@ class Director:
         if self.over and not r.open_tables() and not r.finished:
             self._reveal(r, now_ms)  # the last table of a cancelled round: nobody plays on
         if self.over or r.open_tables():
-            return self._changed(now_ms)
+            return self.changed(now_ms)
         return self._end_round(r, now_ms)
 
     def _table_event(self, r: Round, t: Table, now_ms: int) -> None:
@@ -812,16 +812,16 @@ class Director:
     # ------------------------------------------------------------------
     # Rounds
 
-    def _begin_round(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
+    def begin_round(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         number = len(self.rounds) + 1
         playing = [e for e in self.active() if e.joined_round <= number]
         pairing = self.format.pair(self, number, playing)
         if pairing is None:
-            return self._close(Phase.FINISHED, now_ms, reply)
+            return self.close(Phase.FINISHED, now_ms, reply)
         groups, byes = pairing.groups, pairing.byes
         contributors = [(e.player.id, e.contribution) for e in playing]
         contribution = round_contribution(self.id, number, [c for _, c in contributors])
-        secret = self._secrets[number - 1]
+        secret = self.round_secrets[number - 1]
         root = table_root(secret, self.id, number)
         tables = [Table(i + 1, g) for i, g in enumerate(groups)]
         tables += [
@@ -833,7 +833,7 @@ class Director:
         )
         self.rounds.append(r)
         if self.phase != Phase.PLAYING:
-            self._go(Phase.PLAYING)
+            self.go(Phase.PLAYING)
         self.next_at = None
         self.events.append(
             TournamentRoundBegan(
@@ -873,14 +873,14 @@ class Director:
         # The update goes out once the tables are open and have their room ids
         # (tables_opened), so that everyone learns where to play from it.
         if reply is not None:
-            self._reply_after_tables = reply
+            self.reply_after_tables = reply
         return []
 
     def tables_opened(self, now_ms: int) -> list[Outbound]:
         """The tables asked for (OpenTable) are open: tell everyone where they play."""
-        self._now = now_ms
-        reply, self._reply_after_tables = self._reply_after_tables, None
-        return self._push(now_ms, reply)
+        self.now = now_ms
+        reply, self.reply_after_tables = self.reply_after_tables, None
+        return self.push(now_ms, reply)
 
     def _reveal(self, r: Round, now_ms: int) -> None:
         """Every table of round ``r`` has finished: its secret is revealed and its
@@ -896,13 +896,13 @@ class Director:
     def _end_round(self, r: Round, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         self._reveal(r, now_ms)
         if self.format.round_ended(self, r):
-            return self._close(Phase.FINISHED, now_ms, reply)
+            return self.close(Phase.FINISHED, now_ms, reply)
         if self.phase == Phase.PLAYING:
-            self._go(Phase.BETWEEN)
+            self.go(Phase.BETWEEN)
             self.next_at = now_ms + self.settings.between_rounds_ms
-        return self._push(now_ms, reply)
+        return self.push(now_ms, reply)
 
-    def _close(self, phase: Phase, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
+    def close(self, phase: Phase, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         """Finish or cancel: stop any table still playing, store the final standings."""
         current = self.rounds[-1] if self.rounds else None
         if current is not None and not current.finished:
@@ -910,30 +910,30 @@ class Director:
             self.requests += [StopTable(t.room_id) for t in current.open_tables() if t.room_id]
             if not current.open_tables():
                 self._reveal(current, now_ms)
-        self._go(phase)
+        self.go(phase)
         self.next_at = None
         self.finished_at = now_ms
         final = tuple(s.model_dump(mode="json") for s in self.standings())
-        self._changed_to(TournamentChange(phase.value), now_ms, final)
-        return self._push(now_ms, reply)
+        self.changed_to(TournamentChange(phase.value), now_ms, final)
+        return self.push(now_ms, reply)
 
     # ------------------------------------------------------------------
     # Telling the members
 
-    def _changed(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
+    def changed(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         """Something changed: push now, or once the push interval has passed; the
         command's actor (``reply``) is answered now either way."""
         if self._pushed_at is None or now_ms - self._pushed_at >= PUSH_INTERVAL_MS:
-            return self._push(now_ms, reply)
-        if self._push_due is None:
-            self._push_due = self._pushed_at + PUSH_INTERVAL_MS
+            return self.push(now_ms, reply)
+        if self.push_due is None:
+            self.push_due = self._pushed_at + PUSH_INTERVAL_MS
         if reply is None:
             return []
         return [Outbound((reply.actor,), self.update(now_ms, reply.ref))]
 
-    def _push(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
+    def push(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         """The update to every member; the actor of ``reply`` gets its own copy, with its ref."""
-        self._push_due = None
+        self.push_due = None
         self._pushed_at = now_ms
         members = self.members()
         update = self.update(now_ms)

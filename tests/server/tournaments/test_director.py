@@ -76,7 +76,7 @@ def test_duplicate_field_every_table_of_a_round_has_the_same_deal() -> None:
     seeds: dict[str, set[str]] = {}
     scores: list[dict[str, int]] = [{} for _ in range(3)]
     match_round: dict[str, int] = {}
-    chain = secret_chain(d._secrets[-1], len(d._secrets))
+    chain = secret_chain(d.round_secrets[-1], len(d.round_secrets))
     # Round k's tables deal from the HMAC of round k's secret (docs/fairness.md).
     firsts = [table_deal_secret(table_root(s, d.id, i + 1), 1) for i, s in enumerate(chain)]
     for e in events:

@@ -112,7 +112,7 @@ def step(d: Director, tables: Tables, op: tuple[str, int, int], now: int) -> lis
             d.tick(now)
         elif kind in ("deal", "end") and d.room_ids():
             room = sorted(d.room_ids())[k % len(d.room_ids())]
-            _, t = d._by_room[room]
+            _, t = d.tables_by_room[room]
             if kind == "deal":
                 d.deal_ended(room, {p: (x * (i + 3)) % 29 for i, p in enumerate(t.players)}, now)
             else:
@@ -170,11 +170,11 @@ def test_a_restored_director_is_the_same_and_goes_on_the_same(
     now += SNAPSHOT_INTERVAL_MS  # what changed is in the snapshot
     step(original, tables, ("tick", 0, 0), now)
     original.take_events()
-    assert original.over or original._stored == original.snapshot()
+    assert original.over or original.stored == original.snapshot()
     state = json.loads(json.dumps(original.snapshot()))  # as stored: plain JSON
     copy = Director.restore(state, saved_ms=now, now_ms=now)
     assert observed(copy, now) == observed(original, now)
-    assert copy._secrets == original._secrets and copy.commitment == original.commitment
+    assert copy.round_secrets == original.round_secrets and copy.commitment == original.commitment
     copy_tables = Tables()
     for op in after:
         now += 700
@@ -386,7 +386,7 @@ def test_results_newer_than_the_snapshot_come_from_the_tables_series() -> None:
     saved = now
     rooms = sorted(original.room_ids())
     first, second = rooms[0], rooms[1]
-    players = {room: original._by_room[room][1].players for room in rooms}
+    players = {room: original.tables_by_room[room][1].players for room in rooms}
     # Within the interval: one table finishes, the other has a deal; no new snapshot.
     now += 200
     finished_scores = {players[first][0]: 30, players[first][1]: 12}
