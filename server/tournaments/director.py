@@ -41,12 +41,9 @@ from protocol.messages import (
     PlayerInfo,
     RoomOrigin,
     TableStatus,
-    TournamentEntrant,
     TournamentInfo,
-    TournamentRound,
     TournamentStanding,
     TournamentSummary,
-    TournamentTable,
     TournamentUpdate,
     Visibility,
 )
@@ -67,6 +64,7 @@ from server.events import (
 )
 from server.room import Outbound, RoomSettings
 from server.series import secret_chain
+from server.tournaments import views
 from server.tournaments.formats import FORMATS
 from server.tournaments.model import (
     TRANSITIONS,
@@ -381,87 +379,13 @@ class Director:
         del settings["name"]
         return settings
 
+    # The wire views (server.tournaments.views): pure, they change nothing.
+
     def summary(self, now_ms: int) -> TournamentSummary:
-        s = self.settings
-        starts = None
-        if self.phase == Phase.REGISTERING and self.next_at is not None:
-            starts = max(0, self.next_at - now_ms)
-        return TournamentSummary(
-            id=self.id,
-            name=s.name,
-            format=s.format,
-            status=self.status(),
-            visibility=s.visibility,
-            pace=s.pace,
-            rounds=self.format.planned_rounds(self),
-            best_of=s.best_of,
-            round=len(self.rounds),
-            # Everyone in the draw, knocked out or not (as GET /api/tournaments counts).
-            entrants=sum(
-                1
-                for e in self.entrants.values()
-                if e.status in (EntrantStatus.ACTIVE, EntrantStatus.ELIMINATED)
-            ),
-            max_players=s.max_players,
-            host=self.host,
-            starts_ms=starts,
-            registered_only=s.registered_only,
-        )
+        return views.summary(self, now_ms)
 
     def info(self, now_ms: int) -> TournamentInfo:
-        s = self.settings
-        current = self.rounds[-1] if self.rounds else None
-        next_ms = None
-        if self.phase in (Phase.REGISTERING, Phase.BETWEEN) and self.next_at is not None:
-            next_ms = max(0, self.next_at - now_ms)
-        left = None
-        if current is not None and not current.finished:
-            left = max(0, current.ends_at - now_ms)
-        return TournamentInfo(
-            id=self.id,
-            name=s.name,
-            format=s.format,
-            status=self.status(),
-            visibility=s.visibility,
-            invite_code=self.invite_code,
-            pace=s.pace,
-            card_clock_ms=s.card_clock_ms,
-            deal_clock_ms=s.deal_clock_ms,
-            round_clock_ms=s.round_clock_ms,
-            rounds=self.format.planned_rounds(self),
-            best_of=s.best_of,
-            max_players=s.max_players,
-            bots=s.bots,
-            late_join=s.late_join,
-            host=self.host,
-            commitment=self.commitment,
-            round=len(self.rounds),
-            next_round_ms=next_ms,
-            round_left_ms=left,
-            entrants=[
-                TournamentEntrant(
-                    player=e.player, status=e.status, joined_round=e.joined_round, seed=e.seed
-                )
-                for e in self.entrants.values()
-            ],
-            standings=self.standings(),
-            history=[self._round_info(r) for r in self.rounds],
-            tables=[_table_info(t) for t in current.tables] if current else [],
-            bracket=[list(slots) for slots in self.bracket] if self.format.has_bracket else None,
-            registered_only=s.registered_only,
-        )
-
-    @staticmethod
-    def _round_info(r: Round) -> TournamentRound:
-        return TournamentRound(
-            number=r.number,
-            status="finished" if r.finished else "playing",
-            contribution=r.contribution,
-            server_commitment=commitment(r.secret),
-            server_secret=visibility.round_secret(r.secret, r.finished),
-            tables=sum(1 for t in r.tables if t.status != TableStatus.BYE),
-            finished_tables=sum(1 for t in r.tables if t.status == TableStatus.FINISHED),
-        )
+        return views.info(self, now_ms)
 
     def update(self, now_ms: int, ref: str | None = None) -> TournamentUpdate:
         return TournamentUpdate(tournament=self.info(now_ms), ref=ref)
@@ -944,17 +868,6 @@ class Director:
         if members:
             outs.append(Outbound(tuple(members), update))
         return outs
-
-
-def _table_info(t: Table) -> TournamentTable:
-    return TournamentTable(
-        number=t.number,
-        room_id=t.room_id,
-        players=list(t.players),
-        status=t.status,
-        winner=t.winner,
-        points=dict(t.points),
-    )
 
 
 def _leader(t: Table) -> str | None:

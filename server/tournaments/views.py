@@ -1,0 +1,143 @@
+"""The wire views of a tournament: pure functions of its director's state, changing nothing.
+
+:func:`summary` (a line of the list of tournaments), :func:`info` (the whole
+tournament as its members see it), and the rounds and tables in it. A round's
+secret is shown only as :mod:`server.visibility` says (once the round is over).
+
+This module must never await, read a clock, or touch sockets or the database.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from engine.deal import commitment
+from protocol.messages import (
+    EntrantStatus,
+    PlayerInfo,
+    TableStatus,
+    TournamentEntrant,
+    TournamentInfo,
+    TournamentRound,
+    TournamentStanding,
+    TournamentSummary,
+    TournamentTable,
+)
+from server import visibility
+from server.tournaments.formats.base import Field, Format
+from server.tournaments.model import Phase, Round, Table
+
+
+class TournamentData(Field, Protocol):
+    """What the views read of a tournament (:class:`server.tournaments.director.Director`
+    has it)."""
+
+    host: PlayerInfo
+    invite_code: str | None
+    phase: Phase
+    next_at: int | None
+    commitment: str
+    format: Format
+
+    def status(self) -> str: ...
+
+    def standings(self) -> list[TournamentStanding]: ...
+
+
+def summary(d: TournamentData, now_ms: int) -> TournamentSummary:
+    """A line of the list of tournaments."""
+    s = d.settings
+    starts = None
+    if d.phase == Phase.REGISTERING and d.next_at is not None:
+        starts = max(0, d.next_at - now_ms)
+    return TournamentSummary(
+        id=d.id,
+        name=s.name,
+        format=s.format,
+        status=d.status(),
+        visibility=s.visibility,
+        pace=s.pace,
+        rounds=d.format.planned_rounds(d),
+        best_of=s.best_of,
+        round=len(d.rounds),
+        # Everyone in the draw, knocked out or not (as GET /api/tournaments counts).
+        entrants=sum(
+            1
+            for e in d.entrants.values()
+            if e.status in (EntrantStatus.ACTIVE, EntrantStatus.ELIMINATED)
+        ),
+        max_players=s.max_players,
+        host=d.host,
+        starts_ms=starts,
+        registered_only=s.registered_only,
+    )
+
+
+def info(d: TournamentData, now_ms: int) -> TournamentInfo:
+    """The tournament as its members see it: entrants, standings, rounds, tables."""
+    s = d.settings
+    current = d.rounds[-1] if d.rounds else None
+    next_ms = None
+    if d.phase in (Phase.REGISTERING, Phase.BETWEEN) and d.next_at is not None:
+        next_ms = max(0, d.next_at - now_ms)
+    left = None
+    if current is not None and not current.finished:
+        left = max(0, current.ends_at - now_ms)
+    return TournamentInfo(
+        id=d.id,
+        name=s.name,
+        format=s.format,
+        status=d.status(),
+        visibility=s.visibility,
+        invite_code=d.invite_code,
+        pace=s.pace,
+        card_clock_ms=s.card_clock_ms,
+        deal_clock_ms=s.deal_clock_ms,
+        round_clock_ms=s.round_clock_ms,
+        rounds=d.format.planned_rounds(d),
+        best_of=s.best_of,
+        max_players=s.max_players,
+        bots=s.bots,
+        late_join=s.late_join,
+        host=d.host,
+        commitment=d.commitment,
+        round=len(d.rounds),
+        next_round_ms=next_ms,
+        round_left_ms=left,
+        entrants=[
+            TournamentEntrant(
+                player=e.player, status=e.status, joined_round=e.joined_round, seed=e.seed
+            )
+            for e in d.entrants.values()
+        ],
+        standings=d.standings(),
+        history=[round_info(r) for r in d.rounds],
+        tables=[table_info(t) for t in current.tables] if current else [],
+        bracket=[list(slots) for slots in d.bracket] if d.format.has_bracket else None,
+        registered_only=s.registered_only,
+    )
+
+
+def round_info(r: Round) -> TournamentRound:
+    """A round as anyone may see it: its secret only once it is over."""
+    return TournamentRound(
+        number=r.number,
+        status="finished" if r.finished else "playing",
+        contribution=r.contribution,
+        server_commitment=commitment(r.secret),
+        server_secret=visibility.round_secret(r.secret, r.finished),
+        tables=sum(1 for t in r.tables if t.status != TableStatus.BYE),
+        finished_tables=sum(1 for t in r.tables if t.status == TableStatus.FINISHED),
+    )
+
+
+def table_info(t: Table) -> TournamentTable:
+    """A table of the current round: who plays, its room, its points and winner."""
+    return TournamentTable(
+        number=t.number,
+        room_id=t.room_id,
+        players=list(t.players),
+        status=t.status,
+        winner=t.winner,
+        points=dict(t.points),
+    )
