@@ -33,29 +33,15 @@ This module must never await, read a clock, or touch sockets or the database.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import NamedTuple
 
 from engine.deal import commitment, table_root
-from protocol.messages import (
-    EntrantStatus,
-    PlayerInfo,
-    RoomOrigin,
-    TableStatus,
-    TournamentInfo,
-    TournamentStanding,
-    TournamentSummary,
-    TournamentUpdate,
-    Visibility,
-)
+from protocol.messages import EntrantStatus, PlayerInfo, RoomOrigin, TableStatus, Visibility
 from protocol.names import printable
 from server import errors, visibility
 from server.events import (
     EmbargoLifted,
     Event,
-    PlayerRecord,
     TournamentChange,
-    TournamentCreated,
-    TournamentEntry,
     TournamentRoundBegan,
     TournamentRoundEnded,
     TournamentSnapshot,
@@ -63,22 +49,16 @@ from server.events import (
     TournamentTableChanged,
 )
 from server.room import Outbound, RoomSettings
-from server.series import secret_chain
-from server.tournaments import views
-from server.tournaments.formats import FORMATS
+from server.tournaments.base import DirectorBase, Reply
 from server.tournaments.model import (
-    TRANSITIONS,
     Entrant,
     Forfeit,
     OpenTable,
     Phase,
-    Request,
     Reveal,
     Round,
     StopTable,
     Table,
-    TournamentSettings,
-    knockout_rounds,
     round_contribution,
 )
 from server.tournaments.snapshot import (
@@ -87,90 +67,15 @@ from server.tournaments.snapshot import (
     RoundRecord,
     SettingsRecord,
     SnapshotRecord,
-    settings_json,
 )
 
-PUSH_INTERVAL_MS = 1_000  # live standings go out at most this often during a round
 # A snapshot follows a change of shape (phase, round, entrants) at once; table
 # results within a round at most this often (docs/tournaments.md, restart).
 SNAPSHOT_INTERVAL_MS = 1_000
 
 
-class Reply(NamedTuple):
-    """Who asked for a command (its answer echoes ``ref``)."""
-
-    actor: str
-    ref: str | None
-
-
-class Director:
+class Director(DirectorBase):
     """One tournament, from registration to its final standings."""
-
-    def __init__(
-        self,
-        tournament_id: str,
-        settings: TournamentSettings,
-        host: PlayerInfo,
-        *,
-        now_ms: int,
-        root_secret: str,
-        invite_code: str | None = None,
-        rating_of: Callable[[str], float] | None = None,
-        known_strategy: Callable[[str], bool] | None = None,
-        registration_ttl_ms: int = 0,
-    ) -> None:
-        self.id = tournament_id
-        self.settings = settings
-        self.host = host
-        self.invite_code = invite_code if settings.visibility == Visibility.PRIVATE else None
-        self.phase = Phase.REGISTERING
-        self.created_at = now_ms
-        self.entrants: dict[str, Entrant] = {}
-        self.spectators: dict[str, PlayerInfo] = {}
-        self.rounds: list[Round] = []
-        self.bracket: list[list[str | None]] = []  # knockout: each round's slots
-        self.had_bye: set[str] = set()
-        self.next_at: int | None = settings.start_at  # the start, or the next round
-        self.finished_at: int | None = None
-        # Not started by then (and no start scheduled): cancelled, so that tournaments
-        # nobody starts do not pile up (and come back at every restart).
-        self.expires_at: int | None = None
-        if registration_ttl_ms and settings.start_at is None:
-            self.expires_at = now_ms + registration_ttl_ms
-        self.format = FORMATS[settings.format]
-        self._rating_of = rating_of or (lambda pid: 1500.0)
-        self.known_strategy = known_strategy or (lambda name: True)
-        self.tables_by_room: dict[str, tuple[Round, Table]] = {}
-        self.bots_added = 0
-        self.now = now_ms
-        self.push_due: int | None = None
-        self._pushed_at: int | None = None
-        # A command that began a round is answered by the push once its tables have
-        # their rooms (tables_opened), so that its actor learns where to play from it.
-        self.reply_after_tables: Reply | None = None
-        self.stored: dict[str, object] | None = None  # the last snapshot in the events
-        self.stored_shape: tuple[object, ...] | None = None
-        self.stored_at = now_ms
-        self.snapshot_due: int | None = None  # a change waits for the interval
-        chain = max(settings.rounds, knockout_rounds(settings.max_players))
-        self.round_secrets = secret_chain(root_secret, chain)
-        self.commitment = commitment(self.round_secrets[0])
-        self.events: list[Event] = [
-            TournamentCreated(
-                tournament_id=tournament_id,
-                name=settings.name,
-                format=settings.format,
-                visibility=settings.visibility,
-                host=_record(host),
-                settings=self._settings_json(),
-                commitment=self.commitment,
-                at_ms=now_ms,
-            )
-        ]
-        self.requests: list[Request] = []
-
-    # ------------------------------------------------------------------
-    # Queries
 
     def take_events(self) -> list[Event]:
         """The storage events so far; a snapshot ends them if the state has changed
@@ -204,10 +109,6 @@ class Director:
             self.next_at,
             tuple(e.status for e in self.entrants.values()),
         )
-
-    def take_requests(self) -> list[Request]:
-        requests, self.requests = self.requests, []
-        return requests
 
     # ------------------------------------------------------------------
     # Surviving a restart
@@ -329,90 +230,6 @@ class Director:
                 outs += self._end_table(r, t, _leader(t), now_ms)
         return outs
 
-    @property
-    def over(self) -> bool:
-        return self.phase in (Phase.FINISHED, Phase.CANCELLED)
-
-    def status(self) -> str:
-        return "playing" if self.phase == Phase.BETWEEN else self.phase.value
-
-    def members(self) -> list[str]:
-        """Who receives the tournament's updates: host, people entered, spectators."""
-        ids = {self.host.id}
-        ids.update(
-            pid
-            for pid, e in self.entrants.items()
-            if not e.strategy and e.status in (EntrantStatus.ACTIVE, EntrantStatus.ELIMINATED)
-        )
-        ids.update(self.spectators)
-        return sorted(ids)
-
-    def is_member(self, player_id: str) -> bool:
-        if player_id == self.host.id or player_id in self.spectators:
-            return True
-        e = self.entrants.get(player_id)
-        return (
-            e is not None
-            and not e.strategy
-            and e.status in (EntrantStatus.ACTIVE, EntrantStatus.ELIMINATED)
-        )
-
-    def active(self) -> list[Entrant]:
-        return [e for e in self.entrants.values() if e.status == EntrantStatus.ACTIVE]
-
-    def room_ids(self) -> list[str]:
-        return list(self.tables_by_room)
-
-    def next_deadline(self) -> int | None:
-        times = [t for t in (self.push_due, self.snapshot_due) if t is not None]
-        if self.phase in (Phase.REGISTERING, Phase.BETWEEN) and self.next_at is not None:
-            times.append(self.next_at)
-        if self.phase == Phase.REGISTERING and self.expires_at is not None:
-            times.append(self.expires_at)
-        current = self.rounds[-1] if self.rounds else None
-        if current is not None and not current.finished and not current.stopped:
-            times.append(current.ends_at)
-        return min(times) if times else None
-
-    def _settings_json(self) -> dict[str, object]:
-        settings = settings_json(self.settings)
-        del settings["name"]
-        return settings
-
-    # The wire views (server.tournaments.views): pure, they change nothing.
-
-    def summary(self, now_ms: int) -> TournamentSummary:
-        return views.summary(self, now_ms)
-
-    def info(self, now_ms: int) -> TournamentInfo:
-        return views.info(self, now_ms)
-
-    def update(self, now_ms: int, ref: str | None = None) -> TournamentUpdate:
-        return TournamentUpdate(tournament=self.info(now_ms), ref=ref)
-
-    # ------------------------------------------------------------------
-    # What the format sees (server.tournaments.formats.base.Field)
-
-    def rating_of(self, player_id: str) -> float:
-        return self._rating_of(player_id)
-
-    def record_entry(self, entrant: Entrant) -> None:
-        self.entry_event(entrant, self.now)
-
-    # ------------------------------------------------------------------
-    # Standings
-
-    def standings(self) -> list[TournamentStanding]:
-        played: dict[str, int] = dict.fromkeys(self.entrants, 0)
-        points: dict[str, int] = dict.fromkeys(self.entrants, 0)
-        for r in self.rounds:
-            for t in r.tables:
-                for deal in t.deals:
-                    for pid, score in deal.items():
-                        played[pid] = played.get(pid, 0) + 1
-                        points[pid] = points.get(pid, 0) + score
-        return self.format.standings(self, played, points)
-
     # ------------------------------------------------------------------
     # Commands
 
@@ -443,20 +260,6 @@ class Director:
         self.entrants[player.id] = entrant
         self.entry_event(entrant, now_ms)
         return entrant
-
-    def entry_event(self, e: Entrant, now_ms: int) -> None:
-        self.events.append(
-            TournamentEntry(
-                tournament_id=self.id,
-                player=_record(e.player),
-                number=e.number,
-                contribution=e.contribution,
-                joined_round=e.joined_round,
-                status=e.status,
-                seed=e.seed,
-                at_ms=now_ms,
-            )
-        )
 
     def register(
         self, player: PlayerInfo, contribution: str, now_ms: int, ref: str | None = None
@@ -608,19 +411,6 @@ class Director:
                 return self.close(Phase.CANCELLED, now_ms, reply)
         # The protocol admits nothing else.
         raise errors.RoomError(f"unknown action {action!r}", code="bad_message")
-
-    def changed_to(
-        self,
-        change: TournamentChange,
-        now_ms: int,
-        standings: tuple[dict[str, object], ...] | None = None,
-    ) -> None:
-        self.events.append(TournamentStatus(self.id, change, standings, now_ms))
-
-    def go(self, phase: Phase) -> None:
-        if phase not in TRANSITIONS[self.phase]:
-            raise AssertionError(f"no transition from {self.phase} to {phase}")
-        self.phase = phase
 
     # ------------------------------------------------------------------
     # Time and tables
@@ -841,34 +631,6 @@ class Director:
         self.changed_to(TournamentChange(phase.value), now_ms, final)
         return self.push(now_ms, reply)
 
-    # ------------------------------------------------------------------
-    # Telling the members
-
-    def changed(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
-        """Something changed: push now, or once the push interval has passed; the
-        command's actor (``reply``) is answered now either way."""
-        if self._pushed_at is None or now_ms - self._pushed_at >= PUSH_INTERVAL_MS:
-            return self.push(now_ms, reply)
-        if self.push_due is None:
-            self.push_due = self._pushed_at + PUSH_INTERVAL_MS
-        if reply is None:
-            return []
-        return [Outbound((reply.actor,), self.update(now_ms, reply.ref))]
-
-    def push(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
-        """The update to every member; the actor of ``reply`` gets its own copy, with its ref."""
-        self.push_due = None
-        self._pushed_at = now_ms
-        members = self.members()
-        update = self.update(now_ms)
-        outs: list[Outbound] = []
-        if reply is not None:
-            outs.append(Outbound((reply.actor,), update.model_copy(update={"ref": reply.ref})))
-            members = [m for m in members if m != reply.actor]
-        if members:
-            outs.append(Outbound(tuple(members), update))
-        return outs
-
 
 def _leader(t: Table) -> str | None:
     """The player ahead at a table on the deals it finished: deals won (the best
@@ -887,7 +649,3 @@ def _leader(t: Table) -> str | None:
 
     first, second = sorted(t.players, key=key, reverse=True)[:2]
     return first if key(first) > key(second) else None
-
-
-def _record(player: PlayerInfo) -> PlayerRecord:
-    return PlayerRecord(player.id, player.name, player.guest, player.bot)

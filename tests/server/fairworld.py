@@ -34,7 +34,7 @@ from server.room import BotTurn, Outbound
 from server.shell import clock as server_clock
 from server.shell.hub import Hub
 from server.storage import Storage
-from server.tournaments.director import round_contribution
+from server.tournaments.model import round_contribution
 
 CONFIG = LobbyConfig(between_deals_ms=2_000, between_rounds_ms=3_000, grace_ms=20_000)
 SHA_STEPS = 6  # a published value hashed up to this many times

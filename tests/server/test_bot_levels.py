@@ -26,7 +26,7 @@ from server.events import MatchEnded
 from server.lobby import Lobby, LobbyConfig
 from server.room.restore import restore as restore_room
 from server.storage import Storage, StoredPlayer
-from server.tournaments.director import Phase
+from server.tournaments.model import Phase
 from tests.server.roomkit import ALICE, BOB, FixedIds, Mailbox, answer_bots, make_room, place
 
 

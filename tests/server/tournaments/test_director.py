@@ -29,7 +29,8 @@ from server.events import MatchBegan, MatchEnded, TournamentStatus
 from server.lobby import Lobby
 from server.room import Outbound
 from server.series import secret_chain
-from server.tournaments.director import Director, Phase, round_contribution
+from server.tournaments.director import Director
+from server.tournaments.model import Phase, round_contribution
 from tests.server.roomkit import ALICE, BOB, CAROL, FixedIds
 
 
