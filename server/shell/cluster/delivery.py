@@ -1,7 +1,7 @@
 """Addressed messages to this node's sessions and, through Redis, to the other nodes'.
 
 The room machine decided who receives each message (its one choke point,
-server/room/machine.py ``Room._out``); this only carries the text, serialized
+server/room/addressing.py ``Room.address``); this only carries the text, serialized
 once, to the nodes where those players are connected, and each node writes it
 to that player's sessions and nobody else's. One publication per node per step;
 a step that ran a command forwarded from another node says so (``done``) in its
