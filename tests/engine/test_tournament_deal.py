@@ -19,7 +19,7 @@ import pytest
 
 from engine.deal import commitment, deal, room_seed, table_deal_secret, table_root
 from server.series import SecretScheme, deal_secrets, secret_chain
-from server.tournaments.director import round_contribution
+from server.tournaments.model import round_contribution
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = json.loads(

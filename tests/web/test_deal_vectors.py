@@ -12,7 +12,7 @@ from pathlib import Path
 
 from engine.deal import commitment
 from server.series import secret_chain
-from server.tournaments.director import round_contribution
+from server.tournaments.model import round_contribution
 from tests.server.live import running_server
 from tests.web.conftest import open_page
 
