@@ -11,7 +11,8 @@ from engine.grid import Grid, cell_from_row_col
 from engine.ranking import _Ordered
 from engine.tally import TOTAL_PAIRS, brute_force_tally
 from engine.totals import rank_points
-from protocol.messages import RatingChange, _Message
+from protocol.fields import Message
+from protocol.head_to_head import RatingChange
 from server.bots import strategy_names
 from server.tournaments.pairing import knockout_first_round
 
@@ -25,7 +26,7 @@ rank_points
 # The engine's public cell API, tested (tests/engine/test_grid.py) and documented.
 cell_from_row_col
 Grid.render
-_Message.model_config  # pydantic reads it: how every message model validates
+Message.model_config  # pydantic reads it: how every message model validates
 RatingChange.deviation_before  # wire fields of ratings_changed (docs/protocol.md)
 RatingChange.deviation_after
 strategy_names  # the server's bot strategies, listed in the room tests and docs/bots.md

@@ -19,7 +19,9 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from protocol.messages import JoinRoom, Pace, Place, PlayerInfo, Ready, Visibility
+from protocol.deals import Place
+from protocol.fields import Pace, PlayerInfo, Visibility
+from protocol.rooms import JoinRoom, Ready
 from server.room import Room, RoomSettings
 
 SECRET = "b" * 64

@@ -37,7 +37,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from protocol.messages import Pace, RoomOrigin, Visibility
+from protocol.fields import Pace, Visibility
+from protocol.rooms import RoomOrigin
 from server.events import CardPlaced, Event, MatchBegan, PlayerRecord, RoomOpened, SeriesBegan
 from server.storage import Storage, StoredPlayer
 from server.storage.backends import backend_for

@@ -30,7 +30,7 @@ from engine.bots.strategies import DEFAULT_SIMULATIONS
 from engine.cards import Card
 from engine.errors import EngineError, HandSizeError
 from engine.grid import CELLS, Grid, cell_name, parse_cell
-from protocol.messages import BoardResult
+from protocol.deals import BoardResult
 
 # The seed of the analysis's own random draws: fixed, so that the same game
 # gives the same figures in every front end and on every run.

@@ -17,7 +17,8 @@ from client_cli.analysis import BoardAnalysis, BoardInput, board_from_moves
 from client_cli.render import card_text
 from engine.cards import Card
 from engine.grid import cell_name
-from protocol.messages import Daily, DailyEntry, Pace
+from protocol.daily import Daily, DailyEntry
+from protocol.fields import Pace
 
 STATUS_TEXT = {
     "upcoming": "to come",

@@ -19,7 +19,7 @@ from client_cli.model.checks import verify_result
 from client_cli.ratings import RatingEvent, RatingsError, parse_ratings, ratings_path
 from client_cli.render import board_lines, score_lines
 from engine.verification import Verification
-from protocol.messages import BoardResult, MatchResult
+from protocol.deals import BoardResult, MatchResult
 
 if TYPE_CHECKING:
     from client_cli.model.state import ClientModel

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from client_cli.session import Session, SessionError
-from protocol.messages import BotLevel, Bots, ListBots
+from protocol.head_to_head import BotLevel, Bots, ListBots
 
 # What a server without levels still plays (protocol.md, add_bot).
 OLD_STRATEGIES = ("random", "greedy", "expert")

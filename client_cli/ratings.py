@@ -21,7 +21,8 @@ from urllib.parse import quote, urlencode
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from client_cli.reach import unreachable
-from protocol.messages import Leaderboard, LeaderboardEntry, Pace, PlayerInfo
+from protocol.fields import Pace, PlayerInfo
+from protocol.head_to_head import Leaderboard, LeaderboardEntry
 
 
 class RatingsError(Exception):

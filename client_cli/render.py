@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
-from protocol.messages import BoardScoreOut, HandScoreOut
+from protocol.deals import BoardScoreOut, HandScoreOut
 
 SUIT_GLYPH = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}

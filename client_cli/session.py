@@ -30,16 +30,10 @@ from client_cli.config import SavedSignIn, TokenStore
 from client_cli.model.views import Connection
 from client_cli.reach import os_error_text, unreachable
 from client_cli.safe import clean, visible
-from protocol.messages import (
-    PROTOCOL_VERSION,
-    SERVER_ADAPTER,
-    ErrorMessage,
-    Hello,
-    ServerMessage,
-    Welcome,
-    frame_messages,
-)
+from protocol.connection import ErrorMessage, Hello, Welcome
+from protocol.fields import PROTOCOL_VERSION
 from protocol.names import MAX_NAME
+from protocol.wire import SERVER_ADAPTER, ServerMessage, frame_messages
 
 CLIENT_NAME = "cribsquares-cli"
 MAX_NAME_TRIES = 20  # a bot whose name is taken tries NAME-2 … NAME-20
@@ -455,7 +449,7 @@ BOT_PREFERENCE = ("expert", "fallback")
 
 async def add_bot(session: Session, room_id: str, strategy: str | None = None) -> ServerMessage:
     """Seat a bot playing ``strategy``, or the strongest one the server has."""
-    from protocol.messages import AddBot
+    from protocol.rooms import AddBot
 
     reply: ServerMessage | None = None
     for name in (strategy,) if strategy else BOT_PREFERENCE:
@@ -476,7 +470,8 @@ async def start_vs_bot(
     :class:`SessionError` with the server's reason if a step is refused (the
     room is then left, so a failed attempt leaves no half-made room behind).
     """
-    from protocol.messages import CreateRoom, LeaveRoom, RoomState, StartMatch, Visibility
+    from protocol.fields import Visibility
+    from protocol.rooms import CreateRoom, LeaveRoom, RoomState, StartMatch
 
     room = await session.request(
         CreateRoom(

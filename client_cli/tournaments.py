@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from client_cli.render import clock_text
-from protocol.messages import (
-    Pace,
-    PlayerInfo,
+from protocol.fields import Pace, PlayerInfo
+from protocol.tournaments import (
     TournamentFormat,
     TournamentInfo,
     TournamentStanding,

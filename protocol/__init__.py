@@ -4,10 +4,9 @@ See docs/protocol.md for the prose specification and a whole match walked
 through message by message.
 """
 
-from protocol.messages import (
+from protocol.fields import PROTOCOL_VERSION, PROTOCOLS
+from protocol.wire import (
     CLIENT_ADAPTER,
-    PROTOCOL_VERSION,
-    PROTOCOLS,
     SERVER_ADAPTER,
     ClientMessage,
     ProtocolError,

@@ -5,7 +5,7 @@ A placement makes a ``placed``, usually a ``card`` and a share of a
 values) and then serializing it was a tenth of the server's time per
 placement. These functions write the same JSON text directly and build the
 model only if something asks for it. Their output is byte for byte that of
-:func:`~protocol.messages.dump_server` on the model
+:func:`~protocol.wire.dump_server` on the model
 (tests/server/test_fastpath.py); a value they do not handle (a string that
 would need escaping, a non-int number) makes them build the model instead.
 A finished deal's ``match_result`` is written the same way.
@@ -20,18 +20,18 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from protocol.messages import (
+from protocol.deals import (
     BoardResult,
     BoardScoreOut,
     CardDealt,
     MatchResult,
     Placed,
     PlacementOut,
-    PlayerInfo,
     Progress,
     SeriesInfo,
-    dump_server,
 )
+from protocol.fields import PlayerInfo
+from protocol.wire import dump_server
 
 
 class Prepared:

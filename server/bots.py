@@ -38,7 +38,7 @@ from typing import Any
 
 from engine.cards import Card
 from engine.grid import Grid
-from protocol.messages import BotLevel
+from protocol.head_to_head import BotLevel
 from server.fallback import CellChooser, fallback_cell
 from server.room import BotTurn
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from protocol.messages import PlayerInfo
+from protocol.fields import PlayerInfo
 from server.events import Event
 from server.room import Outbound, Room, RoomSettings
 from server.series import SecretScheme

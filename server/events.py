@@ -14,14 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from protocol.messages import (
-    EntrantStatus,
-    Pace,
-    RoomOrigin,
-    TableStatus,
-    TournamentFormat,
-    Visibility,
-)
+from protocol.fields import Pace, Visibility
+from protocol.rooms import RoomOrigin
+from protocol.tournaments import EntrantStatus, TableStatus, TournamentFormat
 
 
 class Abandonment(StrEnum):

@@ -24,19 +24,18 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from protocol.messages import (
+from protocol.fields import PlayerInfo, Visibility
+from protocol.head_to_head import (
     AnswerChallenge,
     CancelQuickPlay,
     Challenge,
     ChallengeInfo,
     ChallengeUpdate,
-    PlayerInfo,
     QueueStatus,
     QuickPlay,
-    RoomOrigin,
-    Visibility,
 )
 from protocol.names import MAX_NAME, printable
+from protocol.rooms import RoomOrigin
 from server import errors
 from server.config import LobbyConfig
 from server.ids import IdSource

@@ -19,36 +19,26 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
 from engine.ranking import game_score
-from protocol.messages import (
+from protocol.connection import ErrorMessage, ListOnline, Online
+from protocol.deals import Place
+from protocol.fields import Pace, PlayerInfo, Visibility
+from protocol.head_to_head import (
     AnswerChallenge,
     BotLevel,
     Bots,
     CancelQuickPlay,
     Challenge,
-    ClientMessage,
-    CreateRoom,
-    ErrorMessage,
     GetLeaderboard,
-    JoinRoom,
     Leaderboard,
     LeaderboardEntry,
-    Left,
     ListBots,
-    ListOnline,
-    ListRooms,
-    Online,
-    Pace,
-    Place,
-    PlayerInfo,
     QuickPlay,
     RatingChange,
     RatingsChanged,
-    Rematch,
-    RoomOrigin,
-    Rooms,
-    Visibility,
 )
 from protocol.names import name_key
+from protocol.rooms import CreateRoom, JoinRoom, Left, ListRooms, Rematch, RoomOrigin, Rooms
+from protocol.wire import ClientMessage
 from server import errors
 from server.alarms import Alarms
 from server.config import LobbyConfig

@@ -9,7 +9,7 @@ server of many nodes replaces with a shared one (docs/architecture.md).
 
 from __future__ import annotations
 
-from protocol.messages import Visibility
+from protocol.fields import Visibility
 from server.listing import Listing
 from server.room import Phase, Room
 

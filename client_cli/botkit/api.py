@@ -33,9 +33,7 @@ from pathlib import Path
 from engine.bots import BotView, Budget, level_names, make_bot
 from engine.errors import EngineError
 from engine.grid import CELLS, parse_cell
-from protocol.messages import (
-    Pace,
-)
+from protocol.fields import Pace
 
 Choose = Callable[[BotView], "int | str"]
 """A bot: the visible state in, a cell index or name out."""

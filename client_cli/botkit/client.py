@@ -29,33 +29,23 @@ from client_cli.session import Session, SessionError
 from engine.bots import BotView, fallback_cell
 from engine.cards import Card
 from engine.grid import CELLS, Grid, cell_name, parse_cell
-from protocol.messages import (
-    AnswerChallenge,
-    CardDealt,
-    ChallengeUpdate,
+from protocol.connection import ErrorMessage, Welcome
+from protocol.deals import CardDealt, MatchResult, MatchStarted, Place, Placed, SeriesInfo
+from protocol.fields import Pace, Visibility
+from protocol.head_to_head import AnswerChallenge, ChallengeUpdate, QueueStatus, QuickPlay
+from protocol.rooms import (
     CreateRoom,
-    ErrorMessage,
     JoinRoom,
     LeaveRoom,
     ListRooms,
-    MatchResult,
-    MatchStarted,
-    Pace,
-    Place,
-    Placed,
-    QueueStatus,
-    QuickPlay,
     Ready,
     Rooms,
     RoomState,
     RoomStatus,
     RoomUpdate,
-    SeriesInfo,
-    ServerMessage,
     StartMatch,
-    Visibility,
-    Welcome,
 )
+from protocol.wire import ServerMessage
 
 BOT_CLIENT = "cribsquares-bot/0.1"
 

@@ -17,9 +17,7 @@ from client_cli.botkit.api import (
     Plan,
 )
 from client_cli.config import DEFAULT_SERVER, SERVER_ENV, default_server
-from protocol.messages import (
-    Pace,
-)
+from protocol.fields import Pace
 
 
 def add_arguments(p: argparse.ArgumentParser, *, strategy: bool = True) -> None:

@@ -266,7 +266,7 @@ def _check_create(message: dict[str, Any], bots: int) -> None:
     from pydantic import ValidationError
 
     from client_cli.cli import UsageError
-    from protocol.messages import CreateTournament
+    from protocol.tournaments import CreateTournament
 
     if bots < 0:
         raise UsageError(f"--bots: 0 or more, not {bots}")
@@ -290,7 +290,8 @@ async def _create(server: str, message: dict[str, Any], bots: int, strategy: str
 
     from client_cli.config import TokenStore
     from client_cli.session import SessionError, describe, normalize_url
-    from protocol.messages import PROTOCOL_VERSION, frame_messages
+    from protocol.fields import PROTOCOL_VERSION
+    from protocol.wire import frame_messages
 
     try:
         url = normalize_url(server)

@@ -19,7 +19,8 @@ from engine.verification import (
 )
 from engine.verification import table_round_checks as engine_table_round_checks
 from engine.verification import tournament_checks as round_checks
-from protocol.messages import MatchResult, TournamentInfo
+from protocol.deals import MatchResult
+from protocol.tournaments import TournamentInfo
 
 
 def revealed(result: MatchResult) -> Revealed:

@@ -8,7 +8,8 @@ no I/O.
 from __future__ import annotations
 
 from client_cli.model.views import entrant_count, entrant_in, standing_in, table_in
-from protocol.messages import RoomInfo, RoomStatus, TournamentInfo
+from protocol.rooms import RoomInfo, RoomStatus
+from protocol.tournaments import TournamentInfo
 
 
 def seat_lines(old: RoomInfo, room: RoomInfo) -> list[str]:

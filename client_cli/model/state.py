@@ -32,39 +32,35 @@ from client_cli.model.views import (
 from engine import parse_cell
 from engine.errors import EngineError
 from engine.verification import TableDeal, Verification
-from protocol.messages import (
-    Bots,
+from protocol.connection import ErrorMessage, Welcome
+from protocol.daily import Daily
+from protocol.deals import (
     CardDealt,
-    ChallengeUpdate,
-    Daily,
-    ErrorMessage,
-    Leaderboard,
-    Left,
     MatchResult,
     MatchStarted,
-    Pace,
     Placed,
     PlacementOut,
-    PlayerInfo,
     Progress,
+    SeriesInfo,
+)
+from protocol.fields import Pace, PlayerInfo
+from protocol.head_to_head import (
+    Bots,
+    ChallengeUpdate,
+    Leaderboard,
     QueueStatus,
     RatingChange,
     RatingsChanged,
-    RoomInfo,
-    Rooms,
-    RoomState,
-    RoomStatus,
-    RoomSummary,
-    RoomUpdate,
-    SeriesInfo,
-    ServerMessage,
+)
+from protocol.rooms import Left, RoomInfo, Rooms, RoomState, RoomStatus, RoomSummary, RoomUpdate
+from protocol.tournaments import (
     TournamentEntrant,
     TournamentInfo,
     Tournaments,
     TournamentSummary,
     TournamentUpdate,
-    Welcome,
 )
+from protocol.wire import ServerMessage
 
 
 class ClientModel:

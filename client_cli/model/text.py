@@ -7,15 +7,9 @@ from __future__ import annotations
 
 from engine import WIN_SCORE
 from engine.verification import Verification
-from protocol.messages import (
-    BoardResult,
-    MatchResult,
-    Pace,
-    PlayerInfo,
-    RatingChange,
-    SeriesInfo,
-    SeriesStanding,
-)
+from protocol.deals import BoardResult, MatchResult, SeriesInfo, SeriesStanding
+from protocol.fields import Pace, PlayerInfo
+from protocol.head_to_head import RatingChange
 
 
 def result_lines(

@@ -13,13 +13,10 @@ from enum import StrEnum
 from client_cli.model.text import match_terms
 from engine import Card, Grid, parse_cell
 from engine.verification import Verification
-from protocol.messages import (
-    ChallengeInfo,
-    MatchResult,
-    Pace,
-    PlacementOut,
-    PlayerInfo,
-    Progress,
+from protocol.deals import MatchResult, PlacementOut, Progress
+from protocol.fields import Pace, PlayerInfo
+from protocol.head_to_head import ChallengeInfo
+from protocol.tournaments import (
     TournamentEntrant,
     TournamentInfo,
     TournamentStanding,

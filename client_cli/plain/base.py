@@ -27,18 +27,13 @@ from client_cli.session import (
     SessionError,
     path_quote,
 )
-from protocol.messages import (
-    Bots,
-    ChallengeUpdate,
-    ErrorMessage,
-    JoinRoom,
-    JoinTournament,
-    MatchResult,
-    Pace,
-    RoomStatus,
-    ServerMessage,
-    TournamentUpdate,
-)
+from protocol.connection import ErrorMessage
+from protocol.deals import MatchResult
+from protocol.fields import Pace
+from protocol.head_to_head import Bots, ChallengeUpdate
+from protocol.rooms import JoinRoom, RoomStatus
+from protocol.tournaments import JoinTournament, TournamentUpdate
+from protocol.wire import ServerMessage
 
 
 class PlainBase:

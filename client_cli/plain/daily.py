@@ -12,7 +12,9 @@ from client_cli.plain.base import PlainBase
 from client_cli.plain.words import _daily_parser, _first_error
 from client_cli.session import SessionError
 from engine.errors import EngineError
-from protocol.messages import Daily, GetDaily, Pace, PlayDaily, RoomStatus
+from protocol.daily import Daily, GetDaily, PlayDaily
+from protocol.fields import Pace
+from protocol.rooms import RoomStatus
 
 
 class DailyCommands(PlainBase):

@@ -17,17 +17,16 @@ from client_cli.session import (
     NotFound,
     SessionError,
 )
-from protocol.messages import (
+from protocol.fields import Pace
+from protocol.head_to_head import (
     AnswerChallenge,
     CancelQuickPlay,
     Challenge,
     GetLeaderboard,
     Leaderboard,
-    Pace,
     QuickPlay,
-    Rematch,
-    RoomStatus,
 )
+from protocol.rooms import Rematch, RoomStatus
 
 
 class HeadToHeadCommands(PlainBase):

@@ -26,18 +26,9 @@ from client_cli.session import (
 )
 from engine import parse_cell
 from engine.errors import EngineError
-from protocol.messages import (
-    CreateRoom,
-    LeaveRoom,
-    ListRooms,
-    Pace,
-    Place,
-    Ready,
-    Rooms,
-    RoomStatus,
-    StartMatch,
-    Visibility,
-)
+from protocol.deals import Place
+from protocol.fields import Pace, Visibility
+from protocol.rooms import CreateRoom, LeaveRoom, ListRooms, Ready, Rooms, RoomStatus, StartMatch
 
 
 class RoomCommands(PlainBase):

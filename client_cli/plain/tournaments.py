@@ -16,17 +16,16 @@ from client_cli.render import clock_text
 from client_cli.session import (
     SessionError,
 )
-from protocol.messages import (
+from protocol.fields import Pace, Visibility
+from protocol.tournaments import (
     AddTournamentBot,
     CreateTournament,
     GetTournament,
     LeaveTournament,
     ListTournaments,
     ManageTournament,
-    Pace,
     Tournaments,
     TournamentUpdate,
-    Visibility,
 )
 
 

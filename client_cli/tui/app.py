@@ -37,40 +37,40 @@ from client_cli.tui.screens.room import RoomScreen
 from client_cli.tui.screens.sign_in import SignInScreen
 from client_cli.tui.screens.tournament import TournamentScreen
 from engine.errors import EngineError
-from protocol.messages import (
-    AddTournamentBot,
+from protocol.connection import ErrorMessage, Welcome
+from protocol.daily import Daily, GetDaily, PlayDaily
+from protocol.deals import BoardResult, Place
+from protocol.fields import Pace
+from protocol.head_to_head import (
     AnswerChallenge,
-    BoardResult,
     CancelQuickPlay,
     Challenge,
     ChallengeUpdate,
-    CreateRoom,
-    CreateTournament,
-    Daily,
-    ErrorMessage,
-    GetDaily,
     GetLeaderboard,
-    GetTournament,
-    JoinRoom,
-    JoinTournament,
-    LeaveRoom,
-    LeaveTournament,
     ListBots,
-    ListRooms,
-    ListTournaments,
-    ManageTournament,
-    Pace,
-    Place,
-    PlayDaily,
     QuickPlay,
+)
+from protocol.rooms import (
+    CreateRoom,
+    JoinRoom,
+    LeaveRoom,
+    ListRooms,
     Ready,
     Rematch,
     RoomStatus,
-    ServerMessage,
     StartMatch,
-    TournamentUpdate,
-    Welcome,
 )
+from protocol.tournaments import (
+    AddTournamentBot,
+    CreateTournament,
+    GetTournament,
+    JoinTournament,
+    LeaveTournament,
+    ListTournaments,
+    ManageTournament,
+    TournamentUpdate,
+)
+from protocol.wire import ServerMessage
 
 
 class CribApp(App[int]):

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from client_cli.analysis import BoardAnalysis, BoardInput
 from client_cli.model.state import ClientModel
 from client_cli.session import Session
-from protocol.messages import BoardResult
+from protocol.deals import BoardResult
 
 
 class Crib(Protocol):

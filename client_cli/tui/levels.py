@@ -21,7 +21,7 @@ from textual.widgets import Button, RadioButton, RadioSet, Static
 
 from client_cli.levels import find, label
 from client_cli.tui.forms import FormDialog
-from protocol.messages import BotLevel
+from protocol.head_to_head import BotLevel
 
 
 def level_choices(

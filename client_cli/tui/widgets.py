@@ -32,7 +32,7 @@ from client_cli.render import (
     clock_text,
     score_table,
 )
-from protocol.messages import BoardResult
+from protocol.deals import BoardResult
 
 COLUMNS = "abcd"
 CELL_W = 8  # "┌─────┐ "

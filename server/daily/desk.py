@@ -34,20 +34,10 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 
 from engine.deal import commitment
-from protocol.messages import (
-    AddBot,
-    ClientMessage,
-    Daily,
-    DailyCommitment,
-    GetDaily,
-    JoinRoom,
-    Pace,
-    PlayDaily,
-    PlayerInfo,
-    Rematch,
-    RoomOrigin,
-    Visibility,
-)
+from protocol.daily import Daily, DailyCommitment, GetDaily, PlayDaily
+from protocol.fields import Pace, PlayerInfo, Visibility
+from protocol.rooms import AddBot, JoinRoom, Rematch, RoomOrigin
+from protocol.wire import ClientMessage
 from server import errors
 from server.daily import days
 from server.daily.standings import Streak

@@ -14,15 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.deal import deal
-from protocol.messages import (
-    Daily,
-    DailyCommitment,
-    DailyDeal,
-    DailyEntry,
-    DailyYou,
-    Pace,
-    PlayerInfo,
-)
+from protocol.daily import Daily, DailyCommitment, DailyDeal, DailyEntry, DailyYou
+from protocol.fields import Pace, PlayerInfo
 from server import visibility
 from server.daily import days, standings
 

@@ -27,8 +27,9 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from engine.grid import cell_name, legal_mask, mask_cells
-from protocol.messages import CardDealt, MatchResult, Placed, RoomState, RoomUpdate
+from protocol.deals import CardDealt, MatchResult, Placed
 from protocol.prepared import Prepared, card_message, legal_json, progress_message
+from protocol.rooms import RoomState, RoomUpdate
 from server.room import views
 from server.room.base import RoomBase
 from server.room.outbound import Outbound

@@ -19,16 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.messages import (
-    Pace,
-    PlayerInfo,
-    RoomInfo,
-    RoomState,
-    RoomStatus,
-    RoomSummary,
-    SeriesInfo,
-    Visibility,
-)
+from protocol.deals import SeriesInfo
+from protocol.fields import Pace, PlayerInfo, Visibility
+from protocol.rooms import RoomInfo, RoomState, RoomStatus, RoomSummary
 from server.events import Abandoned, Abandonment, Event, RoomOpened
 from server.room import views
 from server.room.phases import TRANSITIONS, Phase

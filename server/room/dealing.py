@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from engine.deal import commitment, deal, room_seed
 from engine.grid import cell_name
-from protocol.messages import MatchStarted, Pace, Place, PlayerInfo
+from protocol.deals import MatchStarted, Place
+from protocol.fields import Pace, PlayerInfo
 from protocol.prepared import placed_message
 from server import errors
 from server.events import CardPlaced, MatchBegan, PlayerRecord, SeriesBegan

@@ -26,20 +26,10 @@ from __future__ import annotations
 
 from engine.errors import EngineError
 from engine.grid import cell_name, parse_cell
-from protocol.messages import (
-    AddBot,
-    ClientMessage,
-    JoinRoom,
-    LeaveRoom,
-    Left,
-    Pace,
-    Place,
-    PlayerInfo,
-    Ready,
-    Rematch,
-    Resync,
-    StartMatch,
-)
+from protocol.deals import Place
+from protocol.fields import Pace, PlayerInfo
+from protocol.rooms import AddBot, JoinRoom, LeaveRoom, Left, Ready, Rematch, Resync, StartMatch
+from protocol.wire import ClientMessage
 from server import errors
 from server.events import Abandonment
 from server.room import bot_seats, phases, views

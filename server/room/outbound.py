@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from protocol.messages import dump_server
 from protocol.prepared import Prepared
+from protocol.wire import dump_server
 
 
 class Outbound:
     """A message and the ids of the players who may receive it.
 
     ``message`` is the pydantic model and :meth:`text` its JSON (``dump_server``).
-    The per-placement messages come :class:`~protocol.messages.Prepared`: their
+    The per-placement messages come :class:`~protocol.prepared.Prepared`: their
     JSON is written at once and their model built only if ``message`` is read.
     """
 

@@ -8,7 +8,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from protocol.messages import AddBot, JoinRoom, Place, Ready, Rematch, StartMatch
+from protocol.deals import Place
+from protocol.rooms import AddBot, JoinRoom, Ready, Rematch, StartMatch
 from server import errors
 
 

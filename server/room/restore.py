@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from engine.deal import deal, room_seed
 from engine.grid import parse_cell
-from protocol.messages import Pace, PlayerInfo, RoomOrigin, Visibility
+from protocol.fields import Pace, PlayerInfo, Visibility
+from protocol.rooms import RoomOrigin
 from server import errors
 from server.recovery import Resumable
 from server.room import bot_seats

@@ -17,7 +17,7 @@ from __future__ import annotations
 from engine.deal import commitment
 from engine.ranking import competition_ranks
 from engine.scoring import BoardScore, score_board
-from protocol.messages import Pace
+from protocol.fields import Pace
 from protocol.prepared import ResultBoard, match_result_message
 from server.events import Abandonment, BoardOutcome, MatchEnded, SeriesEnded
 from server.room import views

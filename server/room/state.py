@@ -10,8 +10,10 @@ from typing import Protocol
 from engine.cards import Card
 from engine.deal import Deal
 from engine.grid import CELLS, Grid, cell_name
-from protocol.messages import Pace, PlacementOut, PlayerInfo, RoomOrigin, Visibility
+from protocol.deals import PlacementOut
+from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.prepared import Prepared
+from protocol.rooms import RoomOrigin
 from server.fallback import CellChooser
 
 TURNS = CELLS  # a deal places one card on each cell of the grid
@@ -72,7 +74,7 @@ class Placement:
     auto: bool
 
     def fields(self) -> tuple[int, str, str, bool, int]:
-        """As :class:`protocol.messages.ResultBoard` takes a placement."""
+        """As :class:`protocol.prepared.ResultBoard` takes a placement."""
         return (self.turn, cell_name(self.cell), str(self.card), self.auto, self.elapsed_ms)
 
     def out(self) -> PlacementOut:

@@ -13,20 +13,9 @@ from typing import Any, Protocol
 
 from engine.deal import commitment
 from engine.grid import cell_name
-from protocol.messages import (
-    MatchResult,
-    Pace,
-    PlayerInfo,
-    Progress,
-    RoomInfo,
-    RoomState,
-    RoomStatus,
-    RoomSummary,
-    SeatInfo,
-    SeriesInfo,
-    SeriesStanding,
-    YourBoard,
-)
+from protocol.deals import MatchResult, Progress, SeriesInfo, SeriesStanding, YourBoard
+from protocol.fields import Pace, PlayerInfo
+from protocol.rooms import RoomInfo, RoomState, RoomStatus, RoomSummary, SeatInfo
 from server import visibility
 from server.room.phases import Phase
 from server.room.state import TURNS, DealInPlay, RoomSettings, Seat

@@ -10,14 +10,9 @@ from typing import Any
 from aiohttp import web
 from pydantic import ValidationError
 
-from protocol.messages import (
-    PROTOCOL_VERSION,
-    PROTOCOLS,
-    GetLeaderboard,
-    ListRooms,
-    Pace,
-    PlayerInfo,
-)
+from protocol.fields import PROTOCOL_VERSION, PROTOCOLS, Pace, PlayerInfo
+from protocol.head_to_head import GetLeaderboard
+from protocol.rooms import ListRooms
 from server import errors
 from server.daily import days
 from server.daily.views import daily as daily_view

@@ -22,25 +22,12 @@ from typing import Protocol
 from aiohttp import WSCloseCode
 from pydantic import BaseModel
 
-from protocol.messages import (
-    PROTOCOLS,
-    ClientMessage,
-    CreateRoom,
-    CreateTournament,
-    Hello,
-    JoinRoom,
-    JoinTournament,
-    LeaveRoom,
-    LeaveTournament,
-    Ping,
-    PlayerInfo,
-    Pong,
-    ProtocolError,
-    RoomOrigin,
-    Welcome,
-    parse_client,
-)
+from protocol.connection import Hello, Ping, Pong, Welcome
+from protocol.fields import PROTOCOLS, PlayerInfo
 from protocol.names import reserved
+from protocol.rooms import CreateRoom, JoinRoom, LeaveRoom, RoomOrigin
+from protocol.tournaments import CreateTournament, JoinTournament, LeaveTournament
+from protocol.wire import ClientMessage, ProtocolError, parse_client
 from server import errors
 from server.bots import BotPool
 from server.config import ServerConfig

@@ -12,15 +12,9 @@ from typing import Any, cast
 from aiohttp import WSCloseCode, web
 from pydantic import BaseModel
 
-from protocol.messages import (
-    BATCHING_PROTOCOL,
-    ErrorMessage,
-    PlayerInfo,
-    batch_frame,
-    dump_server,
-    echoable_ref,
-    readable,
-)
+from protocol.connection import ErrorMessage
+from protocol.fields import BATCHING_PROTOCOL, PlayerInfo
+from protocol.wire import batch_frame, dump_server, echoable_ref, readable
 from server.limits import TokenBucket
 from server.shell import aiohttp_adapters
 from server.shell.aiohttp_adapters import FrameTransport

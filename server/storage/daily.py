@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.deal import commitment
-from protocol.messages import Pace, PlayerInfo
+from protocol.fields import Pace, PlayerInfo
 from server.daily import days, standings
 from server.daily.views import Attempt, DayFacts, Streaks, schedule_entry
 from server.events import DailyAttemptBegan

@@ -22,14 +22,13 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from engine.deal import commitment
-from protocol.messages import (
+from protocol.fields import PlayerInfo, Visibility
+from protocol.tournaments import (
     EntrantStatus,
-    PlayerInfo,
     TournamentInfo,
     TournamentStanding,
     TournamentSummary,
     TournamentUpdate,
-    Visibility,
 )
 from server.events import (
     Event,

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from protocol.messages import EntrantStatus, PlayerInfo, TableStatus
+from protocol.fields import PlayerInfo
+from protocol.tournaments import EntrantStatus, TableStatus
 from server import errors
 from server.events import Event, TournamentChange, TournamentSnapshot, TournamentStatus
 from server.room import Outbound

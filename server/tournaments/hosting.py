@@ -29,21 +29,20 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from protocol.messages import (
+from protocol.connection import ErrorMessage
+from protocol.fields import PlayerInfo, Visibility
+from protocol.rooms import LeaveRoom
+from protocol.tournaments import (
     AddTournamentBot,
-    ClientMessage,
     CreateTournament,
-    ErrorMessage,
     GetTournament,
     JoinTournament,
-    LeaveRoom,
     LeaveTournament,
     ListTournaments,
     ManageTournament,
-    PlayerInfo,
     Tournaments,
-    Visibility,
 )
+from protocol.wire import ClientMessage
 from server import errors
 from server.alarms import Alarms
 from server.config import LobbyConfig

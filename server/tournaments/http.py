@@ -11,7 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
-from protocol.messages import PAGE_DEFAULT, PAGE_MAX
+from protocol.fields import PAGE_DEFAULT, PAGE_MAX
 from server.storage.tournaments import BadCursor, boards_csv, standings_csv
 
 

@@ -8,15 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from protocol.messages import (
-    CreateTournament,
-    EntrantStatus,
-    Pace,
-    PlayerInfo,
-    TableStatus,
-    TournamentFormat,
-    Visibility,
-)
+from protocol.fields import Pace, PlayerInfo, Visibility
+from protocol.tournaments import CreateTournament, EntrantStatus, TableStatus, TournamentFormat
 from server.room import TURNS, RoomSettings
 
 ROUND_MARGIN_MS = 60_000  # added to a round's longest possible play for its default clock

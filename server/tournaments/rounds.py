@@ -29,8 +29,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from engine.deal import commitment, table_root
-from protocol.messages import RoomOrigin, TableStatus, Visibility
+from protocol.fields import Visibility
 from protocol.names import printable
+from protocol.rooms import RoomOrigin
+from protocol.tournaments import TableStatus
 from server import visibility
 from server.events import (
     EmbargoLifted,

@@ -10,14 +10,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from protocol.messages import (
-    EntrantStatus,
-    Pace,
-    PlayerInfo,
-    TableStatus,
-    TournamentFormat,
-    Visibility,
-)
+from protocol.fields import Pace, PlayerInfo, Visibility
+from protocol.tournaments import EntrantStatus, TableStatus, TournamentFormat
 from server.tournaments.model import Entrant, Phase, Round, Table, TournamentSettings
 
 SNAPSHOT_VERSION = 1

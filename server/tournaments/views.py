@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Protocol
 
 from engine.deal import commitment
-from protocol.messages import (
+from protocol.fields import PlayerInfo
+from protocol.tournaments import (
     EntrantStatus,
-    PlayerInfo,
     TableStatus,
     TournamentEntrant,
     TournamentInfo,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from client_cli import daily as dd
 from client_cli.model.state import ClientModel
 from engine.deal import commitment, deal
-from protocol.messages import Daily, DailyCommitment, DailyDeal
+from protocol.daily import Daily, DailyCommitment, DailyDeal
 from server.daily import days
 
 SECRET = "3f6c0a9e41d7b28c5e0f9a6d13b7c4e2a8f05d196e3b7c2a4d8e1f0b9c6a5d37"

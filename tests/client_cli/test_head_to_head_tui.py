@@ -28,27 +28,21 @@ from client_cli.tui.screens.room import RoomScreen
 from client_cli.tui.widgets import ResultBoard
 from engine import Grid, commitment, deal, room_seed
 from engine.grid import cell_name
-from protocol.messages import (
+from protocol.connection import Welcome
+from protocol.deals import CardDealt, MatchStarted, Placed
+from protocol.head_to_head import (
     AnswerChallenge,
     CancelQuickPlay,
-    CardDealt,
     Challenge,
     ChallengeUpdate,
-    CreateRoom,
     GetLeaderboard,
     Leaderboard,
-    LeaveRoom,
-    MatchStarted,
-    Placed,
     QueueStatus,
     QuickPlay,
     RatingsChanged,
-    Rematch,
-    RoomState,
-    RoomUpdate,
-    ServerMessage,
-    Welcome,
 )
+from protocol.rooms import CreateRoom, LeaveRoom, Rematch, RoomState, RoomUpdate
+from protocol.wire import ServerMessage
 from tests.client_cli.test_play_tui import text_of, until
 from tests.client_cli.test_series_model import (
     BOB,

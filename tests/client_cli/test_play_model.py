@@ -12,21 +12,19 @@ from client_cli.model.views import View
 from client_cli.session import http_base, normalize_url
 from engine import Grid, commitment, deal, room_seed, score_board
 from engine.grid import cell_name
-from protocol.messages import (
+from protocol.connection import ErrorMessage, Welcome
+from protocol.deals import (
     BoardResult,
     BoardScoreOut,
     CardDealt,
-    ErrorMessage,
     MatchResult,
     MatchStarted,
     Placed,
     PlacementOut,
-    PlayerInfo,
-    RoomInfo,
-    RoomState,
-    Welcome,
     YourBoard,
 )
+from protocol.fields import PlayerInfo
+from protocol.rooms import RoomInfo, RoomState
 
 ME = PlayerInfo(id="p1", name="ada")
 SECRET = "s" * 64

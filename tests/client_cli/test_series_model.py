@@ -15,26 +15,21 @@ from client_cli.model.views import Connection, View
 from engine import Grid, commitment, deal, room_seed, score_board
 from engine.grid import cell_name
 from engine.verification import chain_back
-from protocol.messages import (
+from protocol.connection import Welcome
+from protocol.deals import (
     BoardResult,
     BoardScoreOut,
     CardDealt,
-    ChallengeUpdate,
-    Leaderboard,
     MatchResult,
     MatchStarted,
     Placed,
     PlacementOut,
-    PlayerInfo,
-    QueueStatus,
-    RatingsChanged,
-    RoomInfo,
-    RoomState,
-    RoomUpdate,
     SeriesInfo,
-    Welcome,
     YourBoard,
 )
+from protocol.fields import PlayerInfo
+from protocol.head_to_head import ChallengeUpdate, Leaderboard, QueueStatus, RatingsChanged
+from protocol.rooms import RoomInfo, RoomState, RoomUpdate
 
 ME = PlayerInfo(id="p1", name="ada")
 BOB = PlayerInfo(id="p2", name="bob")

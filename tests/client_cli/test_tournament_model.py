@@ -16,17 +16,10 @@ from client_cli.model.state import ClientModel
 from client_cli.model.views import View
 from engine.deal import commitment, table_deal_secret, table_root
 from engine.verification import TableDeal
-from protocol.messages import (
-    ErrorMessage,
-    Left,
-    PlayerInfo,
-    RoomInfo,
-    RoomState,
-    Tournaments,
-    TournamentSummary,
-    TournamentUpdate,
-    Welcome,
-)
+from protocol.connection import ErrorMessage, Welcome
+from protocol.fields import PlayerInfo
+from protocol.rooms import Left, RoomInfo, RoomState
+from protocol.tournaments import Tournaments, TournamentSummary, TournamentUpdate
 
 ME = PlayerInfo(id="p1", name="ada")
 BOB = PlayerInfo(id="p2", name="bob")

@@ -26,22 +26,19 @@ from client_cli.tui.screens.tournament_dialogs import AddBotsDialog, CreateTourn
 from client_cli.tui.screens.tournament_list import TournamentListScreen
 from engine import Grid, commitment, deal, room_seed
 from engine.grid import cell_name
-from protocol.messages import (
+from protocol.connection import Welcome
+from protocol.deals import CardDealt, MatchStarted, Placed
+from protocol.rooms import RoomState, RoomUpdate
+from protocol.tournaments import (
     AddTournamentBot,
-    CardDealt,
     CreateTournament,
     GetTournament,
     JoinTournament,
     LeaveTournament,
     ListTournaments,
     ManageTournament,
-    MatchStarted,
-    Placed,
-    RoomState,
-    RoomUpdate,
     Tournaments,
     TournamentUpdate,
-    Welcome,
 )
 from tests.client_cli.test_head_to_head_tui import Wire, reach
 from tests.client_cli.test_play_tui import text_of, until

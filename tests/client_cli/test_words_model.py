@@ -10,7 +10,9 @@ from typing import Any
 from client_cli.history import MatchSummary, deal_result, history_line, history_rows
 from client_cli.model.text import board_line, deal_heading, result_lines, series_text, time_text
 from client_cli.ratings import RatingEvent
-from protocol.messages import Pace, Progress, RoomState, RoomUpdate, SeriesInfo
+from protocol.deals import Progress, SeriesInfo
+from protocol.fields import Pace
+from protocol.rooms import RoomState, RoomUpdate
 from tests.client_cli.test_series_model import (
     BOB,
     ME,

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from protocol import CLIENT_ADAPTER, SERVER_ADAPTER, ProtocolError, json_schema, parse_client
-from protocol.messages import CLIENT_TYPES, Hello, Place, Progress, frame_messages
+from protocol.connection import Hello
+from protocol.deals import Place, Progress
+from protocol.wire import CLIENT_TYPES, frame_messages
 from server.errors import ALL_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +111,7 @@ def test_schema_command_prints_both_directions() -> None:
 def test_deeply_nested_json_is_bad_json_not_a_crash() -> None:
     import pytest
 
-    from protocol.messages import ProtocolError, parse_client
+    from protocol.wire import ProtocolError, parse_client
 
     with pytest.raises(ProtocolError) as info:
         parse_client("[" * 100_000)
@@ -172,7 +174,8 @@ def test_enumerations_still_take_their_string_values() -> None:
 def test_a_ref_that_cannot_be_echoed_is_null_and_the_reason_says_why(
     frame: str, ref: str | None, why: str
 ) -> None:
-    from protocol.messages import ErrorMessage, dump_server
+    from protocol.connection import ErrorMessage
+    from protocol.wire import dump_server
 
     with pytest.raises(ProtocolError) as caught:
         parse_client(frame)
@@ -234,7 +237,7 @@ def test_every_client_message_is_parsed_strictly() -> None:
     number sent as a string is refused wherever it appears (ListOnline once was not)."""
     from typing import get_args
 
-    from protocol.messages import ClientMessage
+    from protocol.wire import ClientMessage
 
     lax = [
         kind.__name__

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol.messages import ProtocolError, parse_client
 from protocol.names import (
     BadName,
     check_name,
@@ -17,6 +16,7 @@ from protocol.names import (
     printable,
     reserved,
 )
+from protocol.wire import ProtocolError, parse_client
 
 # Each beside an existing "Ada" / "Ärger" / "pay" / "José" / "bob1": the same key.
 LOOKALIKES = [

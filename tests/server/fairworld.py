@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from engine.deal import commitment, room_seed, table_deal_secret, table_root
-from protocol.messages import PlayerInfo
+from protocol.fields import PlayerInfo
 from server import errors
 from server.bots import bot_factory, think
 from server.config import LobbyConfig, ServerConfig

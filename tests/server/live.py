@@ -20,7 +20,8 @@ from typing import Any
 import websockets
 from aiohttp import web
 
-from protocol.messages import PROTOCOL_VERSION, frame_messages
+from protocol.fields import PROTOCOL_VERSION
+from protocol.wire import frame_messages
 from server.config import ServerConfig
 from server.shell.app import create_app
 from server.shell.keys import HUB

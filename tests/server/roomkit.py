@@ -6,16 +6,9 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from protocol.messages import (
-    CardDealt,
-    JoinRoom,
-    MatchResult,
-    Pace,
-    Place,
-    PlayerInfo,
-    Ready,
-    Visibility,
-)
+from protocol.deals import CardDealt, MatchResult, Place
+from protocol.fields import Pace, PlayerInfo, Visibility
+from protocol.rooms import JoinRoom, Ready
 from server.fallback import first_legal_cell
 from server.ids import IdSource
 from server.room import BotFactory, Outbound, Room, RoomSettings

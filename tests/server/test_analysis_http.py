@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 
 from client_cli.analysis import analyse, board_from_result
-from protocol.messages import BoardResult
+from protocol.deals import BoardResult
 from tests.server.live import running_server, two_player_room
 
 

@@ -8,18 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from protocol.messages import (
-    AddBot,
-    AddTournamentBot,
-    Bots,
-    CreateTournament,
-    ErrorMessage,
-    ListBots,
-    ManageTournament,
-    QueueStatus,
-    QuickPlay,
-    Ready,
-)
+from protocol.connection import ErrorMessage
+from protocol.head_to_head import Bots, ListBots, QueueStatus, QuickPlay
+from protocol.rooms import AddBot, Ready
+from protocol.tournaments import AddTournamentBot, CreateTournament, ManageTournament
 from server import errors
 from server.bots import bot_factory, bot_levels, think
 from server.events import MatchEnded

@@ -36,7 +36,7 @@ import aiohttp
 import pytest
 
 from engine.deal import room_seed, table_deal_secret, table_root
-from protocol.messages import frame_messages
+from protocol.wire import frame_messages
 from server.daily.days import day_name
 from server.daily.days import seed as daily_seed
 from server.limits import Quota

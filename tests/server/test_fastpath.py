@@ -2,7 +2,7 @@
 
 The per-placement messages (``placed``, ``card``, ``progress``) and a deal's
 ``match_result`` are written as JSON without building their pydantic models
-(:class:`protocol.messages.Prepared`): the text must be byte for byte
+(:class:`protocol.prepared.Prepared`): the text must be byte for byte
 ``dump_server`` of the model, for any value, and the model built on demand must
 equal the one built directly.
 """
@@ -18,22 +18,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.messages import (
-    CLIENT_TYPES,
+from protocol.deals import (
     CardDealt,
-    ClientMessage,
     MatchResult,
     Place,
     Placed,
-    PlayerInfo,
     Progress,
-    ProtocolError,
     SeriesInfo,
     SeriesStanding,
-    _parse_client_slowly,
-    dump_server,
-    parse_client,
 )
+from protocol.fields import PlayerInfo
 from protocol.prepared import (
     Prepared,
     ResultBoard,
@@ -43,6 +37,14 @@ from protocol.prepared import (
     match_result_model,
     placed_message,
     progress_message,
+)
+from protocol.wire import (
+    CLIENT_TYPES,
+    ClientMessage,
+    ProtocolError,
+    _parse_client_slowly,
+    dump_server,
+    parse_client,
 )
 from server.room import Outbound, Room
 from tests.server.roomkit import ALICE, BOB, CAROL, Mailbox, make_room, seat_and_start

@@ -26,20 +26,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.deal import commitment, room_seed, table_deal_secret, table_root
-from protocol.messages import (
+from protocol.deals import Place
+from protocol.fields import PlayerInfo
+from protocol.rooms import CreateRoom, JoinRoom, LeaveRoom, Ready, Rematch, Resync, StartMatch
+from protocol.tournaments import (
     AddTournamentBot,
-    CreateRoom,
     CreateTournament,
-    JoinRoom,
     JoinTournament,
-    LeaveRoom,
     ManageTournament,
-    Place,
-    PlayerInfo,
-    Ready,
-    Rematch,
-    Resync,
-    StartMatch,
 )
 from server.room import Phase
 from server.series import secret_chain
@@ -266,7 +260,7 @@ async def run_rooms(path: Path, spec: dict[str, Any], data: st.DataObject) -> No
         (room,) = world.lobby.rooms_of(a.id)
         rid = room.id
         if spec["bot"]:
-            from protocol.messages import AddBot
+            from protocol.rooms import AddBot
 
             await world.apply(
                 lambda: world.lobby.handle(a, AddBot(room_id=rid, strategy="greedy"), world.now)

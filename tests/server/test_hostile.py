@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as connect_sync
 
-from protocol.messages import SERVER_ADAPTER, ClientMessage
+from protocol.wire import SERVER_ADAPTER, ClientMessage
 from server.errors import ALL_CODES
 from tests.server.live import Client, Live, two_player_room, unlimited_server_logging_no_error
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from protocol.messages import Pong
+from protocol.connection import Pong
 from server import errors
 from server.config import ServerConfig
 from server.events import CardPlaced, Event

@@ -284,7 +284,8 @@ def _old_database(path: Path) -> None:
 
 
 def test_the_leaderboard_finds_around_a_name_by_its_key() -> None:
-    from protocol.messages import GetLeaderboard, PlayerInfo
+    from protocol.fields import PlayerInfo
+    from protocol.head_to_head import GetLeaderboard
     from server import errors
     from server.lobby import Lobby
 

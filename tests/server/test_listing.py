@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.messages import CreateRoom, LeaveRoom, ListRooms, Rooms
+from protocol.rooms import CreateRoom, LeaveRoom, ListRooms, Rooms
 from server import errors
 from server.config import LobbyConfig
 from server.limits import Quota, QuotaBook, Quotas, quota_key

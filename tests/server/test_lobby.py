@@ -5,19 +5,10 @@ from __future__ import annotations
 import pytest
 
 from engine.grid import cell_name
-from protocol.messages import (
-    CreateRoom,
-    GetLeaderboard,
-    JoinRoom,
-    LeaveRoom,
-    ListRooms,
-    Pace,
-    Place,
-    Ready,
-    Rooms,
-    RoomState,
-    Visibility,
-)
+from protocol.deals import Place
+from protocol.fields import Pace, Visibility
+from protocol.head_to_head import GetLeaderboard
+from protocol.rooms import CreateRoom, JoinRoom, LeaveRoom, ListRooms, Ready, Rooms, RoomState
 from server import errors
 from server.config import LobbyConfig
 from server.limits import TokenBucket

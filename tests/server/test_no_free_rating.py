@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from protocol.messages import LeaveRoom, Pace, PlayerInfo
+from protocol.fields import Pace, PlayerInfo
+from protocol.rooms import LeaveRoom
 from server.events import Abandoned, SeriesEnded
 from server.limits import Quota
 from server.room import TURNS, Room, RoomSettings, views

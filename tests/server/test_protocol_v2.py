@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from protocol.messages import parse_client
+from protocol.wire import parse_client
 from tests.server.live import Client, Live, running_server, signed_in, two_player_room
 
 
@@ -163,7 +163,7 @@ async def test_an_array_from_a_client_is_refused_with_its_own_code_in_2_and_as_e
 
 
 def test_the_parse_of_an_array_depends_on_the_version_only() -> None:
-    from protocol.messages import ProtocolError
+    from protocol.wire import ProtocolError
 
     for protocol, code in ((1, "bad_json"), (2, "batch_not_allowed")):
         for frame in ("[]", '[{"type":"ping"}]', "[1, 2]"):

@@ -16,24 +16,19 @@ from engine.cards import Card
 from engine.deal import commitment, room_seed, verify
 from engine.grid import Grid, cell_name, parse_cell
 from engine.scoring import score_board
-from protocol.messages import (
+from protocol.deals import CardDealt, MatchResult, MatchStarted, Place, Placed, Progress
+from protocol.fields import Pace
+from protocol.rooms import (
     AddBot,
-    CardDealt,
     JoinRoom,
     LeaveRoom,
-    MatchResult,
-    MatchStarted,
-    Pace,
-    Place,
-    Placed,
-    Progress,
     Ready,
     Resync,
     RoomState,
     RoomUpdate,
     StartMatch,
-    dump_server,
 )
+from protocol.wire import dump_server
 from server import errors
 from server.bots import bot_factory, think
 from server.events import (

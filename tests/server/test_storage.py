@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.messages import AddBot, Ready
+from protocol.rooms import AddBot, Ready
 from server.bots import bot_factory
 from server.events import CardPlaced
 from server.room import BotFactory

@@ -10,18 +10,13 @@ from typing import Any
 
 import pytest
 
-from protocol.messages import (
-    AddBot,
+from protocol.deals import MatchResult, Place
+from protocol.rooms import AddBot, CreateRoom, JoinRoom, RoomState, StartMatch
+from protocol.tournaments import (
     AddTournamentBot,
-    CreateRoom,
     CreateTournament,
-    JoinRoom,
     JoinTournament,
     ManageTournament,
-    MatchResult,
-    Place,
-    RoomState,
-    StartMatch,
 )
 from server import visibility
 from server.bots import bot_factory, think

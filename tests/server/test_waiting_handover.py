@@ -12,13 +12,12 @@ from collections.abc import Collection, Mapping
 
 import pytest
 
-from protocol.messages import (
+from protocol.fields import Pace, PlayerInfo
+from protocol.head_to_head import (
     AnswerChallenge,
     CancelQuickPlay,
     Challenge,
     ChallengeUpdate,
-    Pace,
-    PlayerInfo,
     QueueStatus,
     QuickPlay,
 )

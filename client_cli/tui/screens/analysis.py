@@ -15,7 +15,7 @@ from textual.widgets import (
 
 from client_cli import analysis as ana
 from client_cli.tui.screens.base import BaseScreen
-from protocol.messages import BoardResult
+from protocol.deals import BoardResult
 
 
 class AnalysisScreen(BaseScreen):

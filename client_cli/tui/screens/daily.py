@@ -17,7 +17,7 @@ from client_cli.analysis import BoardAnalysis
 from client_cli.tui.forms import FormDialog, is_race, number_field, pace
 from client_cli.tui.screens.base import BaseScreen, _quiet
 from engine.errors import EngineError
-from protocol.messages import Daily
+from protocol.daily import Daily
 
 
 class DailyDialog(FormDialog[dict[str, Any]]):

@@ -28,7 +28,7 @@ from client_cli.tui.widgets import (
     cell_label,
 )
 from engine import parse_cell
-from protocol.messages import Pace
+from protocol.fields import Pace
 
 
 class GameScreen(BaseScreen):

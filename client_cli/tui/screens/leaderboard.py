@@ -14,7 +14,8 @@ from textual.widgets import (
 )
 
 from client_cli.tui.screens.base import BaseScreen, _quiet
-from protocol.messages import LeaderboardEntry, Pace
+from protocol.fields import Pace
+from protocol.head_to_head import LeaderboardEntry
 
 
 class LeaderboardScreen(BaseScreen):

@@ -30,7 +30,8 @@ from client_cli.tui.screens.lobby_dialogs import (
     QuickPlayDialog,
 )
 from client_cli.tui.screens.tournament_list import TournamentListScreen
-from protocol.messages import Pace, RoomStatus
+from protocol.fields import Pace
+from protocol.rooms import RoomStatus
 
 
 class LobbyScreen(BaseScreen):

@@ -27,7 +27,7 @@ from client_cli.tui.screens.replay import ReplayScreen
 from client_cli.tui.widgets import (
     ResultBoard,
 )
-from protocol.messages import Pace
+from protocol.fields import Pace
 
 
 class ResultsScreen(BaseScreen):

@@ -17,7 +17,7 @@ from client_cli.tui.screens.base import BaseScreen, _quiet
 from client_cli.tui.widgets import (
     EventLog,
 )
-from protocol.messages import Pace
+from protocol.fields import Pace
 
 
 class RoomScreen(BaseScreen):

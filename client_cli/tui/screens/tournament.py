@@ -27,7 +27,7 @@ from client_cli.tui.screens.tournament_list import STATUS_STYLE
 from client_cli.tui.widgets import (
     EventLog,
 )
-from protocol.messages import TournamentFormat
+from protocol.tournaments import TournamentFormat
 
 
 class TournamentScreen(BaseScreen):

@@ -32,7 +32,7 @@ from client_cli.tui.forms import (
     pace,
 )
 from client_cli.tui.levels import chosen_level, level_choices
-from protocol.messages import Bots
+from protocol.head_to_head import Bots
 
 
 class TournamentCodeDialog(ModalScreen[tuple[str, bool] | None]):

@@ -19,7 +19,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from protocol.messages import RoomSummary, Visibility
+from protocol.fields import Visibility
+from protocol.rooms import RoomSummary
 from server.registry import RoomRegistry
 from server.room import Phase, Room
 

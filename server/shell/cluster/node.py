@@ -47,20 +47,10 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
-from protocol.messages import (
-    CLIENT_ADAPTER,
-    AnswerChallenge,
-    CancelQuickPlay,
-    Challenge,
-    ClientMessage,
-    CreateRoom,
-    JoinRoom,
-    ListRooms,
-    PlayerInfo,
-    QuickPlay,
-    RoomOrigin,
-    Rooms,
-)
+from protocol.fields import PlayerInfo
+from protocol.head_to_head import AnswerChallenge, CancelQuickPlay, Challenge, QuickPlay
+from protocol.rooms import CreateRoom, JoinRoom, ListRooms, RoomOrigin, Rooms
+from protocol.wire import CLIENT_ADAPTER, ClientMessage
 from server import errors
 from server.daily.desk import DAILY_MESSAGES
 from server.events import Event, MatchBegan, MatchEnded, RatingChanged

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from redis.exceptions import RedisError
 
-from protocol.messages import EntrantStatus, PlayerInfo
+from protocol.fields import PlayerInfo
+from protocol.tournaments import EntrantStatus
 from server import errors, visibility
 from server.lobby import Lobby
 from server.recovery import Resumable, StoredTable

@@ -22,7 +22,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.messages import ChallengeInfo, PlayerInfo, QuickPlay
+from protocol.fields import PlayerInfo
+from protocol.head_to_head import ChallengeInfo, QuickPlay
 from server.head_to_head import HeadToHead, OpenChallenge, Waiting
 from server.matchmaking import Ticket
 from server.shell.cluster.leases import COORDINATOR, lease_key

@@ -3,7 +3,7 @@ pair a round, a table's winner, what the end of a round means, standings."""
 
 from __future__ import annotations
 
-from protocol.messages import TournamentFormat
+from protocol.tournaments import TournamentFormat
 from server.tournaments.formats.base import Field, Format, Pairing
 from server.tournaments.formats.duplicate import Duplicate
 from server.tournaments.formats.knockout import Knockout

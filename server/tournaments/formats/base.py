@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from protocol.messages import TournamentStanding
+from protocol.tournaments import TournamentStanding
 from server.tournaments.model import Entrant, Round, Table, TournamentSettings
 
 

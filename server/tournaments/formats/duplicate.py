@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.ranking import competition_ranks
-from protocol.messages import TournamentStanding
+from protocol.tournaments import TournamentStanding
 from server.tournaments.formats.base import (
     Field,
     FixedRounds,

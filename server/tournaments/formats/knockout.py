@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.ranking import competition_ranks
-from protocol.messages import EntrantStatus, TournamentStanding
+from protocol.tournaments import EntrantStatus, TournamentStanding
 from server.tournaments.formats.base import Field, Pairing, standing_row
 from server.tournaments.model import Entrant, Round, Table, knockout_rounds
 from server.tournaments.pairing import bracket_order

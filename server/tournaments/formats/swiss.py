@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.ranking import WIN, competition_ranks, game_score
-from protocol.messages import TableStatus, TournamentStanding
+from protocol.tournaments import TableStatus, TournamentStanding
 from server.tournaments.formats.base import (
     Field,
     FixedRounds,

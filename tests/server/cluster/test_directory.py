@@ -3,7 +3,7 @@ can have changed, and all of them again once Redis lost them."""
 
 from __future__ import annotations
 
-from protocol.messages import JoinRoom
+from protocol.rooms import JoinRoom
 from server.shell.cluster.directory import Directory
 from tests.server.roomkit import BOB, make_room
 

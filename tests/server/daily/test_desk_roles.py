@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.messages import Daily, GetDaily, Pace, PlayDaily, PlayerInfo
+from protocol.daily import Daily, GetDaily, PlayDaily
+from protocol.fields import Pace, PlayerInfo
 from server import errors
 from server.config import LobbyConfig
 from server.daily.desk import Role

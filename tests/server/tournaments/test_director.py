@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from engine.deal import table_deal_secret, table_root
-from protocol.messages import (
+from protocol.deals import Place
+from protocol.fields import PlayerInfo
+from protocol.tournaments import (
     AddTournamentBot,
     CreateTournament,
     GetTournament,
@@ -18,8 +20,6 @@ from protocol.messages import (
     LeaveTournament,
     ListTournaments,
     ManageTournament,
-    Place,
-    PlayerInfo,
     TournamentUpdate,
 )
 from server import errors
@@ -217,7 +217,7 @@ def test_late_entrant_plays_from_the_next_round_with_neuberg_scaling() -> None:
 
 
 def test_a_bot_thinking_elsewhere_is_asked_again_on_every_deal_of_a_series() -> None:
-    from protocol.messages import Pace
+    from protocol.fields import Pace
     from server.room import Room, RoomSettings
     from tests.server.roomkit import answer_bots
 

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.messages import (
+from protocol.fields import PlayerInfo
+from protocol.tournaments import (
     AddTournamentBot,
     CreateTournament,
     JoinTournament,
     ManageTournament,
-    PlayerInfo,
     TournamentFormat,
 )
 from server.bots import bot_factory

@@ -5,16 +5,14 @@ moves it; what ``a`` asks of it, and what ``b`` says of it, are noted, not lost.
 
 from __future__ import annotations
 
-from protocol.messages import (
-    CardDealt,
+from protocol.deals import CardDealt, Place
+from protocol.fields import PlayerInfo, Visibility
+from protocol.tournaments import (
     CreateTournament,
     JoinTournament,
     LeaveTournament,
     ManageTournament,
-    Place,
-    PlayerInfo,
     TournamentFormat,
-    Visibility,
 )
 from server.bots import bot_factory
 from server.config import LobbyConfig

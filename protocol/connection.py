@@ -1,0 +1,82 @@
+"""A connection's own messages: signing in, keeping alive, who is online, errors.
+
+``hello`` is the first message on every connection and ``welcome`` its answer
+(docs/protocol.md, *Identity*); ``ping``/``pong`` keep it alive; ``list_online``
+lists who is signed in; ``error`` answers any request refused, with a stable
+code (docs/protocol.md, *Errors*).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from protocol.fields import PROTOCOL_VERSION, Message, Name, PlayerInfo, Ref, Request
+
+
+class Hello(Request):
+    """First message on every connection: protocol version and identity.
+
+    With ``token``: sign in as the player that token belongs to (reconnect).
+    Without: register a new player called ``name`` and receive a token;
+    ``guest`` players may only play casual rooms and are not listed. ``bot``
+    declares a program playing on its own: it is labelled a bot
+    (``PlayerInfo.bot``) wherever it appears. (Added in protocol 1, optional.)
+    """
+
+    type: Literal["hello"] = "hello"
+    protocol: int
+    name: Name | None = None
+    token: Annotated[str | None, Field(default=None, max_length=128)] = None
+    guest: bool = False
+    bot: bool = False
+    client: Annotated[str | None, Field(default=None, max_length=64)] = None
+    ref: Ref = None
+
+
+class ListOnline(Request):
+    """Who is signed in now, by name: ``limit`` of them from ``offset`` on."""
+
+    type: Literal["list_online"] = "list_online"
+    offset: Annotated[int, Field(ge=0, le=100_000)] = 0
+    limit: Annotated[int, Field(ge=1, le=100)] = 50
+    ref: Ref = None
+
+
+class Ping(Request):
+    type: Literal["ping"] = "ping"
+    ref: Ref = None
+
+
+class Welcome(Message):
+    type: Literal["welcome"] = "welcome"
+    protocol: int = PROTOCOL_VERSION
+    server: str
+    player: PlayerInfo
+    token: str | None = None  # only when newly issued: keep it secret
+    ref: Ref = None
+
+
+class ErrorMessage(Message):
+    type: Literal["error"] = "error"
+    code: str
+    reason: str
+    room_id: str | None = None
+    ref: Ref = None
+
+
+class Pong(Message):
+    type: Literal["pong"] = "pong"
+    ref: Ref = None
+
+
+class Online(Message):
+    """The reply to ``list_online``: players signed in now, ordered by name
+    (case-insensitive, then id); ``total`` counts them all."""
+
+    type: Literal["online"] = "online"
+    players: list[PlayerInfo]
+    offset: int = 0
+    total: int
+    ref: Ref = None
