@@ -7,6 +7,13 @@ collects the results. The network session is the play client's
 choice runs in a worker thread, so a slow strategy never stalls the connection;
 one that fails or answers an illegal cell is replaced, for that card, by the
 engine's fallback rule and counted.
+
+The bot sends one request at a time and waits for its answer, so when the
+server says it is dropping frames (``rate_limited`` with no ``ref``: the
+connection's token bucket is empty, docs/protocol.md, *Limits*) while a request
+is unanswered, that request is the one dropped: the bot waits (:data:`BACKOFF_S`)
+and sends it again. A placement is sent again only once a fresh ``room_state``
+shows its turn still waiting, so no card is ever placed twice.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from protocol.rooms import (
     LeaveRoom,
     ListRooms,
     Ready,
+    Resync,
     Rooms,
     RoomState,
     RoomStatus,
@@ -54,6 +62,13 @@ TURN_GONE = frozenset({"already_placed", "past_turn", "not_playing"})
 # Answers to ``quickplay`` that mean: no queue for this bot here (rated play is for
 # people; an older server has no queue at all).
 NO_QUEUE = frozenset({"not_rateable", "unknown_type", "bad_message"})
+# What the server answers, with no ref, to the first frame it drops in a second.
+RATE_LIMITED = "rate_limited"
+# The waits before a dropped request is sent again, one more each time the same
+# request is dropped again; then the bot gives it up. At least a second: the server
+# tells only the first drop of each second, and a frame dropped untold would be
+# waited for in vain.
+BACKOFF_S = (1.0, 2.0, 4.0)
 
 
 @dataclass
@@ -65,10 +80,12 @@ class _Match:
     fallbacks: int = 0
     match_id: str = ""  # the deal being played
     opened: bool = False  # a room of our own or found open: started after the wait
+    done: set[int] = field(default_factory=set)  # turns placed (or past): never sent again
 
     def new_deal(self, match_id: str) -> None:
         self.cells, self.order, self.fallbacks = [None] * CELLS, [], 0
         self.match_id, self.started = match_id, True
+        self.done = set()
 
 
 class BotClient:
@@ -87,11 +104,13 @@ class BotClient:
         self.say = say
         self.verbose = verbose
         self.inbox: asyncio.Queue[ServerMessage] = asyncio.Queue()
+        self.dropping = asyncio.Event()  # the server said it drops this connection's frames
+        self.dropped_at = -BACKOFF_S[0]  # when it last said so (the event loop's clock)
         self.match: _Match | None = None
         self.session = Session(
             url,
             name=name,
-            listener=self.inbox.put_nowait,
+            listener=self._heard,
             resume_room=lambda: self.match.room_id if self.match else None,
             give_up_after=3,
             bot=True,
@@ -114,7 +133,7 @@ class BotClient:
                 room_id = await self._enter(plan)
                 outcomes += await self._play(room_id, plan, runner, game + 1)
                 assert self.match is not None  # a challenge accepted may have moved it
-                await self.session.request(LeaveRoom(room_id=self.match.room_id))
+                await self._request(LeaveRoom(room_id=self.match.room_id))
             return outcomes
         finally:
             await self.session.close()
@@ -131,9 +150,52 @@ class BotClient:
             raise BotError(str(exc) if exc else "the session ended before signing in")
         return waiter.result()
 
+    def _heard(self, message: ServerMessage) -> None:
+        # A frame dropped has no ref; a quota's rate_limited has the request's: a refusal.
+        if isinstance(message, ErrorMessage) and message.code == RATE_LIMITED and not message.ref:
+            self.dropped_at = asyncio.get_running_loop().time()
+            self.dropping.set()
+        self.inbox.put_nowait(message)
+
+    async def _answer(self, message: Any, drops: int) -> ServerMessage | None:
+        """Send ``message`` and return its reply; None if the server dropped it.
+
+        Dropped: the server said it drops frames before answering, and no answer
+        came within the back-off (``BACKOFF_S[drops]``) either. ``drops``: how many
+        times this request was dropped already. Nothing is sent within the shortest
+        back-off of a drop: a frame dropped then would be dropped untold.
+        """
+        quiet_s = self.dropped_at + BACKOFF_S[0] - asyncio.get_running_loop().time()
+        if quiet_s > 0:
+            await asyncio.sleep(quiet_s)
+        self.dropping.clear()
+        reply = asyncio.ensure_future(self.session.request(message))
+        told = asyncio.ensure_future(self.dropping.wait())
+        try:
+            await asyncio.wait({reply, told}, return_when=asyncio.FIRST_COMPLETED)
+            if not reply.done():
+                wait_s = BACKOFF_S[min(drops, len(BACKOFF_S) - 1)]
+                if self.verbose:
+                    self.say(f"the server drops frames: {message.type} again in {wait_s:g} s")
+                await asyncio.wait({reply}, timeout=wait_s)  # still listening for the answer
+        finally:
+            told.cancel()
+            if not reply.done():
+                reply.cancel()  # the session forgets the ref: a late answer goes to the inbox
+                await asyncio.wait({reply})
+        return None if reply.cancelled() else reply.result()
+
+    async def _request(self, message: Any) -> ServerMessage:
+        """The reply to ``message``, sent again after each back-off while the server drops it."""
+        for drops in range(len(BACKOFF_S) + 1):
+            reply = await self._answer(message, drops)
+            if reply is not None:
+                return reply
+        raise SessionError(f"the server dropped {message.type} {len(BACKOFF_S) + 1} times")
+
     async def _ask(self, message: Any) -> ServerMessage:
         try:
-            reply = await self.session.request(message)
+            reply = await self._request(message)
         except SessionError as exc:
             raise BotError(str(exc)) from None
         if isinstance(reply, ErrorMessage):
@@ -175,7 +237,7 @@ class BotClient:
             }
         )
         try:
-            reply = await self.session.request(ask)
+            reply = await self._request(ask)
         except SessionError as exc:
             raise BotError(str(exc)) from None
         if isinstance(reply, ErrorMessage):
@@ -200,12 +262,12 @@ class BotClient:
     async def _join(self, code: str) -> RoomState:
         """Join by room id, and if no room has that id, by invite code."""
         try:
-            reply = await self.session.request(JoinRoom(room_id=code[:32]))
+            reply = await self._request(JoinRoom(room_id=code[:32]))
         except SessionError as exc:
             raise BotError(str(exc)) from None
         if isinstance(reply, ErrorMessage) and reply.code == "room_not_found":
             try:
-                reply = await self.session.request(JoinRoom(invite_code=code[:32]))
+                reply = await self._request(JoinRoom(invite_code=code[:32]))
             except SessionError as exc:
                 raise BotError(str(exc)) from None
             if isinstance(reply, ErrorMessage) and reply.code == "room_not_found":
@@ -226,7 +288,7 @@ class BotClient:
                 and room.visibility == Visibility.PUBLIC
                 and room.taken < room.seats
             ):
-                reply = await self.session.request(JoinRoom(room_id=room.id))
+                reply = await self._request(JoinRoom(room_id=room.id))
                 if isinstance(reply, RoomState):
                     return reply
         assert self.welcome is not None
@@ -304,6 +366,7 @@ class BotClient:
                 match.started = True
                 await self._place(match, message.turn, Card.parse(message.card), message.legal)
             elif isinstance(message, Placed):
+                match.done.add(message.turn)
                 cell, card = parse_cell(message.cell), Card.parse(message.card)
                 match.cells[cell] = card
                 match.order.append((cell, card))
@@ -352,12 +415,12 @@ class BotClient:
         if update.state != "offered" or info.opponent.id != me:
             return None
         if match.started:
-            await self.session.request(AnswerChallenge(challenge_id=info.id, accept=False))
+            await self._request(AnswerChallenge(challenge_id=info.id, accept=False))
             return None
         with contextlib.suppress(SessionError):
-            await self.session.request(LeaveRoom(room_id=match.room_id))
+            await self._request(LeaveRoom(room_id=match.room_id))
         try:
-            reply = await self.session.request(AnswerChallenge(challenge_id=info.id, accept=True))
+            reply = await self._request(AnswerChallenge(challenge_id=info.id, accept=True))
         except SessionError:
             return None
         if not isinstance(reply, ChallengeUpdate) or reply.room_id is None:
@@ -368,7 +431,7 @@ class BotClient:
         return self.match
 
     async def _start_if_creator(self, room_id: str) -> None:
-        reply = await self.session.request(StartMatch(room_id=room_id))
+        reply = await self._request(StartMatch(room_id=room_id))
         if isinstance(reply, ErrorMessage) and reply.code not in ("not_creator", "room_started"):
             self.say(f"could not start the match: {reply.reason}")
 
@@ -376,9 +439,12 @@ class BotClient:
         if state.you is not None:
             match.cells = [Card.parse(c) if c else None for c in state.you.cells]
             match.order = [(parse_cell(p.cell), Card.parse(p.card)) for p in state.you.placements]
+            match.done.update(p.turn for p in state.you.placements)
             match.started = True
 
     async def _place(self, match: _Match, turn: int, card: Card, legal: list[str]) -> None:
+        if turn in match.done:
+            return  # a snapshot taken before its placement was acknowledged
         view = BotView(tuple(match.cells), card)
         cell = await asyncio.to_thread(self._decide, view, legal)
         if cell is None:
@@ -386,14 +452,39 @@ class BotClient:
             grid = Grid.replay(match.order)
             cell = cell_name(fallback_cell(grid, card))
         try:
-            reply = await self.session.request(Place(room_id=match.room_id, turn=turn, cell=cell))
+            reply = await self._placed(match, Place(room_id=match.room_id, turn=turn, cell=cell))
             if isinstance(reply, ErrorMessage) and reply.code not in TURN_GONE:
                 # Refused (the board here and on the server disagree?): the first legal cell.
                 self.say(f"placing {card} on {cell} refused: {reply.reason}; trying {legal[0]}")
                 match.fallbacks += 1
-                await self.session.request(Place(room_id=match.room_id, turn=turn, cell=legal[0]))
+                await self._placed(match, Place(room_id=match.room_id, turn=turn, cell=legal[0]))
         except SessionError:
             pass  # disconnected: the session signs in again and a room_state resumes the match
+
+    async def _placed(self, match: _Match, place: Place) -> ServerMessage | None:
+        """The server's answer to ``place``; None once its turn needs no placement.
+
+        A placement the server may have dropped is sent again only if a fresh
+        ``room_state`` (read after the back-off, behind the placement on the same
+        connection) shows its turn still waiting: placed already (the frame was
+        not the one dropped) or gone (the clock placed the card), it is not.
+        """
+        for drops in range(len(BACKOFF_S) + 1):
+            reply = await self._answer(place, drops)
+            if reply is not None:
+                if isinstance(reply, Placed) or (
+                    isinstance(reply, ErrorMessage) and reply.code in TURN_GONE
+                ):
+                    match.done.add(place.turn)
+                return reply
+            state = await self._request(Resync(room_id=place.room_id))
+            if isinstance(state, RoomState) and state.you is not None:
+                match.done.update(p.turn for p in state.you.placements)
+                if state.you.turn != place.turn:
+                    match.done.add(place.turn)
+            if place.turn in match.done or not isinstance(state, RoomState):
+                return None
+        raise SessionError(f"the server dropped the placement of turn {place.turn} every time")
 
     def _decide(self, view: BotView, legal: list[str]) -> str | None:
         """The bot's cell name for ``view``; None if it failed or answered an illegal cell."""
