@@ -123,9 +123,7 @@ class Tables:
         none of whose players is connected here goes, as a table does, to the node most
         of them are connected to (ties by id from the node after this one); one with as
         many of them here as anywhere stays."""
-        nodes = sorted(self.node.alive)
-        after = nodes.index(self.node.id) + 1
-        order = nodes[after:] + nodes[:after]
+        order = self._order()
         for room_id in rooms:
             there = self._where(self._seated(room_id))
             most = max(there.values(), default=0)
@@ -134,6 +132,14 @@ class Tables:
             target = next(n for n in order if there.get(n, 0) == most)
             self.handing.add(room_id)
             self.node.later(self._hand_over(room_id, target))
+
+    def _order(self) -> list[str]:
+        """The live nodes in the order ties go: the nodes after this one in the order of
+        their ids, this one (which runs the directors and the rest of the coordinator's
+        work) last."""
+        nodes = sorted(self.node.alive)
+        after = nodes.index(self.node.id) + 1
+        return nodes[after:] + nodes[:after]
 
     def _seated(self, room_id: str) -> list[str]:
         room = self.node.lobby.rooms.get(room_id)
@@ -145,11 +151,7 @@ class Tables:
         if Redis cannot say, the players' node or every live node in turn."""
         if not tables:
             return []
-        nodes = sorted(self.node.alive)
-        after = nodes.index(self.node.id) + 1
-        # Ties go to the nodes after this one in the order of their ids, this one (which
-        # runs the directors and the rest of the coordinator's work) last.
-        order = nodes[after:] + nodes[:after]
+        order = self._order()
         wanted = [self._where(players) for players in tables]
         try:
             loads = await self.node.leases.loads(order)
