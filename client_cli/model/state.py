@@ -219,6 +219,12 @@ class ClientModel:
     def outgoing(self) -> list[ChallengeView]:
         return [c for c in self.challenges.values() if not c.incoming]
 
+    def sending(self) -> None:
+        """A placement of the card in hand was sent: no second one until it is answered
+        (placed, refused, or the match state sent again)."""
+        if self.match is not None:
+            self.match.sent = self.match.turn
+
     def why_not(self, cell_text: str) -> str | None:
         """The reason placing on ``cell_text`` now would be refused, or ``None``."""
         match = self.match
@@ -230,6 +236,8 @@ class ClientModel:
             if match.placed_count >= 16:
                 return "your board is full: waiting for the others"
             return "no card to place yet: wait for the next card"
+        if match.sent == match.turn:
+            return f"your {match.card} is on its way: waiting for the server"
         try:
             index = parse_cell(cell_text)
         except EngineError as exc:
@@ -413,6 +421,8 @@ class ClientModel:
 
     def _on_error_message(self, msg: ErrorMessage, now: float) -> list[str]:
         lines = [f"refused: {msg.reason}"]
+        if self.match is not None:
+            self.match.sent = None  # a placement refused (or dropped) may be sent again
         if (
             msg.code in ("not_in_room", "room_not_found")
             and self.room is not None
@@ -697,6 +707,8 @@ class ClientModel:
 
     def _on_room_state(self, msg: RoomState, now: float) -> list[str]:
         lines = self._set_room(msg.room, now)
+        if self.match is not None:
+            self.match.sent = None  # the state as it stands: what it waits for is sendable
         if msg.match_id is None:
             self.match = None
             return lines

@@ -82,6 +82,7 @@ class MatchView:
     turn: int | None = None
     card: str | None = None
     legal: list[str] = field(default_factory=list)
+    sent: int | None = None  # the turn whose placement is sent, not yet answered
     clock: Clock | None = None
     progress: Progress | None = None
     deal_clock: Clock | None = None  # a race: the deal's clock, as the last progress told it

@@ -624,6 +624,7 @@ class CribApp(App[int]):
         match = self.model.match
         if (room := self._room_id()) is not None and match is not None and match.turn:
             self.send(Place(room_id=room, turn=match.turn, cell=cell))
+            self.model.sending()
 
 
 if TYPE_CHECKING:

@@ -32,6 +32,8 @@ from client_cli.tui.screens.results import ResultsScreen
 from client_cli.tui.screens.room import RoomScreen
 from client_cli.tui.widgets import CELL_H, CELL_W, LEFT, TOP, BoardView, ConnectionBar
 from engine import parse_cell
+from protocol.connection import ErrorMessage
+from protocol.wire import ServerMessage
 from server.config import ServerConfig
 from server.shell.app import create_app
 from server.shell.keys import HUB
@@ -248,3 +250,48 @@ async def test_a_question_mark_in_the_name_field_opens_the_help() -> None:
         await until(pilot, lambda: isinstance(app.screen, SignInScreen), "the sign-in again")
         await pilot.press("a")
         assert field.value == "ada"
+
+
+async def test_an_enter_after_a_typed_cell_confirms_it_and_a_card_is_sent_once(server) -> None:
+    """Typing a1 then Enter, as after a command, places the card on a1 and nothing more: the
+    next card is not placed under the cursor by that Enter. A second placement of a card
+    before the server answered the first is not sent: the server never has to refuse
+    one."""
+    url, _ = server
+    app = CribApp(url, name="cy")
+    errors: list[ErrorMessage] = []
+    apply = app.model.apply
+
+    def recording(msg: ServerMessage, now: float) -> list[str]:
+        if isinstance(msg, ErrorMessage):
+            errors.append(msg)
+        return apply(msg, now)
+
+    app.model.apply = recording  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await sign_in_and_create_solo(pilot, app)
+        await pilot.press("s")
+        await wait_card(pilot, app, 1)
+        await pilot.press("a", "1", "enter")
+        await wait_card(pilot, app, 2)
+        await pilot.pause(0.3)  # time for a stray placement of card 2 to be answered
+        match = app.model.match
+        assert match is not None and match.turn == 2 and match.placed_count == 1
+        assert match.cells[parse_cell("a1")] is not None
+        # the same card placed twice before the server answers: sent once
+        game = app.screen
+        assert isinstance(game, GameScreen)
+        cell = match.legal[0]
+        assert game.place(cell) and not game.place(cell)
+        assert "on its way" in text_of(game.query_one("#game-note", Static))
+        await wait_card(pilot, app, 3)
+        assert app.model.match is not None and app.model.match.placed_count == 2
+        # an Enter later than the confirming moment places, as any Enter does
+        legal = list(app.model.match.legal)
+        await pilot.press(*legal[-1])
+        legal = await wait_card(pilot, app, 4)
+        game.query_one("#board", BoardView).cursor = parse_cell(legal[0])
+        await pilot.pause(1.6)
+        await pilot.press("enter")
+        await wait_card(pilot, app, 5)
+    assert not errors, [e.reason for e in errors]

@@ -30,6 +30,8 @@ from client_cli.tui.widgets import (
 from engine import parse_cell
 from protocol.fields import Pace
 
+CONFIRM_S = 1.5  # how long after a typed cell name an Enter only confirms it
+
 
 class GameScreen(BaseScreen):
     TITLE = "match"
@@ -40,7 +42,8 @@ are outlined in green and show their names.
 
 ← ↑ → ↓       move the cursor
 Enter/Space   place the card under the cursor
-a-d then 1-4  place by cell name (b3 = column b, row 3)
+a-d then 1-4  place by cell name (b3 = column b, row 3); an Enter right
+              after it only confirms it
 mouse         click a cell to place the card there
 Escape        clear a half-typed cell name; with nothing typed, leave the
               match (asks first: leaving forfeits it, as resigning)
@@ -62,6 +65,9 @@ Rows and columns score as cribbage hands with the starter."""
     def __init__(self) -> None:
         super().__init__()
         self.typed = ""
+        # When a typed cell name last placed a card: an Enter or Space just after it
+        # confirms that placement (as after a command) instead of placing the next card.
+        self.typed_placed_at: float | None = None
         self.match_id: str | None = None
         self.note = ""
 
@@ -186,11 +192,15 @@ Rows and columns score as cribbage hands with the starter."""
         self._show_note()
 
     def action_move(self, drow: int, dcol: int) -> None:
+        self.typed_placed_at = None
         self.query_one("#board", BoardView).move(drow, dcol)
         self.note = ""
         self._show_note()
 
     def action_place(self) -> None:
+        typed_at, self.typed_placed_at = self.typed_placed_at, None
+        if typed_at is not None and time.monotonic() - typed_at < CONFIRM_S:
+            return  # "b3" then Enter: the Enter confirms b3, already placed
         self.place(cell_label(self.query_one("#board", BoardView).cursor))
 
     def action_clear(self) -> None:
@@ -217,17 +227,21 @@ Rows and columns score as cribbage hands with the starter."""
         )
         self.app.push_screen(ConfirmDialog("Leave the match", text), done)
 
-    def place(self, cell: str) -> None:
+    def place(self, cell: str) -> bool:
+        """Send the placement on ``cell`` if the model allows it (else say why)."""
         reason = self.model.why_not(cell)
         if reason is not None:
             self.refuse(reason)
-            return
+            return False
         self.note = ""
         self._show_note()
         self.crib.place(cell)
+        return True
 
     def on_key(self, event: Key) -> None:
         char = (event.character or "").lower()
+        if event.key not in ("enter", "space"):
+            self.typed_placed_at = None
         if char in ("a", "b", "c", "d"):
             self.typed = char
             self.note = ""
@@ -238,7 +252,8 @@ Rows and columns score as cribbage hands with the starter."""
             board = self.query_one("#board", BoardView)
             board.cursor = parse_cell(cell)
             event.stop()
-            self.place(cell)
+            if self.place(cell):
+                self.typed_placed_at = time.monotonic()
             return
         elif char.isdigit() or char.isalpha():
             self.typed = ""
@@ -251,4 +266,5 @@ Rows and columns score as cribbage hands with the starter."""
 
     @on(BoardView.CellChosen)
     def clicked(self, event: BoardView.CellChosen) -> None:
+        self.typed_placed_at = None
         self.place(cell_label(event.index))
