@@ -1,0 +1,278 @@
+"""Commands sent to the owner of what they concern, and run there.
+
+A command for a room owned elsewhere (or for the coordinator's work: quick
+play, challenges, tournaments, the daily deal) is forwarded to the owner's
+channel with the player who sent it and the connection to answer
+(:meth:`ForwardingNode.route`). The sender waits, bounded, until the owner says
+it ran it; a command sent to a node that died before running it, or that the
+owner no longer holds, is sent again to the next owner, and one whose room
+came here meanwhile runs here. The owner runs it as its own (stored before it
+is told) and answers the node it came from in one publication: the step's
+messages for its players, the error for that one connection if any, and
+``done`` (:meth:`ForwardingNode.run`). A tournament table's requests and
+results go to their owners the same way (:mod:`.tables`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import logging
+import weakref
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from protocol.fields import PlayerInfo
+from protocol.head_to_head import AnswerChallenge, CancelQuickPlay, Challenge, QuickPlay
+from protocol.rooms import CreateRoom, JoinRoom, ListRooms, Rooms
+from protocol.wire import CLIENT_ADAPTER, ClientMessage
+from server import errors
+from server.daily.desk import DAILY_MESSAGES
+from server.lobby import Lobby
+from server.shell import clock
+from server.shell.cluster.base import NodeBase
+from server.shell.cluster.leases import COORDINATOR, room_key
+from server.shell.session import Session
+from server.store import Store
+from server.tournaments.hosting import TOURNAMENT_MESSAGES
+
+log = logging.getLogger(__name__)
+
+FORWARD_WAIT_S = 12.0  # a command for a room changing owner waits this long for the new one
+FORWARD_RETRY_S = 0.25
+
+HEAD_TO_HEAD = (QuickPlay, CancelQuickPlay, Challenge, AnswerChallenge)
+LOBBY_WIDE = (*HEAD_TO_HEAD, *TOURNAMENT_MESSAGES, *DAILY_MESSAGES)
+
+
+class ForwardingNode(NodeBase):
+    """A node that sends commands to their owners and runs those sent to it."""
+
+    def __init__(self, url: str, node_id: str, storage: Store, lobby: Lobby) -> None:
+        super().__init__(url, node_id, storage, lobby)
+        self._sessions: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
+        self._session_ids: weakref.WeakKeyDictionary[Session, str] = weakref.WeakKeyDictionary()
+        self._numbers = itertools.count(1)
+        # Commands forwarded, not yet run: True once run, False if not the owner's
+        # (the owner's publication to this node after its step says which).
+        self._pending: dict[str, asyncio.Future[bool]] = {}
+
+    async def route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool:
+        """Answer or forward ``message`` if it is not this node's to run; False: it is."""
+        try:
+            return await self._route(session, player, message)
+        except RedisError as exc:
+            log.warning("cluster: a %s not routed: Redis did not answer (%s)", message.type, exc)
+            raise errors.RoomMoving(
+                "the server's nodes cannot reach each other just now: nothing was done;"
+                " send it again in a moment"
+            ) from None
+
+    async def _route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool:
+        if isinstance(message, ListRooms):
+            await self._list(session, message)
+            return True
+        if isinstance(message, CreateRoom):
+            return False
+        if isinstance(message, LOBBY_WIDE):
+            if self.leases.tokens.get(COORDINATOR) is not None:
+                if isinstance(message, HEAD_TO_HEAD):
+                    await self._waiting_taken()
+                return False
+            await self._forward(COORDINATOR, session, player, message)
+            return True
+        room_id = getattr(message, "room_id", None)
+        if isinstance(message, JoinRoom) and message.invite_code is not None:
+            if self.registry.by_invite(message.invite_code) is not None:
+                return False
+            room_id = await self.directory.invite(message.invite_code)
+            if room_id is None or message.room_id not in (None, room_id):
+                raise errors.RoomNotFound("no room has that invite code")
+        if not isinstance(room_id, str) or room_id in self.lobby.rooms:
+            return False
+        await self._forward(room_key(room_id), session, player, message)
+        return True
+
+    def _session_id(self, session: Session) -> str:
+        sid = self._session_ids.get(session)
+        if sid is None:
+            sid = str(next(self._numbers))
+            self._session_ids[session] = sid
+            self._sessions[sid] = session
+        return sid
+
+    async def _forward(
+        self, key: str, session: Session, player: PlayerInfo, message: ClientMessage
+    ) -> None:
+        payload = {
+            "k": "cmd",
+            "key": key,
+            "sid": self._session_id(session),
+            "player": player.model_dump(mode="json"),
+            "msg": message.model_dump_json(),
+        }
+        await self.send_to_owner(key, payload)
+
+    async def send_to_owner(self, key: str, payload: dict[str, Any]) -> None:
+        """To the holder of ``key``'s lease, until it says it has run it (a command sent
+        to a node that died before running it is sent again to the next owner), waiting
+        (bounded) while the lease changes hands."""
+        loop = asyncio.get_running_loop()
+        # A room whose owner we heard of is waited for; so is every room for a while
+        # after Redis lost its data, until their owners have leased them again.
+        recently_reset = self.reset_at is not None and (
+            loop.time() - self.reset_at < FORWARD_WAIT_S
+        )
+        known = key in self.owners or key == COORDINATOR or recently_reset
+        deadline = loop.time() + FORWARD_WAIT_S
+        fid = str(next(self._numbers))
+        payload = {**payload, "fid": fid}
+        self._pending[fid] = done = loop.create_future()
+        try:
+            while True:
+                try:
+                    owner = self.owners.get(key) or await self.leases.owner(key)
+                except RedisError:  # Redis restarting: as if the lease were changing hands
+                    owner = None
+                    known = True
+                if owner is None and not known:
+                    room_id = key.removeprefix("room:")
+                    raise errors.NotInRoom(f"you are not in room {room_id}")
+                unheard = False  # Redis did not answer: the owner we know is kept
+                if owner is not None and owner != self.id:
+                    self.owners[key] = owner
+                    received = await self._published(owner, payload)
+                    unheard = received is None
+                    if received:
+                        # Run, or its node died first (seen gone, or the lease moved).
+                        while not done.done() and loop.time() < deadline:
+                            await asyncio.wait((done,), timeout=FORWARD_RETRY_S)
+                            if owner not in self.alive or self.owners.get(key) != owner:
+                                break
+                        if done.done() and done.result():
+                            return
+                        if done.done():  # not its own (any more): find the owner again
+                            self._pending[fid] = done = loop.create_future()
+                if self.runs(key):  # it came here meanwhile
+                    await self.run(payload)
+                    return
+                if self.owners.get(key) == owner and not unheard:
+                    self.owners.pop(key, None)
+                known = True
+                if loop.time() >= deadline:
+                    raise errors.RoomMoving(
+                        "that is moving to another server node and is not back yet:"
+                        " nothing was done; send it again in a moment"
+                    )
+                await asyncio.sleep(FORWARD_RETRY_S)
+        finally:
+            self._pending.pop(fid, None)
+
+    async def _published(self, owner: str, payload: dict[str, Any]) -> bool | None:
+        """Did ``owner`` receive ``payload``? (None: Redis did not answer.)"""
+        try:
+            return bool(await self.bus.publish(owner, dict(payload)))
+        except RedisError:
+            return None
+
+    async def run(self, payload: dict[str, Any]) -> None:
+        """Something sent to the owner of a key (:meth:`send_to_owner`), run here."""
+        kind = payload.get("k")
+        if kind == "table":
+            await self.tables.run_request(payload)
+        elif kind == "result":
+            await self.tables.run_result(payload)
+        else:
+            await self._run_here(payload)
+
+    async def _run_here(self, payload: dict[str, Any]) -> None:
+        """A command forwarded to us (or that waited for its room to come here). The
+        node it came from hears back in one publication: the step's messages for its
+        players, the error if any, and ``done`` (run, or not ours: ``ran`` false)."""
+        origin = payload.get("from", self.id)
+        sid = payload["sid"]
+        key = str(payload["key"])
+        try:
+            # A trusted decode: the node the player reached parsed the frame (the one
+            # parse of untrusted input) and sent its model's JSON; Redis is trusted.
+            message = CLIENT_ADAPTER.validate_json(payload["msg"])
+            player = PlayerInfo.model_validate(payload["player"])
+        except Exception:
+            log.warning("cluster: a forwarded command from %s that does not parse", origin)
+            return
+        fid = str(payload.get("fid"))
+        forwarded = origin != self.id
+        if key == COORDINATOR and isinstance(message, HEAD_TO_HEAD):
+            await self._waiting_taken()
+        if not self.runs(key) or (forwarded and self._desk_not_read(key, message)):
+            # Not ours (any more), or not yet: the sender finds the owner again.
+            self.owners.pop(key, None)
+            if forwarded:
+                self.bus.publish_later(origin, {"k": "out", "items": [], "done": fid, "ran": False})
+            return
+        deliver = (
+            functools.partial(self.delivery.deliver, done=(origin, fid)) if forwarded else None
+        )
+        try:
+            self.hub.require_storage()
+            await self.hub.apply(
+                lambda: self.lobby.handle(player, message, clock.now_ms()), deliver
+            )
+            return  # its messages, ``done`` with them, are on their way
+        except errors.ServerError as exc:
+            answer = _answer(
+                sid, exc.code, exc.reason, getattr(message, "room_id", None), message.ref
+            )
+        except Exception:
+            log.exception("internal error handling a forwarded %s", message.type)
+            reason = "the server failed to handle that request"
+            answer = _answer(sid, errors.INTERNAL_ERROR, reason, None, message.ref)
+        if forwarded:
+            self.bus.publish_later(origin, {"k": "out", "items": [], "error": answer, "done": fid})
+        else:
+            self.error_here(answer)
+
+    async def _waiting_taken(self) -> None:
+        """Until the queue and challenges a previous coordinator left are taken back
+        (a takeover's first moments), a command for them waits (bounded)."""
+        if not self.waiting_read.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.waiting_read.wait(), FORWARD_WAIT_S)
+
+    def _desk_not_read(self, key: str, message: ClientMessage) -> bool:
+        """A daily deal's command reached the coordinator before its desk was read
+        again (a takeover's first moments): it waits, as for a room changing owner."""
+        desk = self.lobby.daily
+        return key == COORDINATOR and isinstance(message, DAILY_MESSAGES) and desk.standing_by
+
+    def error_here(self, answer: dict[str, Any]) -> None:
+        """An error a command's owner answered (:func:`_answer`), to its connection here."""
+        session = self._sessions.get(str(answer.get("sid")))
+        if session is not None:
+            session.send_error(
+                str(answer["code"]), str(answer["reason"]),
+                room_id=answer.get("room_id"), ref=answer.get("ref"),
+            )  # fmt: skip
+
+    async def _list(self, session: Session, asked: ListRooms) -> None:
+        try:
+            rooms, after, total = await self.directory.page(asked.after, asked.limit, self.alive)
+        except ValueError:
+            raise errors.RoomError(
+                f"{asked.after!r} is not a cursor this server gave", code="bad_message"
+            ) from None
+        session.send_message(Rooms(rooms=rooms, next=after, total=total, ref=asked.ref))
+
+    def answered(self, fid: str, ran: bool) -> None:
+        """The owner's word on the command forwarded as ``fid``: run, or not its own."""
+        done = self._pending.get(fid)
+        if done is not None and not done.done():
+            done.set_result(ran)
+
+
+def _answer(sid: str, code: str, reason: str, room_id: Any, ref: Any) -> dict[str, Any]:
+    """An error for the connection ``sid`` of the node a command came from."""
+    return {"sid": sid, "code": code, "reason": reason, "room_id": room_id, "ref": ref}

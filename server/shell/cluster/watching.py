@@ -1,0 +1,336 @@
+"""The watch over the cluster: nodes gone, leases lost, Redis emptied, and what
+this node takes over then.
+
+Every :data:`WATCH_S` the node renews its leases and looks at the others
+(:meth:`WatchingNode.look`). A node gone (its liveness key expired): its
+players count as disconnected (their seats' grace period starts), and the
+others race for its rooms' leases as they expire; the winner of each rebuilds
+the room from the store as a restart does (server/room/restore.py) and sends a
+snapshot to its players connected anywhere (:meth:`WatchingNode.take`). A
+lease of ours that expired (we were cut off or paused): the room leaves this
+lobby. Redis restarted empty: every room we hold is leased again under the new
+epoch, and what we had published is published again.
+
+The coordinator's lease is taken when it is free: with it the daily desk as
+the previous coordinator left it in the store, the quick-play queue and the
+open challenges it copied to Redis (:mod:`.waiting`), and the tournaments it
+ran, claimed series by series, their tables played on wherever they are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import random
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from protocol.rooms import RoomOrigin
+from server import errors
+from server.lobby import Lobby
+from server.recovery import Resumable
+from server.shell import clock, daily_keeper
+from server.shell.cluster import waiting
+from server.shell.cluster.forwarding import FORWARD_RETRY_S, ForwardingNode
+from server.shell.cluster.leases import COORDINATOR, LEASE_MS, RENEW_S, room_key
+from server.shell.cluster.presence import presence_key
+from server.storage import Fence
+from server.store import Store
+
+log = logging.getLogger(__name__)
+
+WATCH_S = 0.5  # how often the node looks for nodes gone and leases lost
+CLAIM_TRIES = 12  # a daily attempt's lease, held a moment by a node that let it go: tries
+
+# Rooms that go with the coordinator's work: the daily deal's attempts with the desk
+# that counts them and ends their day. (A tournament's tables play on any node; their
+# results reach the director through the store: server/shell/cluster/tables.py.)
+COORDINATED = (RoomOrigin.DAILY,)
+
+
+class WatchingNode(ForwardingNode):
+    """A node that watches the others and takes over what they leave."""
+
+    def __init__(self, url: str, node_id: str, storage: Store, lobby: Lobby) -> None:
+        super().__init__(url, node_id, storage, lobby)
+        self._taking: set[str] = set()  # rooms being taken over or claimed
+
+    async def watch(self) -> None:
+        """Every :data:`WATCH_S`, until cancelled: Redis emptied? leases renewed (and
+        those lost let go), what the others missed sent again, the cluster looked at."""
+        renewed = 0.0
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(WATCH_S)
+            try:
+                await self.leases.check_epoch()
+                if self.leases.reset:
+                    await self._recover()
+                if loop.time() - renewed >= RENEW_S:
+                    renewed = loop.time()
+                    for key in await self.leases.renew():
+                        await self._lost(key)
+                    if self.missed or self.bus.missed:  # Redis answers again
+                        self.missed = self.bus.missed = False
+                        self.later(self._resync())
+                await self.look()
+            except Exception as exc:
+                log.warning("cluster: watching the cluster failed (%s)", exc)
+
+    async def _recover(self) -> None:
+        """Redis lost everything (restarted empty): our leases, our entries in the
+        shared lists, who is connected here. We still hold our rooms in memory, and no
+        other node knew to take them (the lists of what each node owns went too), so
+        each is leased again, under a token of the new epoch written at once as its
+        fence; the coordinator first, by the node that had it. What we had published
+        is published again."""
+        self.leases.reset = False
+        self.reset_at = asyncio.get_running_loop().time()
+        log.warning("cluster: Redis lost its data; node %s leases its rooms again", self.id)
+        if COORDINATOR in self.leases.tokens:
+            self.leases.tokens.pop(COORDINATOR, None)
+            await self._coordinate(again=True)
+        fences: list[Fence] = []
+        for room_id in list(self.lobby.rooms):
+            key = room_key(room_id)
+            self.leases.tokens.pop(key, None)
+            token = await self.leases.acquire(key)
+            if token is None:  # another node leased it first: the store has its version
+                await self._lost(key)
+                continue
+            fences.append(Fence(key, token))
+            self.owners[key] = self.id
+            self.bus.publish_later(None, {"k": "owner", "key": key})
+        await self.storage.persist([], fences)
+        self.missed = True  # who is connected here, and what the others may have missed
+        self.directory.forget()
+        invites: dict[str, str | None] = {
+            room.invite_code: room.id
+            for room in self.lobby.rooms.values()
+            if room.invite_code is not None
+        }
+        upsert, remove = self.directory.changes(list(self.lobby.rooms.values()))
+        self.later(self.directory.write(upsert, remove, invites))
+
+    async def _resync(self) -> None:
+        """After publications failed (Redis was down or lost its data): once every
+        node listens again, announce who is connected here again, and send the
+        players of our rooms connected elsewhere each room's snapshot, in place of
+        whatever of its messages they missed (as after a takeover)."""
+        await asyncio.sleep(RENEW_S)
+        for player_id, sessions in list(self.delivery.by_player.items()):
+            session = next((s for s in sessions if s.player is not None), None)
+            if session is not None:
+                self.signed_in(player_id, session)
+        remote = list(self.presence.nodes_of)
+        with contextlib.suppress(errors.StorageFailed):
+            await self.hub.apply(lambda: self.lobby.snapshots(remote, clock.now_ms()))
+
+    async def _lost(self, key: str) -> None:
+        """Our lease on ``key`` expired (we were cut off or paused, or Redis lost it):
+        another node may hold it, and the store refuses our writes for it. The room
+        leaves this lobby; if its lease is free it comes back from the store (what is
+        in memory may be older than what another owner stored meanwhile)."""
+        if key == COORDINATOR:
+            log.warning("cluster: the coordinator's lease lost; its daily desk stands by")
+            self.lobby.daily.standby()
+            self.lobby.head_to_head.clear()  # the next coordinator takes them back
+            self.owners.pop(key, None)
+            return
+        room_id = key.removeprefix("room:")
+        if key.startswith("room:") and room_id in self.lobby.rooms:
+            log.warning("cluster: lease of room %s lost; the room leaves this node", room_id)
+            self.lobby.release(room_id)
+            self.directory.unlist(room_id)
+            self.owners.pop(key, None)
+            await self.take(room_id, None)
+
+    async def _coordinate(self, gone: str | None = None, *, again: bool = False) -> None:
+        """Take the coordinator's lease if it is free (``gone``: from that node;
+        ``again``: we had it before Redis lost its data, and run its work still)."""
+        if self.stopping:
+            return
+        if COORDINATOR in self.leases.tokens:
+            if self.lobby.daily.standing_by:  # its desk could not be read: again
+                await daily_keeper.reload(self.storage, self.lobby.daily, clock.now_ms())
+                await self.hub.apply(lambda: self.lobby.daily.resumed(clock.now_ms()))
+            return
+        if not again:
+            # Redis lost its data a moment ago (perhaps found just now): the lease's
+            # holder, which runs its work still, is taking it back. Were it taken here,
+            # every room of the cluster, free for a moment, would be resumed here too.
+            await self.leases.check_epoch()
+            since = self.reset_at
+            if self.leases.reset or (
+                since is not None and asyncio.get_running_loop().time() - since < LEASE_MS / 1000
+            ):
+                return
+        token = await self.leases.acquire(COORDINATOR, from_node=gone)
+        if token is not None and not again:
+            self.waiting_read.clear()  # before any other task runs with the lease ours
+            # The daily desk as the previous coordinator left it in storage, before
+            # anyone is told who coordinates (a command that comes first waits).
+            # (Taken back after Redis lost its data, our desk decided all along.)
+            try:
+                await daily_keeper.reload(self.storage, self.lobby.daily, clock.now_ms())
+            except Exception as exc:  # it stands by; the next look reads it again
+                log.warning("cluster: reading the daily desk failed (%s)", exc)
+            try:
+                await self._take_waiting()
+            finally:
+                self.waiting_read.set()
+        elif token is not None:  # ours all along: copied again in full, to the new epoch's
+            self.lobby.head_to_head.touch_all()
+        if token is not None:
+            self.owners[COORDINATOR] = self.id
+            await self.bus.publish(None, {"k": "owner", "key": COORDINATOR})
+            log.warning("cluster: node %s coordinates the lobby (token %d)", self.id, token)
+            if self.joined and not again:
+                # The tournaments another coordinator ran go on here, with their tables.
+                self.later(self.resume_tournaments())
+        elif again:  # another node took it first: its desk decides from now on
+            self.lobby.daily.standby()
+            self.lobby.head_to_head.clear()
+        elif gone is not None and await self.leases.owner(COORDINATOR) not in (None, gone):
+            await self.leases.disown(gone, COORDINATOR)
+
+    async def _take_waiting(self) -> None:
+        """The queue and the challenges the previous coordinator left (:mod:`.waiting`),
+        taken back: a player still connected as then keeps their place; a challenge
+        one of whose players is not is withdrawn, both told."""
+        try:
+            taken = waiting.read(await self.bus.redis.hgetall(waiting.WAITING))
+            alive = {node for node, up in (await self.leases.nodes()).items() if up}
+        except RedisError as exc:
+            log.warning("cluster: the queue and challenges could not be read (%s)", exc)
+            return
+        present = taken.present(self.connected_nodes, alive | {self.id})
+        desk = self.lobby.head_to_head
+        with contextlib.suppress(errors.StorageFailed):
+            await self.hub.apply(
+                lambda: desk.restore(taken.waiting, taken.challenges, present, clock.now_ms())
+            )
+        if taken.waiting or taken.challenges:
+            log.warning("cluster: took back %d waiting and %d challenges, %d players still here",
+                        len(taken.waiting), len(taken.challenges), len(present))  # fmt: skip
+
+    async def look(self) -> None:
+        """Nodes gone: their players are disconnected, their rooms taken as leases expire."""
+        await self._coordinate()
+        nodes = await self.leases.nodes()
+        for node, alive in nodes.items():
+            if node == self.id:
+                continue
+            if alive:
+                self.alive.add(node)
+                continue
+            if node in self.alive:
+                self.alive.discard(node)
+                log.warning("cluster: node %s is gone", node)
+                for player_id in self.presence.drop_node(node):
+                    if player_id not in self.delivery.by_player:
+                        await self.disconnect(player_id)
+            orphans = await self.leases.orphans(node)
+            random.shuffle(orphans)
+            for key in orphans:
+                if key.startswith("room:"):
+                    await self.take(key.removeprefix("room:"), node)
+                elif key == COORDINATOR:
+                    await self._coordinate(node)
+            if not orphans:
+                await self.leases.forget_node(node)
+                await self.bus.redis.delete(presence_key(node))
+
+    async def resume_tournaments(self) -> None:
+        """Taking over the coordinator's work: the series it ran, claimed (:meth:`_claim`)
+        and resumed here; then the daily desk checks the days' ends again."""
+        claimed: set[str] = set()
+        try:
+            await self.hub.resume_series(take=functools.partial(self._claim, claimed))
+        finally:
+            self._taking -= claimed
+        # The attempts in play are back: the daily desk checks the days' ends again.
+        await self.hub.apply(lambda: self.lobby.daily.resumed(clock.now_ms()))
+
+    async def _claim(self, claimed: set[str], saved: Resumable) -> bool:
+        """A series to resume on taking over the coordinator's work: ours if its lease
+        is free (its node is gone, or handed it over), with its fence written. A room
+        this node is taking already (``take``) is not claimed again; one claimed is
+        not taken by ``take`` until the resumption is over. A tournament's table
+        another node holds plays on there (its results come here)."""
+        key = room_key(saved.room_id)
+        if saved.room_id in self._taking or key in self.leases.tokens:
+            return False
+        self._taking.add(saved.room_id)
+        claimed.add(saved.room_id)
+        token = await self.leases.acquire(key)
+        # An attempt at the daily deal is only ever the coordinator's: another node holds
+        # its lease for a moment at most (it looked at the room and let it go).
+        for _ in range(CLAIM_TRIES if saved.origin in COORDINATED else 0):
+            if token is not None:
+                break
+            await asyncio.sleep(FORWARD_RETRY_S)
+            token = await self.leases.acquire(key)
+        if token is None:  # another node holds it: a tournament's table plays on there
+            return False
+        await self.storage.persist([], [Fence(key, token)])
+        self.owners[key] = self.id
+        self.bus.publish_later(None, {"k": "owner", "key": key})
+        return True
+
+    async def adopt(self, room_id: str, watch: dict[str, Any] | None) -> None:
+        """A table the coordinator handed us (its lease is ours already): rebuilt here
+        from the store, watched as its director says (``watch``); while we stop, it
+        goes to whoever takes it first."""
+        if self.stopping:
+            with contextlib.suppress(Exception):
+                await self.leases.adopt(room_key(room_id))
+                await self.leases.release(room_key(room_id))
+                await self.bus.publish(None, {"k": "take", "room": room_id})
+            return
+        if watch is not None:
+            members = [str(m) for m in watch["members"]]
+            self.lobby.tournaments.watched_as(room_id, bool(watch["anyone"]), members)
+        await self.take(room_id, None, handed=True)
+
+    async def take(self, room_id: str, from_node: str | None, *, handed: bool = False) -> None:
+        """Take ``room_id`` if its lease is free (``handed``: given to us), and rebuild
+        it from the store. Any node takes any room, a tournament's table too: its
+        director, on the coordinator, hears of its results wherever it is played."""
+        if room_id in self._taking or room_id in self.lobby.rooms or self.stopping:
+            return
+        self._taking.add(room_id)
+        try:
+            key = room_key(room_id)
+            if handed:
+                token = await self.leases.adopt(key)
+            else:
+                token = await self.leases.acquire(key, from_node=from_node)
+            if token is None:
+                return
+            found = await self.storage.unfinished(room_id)
+            if not found:  # waiting, or over: nothing to resume, as after a restart
+                await self.leases.release(key)
+                return
+            saved = found[-1]
+            if saved.origin in COORDINATED and COORDINATOR not in self.leases.tokens:
+                # An attempt goes with the daily desk: to the coordinator.
+                await self.leases.release(key)
+                return
+            if not handed and saved.origin == RoomOrigin.TOURNAMENT:
+                await self.tables.watch_rule_stored(saved)
+            # The fence first: from now on the previous owner cannot write for it.
+            await self.storage.persist([], [Fence(key, token)])
+            await self.hub.apply(lambda: self.lobby.rebuild(saved, {}, clock.now_ms()))
+            self.owners[key] = self.id
+            await self.bus.publish(None, {"k": "owner", "key": key})
+            # A table handed over is the ordinary course of a tournament; a takeover is not.
+            log.log(logging.INFO if handed else logging.WARNING,
+                    "cluster: took room %s over (token %d)", room_id, token)  # fmt: skip
+        except Exception:
+            log.exception("cluster: taking room %s over failed", room_id)
+        finally:
+            self._taking.discard(room_id)
