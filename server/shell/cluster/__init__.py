@@ -10,5 +10,10 @@ around them (docs/scaling.md).
 * :mod:`.delivery`: addressed messages to local sessions and to other nodes.
 * :mod:`.directory`: the public list of rooms and the invite codes, cluster-wide.
 * :mod:`.waiting`: quick play's queue and the open challenges, copied for the next coordinator.
-* :mod:`.node`: the node itself: routing commands to owners, takeover, hand-over.
+* :mod:`.tables`: a tournament's tables, placed where their players are, asked and heard.
+* :mod:`.node`: the node itself, built in layers: :mod:`.base` (its state, who is
+  connected where), :mod:`.forwarding` (commands sent to their owners, run there),
+  :mod:`.watching` (nodes gone, leases lost, Redis emptied: takeover and recovery,
+  the coordinator), and :mod:`.node` on top (starting and stopping, the hub's
+  calls, the bus).
 """

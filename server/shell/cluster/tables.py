@@ -1,7 +1,7 @@
 """A tournament's tables on a cluster: placed where their players are, asked and heard
 across them.
 
-A director runs on the coordinator (server/shell/cluster/node.py, COORDINATOR);
+A director runs on the coordinator (COORDINATOR: server/shell/cluster/watching.py);
 its desk notes what crosses nodes (server/tournaments/hosting.py, ``shared``)
 and this carries it. Each table the coordinator opens is handed to the live
 node most of its players are connected to, so that their placements are not
