@@ -102,11 +102,11 @@ class Directory:
         self, upsert: dict[str, str], remove: list[str], invites: dict[str, str | None]
     ) -> None:
         pipe = self.redis.pipeline(transaction=False)
+        ranking = [room_id for room_id in upsert if room_id not in self._ranked]
         for room_id, entry in upsert.items():
-            if room_id not in self._ranked:  # its first listing (here): a place in the list
-                self._ranked.add(room_id)
-                if not await self.redis.zscore(LISTED, room_id):
-                    pipe.zadd(LISTED, {room_id: await self.redis.incr(SEQ)}, nx=True)
+            # Its first listing from here: a place in the list, unless it has one.
+            if room_id in ranking and not await self.redis.zscore(LISTED, room_id):
+                pipe.zadd(LISTED, {room_id: await self.redis.incr(SEQ)}, nx=True)
             pipe.hset(SUMMARIES, room_id, entry)
         for room_id in remove:
             pipe.zrem(LISTED, room_id)
@@ -117,6 +117,8 @@ class Directory:
             else:
                 pipe.set(invite_key(code), target)
         await pipe.execute()
+        # Written: not looked up again (unless unlisted meanwhile).
+        self._ranked.update(r for r in ranking if r in self._published)
 
     async def page(
         self, after: str | None, limit: int, alive: Collection[str]
