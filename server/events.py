@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from protocol.fields import Pace, Visibility
+from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.rooms import RoomOrigin
 from protocol.tournaments import EntrantStatus, TableStatus, TournamentFormat
 
@@ -39,6 +39,11 @@ class PlayerRecord:
     name: str
     guest: bool = False
     bot: bool = False
+
+
+def player_record(player: PlayerInfo) -> PlayerRecord:
+    """What is stored of ``player`` where a room or a tournament names it."""
+    return PlayerRecord(player.id, player.name, player.guest, player.bot)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,10 +20,10 @@ from __future__ import annotations
 from engine.deal import commitment, deal, room_seed
 from engine.grid import cell_name
 from protocol.deals import MatchStarted, Place
-from protocol.fields import Pace, PlayerInfo
+from protocol.fields import Pace
 from protocol.prepared import placed_message
 from server import errors
-from server.events import CardPlaced, MatchBegan, PlayerRecord, SeriesBegan
+from server.events import CardPlaced, MatchBegan, SeriesBegan, player_record
 from server.fallback import CellChooser, fallback_cell
 from server.room import phases, views
 from server.room.outbound import Outbound
@@ -38,10 +38,6 @@ from server.room.state import TURNS, Board, BotTurn, DealInPlay, Placement
 # each made about three ``progress`` frames per member and turn, at 250 ms about
 # two (docs/benchmarks.md, fourth optimisation round).
 PROGRESS_DELAY_MS = 250
-
-
-def _record(player: PlayerInfo) -> PlayerRecord:
-    return PlayerRecord(player.id, player.name, player.guest, player.bot)
 
 
 class DealingRoom(ResultsRoom):
@@ -214,7 +210,7 @@ class DealingRoom(ResultsRoom):
                     rated=s.rated,
                     pace=s.pace,
                     origin=s.origin,
-                    players=tuple(_record(seat.player) for seat in self.seats),
+                    players=tuple(player_record(seat.player) for seat in self.seats),
                     at_ms=now_ms,
                     root_secret=series.root,
                     secret_scheme=series.scheme.value,
@@ -227,7 +223,8 @@ class DealingRoom(ResultsRoom):
                 room_id=self.id,
                 pace=s.pace,
                 players=tuple(
-                    (i, _record(seat.player), contributions[i]) for i, seat in enumerate(self.seats)
+                    (i, player_record(seat.player), contributions[i])
+                    for i, seat in enumerate(self.seats)
                 ),
                 seed=seed,
                 server_secret=secret,

@@ -32,11 +32,11 @@ from protocol.tournaments import (
 )
 from server.events import (
     Event,
-    PlayerRecord,
     TournamentChange,
     TournamentCreated,
     TournamentEntry,
     TournamentStatus,
+    player_record,
 )
 from server.room import Outbound
 from server.series import secret_chain
@@ -62,10 +62,6 @@ class Reply(NamedTuple):
 
     actor: str
     ref: str | None
-
-
-def _record(player: PlayerInfo) -> PlayerRecord:
-    return PlayerRecord(player.id, player.name, player.guest, player.bot)
 
 
 class DirectorBase:
@@ -126,7 +122,7 @@ class DirectorBase:
                 name=settings.name,
                 format=settings.format,
                 visibility=settings.visibility,
-                host=_record(host),
+                host=player_record(host),
                 settings=self._settings_json(),
                 commitment=self.commitment,
                 at_ms=now_ms,
@@ -225,7 +221,7 @@ class DirectorBase:
         self.events.append(
             TournamentEntry(
                 tournament_id=self.id,
-                player=_record(e.player),
+                player=player_record(e.player),
                 number=e.number,
                 contribution=e.contribution,
                 joined_round=e.joined_round,
