@@ -12,7 +12,16 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from protocol.fields import PROTOCOL_VERSION, Message, Name, PlayerInfo, Ref, Request
+from protocol.fields import (
+    PROTOCOL_VERSION,
+    Message,
+    Name,
+    NodeName,
+    PlayerInfo,
+    Ref,
+    Request,
+    RoomId,
+)
 
 
 class Hello(Request):
@@ -23,6 +32,7 @@ class Hello(Request):
     ``guest`` players may only play casual rooms and are not listed. ``bot``
     declares a program playing on its own: it is labelled a bot
     (``PlayerInfo.bot``) wherever it appears. (Added in protocol 1, optional.)
+    ``follow_node``: the client reconnects where a ``node_hint`` says (optional).
     """
 
     type: Literal["hello"] = "hello"
@@ -32,6 +42,7 @@ class Hello(Request):
     guest: bool = False
     bot: bool = False
     client: Annotated[str | None, Field(default=None, max_length=64)] = None
+    follow_node: bool = False
     ref: Ref = None
 
 
@@ -80,3 +91,16 @@ class Online(Message):
     offset: int = 0
     total: int
     ref: Ref = None
+
+
+class NodeHint(Message):
+    """The room ``room_id``, in which the player has a seat, is run by the
+    server node ``node``, not by the one this connection is on: reconnecting
+    with ``?node=NODE`` in the WebSocket URL lets the public address route the
+    connection straight to it (docs/protocol.md, *node_hint*). Sent only to a
+    connection whose ``hello`` said ``follow_node``. Never a reply: no ``ref``.
+    """
+
+    type: Literal["node_hint"] = "node_hint"
+    node: NodeName
+    room_id: RoomId

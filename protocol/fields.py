@@ -64,6 +64,9 @@ Title = Annotated[
     _checked(names.check_title),
 ]
 RoomId = Annotated[str, Field(min_length=1, max_length=32)]
+# A server node's id (``--node-id``): 1 to 32 letters, digits, "-" or "_".
+NODE_ID_PATTERN = r"[A-Za-z0-9_-]{1,32}"
+NodeName = Annotated[str, Field(pattern=f"^{NODE_ID_PATTERN}$")]
 CellName = Annotated[str, Field(min_length=2, max_length=2)]
 Ref = Annotated[str | None, Field(default=None, max_length=64)]
 

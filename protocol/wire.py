@@ -31,7 +31,16 @@ from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from protocol.connection import ErrorMessage, Hello, ListOnline, Online, Ping, Pong, Welcome
+from protocol.connection import (
+    ErrorMessage,
+    Hello,
+    ListOnline,
+    NodeHint,
+    Online,
+    Ping,
+    Pong,
+    Welcome,
+)
 from protocol.daily import Daily, GetDaily, PlayDaily
 from protocol.deals import CardDealt, MatchResult, MatchStarted, Place, Placed, Progress
 from protocol.fields import BATCHING_PROTOCOL, PROTOCOL_VERSION
@@ -93,7 +102,8 @@ CLIENT_TYPES: tuple[str, ...] = tuple(
 ServerMessage = Annotated[
     Welcome | ErrorMessage | Rooms | RoomUpdate | Left | MatchStarted | CardDealt | Placed
     | Progress | MatchResult | RoomState | Pong | QueueStatus | ChallengeUpdate
-    | RatingsChanged | Leaderboard | Bots | TournamentUpdate | Tournaments | Online | Daily,
+    | RatingsChanged | Leaderboard | Bots | TournamentUpdate | Tournaments | Online | Daily
+    | NodeHint,
     Field(discriminator="type"),
 ]  # fmt: skip
 

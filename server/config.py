@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from protocol.fields import NODE_ID_PATTERN
 from server.limits import Quota
 from server.room import BETWEEN_DEALS_MS
 from server.store_url import BadStore
@@ -32,7 +33,7 @@ POSITIVE = frozenset({
 })  # fmt: skip
 PORT_MAX = 65_535
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
-NODE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+NODE_ID = re.compile(NODE_ID_PATTERN)
 
 
 @dataclass(frozen=True, slots=True)
