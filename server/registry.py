@@ -48,9 +48,16 @@ class RoomRegistry:
         before = known or frozenset()
         for pid in before - members:
             self._leave(pid, room.id)
-        for pid in members - before:
+        joined = members - before
+        for pid in joined:
             self._member_of.setdefault(pid, set()).add(room.id)
         self._members[room.id] = members
+        if joined:
+            self.joined(room, joined)
+
+    def joined(self, room: Room, player_ids: frozenset[str]) -> None:
+        """``player_ids`` became members of ``room`` (a seat taken or taken back, a
+        spectator, or the room new here): nothing to do on one server."""
 
     def forget(self, room: Room) -> None:
         """``room`` leaves memory: nobody is a member of it any more."""

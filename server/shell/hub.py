@@ -433,6 +433,7 @@ class Hub:
         player = PlayerInfo(id=stored.id, name=stored.name, guest=stored.guest, bot=stored.bot)
         session.player = player
         session.protocol = hello.protocol
+        session.follow_node = hello.follow_node
         self.delivery.attach(player.id, session)
         session.send_message(
             Welcome(

@@ -43,6 +43,9 @@ class Session:
     transport: FrameTransport | None = None  # None: send through aiohttp (deflate)
     player: PlayerInfo | None = None
     protocol: int = 1  # the version its hello said (set with ``player``)
+    follow_node: bool = False  # its hello asked for node_hint (set with ``player``)
+    asked_node: str | None = None  # the node its URL asked for (``?node=``), if any
+    hinted: dict[str, str] = field(default_factory=dict)  # room id -> node it was told of
     pending: list[str] = field(default_factory=list)
     on_pending: Callable[[Session], None] | None = None
     closing: bool = False

@@ -2,15 +2,20 @@
 
 Each frame is size-checked, rate-limited and parsed once
 (:func:`protocol.parse_client`) by the hub; the connection goes on after
-every refusal.
+every refusal. The URL's one query parameter, ``node`` (the node a
+``node_hint`` named, docs/protocol.md), is parsed before the upgrade:
+a value that is not a node id is refused with HTTP 400 ``bad_node``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 
 from aiohttp import WSMsgType, web
+from multidict import MultiMapping
 
+from server.config import NODE_ID
 from server.limits import TokenBucket, quota_key
 from server.shell import aiohttp_adapters, clock
 from server.shell.keys import CONFIG, HUB
@@ -24,6 +29,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     origin = request.headers.get("Origin")
     if origin is not None and not origin_allowed(origin, own_origins(config, _local_port(request))):
         raise web.HTTPForbidden(text=f"WebSocket connections from {origin} are not allowed\n")
+    asked = asked_node(request.query)
     address = client_address(request.remote, request.headers, config.trusted_proxies)
     if hub.by_address[address] >= config.max_connections_per_address:
         raise web.HTTPTooManyRequests(
@@ -47,6 +53,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
             address=quota_key(address),
             socket=request.transport,
             on_too_slow=hub.drop,
+            asked_node=asked,
         )
         hub.sessions.add(session)
         no_hello = asyncio.get_running_loop().call_later(
@@ -68,6 +75,29 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         if hub.by_address[address] <= 0:
             del hub.by_address[address]
     return ws
+
+
+BAD_NODE = "bad_node"
+
+
+def asked_node(query: MultiMapping[str]) -> str | None:
+    """The node the URL asked for (``?node=ID``), None if it names none; HTTP 400
+    ``bad_node`` if it is not a node id (1 to 32 letters, digits, ``-`` or ``_``)
+    or is given more than once."""
+    values = query.getall("node", [])
+    if not values:
+        return None
+    if len(values) == 1 and NODE_ID.fullmatch(values[0]):
+        return values[0]
+    reason = (
+        "node: given more than once"
+        if len(values) > 1
+        else f"node: 1 to 32 letters, digits, '-' or '_', not {values[0][:40]!r}"
+    )
+    raise web.HTTPBadRequest(
+        text=json.dumps({"error": {"code": BAD_NODE, "reason": reason}}),
+        content_type="application/json",
+    )
 
 
 def _local_port(request: web.Request) -> int:

@@ -11,6 +11,7 @@ around them (docs/scaling.md).
 * :mod:`.directory`: the public list of rooms and the invite codes, cluster-wide.
 * :mod:`.waiting`: quick play's queue and the open challenges, copied for the next coordinator.
 * :mod:`.tables`: a tournament's tables, placed where their players are, asked and heard.
+* :mod:`.hints`: which connections are told that a room of theirs runs on another node.
 * :mod:`.node`: the node itself, built in layers: :mod:`.base` (its state, who is
   connected where), :mod:`.forwarding` (commands sent to their owners, run there),
   :mod:`.watching` (nodes gone, leases lost, Redis emptied: takeover and recovery,

@@ -34,7 +34,9 @@ log = logging.getLogger(__name__)
 BROADCAST = "cs:all"
 # The version of what nodes publish to each other: a change a node of the version
 # before could not read (a message's kind, a field) makes it the next one, and a
-# node of one version does not join a cluster running the other (Leases.join).
+# node of one version does not join a cluster running the other (Leases.join). A
+# kind it may ignore (it drops kinds it does not know) and lose nothing by is not
+# such a change: ``seats`` (server/shell/cluster/hints.py) only lets a node hint.
 VERSION = 1
 
 

@@ -8,7 +8,8 @@ code is ``cs:invite:CODE``. An entry whose owner is gone is not shown (and is
 removed) until a new owner lists the room again.
 
 :class:`SharedRegistry` is the lobby's registry (server/registry.py) that also
-notes which rooms opened, changed and closed, for the node to publish.
+notes which rooms opened, changed and closed, for the node to publish, and
+which players took a seat in a room here (server/shell/cluster/hints.py).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class SharedRegistry(RoomRegistry):
         self.opened: list[Room] = []
         self.closed: list[Room] = []
         self.touched: dict[str, Room] = {}  # public rooms reindexed since last taken
+        self.seated: list[tuple[str, str]] = []  # (room id, player id): seats new here
 
     def add(self, room: Room) -> None:
         super().add(room)
@@ -53,6 +55,11 @@ class SharedRegistry(RoomRegistry):
         super().reindex(room)
         if room.settings.visibility == Visibility.PUBLIC:
             self.touched[room.id] = room
+
+    def joined(self, room: Room, player_ids: frozenset[str]) -> None:
+        for pid in sorted(player_ids):
+            if room.seat_of(pid) is not None:  # a spectator is not told where a room runs
+                self.seated.append((room.id, pid))
 
     def forget(self, room: Room) -> None:
         super().forget(room)

@@ -22,6 +22,11 @@ when it finished a deal or its series, which the coordinator reads from the
 store (the result is durable there, so a new coordinator learns it too):
 :mod:`.tables`.
 
+The owner of a room tells the nodes where its seated players are connected
+that it runs it (``seats``), when they take their seats, when the room comes
+to it and when they sign in again elsewhere; those nodes decide which
+connections are due a ``node_hint`` (:mod:`.hints`).
+
 Quick play's queue and the open challenges live on the coordinator too; each of
 its steps copies what changed in them to Redis, and the node that takes the
 coordinator's lease over takes them back before it answers any of them
@@ -52,7 +57,7 @@ from server.events import Event, MatchBegan, MatchEnded, RatingChanged
 from server.lobby import Lobby
 from server.room import Outbound
 from server.shell import clock
-from server.shell.cluster import waiting
+from server.shell.cluster import hints, waiting
 from server.shell.cluster.bus import VERSION as BUS_VERSION
 from server.shell.cluster.leases import COORDINATOR, room_key
 from server.shell.cluster.presence import presence_key
@@ -171,6 +176,7 @@ class ClusterNode(WatchingNode):
         opened, registry.opened = registry.opened, []
         closed, registry.closed = registry.closed, []
         touched, registry.touched = registry.touched, {}
+        seated, registry.seated = registry.seated, []
         desk = self.lobby.tournaments  # what crosses nodes: carried once the leases are held
         placed, elsewhere, results = desk.placed, desk.elsewhere, desk.results
         desk.placed, desk.elsewhere, desk.results = [], [], []
@@ -194,6 +200,8 @@ class ClusterNode(WatchingNode):
             await self.tables.carry(placed, elsewhere, results)
         if paired:
             self.tables.follow_players(paired)
+        if seated:  # after the tables: a room handed on is told of by its next node
+            self._seats_taken(seated)
         upsert, remove = self.directory.changes(touched.values())
         for room in closed:
             if self.directory.unlist(room.id):
@@ -207,6 +215,24 @@ class ClusterNode(WatchingNode):
         if upsert or remove or invites:
             self.later(self.directory.write(upsert, remove, invites))
         self._copy_waiting()
+
+    def _seats_taken(self, seated: list[tuple[str, str]]) -> None:
+        """Seats taken in this step's rooms: the nodes their players are connected to are
+        told, once the step is stored, and decide who is due a ``node_hint``
+        (:mod:`.hints`)."""
+        rooms, handing = self.lobby.rooms, self.tables.handing
+        seats = [(r, p) for r, p in seated if r in rooms and r not in handing]
+        told = hints.by_node(seats, self.connected_nodes)
+        mine = told.pop(self.id, None)
+        if mine:  # noted: the room runs where these connections are
+            hints.tell(self.delivery.by_player, mine, self.id, self.id)
+        if told:
+            self.later(self._tell_seats(told))
+
+    async def _tell_seats(self, told: dict[str, hints.Seats]) -> None:
+        await self.storage.persist([])  # resolves once everything before it is stored
+        for node, seats in told.items():
+            self.bus.publish_later(node, {"k": "seats", "seats": seats})
 
     def _copy_waiting(self) -> None:
         """What changed in the queue and the challenges, to Redis for the next
@@ -260,6 +286,9 @@ class ClusterNode(WatchingNode):
         if kind == "owner":
             self.owners[str(payload["key"])] = str(payload.get("from"))
             return None
+        if kind == "seats":  # seats in rooms the sender runs, of players connected here
+            hints.tell(self.delivery.by_player, payload["seats"], str(payload["from"]), self.id)
+            return None
         if kind in ("cmd", "table", "result", "hello", "bye", "ratings", "take"):
             return self._receive_later(kind, payload)
         return None
@@ -277,6 +306,13 @@ class ClusterNode(WatchingNode):
                 await self.hub.apply(
                     lambda: self.lobby.connect(player, clock.now_ms(), address=address)
                 )
+            seats = [
+                [room.id, player.id]
+                for room in self.lobby.rooms_of(player.id)
+                if room.seat_of(player.id) is not None
+            ]
+            if seats:  # its new connection there may be due a node_hint (.hints)
+                self.bus.publish_later(origin, {"k": "seats", "seats": seats})
         elif kind == "bye":
             player_id = str(payload["player"])
             if self.presence.remove(player_id, origin) and player_id not in self.delivery.by_player:
