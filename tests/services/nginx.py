@@ -30,19 +30,30 @@ def documented_config() -> str:
     return found.group(1)
 
 
-def config_for(ports: Sequence[int], listen: int) -> str:
-    """The documented configuration, its upstreams and its listening port ours."""
+def config_for(ports: Sequence[int], listen: int, ids: Sequence[str] = ()) -> str:
+    """The documented configuration, its nodes' ports (in the order of its first
+    upstream, every node's), their ids (``ids``, in the same order; the documented
+    ones if not given) and its listening port ours."""
     text = documented_config()
-    documented = re.findall(r"server 127\.0\.0\.1:(\d+)", text)
+    pool = re.search(r"upstream cribsquares \{(.*?)\}", text, re.S)
+    assert pool, "the documented configuration has no upstream of every node"
+    documented = re.findall(r"server 127\.0\.0\.1:(\d+)", pool.group(1))
     assert len(documented) == len(ports), (documented, ports)
-    for old, new in zip(documented, ports, strict=True):
-        text = text.replace(f"127.0.0.1:{old}", f"127.0.0.1:{new}", 1)
+    ours = dict(zip(documented, map(str, ports), strict=True))
+    text = re.sub(r"127\.0\.0\.1:(\d+)", lambda m: f"127.0.0.1:{ours[m.group(1)]}", text)
+    named = re.findall(r"^upstream cribsquares_([A-Za-z0-9_-]+) \{", text, re.M)
+    assert len(named) == len(ports), (named, ports)
+    for old, new in zip(named, ids, strict=False):
+        text = re.sub(rf"\bcribsquares_{re.escape(old)}\b", f"cribsquares_{new}", text)
+        text = re.sub(rf"^(\s+){re.escape(old)}(\s+cribsquares_)", rf"\g<1>{new}\g<2>", text,
+                      flags=re.M)  # fmt: skip
     return re.sub(r"listen \d+;", f"listen 127.0.0.1:{listen};", text, count=1)
 
 
 @contextlib.contextmanager
-def nginx(ports: Sequence[int]) -> Iterator[str]:
-    """nginx in front of the nodes on ``ports``; its http://127.0.0.1:PORT address."""
+def nginx(ports: Sequence[int], ids: Sequence[str] = ()) -> Iterator[str]:
+    """nginx in front of the nodes on ``ports`` (of ids ``ids``, which ``?node=``
+    names); its http://127.0.0.1:PORT address."""
     assert BINARY is not None, MISSING
     with tempfile.TemporaryDirectory(prefix="cs-nginx-") as tmp:
         started_in(Path(tmp))  # the session's end checks that nothing runs there any more
@@ -55,7 +66,7 @@ def nginx(ports: Sequence[int]) -> Iterator[str]:
         conf.write_text(
             f"daemon off;\nmaster_process off;\npid {tmp}/nginx.pid;\n"
             f"error_log {tmp}/error.log warn;\nevents {{ worker_connections 256; }}\n"
-            f"http {{\n    access_log off;\n{temps}\n{config_for(ports, listen)}\n}}\n",
+            f"http {{\n    access_log off;\n{temps}\n{config_for(ports, listen, ids)}\n}}\n",
             encoding="utf-8",
         )
         process = subprocess.Popen(
