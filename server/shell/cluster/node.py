@@ -176,7 +176,9 @@ class ClusterNode(WatchingNode):
         opened, registry.opened = registry.opened, []
         closed, registry.closed = registry.closed, []
         touched, registry.touched = registry.touched, {}
-        seated, registry.seated = registry.seated, []
+        seated = registry.seated  # nearly always empty (a placement seats nobody)
+        if seated:
+            registry.seated = []
         desk = self.lobby.tournaments  # what crosses nodes: carried once the leases are held
         placed, elsewhere, results = desk.placed, desk.elsewhere, desk.results
         desk.placed, desk.elsewhere, desk.results = [], [], []

@@ -57,10 +57,18 @@ def hints(client: Client) -> list[dict[str, Any]]:
     return [m for m in client.log if m["type"] == "node_hint"]
 
 
-async def connected_at(redis_url: str, player_id: str, nodes: list[Node]) -> set[str]:
-    """The nodes whose presence hash holds ``player_id`` (where it is connected)."""
+async def connected_at(
+    redis_url: str, player_id: str | None, nodes: list[Node], expected: set[str]
+) -> set[str]:
+    """The nodes whose presence hash holds ``player_id`` (where it is connected), once
+    they are ``expected`` (a node writes it a moment after the sign-in) or 5 s passed."""
     async with aioredis.Redis.from_url(redis_url, decode_responses=True) as r:
-        return {n.id for n in nodes if await r.hexists(f"cs:presence:{n.id}", player_id)}
+        for _ in range(50):
+            found = {n.id for n in nodes if await r.hexists(f"cs:presence:{n.id}", player_id)}
+            if found == expected:
+                break
+            await asyncio.sleep(0.1)
+    return found
 
 
 async def room_of(alice: Client, seats: int = 2) -> str:
@@ -89,8 +97,8 @@ async def test_a_hinted_player_reconnects_through_nginx_to_the_room_s_node_and_p
         address = stack.enter_context(nginx([n.port for n in nodes], [n.id for n in nodes]))
         alice = await hello(at(address, a.id), "alice", follow_node=True)
         bob = await hello(at(address, b.id), "bob", follow_node=True)
-        assert await connected_at(redis_url, alice.id or "", nodes) == {a.id}
-        assert await connected_at(redis_url, bob.id or "", nodes) == {b.id}
+        assert await connected_at(redis_url, alice.id, nodes, {a.id}) == {a.id}
+        assert await connected_at(redis_url, bob.id, nodes, {b.id}) == {b.id}
         room_id = await room_of(alice)
         assert await owner_of(redis_url, room_id) == a.id
         await join(bob, room_id, contribution="b-share")
@@ -108,11 +116,8 @@ async def test_a_hinted_player_reconnects_through_nginx_to_the_room_s_node_and_p
         assert welcome["type"] == "welcome"
         snapshot = await bob.until("room_state")
         assert snapshot["room"]["id"] == room_id
-        for _ in range(50):  # B hears bob's old connection close
-            if await connected_at(redis_url, bob.id or "", nodes) == {a.id}:
-                break
-            await asyncio.sleep(0.1)
-        assert await connected_at(redis_url, bob.id or "", nodes) == {a.id}
+        # On A only, once B has seen its old connection close.
+        assert await connected_at(redis_url, bob.id, nodes, {a.id}) == {a.id}
         healthz = f"http://127.0.0.1:{b.port}/healthz"
         async with aiohttp.ClientSession() as http, http.get(healthz) as response:
             assert (await response.json())["connections"] == 0  # nobody is left on B
@@ -133,6 +138,13 @@ async def test_a_hinted_player_reconnects_through_nginx_to_the_room_s_node_and_p
             assert not [m for m in c.log if m["type"] == "error"], c.log
         assert hints(bob) == []  # on the room's node: nothing to hint
 
+        # A node asked for while it is down: its upstream's backup, the other node.
+        a.process.kill()
+        a.process.wait(10)
+        for c in (alice, bob):
+            await c.close()
+        survivor = await hello(at(address, a.id), "survivor", follow_node=True)
+        assert await connected_at(redis_url, survivor.id, nodes, {b.id}) == {b.id}
         # An unknown node id (well formed) goes to every node's pool, and works.
         stranger = await hello(at(address, "nosuchnode"), "stranger")
         await stranger.still_alive()
