@@ -1,7 +1,7 @@
 """Load benchmark of the game server: bot players in 4-seat lockstep rooms over loopback.
 
     python -m benchmarks.bench_server [--players 2000] [--duration 60] [--mode paced|flat|both]
-                                      [--nodes 1|2]
+                                      [--nodes 1|2 [--together | --follow-hints]]
 
 What it does, all on 127.0.0.1, bounded in time, cleaning up after itself:
 
@@ -54,7 +54,17 @@ each room's players on one node instead (room *r*'s all on node ``r % 2``,
 which creates and owns it): no placement is forwarded, as if every player had
 been routed to the node that owns its room, so the difference between the two
 is what forwarding costs and what is left is the rest of the coordination
-(leases, fences, the shared lists, presence).
+(leases, fences, the shared lists, presence). ``--follow-hints`` (spread, as
+without it) has every player say ``follow_node`` in its ``hello`` and follow
+the server's ``node_hint`` as docs/protocol.md says a client does: once its
+room is seated and nothing it sent is unanswered (a ``ping`` answered), a
+player hinted that its room runs on another node closes its connection and
+connects straight to that node (the load generator knows each node id's
+port, as the public address's ``?node=`` map does), signs in again with its
+token and takes the room's snapshot. After its first room a player is on its
+room's node, and the rooms it opens from then on are opened there: what
+routing by hints saves in the long run, and what following them costs (a
+reconnection a hinted player, counted).
 
 Only samples whose ``place`` was sent inside the timed window (after
 ``--warmup`` seconds, and in the paced phase after the stagger) count.
@@ -331,6 +341,8 @@ class Job:
     phase: str  # echo | paced | flat
     urls: tuple[str, ...]  # one per node: room r's seat s connects to (r + s) % nodes
     together: bool  # or every seat of room r to node r % nodes
+    node_ids: tuple[str, ...]  # the id of each node of ``urls``, in the same order
+    follow_hints: bool  # say follow_node, and reconnect to the node a node_hint names
     worker: int
     players: int
     think_s: float  # 0: flat out
@@ -372,15 +384,27 @@ class Bot:
     (docs/protocol.md, *Frames*), which wait in ``held`` with the time their
     frame arrived."""
 
-    def __init__(self, ws: Any, name: str) -> None:
+    def __init__(self, ws: Any, name: str, index: int) -> None:
         self.ws = ws
         self.name = name
+        self.index = index  # its place in its worker (its room, seat and source address)
         self.id = ""
+        self.token = ""
+        self.hint: str | None = None  # the node a node_hint named, not followed yet
+        self.moved = 0  # hints followed
         self.held: deque[tuple[float, str, dict[str, Any]]] = deque()
 
     async def next(self) -> tuple[float, str, str | dict[str, Any]]:
         """The next message: when its frame arrived, its type, and its text (a frame of
-        its own, parsed only if wanted: :func:`loaded`) or its parsed form."""
+        its own, parsed only if wanted: :func:`loaded`) or its parsed form. A
+        ``node_hint`` is noted (``hint``), not returned."""
+        while True:
+            found = await self._next()
+            if found[1] != "node_hint":
+                return found
+            self.hint = str(loaded(found[2])["node"])
+
+    async def _next(self) -> tuple[float, str, str | dict[str, Any]]:
         if self.held:
             return self.held.popleft()
         text = await self.recv_text()
@@ -451,35 +475,59 @@ def source_address(worker: int, index: int) -> str | None:
     return f"127.{10 + worker}.{group // 250}.{2 + group % 250}"
 
 
-async def connect(job: Job, index: int, name: str, gate: asyncio.Semaphore) -> Bot:
+async def open_socket(job: Job, index: int, url: str) -> Any:
     from websockets.asyncio.client import connect as ws_connect
 
     options: dict[str, Any] = {}
     source = source_address(job.worker, index)
     if source is not None:
         options["local_addr"] = (source, 0)
+    return await ws_connect(
+        url,
+        open_timeout=30,
+        max_size=2**22,
+        compression="deflate" if job.compression else None,
+        ping_interval=None,  # the server's heartbeat keeps the connection checked
+        **options,
+    )
+
+
+async def connect(job: Job, index: int, name: str, gate: asyncio.Semaphore) -> Bot:
     urls = job.urls
     room, seat = divmod(index, SEATS)
     url = urls[(room if job.together else room + seat) % len(urls)]
     async with gate:
-        ws = await ws_connect(
-            url,
-            open_timeout=30,
-            max_size=2**22,
-            compression="deflate" if job.compression else None,
-            ping_interval=None,  # the server's heartbeat keeps the connection checked
-            **options,
-        )
-        bot = Bot(ws, name)
+        bot = Bot(await open_socket(job, index, url), name, index)
         if job.phase != "echo":
-            await bot.send(type="hello", protocol=job.protocol, name=name, bot=True, client="bench")
+            hello: dict[str, Any] = {"follow_node": True} if job.follow_hints else {}
+            await bot.send(
+                type="hello", protocol=job.protocol, name=name, bot=True, client="bench", **hello
+            )
             welcome = await bot.until("welcome")
             bot.id = welcome["player"]["id"]
+            bot.token = welcome["token"]
         return bot
 
 
-async def seat(bots: Sequence[Bot]) -> str:
-    """The first bot opens a 4-seat lockstep room, the others join: nobody is ready yet."""
+async def follow_hint(bot: Bot, job: Job) -> None:
+    """``bot`` was hinted that its room runs on another node: to that node, straight
+    (its port known, as the public address's ``?node=`` map knows it), signed in again
+    with its token, and its room's snapshot taken."""
+    node, bot.hint = bot.hint, None
+    if node not in job.node_ids:
+        return
+    await bot.ws.close()
+    bot.held.clear()
+    bot.ws = await open_socket(job, bot.index, job.urls[job.node_ids.index(node)])
+    await bot.send(type="hello", protocol=job.protocol, token=bot.token, follow_node=True)
+    await bot.until("welcome")
+    await bot.until("room_state")
+    bot.moved += 1
+
+
+async def seat(bots: Sequence[Bot], job: Job) -> str:
+    """The first bot opens a 4-seat lockstep room, the others join: nobody is ready yet
+    (``--follow-hints``: a bot hinted that the room runs on another node goes there)."""
     creator = bots[0]
     await creator.send(
         type="create_room", name="bench", seats=len(bots), card_clock_ms=CARD_CLOCK_MS
@@ -488,6 +536,12 @@ async def seat(bots: Sequence[Bot]) -> str:
     for bot in bots[1:]:
         await bot.send(type="join_room", room_id=room_id)
         await bot.until("room_state")
+    if job.follow_hints:
+        for bot in bots:  # nothing unanswered, and a hint sent meanwhile read
+            await bot.send(type="ping")
+            await bot.until("pong")
+            if bot.hint is not None:
+                await follow_hint(bot, job)
     return room_id
 
 
@@ -568,7 +622,7 @@ async def room_loop(bots: list[Bot], room_id: str, job: Job, window: Window, sta
             await bot.send(type="leave_room", room_id=room_id)
             await bot.until("left")
         bots = bots[1:] + bots[:1]
-        room_id = await seat(bots)
+        room_id = await seat(bots, job)
 
 
 async def echo_loop(bot: Bot, job: Job, window: Window, stats: Stats) -> None:
@@ -605,7 +659,7 @@ async def run_job(job: Job, ready: Any, start: Any) -> dict[str, Any]:
         if job.phase != "echo":
             groups = [bots[i : i + SEATS] for i in range(0, len(bots) - SEATS + 1, SEATS)]
             ids = await asyncio.wait_for(
-                asyncio.gather(*(seat(g) for g in groups), return_exceptions=True),
+                asyncio.gather(*(seat(g, job) for g in groups), return_exceptions=True),
                 SETUP_TIMEOUT_S,
             )
             for group, room_id in zip(groups, ids, strict=True):
@@ -646,6 +700,7 @@ async def run_job(job: Job, ready: Any, start: Any) -> dict[str, Any]:
         "rtt": stats.rtt,
         "errors": dict(stats.errors),
         "seconds": job.duration_s,
+        "moved": sum(b.moved for b in bots),
     }
     await asyncio.gather(*(asyncio.wait_for(b.ws.close(), 5) for b in bots), return_exceptions=True)
     return report
@@ -715,6 +770,7 @@ class Figures:
     redis_per_op: float = 0.0  # --nodes 2: Redis commands per placement
     commits_per_op: float = 0.0  # --store postgresql: transactions committed per placement
     rows_per_op: float = 0.0  # --store postgresql: rows written per placement
+    moved: float = 0.0  # --follow-hints: players who followed a node_hint (reconnected)
     load_cpu: float = 0.0  # cores the load generator used, warm-up included
     loadavg: float = 0.0  # 1-minute load average at the end of the window
 
@@ -752,6 +808,8 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
                     phase=phase,
                     urls=tuple(f"ws://{HOST}:{n.port}/ws" for n in nodes),
                     together=args.together,
+                    node_ids=tuple(f"n{i}" for i in range(len(nodes))),
+                    follow_hints=args.follow_hints,
                     worker=worker,
                     players=n,
                     think_s=think,
@@ -802,6 +860,7 @@ def run_phase(phase: str, args: argparse.Namespace, tmp: Path, seed: int) -> Fig
         figures.connected += report["connected"]
         placements += report.get("placements", 0)
         figures.matches += report.get("matches", 0)
+        figures.moved += report.get("moved", 0)
         for key in merged:
             merged[key] += report.get(key, [])
         kinds.update(report.get("errors", {}))
@@ -867,6 +926,7 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
         f"{os.cpu_count()} CPUs, echo server on {loop_name()}, {args.nodes} node(s) on "
         f"{args.store}"
         + (", each room's players on its node" if args.nodes > 1 and args.together else "")
+        + (", following node hints" if args.follow_hints else "")
         + (f", median of {args.repeat} runs" if args.repeat > 1 else ""),
         "",
         f"{'phase':<7} {'conn':>5} {'per s':>8} {'matches':>7} {'ack p50':>8} {'ack p99':>8} "
@@ -910,6 +970,7 @@ def table(results: dict[str, Figures], args: argparse.Namespace) -> str:
                 lines.append(
                     f"{phase} on {args.nodes} nodes: CPU per node {shares} (the sum above); "
                     f"{f.redis_per_op:.2f} Redis commands per placement"
+                    + (f"; {f.moved:.0f} players followed a node_hint" if args.follow_hints else "")
                 )
     lines.append("")
     for phase, f in results.items():
@@ -1010,6 +1071,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="--nodes 2: each room's players all on the node that owns it, none forwarded",
     )
     p.add_argument(
+        "--follow-hints",
+        action="store_true",
+        help="--nodes 2: the players say follow_node and reconnect straight to the node a "
+        "node_hint names (see the module docstring)",
+    )
+    p.add_argument(
         "--store",
         choices=("sqlite", "postgresql"),
         default="sqlite",
@@ -1023,6 +1090,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--players must be at least {SEATS}")
     if not (1 <= args.workers <= 64) or not (1 <= args.repeat <= 20):
         p.error("--workers must be 1..64 and --repeat 1..20")
+    if args.follow_hints and args.nodes == 1:
+        p.error("--follow-hints is for --nodes 2")
+    if args.together and args.follow_hints:
+        p.error("--follow-hints is for players spread over the nodes, not --together")
     if not (0 < args.duration <= 3600 and 0 < args.flat_duration <= 3600):
         p.error("durations must be 0..3600 seconds")
     return args
