@@ -9,9 +9,11 @@ the seat (a join, a paired room, a table), when the room comes to the owner
 signs in again on another node. That node then asks :func:`due` for each of
 that player's connections: a hint goes only to a connection whose ``hello``
 said ``follow_node``, on another node than the owner, whose URL did not ask
-for the owner already (``?node=OWNER`` that still landed here), and only once
-per connection, room and owner. The owner's own connections of the player are
-noted too (nothing is sent): the room is run where they are.
+for the owner already (``?node=OWNER`` that still landed here), once per
+connection and room, and again only once the room has come to another node
+since. The owner's own connections of the player are noted too (nothing is
+sent): the room is run where they are, and if it goes and comes back they
+are told.
 
 Nothing here runs per placement: the owner notes seats as its registry sees a
 room's members change (server/registry.py), which a placement never does.
@@ -30,7 +32,7 @@ Seats = list[list[str]]
 
 def due(session: Session, room_id: str, owner: str, here: str) -> NodeHint | None:
     """The hint ``session`` (on node ``here``) is due, now that ``owner`` runs
-    ``room_id`` with a seat of its player: at most once per room and owner."""
+    ``room_id`` with a seat of its player: none if it was last told of that owner."""
     if session.hinted.get(room_id) == owner:
         return None
     session.hinted[room_id] = owner
