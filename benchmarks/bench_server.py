@@ -384,7 +384,7 @@ class Bot:
     (docs/protocol.md, *Frames*), which wait in ``held`` with the time their
     frame arrived."""
 
-    def __init__(self, ws: Any, name: str, index: int) -> None:
+    def __init__(self, ws: Any, name: str, index: int = 0) -> None:
         self.ws = ws
         self.name = name
         self.index = index  # its place in its worker (its room, seat and source address)
