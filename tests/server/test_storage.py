@@ -18,6 +18,8 @@ from server.events import CardPlaced
 from server.room import BotFactory
 from server.room.restore import restore as restore_room
 from server.storage import NameInUse, Storage, StoredPlayer, WriteFailed
+from server.storage.backends import backend_for
+from server.storage.postgres import INSERT_ROWS
 from tests.server.roomkit import ALICE, SECRET, Mailbox, bots, make_room, place
 from tests.server.stores import StoreUnderTest
 from tests.services import postgres
@@ -250,3 +252,29 @@ async def test_postgresql_reads_share_a_pool_and_ride_out_a_restart() -> None:
             assert again[0]["pid"] not in pids
         finally:
             await reader.close()
+
+
+async def test_many_rows_of_one_insert_are_all_written_and_a_conflict_skips_only_its_row(
+    store: StoreUnderTest,
+) -> None:
+    # PostgreSQL writes them as multi-row INSERTs of at most INSERT_ROWS rows each.
+    await (await Storage.open(store.target)).close()
+    store.execute(
+        "INSERT INTO players (id, name, guest, bot, created_ms) VALUES (?, ?, ?, ?, ?)",
+        ("p7", "kept", 0, 0, 1),
+    )
+    writer = backend_for(store.target).open_writer()
+    rows = [(f"p{i}", f"n{i}", i % 2 == 0, False, 2) for i in range(2 * INSERT_ROWS + 3)]
+    try:
+        with writer.transaction() as tx:
+            tx.executemany(
+                "INSERT INTO players (id, name, guest, bot, created_ms) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT DO NOTHING",
+                [*rows, rows[3]],  # a row twice in one statement: skipped like any other
+            )
+    finally:
+        writer.close()
+    stored = store.rows("SELECT id, name, guest, created_ms FROM players ORDER BY id")
+    assert len(stored) == len(rows)
+    assert ("p7", "kept", 0, 1) in stored and ("p8", "n8", 1, 2) in stored
+    assert ("p9", "n9", 0, 2) in stored and ("p402", "n402", 1, 2) in stored
