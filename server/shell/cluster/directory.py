@@ -28,6 +28,12 @@ from server.room import Phase, Room
 LISTED = "cs:listed"
 SUMMARIES = "cs:listed:rooms"
 SEQ = "cs:listed:seq"
+# A room's place in cs:listed, the next of cs:listed:seq, unless it has one.
+RANK = """
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZADD', KEYS[1], 'NX', redis.call('INCR', KEYS[2]), ARGV[1])
+end
+"""
 
 
 def invite_key(code: str) -> str:
@@ -75,6 +81,11 @@ class Directory:
         self._published: dict[str, str] = {}  # room id -> the summary we last listed
         self._keys: dict[str, tuple[Any, ...]] = {}  # room id -> its summary's key, then
         self._ranked: set[str] = set()  # rooms whose place in cs:listed is written
+        # What waits for the write under way: room id -> entry (None: unlist), and
+        # invite code -> room id (None: gone).
+        self._entries: dict[str, str | None] = {}
+        self._invites: dict[str, str | None] = {}
+        self._writing = False
 
     def changes(self, touched: Collection[Room]) -> tuple[dict[str, str], list[str]]:
         """What to list (room id -> entry) and unlist, of ``touched``, against what we listed."""
@@ -108,16 +119,45 @@ class Directory:
     async def write(
         self, upsert: dict[str, str], remove: list[str], invites: dict[str, str | None]
     ) -> None:
-        pipe = self.redis.pipeline(transaction=False)
-        ranking = [room_id for room_id in upsert if room_id not in self._ranked]
+        """Write these changes, with whatever else is waiting, in one pipeline: one
+        round trip. While a write is under way, changes wait for its next round (so
+        an entry's changes are written in order, the latest last, and a room that
+        changed several times meanwhile is written once). Raises the first failure
+        of its rounds (what that round carried is lost, as a failed command is)."""
         for room_id, entry in upsert.items():
-            # Its first listing from here: a place in the list, unless it has one.
-            if room_id in ranking and not await self.redis.zscore(LISTED, room_id):
-                pipe.zadd(LISTED, {room_id: await self.redis.incr(SEQ)}, nx=True)
-            pipe.hset(SUMMARIES, room_id, entry)
+            self._entries[room_id] = entry
         for room_id in remove:
-            pipe.zrem(LISTED, room_id)
-            pipe.hdel(SUMMARIES, room_id)
+            self._entries[room_id] = None
+        self._invites.update(invites)
+        if self._writing:
+            return
+        self._writing = True
+        failure: Exception | None = None
+        try:
+            while self._entries or self._invites:
+                entries, self._entries = self._entries, {}
+                codes, self._invites = self._invites, {}
+                try:
+                    await self._write(entries, codes)
+                except Exception as exc:
+                    failure = failure or exc
+        finally:
+            self._writing = False
+        if failure is not None:
+            raise failure
+
+    async def _write(self, entries: dict[str, str | None], invites: dict[str, str | None]) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        ranking: list[str] = []
+        for room_id, entry in entries.items():
+            if entry is None:
+                pipe.zrem(LISTED, room_id)
+                pipe.hdel(SUMMARIES, room_id)
+                continue
+            if room_id not in self._ranked:  # its first listing from here
+                ranking.append(room_id)
+                pipe.eval(RANK, 2, LISTED, SEQ, room_id)
+            pipe.hset(SUMMARIES, room_id, entry)
         for code, target in invites.items():
             if target is None:
                 pipe.delete(invite_key(code))

@@ -3,8 +3,14 @@ can have changed, and all of them again once Redis lost them."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+
+import redis.asyncio as aioredis
+
 from protocol.rooms import JoinRoom
-from server.shell.cluster.directory import Directory
+from server.room import Room
+from server.shell.cluster.directory import LISTED, SUMMARIES, Directory, invite_key
 from tests.server.roomkit import BOB, make_room
 
 
@@ -20,3 +26,42 @@ def test_an_entry_is_made_again_only_when_the_summary_can_have_changed() -> None
     assert directory.changes([room]) == ({}, [])
     directory.forget()  # Redis lost the list: every room is listed again
     assert list(directory.changes([room])[0]) == [room.id]
+
+
+
+def _room(n: int) -> Room:
+    room = make_room(2)
+    room.id = f"room{n}"
+    return room
+
+
+async def test_writes_under_way_are_taken_in_order_and_a_listed_room_keeps_its_place(
+    redis_url: str,
+) -> None:
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        other = Directory(client, "n2")
+        first, second, third = _room(1), _room(2), _room(3)
+        await other.write(*other.changes([second]), {})  # listed by another node first
+        directory = Directory(client, "n1")
+        writes = [directory.write(*directory.changes([first, second]), {"CODE1": first.id})]
+        first.handle(BOB, JoinRoom(room_id=first.id), 0)  # changed while that is written
+        writes.append(directory.write(*directory.changes([first]), {}))
+        writes.append(directory.write(*directory.changes([third]), {"CODE1": None}))
+        await asyncio.gather(*writes)
+        ranks = dict(await client.zrange(LISTED, 0, -1, withscores=True))
+        assert ranks == {second.id: 1.0, first.id: 2.0, third.id: 3.0}
+        entry = json.loads(await client.hget(SUMMARIES, first.id))
+        assert entry["node"] == "n1" and '"taken":2' in entry["room"]
+        assert json.loads(await client.hget(SUMMARIES, second.id))["node"] == "n1"
+        assert await client.get(invite_key("CODE1")) is None
+        # Unlisted, then listed again: a new place, at the end.
+        directory.unlist(first.id)
+        await directory.write({}, [first.id], {"CODE2": second.id})
+        assert not await client.hexists(SUMMARIES, first.id)
+        await directory.write(*directory.changes([first]), {})
+        ranks = dict(await client.zrange(LISTED, 0, -1, withscores=True))
+        assert ranks == {second.id: 1.0, third.id: 3.0, first.id: 4.0}
+        assert await client.get(invite_key("CODE2")) == second.id
+    finally:
+        await client.aclose()
