@@ -5,7 +5,8 @@ the sorted set ``cs:listed`` (scored in the order rooms were first listed, the
 score being the page cursor, so a cursor from one node pages on another) with
 its summary and owner in the hash ``cs:listed:rooms``; a private room's invite
 code is ``cs:invite:CODE``. An entry whose owner is gone is not shown (and is
-removed) until a new owner lists the room again.
+removed) until a new owner lists the room again. A node writes its changes in
+one pipeline a round trip, those made meanwhile in the next.
 
 :class:`SharedRegistry` is the lobby's registry (server/registry.py) that also
 notes which rooms opened, changed and closed, for the node to publish, and
