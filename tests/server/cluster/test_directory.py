@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -28,7 +29,6 @@ def test_an_entry_is_made_again_only_when_the_summary_can_have_changed() -> None
     assert list(directory.changes([room])[0]) == [room.id]
 
 
-
 def _room(n: int) -> Room:
     room = make_room(2)
     room.id = f"room{n}"
@@ -38,7 +38,8 @@ def _room(n: int) -> Room:
 async def test_writes_under_way_are_taken_in_order_and_a_listed_room_keeps_its_place(
     redis_url: str,
 ) -> None:
-    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    # redis-py's replies are typed as unions of bytes and str; these are str (decoded).
+    client: Any = aioredis.Redis.from_url(redis_url, decode_responses=True)
     try:
         other = Directory(client, "n2")
         first, second, third = _room(1), _room(2), _room(3)
