@@ -92,8 +92,9 @@ class PostgresTx:
             with self._conn.cursor() as cur:
                 cur.executemany(translate(sql), rows)
             return
-        # One statement (a few rows: a match's seats, its results) costs a quarter
-        # of the writer's CPU that pipeline mode's statement a row does (docs/scaling.md).
+        # One statement (a few rows: a match's seats, its results): for 4 rows, about
+        # 130 µs less of the writer's CPU than pipeline mode's statement a row
+        # (docs/scaling.md).
         head, row, tail = insert
         for start in range(0, len(rows), INSERT_ROWS):
             part = rows[start : start + INSERT_ROWS]
