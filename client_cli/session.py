@@ -6,6 +6,18 @@ connection drops reconnects with exponential backoff and signs in again with
 the token, asking for a fresh ``room_state`` of the room it was in. It also
 fetches the server's read-only HTTP JSON (history, matches, leaderboards).
 
+On a server of several nodes it follows ``node_hint`` (docs/protocol.md): its
+``hello`` says ``"follow_node": true`` (said again without it, once, to a server
+that predates the field and refuses it as ``bad_message``), and a hint moves the
+connection to the node that runs the room: once no request it sent is
+unanswered, it closes with 1000 and signs in again at the same address with
+``node=NODE`` in the URL's query (:mod:`client_cli.nodes`). What is sent
+meanwhile waits for the new connection. When the server says it drops this
+connection's frames (``rate_limited`` without a ``ref``), nothing is sent for a
+second, and after the back-off the room is asked for as it stands
+(:mod:`client_cli.flood`); both are told through the status listener as a note
+with :attr:`Connection.ONLINE`.
+
 It knows nothing about screens: front ends pass callbacks. It must never let
 an exception escape to the user as a traceback: failures become
 :class:`SessionError` with a readable message, or a status note.
@@ -14,6 +26,7 @@ an exception escape to the user as a traceback: failures become
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import random
@@ -27,16 +40,21 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from client_cli.config import SavedSignIn, TokenStore
+from client_cli.flood import Flood, drop_note
 from client_cli.model.views import Connection
+from client_cli.nodes import Moves, node_of, with_node
 from client_cli.reach import os_error_text, unreachable
 from client_cli.safe import clean, visible
-from protocol.connection import ErrorMessage, Hello, Welcome
+from protocol.connection import ErrorMessage, Hello, NodeHint, Welcome
 from protocol.fields import PROTOCOL_VERSION
 from protocol.names import MAX_NAME
 from protocol.wire import SERVER_ADAPTER, ServerMessage, frame_messages
 
 CLIENT_NAME = "cribsquares-cli"
 MAX_NAME_TRIES = 20  # a bot whose name is taken tries NAME-2 … NAME-20
+# A request unanswered this long counts as lost (a frame the server dropped
+# untold): a move to another node waits no longer for it.
+REPLY_WAIT_S = 10.0
 
 Listener = Callable[[ServerMessage], None]
 StatusListener = Callable[[Connection, str], None]
@@ -137,8 +155,11 @@ class Session:
         backoff: tuple[float, float] = (0.5, 10.0),
         bot: bool = False,
         client: str = CLIENT_NAME,
+        follow_node: bool = True,
+        resync_after_drop: bool = True,
     ) -> None:
-        self.url = normalize_url(url)
+        self.url = normalize_url(url)  # the address: its sign-in is saved under it
+        self.ws_url = self.url  # what is connected to: the address, and the node followed
         self.name = name
         self.guest = guest
         self.store = store
@@ -149,6 +170,19 @@ class Session:
         self.backoff = backoff
         self.bot = bot  # a program playing on its own: signs in with "bot": true
         self.client = client
+        # Say "follow_node" in hello (cleared for a server that refuses the field).
+        self.follow_node = follow_node
+        # After a drop notice, ask for the room as it stands (the bot kit does it per request).
+        self.resync_after_drop = resync_after_drop
+        self.flood = Flood()
+        self._moves = Moves()
+        self._move_to: str | None = None  # a hint followed, waiting for answers
+        self._leaving = False  # this connection is closing to move to another node
+        self._relocating = False  # from that close until signed in on the new node
+        self._unanswered: dict[str, float] = {}  # ref -> when sent, on this connection
+        self._tasks: set[asyncio.Task[None]] = set()  # a close for a move, a resync
+        self._move_timer: asyncio.TimerHandle | None = None
+        self._resync: asyncio.Task[None] | None = None  # waiting for the back-off to end
         self.welcome: Welcome | None = None
         self.token: str | None = None
         self._ws: ClientConnection | None = None
@@ -172,6 +206,7 @@ class Session:
 
     async def close(self) -> None:
         self._closing = True
+        self._stop_tasks()
         ws = self._ws
         if ws is not None:
             await ws.close()
@@ -182,16 +217,19 @@ class Session:
         ever_connected = False
         while not self._closing:
             note = ""
-            self.status(Connection.RECONNECTING if ever_connected else Connection.CONNECTING, "")
+            if not self._relocating:  # a move is no connection lost: nothing to tell yet
+                again = Connection.RECONNECTING if ever_connected else Connection.CONNECTING
+                self.status(again, "")
             try:
                 async with connect(
-                    self.url, open_timeout=5, ping_interval=15, ping_timeout=15, max_size=2**22
+                    self.ws_url, open_timeout=5, ping_interval=15, ping_timeout=15, max_size=2**22
                 ) as ws:
                     self._ws = ws
+                    self.flood.reset()
                     await self._sign_in(ws, reconnect=ever_connected)
                     ever_connected = True
                     failures = 0
-                    self.status(Connection.ONLINE, "")
+                    self.status(Connection.ONLINE, self._arrived())
                     async for frame in ws:
                         self._dispatch(frame)
                     reason = ws.close_reason
@@ -217,8 +255,15 @@ class Session:
                 self.welcome = None
                 self._signed_in.clear()
                 self._fail_pending()
+                self._move_to = None  # a hint is per connection: a new one may follow
+                if self._move_timer is not None:
+                    self._move_timer.cancel()
             if self._closing:
                 break
+            if self._leaving:
+                self._leaving = False
+                continue  # to the room's node, at once: not a failure
+            self._relocating = False  # the new node's connection failed: a reconnection now
             failures += 1
             if not ever_connected and self.give_up_after and failures >= self.give_up_after:
                 raise SessionError(f"cannot reach {self.url}: {note}")
@@ -227,7 +272,80 @@ class Session:
             again = Connection.RECONNECTING if ever_connected else Connection.CONNECTING
             self.status(again, f"{note}; retrying in {delay:.0f}s")
             await asyncio.sleep(delay)
+        self._stop_tasks()
         self.status(Connection.OFFLINE, "")
+
+    def _stop_tasks(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        if self._move_timer is not None:
+            self._move_timer.cancel()
+
+    def _spawn(self, work: Any) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    # -- following node_hint -------------------------------------------------
+
+    def _hinted(self, hint: NodeHint) -> None:
+        """A hint naming the node that runs a room of ours: followed unless the URL
+        names that node already or the moves of the last minute are used up."""
+        now = asyncio.get_running_loop().time()
+        if not self.follow_node or self._closing or self._leaving or hint.node == self._move_to:
+            return
+        if self._moves.follow(self.ws_url, hint.node, now):
+            self._move_to = hint.node
+            self._maybe_move()
+
+    def _maybe_move(self) -> None:
+        """Move to the node hinted once no request sent is unanswered (one unanswered
+        for :data:`REPLY_WAIT_S` counts as dropped): close with 1000; :meth:`run`
+        connects again at once, to the URL with ``node`` set."""
+        node, ws = self._move_to, self._ws
+        if node is None or ws is None or self._leaving:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        left = [sent + REPLY_WAIT_S - now for sent in self._unanswered.values()]
+        left = [s for s in left if s > 0]
+        if self._move_timer is not None:
+            self._move_timer.cancel()
+        if left:
+            self._move_timer = loop.call_later(min(left), self._maybe_move)
+            return
+        self._move_to = None
+        self.ws_url = with_node(self.ws_url, node)
+        self._leaving = self._relocating = True
+        self._signed_in.clear()  # what is sent now waits for the new connection
+        self._spawn(ws.close(code=1000, reason="moving to the room's server node"))
+
+    def _arrived(self) -> str:
+        """Signed in: the note to tell, if this connection is the end of a move."""
+        moved, self._relocating = self._relocating, False
+        return f"moved to the room's server node {node_of(self.ws_url)}" if moved else ""
+
+    # -- when the server drops frames ----------------------------------------
+
+    def _dropped(self, notice: ErrorMessage) -> None:
+        room = self.resume_room() if self.resync_after_drop else None
+        note = drop_note(notice.reason, self.flood.wait_s, room is not None)
+        self.status(Connection.ONLINE, note)
+        waiting = self._resync
+        if self.resync_after_drop and (waiting is None or waiting.done()):
+            self._resync = self._spawn(self._resync_when_calm(self._ws))
+
+    async def _resync_when_calm(self, ws: ClientConnection | None) -> None:
+        """Once the back-off is over, ask for the room as it stands: what was dropped
+        is not sent again blindly, the snapshot says what the server has."""
+        loop = asyncio.get_running_loop()
+        while (left := self.flood.calm_at() - loop.time()) > 0:
+            await asyncio.sleep(left)
+        room = self.resume_room()
+        if room is not None and ws is not None and ws is self._ws:
+            with contextlib.suppress(NotConnected):
+                await self.send_raw({"type": "resync", "room_id": room})
 
     async def _sign_in(self, ws: ClientConnection, *, reconnect: bool) -> None:
         saved = self.store.get(self.url) if self.store else None
@@ -293,6 +411,20 @@ class Session:
             await self.send_raw({"type": "resync", "room_id": room})
 
     async def _hello(self, ws: ClientConnection, hello: Hello) -> Welcome | ErrorMessage:
+        """Say ``hello`` (with ``follow_node``, and again without it to a server that
+        refuses the field) and read up to its answer."""
+        if self.follow_node:
+            answer = await self._say_hello(ws, hello.model_copy(update={"follow_node": True}))
+            if not (
+                isinstance(answer, ErrorMessage)
+                and answer.code == "bad_message"
+                and "follow_node" in answer.reason
+            ):
+                return answer
+            self.follow_node = False  # a server that predates node_hint: never sends one
+        return await self._say_hello(ws, hello)
+
+    async def _say_hello(self, ws: ClientConnection, hello: Hello) -> Welcome | ErrorMessage:
         """Say ``hello`` and read up to its answer. What the answer's frame held after a
         welcome is kept in ``_held``, to be handled once the welcome is (in order)."""
         await ws.send(json.dumps(wire(hello)))
@@ -351,19 +483,37 @@ class Session:
             self._deliver(msg)
 
     def _deliver(self, msg: ServerMessage) -> None:
+        if isinstance(msg, NodeHint):
+            self._hinted(msg)
+            return
+        if self.flood.heard(msg, asyncio.get_running_loop().time()):
+            assert isinstance(msg, ErrorMessage)
+            self._dropped(msg)
         ref = getattr(msg, "ref", None)
+        if ref:
+            self._unanswered.pop(ref, None)
         if not (isinstance(msg, ErrorMessage) and ref in self._quiet):
             self.listener(msg)
         if ref and ref in self._pending:
             fut = self._pending.pop(ref)
             if not fut.done():
                 fut.set_result(msg)
+        if ref and self._move_to is not None:
+            self._maybe_move()
 
     def _fail_pending(self) -> None:
-        for fut in self._pending.values():
-            if not fut.done():
+        """The connection is gone: the requests sent on it will not be answered. One
+        not sent yet (waiting for the node a hint moves to) is sent on the next."""
+        for ref in self._unanswered:
+            fut = self._pending.pop(ref, None)
+            if fut is not None and not fut.done():
                 fut.set_exception(NotConnected())
-        self._pending.clear()
+        self._unanswered.clear()
+        if not self._relocating:
+            for fut in self._pending.values():
+                if not fut.done():
+                    fut.set_exception(NotConnected())
+            self._pending.clear()
 
     # -- sending -------------------------------------------------------------
 
@@ -371,12 +521,28 @@ class Session:
         return f"c{next(self._refs)}"
 
     async def send_raw(self, data: dict[str, Any]) -> None:
+        """Send one message: after a move has begun, on the new node's connection once
+        signed in there; within a second of a drop notice, once that second is over."""
+        loop = asyncio.get_running_loop()
+        if self._relocating:
+            try:
+                await asyncio.wait_for(self._signed_in.wait(), REPLY_WAIT_S)
+            except TimeoutError:
+                raise NotConnected() from None
+        quiet = self.flood.quiet_s(loop.time())
+        if quiet > 0:
+            await asyncio.sleep(quiet)
         ws = self._ws
         if ws is None or (self.welcome is None and data.get("type") != "hello"):
             raise NotConnected()
+        ref = data.get("ref")
+        if isinstance(ref, str):
+            self._unanswered[ref] = loop.time()
         try:
             await ws.send(json.dumps(data))
         except ConnectionClosed:
+            if isinstance(ref, str):
+                self._unanswered.pop(ref, None)
             raise NotConnected() from None
 
     async def send(self, msg: BaseModel) -> str:

@@ -11,9 +11,10 @@ engine's fallback rule and counted.
 The bot sends one request at a time and waits for its answer, so when the
 server says it is dropping frames (``rate_limited`` with no ``ref``: the
 connection's token bucket is empty, docs/protocol.md, *Limits*) while a request
-is unanswered, that request is the one dropped: the bot waits (:data:`BACKOFF_S`)
-and sends it again. A placement is sent again only once a fresh ``room_state``
-shows its turn still waiting, so no card is ever placed twice.
+is unanswered, that request is the one dropped: the bot waits
+(:data:`client_cli.flood.BACKOFF_S`, the back-off every client of the session
+keeps) and sends it again. A placement is sent again only once a fresh
+``room_state`` shows its turn still waiting, so no card is ever placed twice.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from client_cli.botkit.api import (
     Plan,
     cell_index,
 )
+from client_cli.flood import BACKOFF_S, backoff_s, is_drop_notice
 from client_cli.model.text import series_text
 from client_cli.session import Session, SessionError
 from engine.bots import BotView, fallback_cell
@@ -62,13 +64,6 @@ TURN_GONE = frozenset({"already_placed", "past_turn", "not_playing"})
 # Answers to ``quickplay`` that mean: no queue for this bot here (rated play is for
 # people; an older server has no queue at all).
 NO_QUEUE = frozenset({"not_rateable", "unknown_type", "bad_message"})
-# What the server answers, with no ref, to the first frame it drops in a second.
-RATE_LIMITED = "rate_limited"
-# The waits before a dropped request is sent again, one more each time the same
-# request is dropped again; then the bot gives it up. At least a second: the server
-# tells only the first drop of each second, and a frame dropped untold would be
-# waited for in vain.
-BACKOFF_S = (1.0, 2.0, 4.0)
 
 
 @dataclass
@@ -105,7 +100,6 @@ class BotClient:
         self.verbose = verbose
         self.inbox: asyncio.Queue[ServerMessage] = asyncio.Queue()
         self.dropping = asyncio.Event()  # the server said it drops this connection's frames
-        self.dropped_at = -BACKOFF_S[0]  # when it last said so (the event loop's clock)
         self.match: _Match | None = None
         self.session = Session(
             url,
@@ -115,6 +109,7 @@ class BotClient:
             give_up_after=3,
             bot=True,
             client=BOT_CLIENT,
+            resync_after_drop=False,  # the bot resyncs per request it sends again
         )
         self.welcome: Welcome | None = None
         self.use_queue = False  # cleared when the server will not queue a bot
@@ -152,8 +147,7 @@ class BotClient:
 
     def _heard(self, message: ServerMessage) -> None:
         # A frame dropped has no ref; a quota's rate_limited has the request's: a refusal.
-        if isinstance(message, ErrorMessage) and message.code == RATE_LIMITED and not message.ref:
-            self.dropped_at = asyncio.get_running_loop().time()
+        if is_drop_notice(message):
             self.dropping.set()
         self.inbox.put_nowait(message)
 
@@ -161,11 +155,12 @@ class BotClient:
         """Send ``message`` and return its reply; None if the server dropped it.
 
         Dropped: the server said it drops frames before answering, and no answer
-        came within the back-off (``BACKOFF_S[drops]``) either. ``drops``: how many
-        times this request was dropped already. Nothing is sent within the shortest
-        back-off of a drop: a frame dropped then would be dropped untold.
+        came within the back-off (``backoff_s(drops)``) either. ``drops``: how many
+        times this request was dropped already; the bot then gives it up. Nothing
+        is sent within the shortest back-off of a drop (the session's ``flood``):
+        a frame dropped then would be dropped untold.
         """
-        quiet_s = self.dropped_at + BACKOFF_S[0] - asyncio.get_running_loop().time()
+        quiet_s = self.session.flood.quiet_s(asyncio.get_running_loop().time())
         if quiet_s > 0:
             await asyncio.sleep(quiet_s)
         self.dropping.clear()
@@ -174,7 +169,7 @@ class BotClient:
         try:
             await asyncio.wait({reply, told}, return_when=asyncio.FIRST_COMPLETED)
             if not reply.done():
-                wait_s = BACKOFF_S[min(drops, len(BACKOFF_S) - 1)]
+                wait_s = backoff_s(drops)
                 if self.verbose:
                     self.say(f"the server drops frames: {message.type} again in {wait_s:g} s")
                 await asyncio.wait({reply}, timeout=wait_s)  # still listening for the answer

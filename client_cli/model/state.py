@@ -9,6 +9,7 @@ drive it with plain data.
 
 from __future__ import annotations
 
+from client_cli.flood import is_drop_notice
 from client_cli.model.checks import table_round_checks, tournament_checks, verify_result
 from client_cli.model.events import rematch_lines, seat_lines, tournament_lines
 from client_cli.model.text import (
@@ -342,6 +343,11 @@ class ClientModel:
         self.series, self.next_deal, self.secrets = None, None, {}
 
     def set_connection(self, state: Connection, note: str = "") -> list[str]:
+        if state == Connection.ONLINE and note:
+            # Online, and something to tell about the line (a move to the room's
+            # node, frames dropped): said each time, not kept as the state's note.
+            self.connection, self.connection_note = state, ""
+            return [note]
         changed = state != self.connection or note != self.connection_note
         was = self.connection
         if state == was and state in (Connection.RECONNECTING, Connection.CONNECTING) and not note:
@@ -420,6 +426,11 @@ class ClientModel:
         return [f"signed in as {msg.player.name} on {msg.server}"]
 
     def _on_error_message(self, msg: ErrorMessage, now: float) -> list[str]:
+        if is_drop_notice(msg):
+            # Frames dropped, a placement among them perhaps: it is not sent again
+            # until the room's state, asked for after the back-off, says it is still
+            # waiting (the session says so and asks: client_cli/flood.py).
+            return []
         lines = [f"refused: {msg.reason}"]
         if self.match is not None:
             self.match.sent = None  # a placement refused (or dropped) may be sent again

@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from client_cli import analysis as ana
 from client_cli import daily as daily_text
 from client_cli.config import TokenStore
+from client_cli.flood import is_drop_notice
 from client_cli.levels import picked
 from client_cli.model.state import ClientModel
 from client_cli.model.views import Connection, View
@@ -170,8 +171,8 @@ class CribApp(App[int]):
             self.send(ListBots(), quiet=True)  # the levels, to show with their ratings
         lines = self.model.apply(msg, time.monotonic())
         try:
-            if isinstance(msg, ErrorMessage):
-                self.refused(msg.reason)
+            if isinstance(msg, ErrorMessage) and not is_drop_notice(msg):
+                self.refused(msg.reason)  # a drop notice: the session's note says it
             elif isinstance(msg, ChallengeUpdate) and msg.state != "offered":
                 self.tell(lines[0] if lines else f"challenge {msg.state}")
             self._show_log(lines)
@@ -190,6 +191,9 @@ class CribApp(App[int]):
             )
         elif state == Connection.ONLINE and was == Connection.RECONNECTING:
             self._notice("Reconnected", timeout=3)
+        elif state == Connection.ONLINE and note:
+            # Moved to the room's server node, or the server drops frames: one line.
+            self._notice(note, timeout=4)
         self._show_log(lines)
         self.refresh_views()
 
