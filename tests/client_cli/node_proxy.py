@@ -88,7 +88,8 @@ class NodeProxy:
                 node = self.node_for(index, conn.query.get("node"))
                 conn.hinted.append(node)
                 self.events.append(f"c{index} hinted {node}")
-                await ws.send_str(json.dumps({"type": "node_hint", "node": node, "room_id": room_id}))
+                told = {"type": "node_hint", "node": node, "room_id": room_id}
+                await ws.send_str(json.dumps(told))
 
             async def downstream() -> None:
                 async for frame in up:

@@ -1,0 +1,186 @@
+"""The Textual client, driven by Pilot at 80x24, when the network asks for more
+than a steady line: a cluster's ``node_hint`` (a real server behind a proxy that
+plays the cluster's part, tests/client_cli/node_proxy.py) and a server that
+drops frames (a real server with a tiny frame bucket).
+
+The move to the room's node is one line in the log and play goes on; a hint
+while a placement is unanswered waits for its answer, and the card is sent
+once. Frames dropped: a readable line, nothing sent for the back-off, then the
+room asked for as it stands; the card is sent again only once that snapshot
+shows it still waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client_cli.model.views import Connection
+from client_cli.tui.app import CribApp
+from client_cli.tui.screens.game import GameScreen
+from client_cli.tui.screens.results import ResultsScreen
+from client_cli.tui.screens.room import RoomScreen
+from protocol.connection import ErrorMessage
+from protocol.deals import Placed
+from protocol.wire import ServerMessage
+from tests.client_cli.node_proxy import node_proxy
+from tests.client_cli.test_play_tui import (
+    sign_in_and_create_solo,
+    text_of,
+    until,
+    wait_card,
+)
+from tests.server.live import running_server
+
+pytestmark = pytest.mark.timeout(90)
+
+MOVED = "moved to the room's server node n1"
+
+
+def record(app: CribApp) -> tuple[list[ServerMessage], list[tuple[float, dict[str, Any]]]]:
+    """What the app heard, and what it sent with the loop's time of sending."""
+    heard: list[ServerMessage] = []
+    sent: list[tuple[float, dict[str, Any]]] = []
+    apply, send_raw = app.model.apply, app.session.send_raw
+
+    def hear(msg: ServerMessage, now: float) -> list[str]:
+        heard.append(msg)
+        return apply(msg, now)
+
+    async def send(data: dict[str, Any]) -> None:
+        await send_raw(data)
+        sent.append((asyncio.get_running_loop().time(), dict(data)))
+
+    app.model.apply = hear  # type: ignore[method-assign]
+    app.session.send_raw = send  # type: ignore[method-assign]
+    return heard, sent
+
+
+async def test_the_move_to_the_rooms_node_is_one_line_and_the_match_goes_on(
+    tmp_path: Path,
+) -> None:
+    async with (
+        running_server(tmp_path / "server.db") as live,
+        node_proxy(live.url) as proxy,
+    ):
+        app = CribApp(proxy.url, name="ada")
+        heard, _ = record(app)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await sign_in_and_create_solo(pilot, app)  # the seat: the hint comes with it
+            await until(
+                pilot, lambda: len(proxy.connections) == 2 and MOVED in app.log_lines, "the move"
+            )
+            assert proxy.connections[0].close_code == 1000
+            assert proxy.connections[1].query == {"node": "n1"}
+            assert isinstance(app.screen, RoomScreen) and app.model.connection == Connection.ONLINE
+            said = "\n".join(app.log_lines)
+            assert "connection lost" not in said and "Refused" not in said
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
+            for turn in range(1, 17):
+                legal = await wait_card(pilot, app, turn)
+                await pilot.press(*legal[0])
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results", 20)
+            assert app.model.match is not None and app.model.match.verification.ok
+    assert len(proxy.connections) == 2  # the new node's hint names its own node: ignored
+    assert not [m for m in heard if isinstance(m, ErrorMessage)]
+    assert len([m for m in heard if isinstance(m, Placed)]) == 16
+
+
+async def test_a_hint_while_a_card_is_unanswered_waits_and_the_card_goes_once(
+    tmp_path: Path,
+) -> None:
+    """The proxy tells of the node as the placement of card 1 passes, and holds the
+    placement back a moment: the client answers the hint only after ``placed``."""
+    async with (
+        running_server(tmp_path / "server.db") as live,
+        node_proxy(live.url, on_place=True, place_delay_s=0.4) as proxy,
+    ):
+        app = CribApp(proxy.url, name="bea")
+        heard, _ = record(app)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await sign_in_and_create_solo(pilot, app)
+            await pilot.press("s")
+            legal = await wait_card(pilot, app, 1)
+            game = app.screen
+            assert isinstance(game, GameScreen)
+            assert game.place(legal[0])
+            await until(pilot, lambda: proxy.connections[0].hinted == ["n1"], "the hint")
+            assert not game.place(legal[0])  # on its way: not sent again
+            assert "on its way" in text_of(game.query_one("#game-note"))
+            assert len(proxy.connections) == 1  # not moved while the card is unanswered
+            await until(
+                pilot, lambda: len(proxy.connections) == 2 and MOVED in app.log_lines, "the move"
+            )
+            legal = await wait_card(pilot, app, 2)
+            await pilot.press(*legal[0])
+            await wait_card(pilot, app, 3)
+            assert isinstance(app.screen, GameScreen)
+    events = proxy.events
+
+    def at(prefix: str) -> int:
+        return next(i for i, event in enumerate(events) if event.startswith(prefix))
+
+    steps = ("c0 said place t1", "c0 hinted n1", "c0 heard placed t1", "c0 closed 1000",
+             "c1 opened node=n1")  # fmt: skip
+    order = [at(step) for step in steps]
+    assert order == sorted(order), events
+    places = [m for c in proxy.connections for m in c.said if m["type"] == "place"]
+    assert [m["turn"] for m in places] == [1, 2]  # each card sent once, across both
+    assert proxy.connections[1].said[0]["type"] == "hello"
+    assert not [m for m in heard if isinstance(m, ErrorMessage)]
+
+
+BURST = 12  # frames: enough for signing in and starting a solo match
+RATE = 2.0  # frames a second: after the 1 s back-off, room for a resync and a card
+
+
+async def test_frames_dropped_the_tui_says_so_waits_and_resyncs_before_the_card_again(
+    tmp_path: Path,
+) -> None:
+    async with running_server(
+        tmp_path / "tight.db", rate_per_second=RATE, rate_burst=BURST
+    ) as live:
+        app = CribApp(live.url, name="cy")
+        heard, sent = record(app)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await sign_in_and_create_solo(pilot, app)
+            await pilot.press("s")
+            legal = await wait_card(pilot, app, 1)
+            game = app.screen
+            assert isinstance(game, GameScreen)
+            # Another program on the line floods it: the bucket runs dry, and the
+            # card placed at that moment is dropped with the flood.
+            flood = [asyncio.ensure_future(app.session.send_raw({"type": "ping"}))
+                     for _ in range(BURST + 4)]  # fmt: skip
+            assert game.place(legal[0])
+            await asyncio.gather(*flood)
+            await until(pilot, lambda: any("dropping" in line for line in app.log_lines),
+                        "the line saying so")  # fmt: skip
+            told_at = asyncio.get_running_loop().time()
+            [line] = [line for line in app.log_lines if "dropping" in line]
+            assert "waiting 1 s, then asking for the room as it stands" in line
+            assert not any(line.startswith("refused:") for line in app.log_lines)
+            match = app.model.match
+            assert match is not None and match.sent == 1  # the card: not sendable again yet
+            assert not game.place(legal[0]) and "on its way" in text_of(
+                game.query_one("#game-note")
+            )
+            await until(pilot, lambda: match.sent is None, "the room's state", timeout=6)
+            resyncs = [t for t, d in sent if d["type"] == "resync"]
+            assert resyncs and resyncs[0] >= told_at + 0.8  # after the back-off
+            assert match.turn == 1  # the card was among the frames dropped: still waiting
+            legal = list(match.legal)
+            assert game.place(legal[0])
+            await wait_card(pilot, app, 2)
+            await pilot.pause(1.0)  # the bucket fills again: the next card goes at once
+            await pilot.press(*app.model.match.legal[0])
+            await wait_card(pilot, app, 3)
+    places = [d["turn"] for _, d in sent if d["type"] == "place"]
+    assert places == [1, 1, 2]  # card 1 again only after the snapshot showed it waiting
+    errors = [m for m in heard if isinstance(m, ErrorMessage)]
+    assert {e.code for e in errors} == {"rate_limited"} and all(e.ref is None for e in errors)
+    assert [m.turn for m in heard if isinstance(m, Placed)] == [1, 2]
