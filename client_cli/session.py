@@ -55,6 +55,8 @@ MAX_NAME_TRIES = 20  # a bot whose name is taken tries NAME-2 … NAME-20
 # A request unanswered this long counts as lost (a frame the server dropped
 # untold): a move to another node waits no longer for it.
 REPLY_WAIT_S = 10.0
+# How long a message sent while moving to another node waits for its connection.
+MOVE_WAIT_S = 10.0
 
 Listener = Callable[[ServerMessage], None]
 StatusListener = Callable[[Connection, str], None]
@@ -213,6 +215,13 @@ class Session:
 
     async def run(self) -> None:
         """Stay connected until :meth:`close`; raise :class:`SessionError` if hopeless."""
+        try:
+            await self._stay_connected()
+        finally:
+            self._stop_tasks()
+        self.status(Connection.OFFLINE, "")
+
+    async def _stay_connected(self) -> None:
         failures = 0
         ever_connected = False
         while not self._closing:
@@ -272,8 +281,6 @@ class Session:
             again = Connection.RECONNECTING if ever_connected else Connection.CONNECTING
             self.status(again, f"{note}; retrying in {delay:.0f}s")
             await asyncio.sleep(delay)
-        self._stop_tasks()
-        self.status(Connection.OFFLINE, "")
 
     def _stop_tasks(self) -> None:
         for task in self._tasks:
@@ -526,7 +533,7 @@ class Session:
         loop = asyncio.get_running_loop()
         if self._relocating:
             try:
-                await asyncio.wait_for(self._signed_in.wait(), REPLY_WAIT_S)
+                await asyncio.wait_for(self._signed_in.wait(), MOVE_WAIT_S)
             except TimeoutError:
                 raise NotConnected() from None
         quiet = self.flood.quiet_s(loop.time())
