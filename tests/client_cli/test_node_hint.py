@@ -182,3 +182,19 @@ async def test_a_bot_follows_a_hint_and_plays_its_match_through(live: Live) -> N
     assert len(board["placements"]) == 16 and not any(p["auto"] for p in board["placements"])
     [hello] = proxy.connections[1].hellos()  # signed in again as the same player, a bot
     assert hello["token"] and hello["bot"] is True and outcome.players == 1
+
+
+async def test_a_hint_whose_node_is_no_node_id_moves_nothing(live: Live) -> None:
+    """A node id is 1-32 letters, digits, - or _: anything else (a query of its own,
+    a path) is a message this client does not understand, and nothing moves."""
+    async with (
+        node_proxy(live.url, node_for=lambda index, node: "n1&admin=1") as proxy,
+        Player(proxy.url, "dee") as dee,
+    ):
+        await dee.seat()
+        await until(lambda: proxy.connections[0].hinted != [], "the hint")
+        await until(lambda: any(m.type == "error" for m in dee.heard), "the note")
+        await asyncio.sleep(0.5)
+        assert len(proxy.connections) == 1 and dee.session.ws_url == proxy.url
+        [note] = [m for m in dee.heard if m.type == "error"]
+        assert note.code == "client_parse" and "node_hint" in note.reason

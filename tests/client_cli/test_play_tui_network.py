@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from client_cli.model.views import Connection
 from client_cli.tui.app import CribApp
@@ -57,6 +58,17 @@ def record(app: CribApp) -> tuple[list[ServerMessage], list[tuple[float, dict[st
     app.model.apply = hear  # type: ignore[method-assign]
     app.session.send_raw = send  # type: ignore[method-assign]
     return heard, sent
+
+
+async def first_card_of_a_solo_match(
+    pilot: Pilot[int], app: CribApp
+) -> tuple[GameScreen, list[str]]:
+    await sign_in_and_create_solo(pilot, app)
+    await pilot.press("s")
+    legal = await wait_card(pilot, app, 1)
+    game = app.screen
+    assert isinstance(game, GameScreen)
+    return game, legal
 
 
 async def test_the_move_to_the_rooms_node_is_one_line_and_the_match_goes_on(
@@ -102,11 +114,7 @@ async def test_a_hint_while_a_card_is_unanswered_waits_and_the_card_goes_once(
         app = CribApp(proxy.url, name="bea")
         heard, _ = record(app)
         async with app.run_test(size=(80, 24)) as pilot:
-            await sign_in_and_create_solo(pilot, app)
-            await pilot.press("s")
-            legal = await wait_card(pilot, app, 1)
-            game = app.screen
-            assert isinstance(game, GameScreen)
+            game, legal = await first_card_of_a_solo_match(pilot, app)
             assert game.place(legal[0])
             await until(pilot, lambda: proxy.connections[0].hinted == ["n1"], "the hint")
             assert not game.place(legal[0])  # on its way: not sent again
@@ -147,11 +155,7 @@ async def test_frames_dropped_the_tui_says_so_waits_and_resyncs_before_the_card_
         app = CribApp(live.url, name="cy")
         heard, sent = record(app)
         async with app.run_test(size=(80, 24)) as pilot:
-            await sign_in_and_create_solo(pilot, app)
-            await pilot.press("s")
-            legal = await wait_card(pilot, app, 1)
-            game = app.screen
-            assert isinstance(game, GameScreen)
+            game, legal = await first_card_of_a_solo_match(pilot, app)
             # Another program on the line floods it: the bucket runs dry, and the
             # card placed at that moment is dropped with the flood.
             flood = [asyncio.ensure_future(app.session.send_raw({"type": "ping"}))
