@@ -345,14 +345,21 @@ class Session:
 
     async def _resync_when_calm(self, ws: ClientConnection | None) -> None:
         """Once the back-off is over, ask for the room as it stands: what was dropped
-        is not sent again blindly, the snapshot says what the server has."""
+        is not sent again blindly, the snapshot says what the server has. Every
+        notice is followed by a resync sent after it: one that comes while this
+        one is on its way calls for another."""
         loop = asyncio.get_running_loop()
-        while (left := self.flood.calm_at() - loop.time()) > 0:
-            await asyncio.sleep(left)
-        room = self.resume_room()
-        if room is not None and ws is not None and ws is self._ws:
+        while True:
+            told = self.flood.told_at
+            while (left := self.flood.calm_at() - loop.time()) > 0:
+                await asyncio.sleep(left)
+            room = self.resume_room()
+            if room is None or ws is None or ws is not self._ws:
+                return
             with contextlib.suppress(NotConnected):
                 await self.send_raw({"type": "resync", "room_id": room})
+            if self.flood.told_at == told:
+                return
 
     async def _sign_in(self, ws: ClientConnection, *, reconnect: bool) -> None:
         saved = self.store.get(self.url) if self.store else None

@@ -8,8 +8,8 @@ send it to that node, and this one server is every node). To a connection whose
 ``hello`` said ``"follow_node": true`` the proxy sends a ``node_hint`` when the
 player takes a seat (the first ``room_state`` that seats it), or, in the
 ``on_place`` mode, when the client sends a ``place``: the hint goes first and the
-placement reaches the server only a moment later, so the hint comes while the
-placement is unanswered. It records what each connection asked for, said and
+placement reaches the server only once the test lets it (``release``), so the
+hint comes while the placement is unanswered. It records what each connection asked for, said and
 heard, and how the client closed it.
 
 ``refuse_follow_node`` makes it a server that predates the field: a ``hello``
@@ -59,7 +59,8 @@ class NodeProxy:
     # The node a hint names, from the connection's index and its URL's node.
     node_for: Callable[[int, str | None], str] = lambda index, node: "n1"
     on_place: bool = False  # hint when a place is sent, not when a seat is taken
-    place_delay_s: float = 0.3  # in that mode, how long the place waits before going on
+    # In that mode, the place goes on to the server once this is set (or after 10 s).
+    release: asyncio.Event = field(default_factory=asyncio.Event)
     refuse_follow_node: bool = False
     connections: list[Connection] = field(default_factory=list)
     events: list[str] = field(default_factory=list)  # "c0 said place t2", "c0 closed 1000"...
@@ -122,7 +123,8 @@ class NodeProxy:
                         follows = message.get("follow_node") is True
                     if message.get("type") == "place" and self.on_place and not hinted:
                         await hint(message["room_id"])
-                        await asyncio.sleep(self.place_delay_s)
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(self.release.wait(), 10)
                     await up.send_str(frame.data)
             finally:
                 conn.close_code = ws.close_code
