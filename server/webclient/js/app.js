@@ -3,6 +3,7 @@
 
 import { Connection, socketUrl } from "./conn.js";
 import { clock, fill, h } from "./dom.js";
+import { NodeRoute } from "./nodes.js";
 import { Store, freshContribution } from "./store.js";
 import { signInView, accountView } from "./views/signin.js";
 import { lobbyView, ratingRange } from "./views/lobby.js";
@@ -16,7 +17,7 @@ const TOKEN_KEY = "cribsquares.token";
 const GUEST_KEY = "cribsquares.guest-token";
 
 const store = new Store();
-const conn = new Connection(socketUrl(window.location));
+const conn = new Connection(new NodeRoute(socketUrl(window.location)));
 const root = document.getElementById("app");
 const live = document.getElementById("live");
 const forms = new Map(); // form field values kept across renders, by key
@@ -49,7 +50,8 @@ const ctx = {
   savedToken,
   request(message, types) {
     return conn.request(message, types).catch((error) => {
-      if (error.code !== "disconnected") store.notice(error.reason || error.code, "error");
+      // "again": dropped by the server, for the caller to send again if still needed
+      if (error.code !== "disconnected" && !error.again) store.notice(error.reason || error.code, "error");
       throw error;
     });
   },
@@ -71,6 +73,7 @@ function signOut() {
   localStorage.removeItem(TOKEN_KEY);
   sessionStorage.removeItem(GUEST_KEY);
   conn.stop();
+  conn.route.forget();
   store.me = null;
   store.leaveRoomLocally();
   store.tournament.clear();
@@ -112,6 +115,10 @@ conn.addEventListener("message", (event) => {
   }
 });
 conn.addEventListener("state", () => renderBanner());
+conn.addEventListener("limited", (event) => {
+  const seconds = event.detail.waitMs / 1000;
+  store.notice(`Too many messages at once: the server dropped some. Waiting ${seconds} s, then catching up.`, "warn");
+});
 store.addEventListener("change", () => schedule());
 store.addEventListener("notice", (event) => toast(event.detail));
 
@@ -272,7 +279,8 @@ function render() {
 function renderBanner() {
   const banner = document.getElementById("banner");
   const state = conn.state;
-  banner.hidden = !(state === "retrying" || (state === "connecting" && store.me));
+  // Moving to the node a hint named is this page's own doing: nothing to show.
+  banner.hidden = !(state === "retrying" || (state === "connecting" && store.me && !conn.moving));
   if (banner.hidden) return;
   const seconds = conn.retryAt ? Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000)) : 0;
   fill(banner,

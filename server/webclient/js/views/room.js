@@ -177,7 +177,7 @@ function whyNot(match, name) {
   return null;
 }
 
-function place(ctx, name) {
+function place(ctx, name, dropped = 0) {
   const { store } = ctx;
   const match = store.match;
   const room = store.room;
@@ -192,9 +192,17 @@ function place(ctx, name) {
   ctx.setField("place-error", "");
   match.pending = name;
   ctx.setField("cursor", name);
-  ctx.request({ type: "place", room_id: room.id, turn: match.turn, cell: name }, ["placed"]).catch((error) => {
+  const turn = match.turn;
+  ctx.request({ type: "place", room_id: room.id, turn, cell: name }, ["placed"]).catch((error) => {
     match.pending = null;
-    ctx.setField("place-error", error.reason || error.code);
+    const waiting = store.match === match && match.turn === turn && !match.placements.some((p) => p.turn === turn);
+    if (error.again && waiting && dropped < 3) {
+      // Dropped by the server, and the room_state just received shows the turn
+      // still waiting (not placed, not past): send it again.
+      place(ctx, name, dropped + 1);
+      return;
+    }
+    if (!error.again || waiting) ctx.setField("place-error", error.reason || error.code);
     ctx.render();
   });
   ctx.render();
