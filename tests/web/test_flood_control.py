@@ -7,18 +7,28 @@ player put it, and nothing the server had taken is sent again."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.server.live import running_server
+from tests.server.live import Live, running_server
 from tests.web.conftest import DESKTOP, PHONE, new_room, place_one, shot, sign_in, store, wait_store
 from tests.web.wire import Wire
 
 # Enough to sign in, open a room and place a card; a flood empties it, and it takes
 # half a second to hold a frame again (a frame that follows the flood finds none).
 RATE, BURST = 2.0, 8
+
+
+@pytest.fixture
+async def tight(tmp_path: Path) -> AsyncIterator[Live]:
+    async with running_server(
+        tmp_path / "tight.db", rate_per_second=RATE, rate_burst=BURST
+    ) as server:
+        yield server
+
 
 # Empty the bucket (pings the page does not wait for), then place card 2 at once:
 # the placement finds the bucket empty and is dropped, told or not.
@@ -37,83 +47,69 @@ FLOOD_THEN_CREATE = """() => {
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 async def test_a_dropped_placement_is_waited_for_resynced_and_placed_once(
-    browser: Any, tmp_path: Path, page_errors: Any, viewport: dict[str, int]
+    browser: Any, tight: Live, page_errors: Any, viewport: dict[str, int]
 ) -> None:
-    async with running_server(
-        tmp_path / "db.sqlite", rate_per_second=RATE, rate_burst=BURST
-    ) as live:
-        wire = Wire()
-        context = await browser.new_context(viewport=viewport)
-        await wire.attach(context)
-        ada = await context.new_page()
-        page_errors.watch(ada)
-        await ada.goto(live.http + "/")
-        await sign_in(ada, "ada")
-        await new_room(ada, "tight", seats="1", card="120")
-        await ada.get_by_role("button", name="Start").click()
-        await place_one(ada, 1)
-        await ada.wait_for_selector("#to-place-h:text-is('Card 2 of 16')")
-        cell = await ada.get_attribute("button.cell.legal", "data-cell")
-        await ada.evaluate(FLOOD_THEN_PLACE, cell)
+    wire = Wire()
+    ada = await wire.open(browser, tight.http + "/", page_errors, viewport)
+    await sign_in(ada, "ada")
+    await new_room(ada, "tight", seats="1", card="120")
+    await ada.get_by_role("button", name="Start").click()
+    await place_one(ada, 1)
+    await ada.wait_for_selector("#to-place-h:text-is('Card 2 of 16')")
+    cell = await ada.get_attribute("button.cell.legal", "data-cell")
+    await ada.evaluate(FLOOD_THEN_PLACE, cell)
 
-        line = ada.locator("#toasts .toast.warn", has_text="Too many messages at once")
-        await line.wait_for(timeout=5_000)
-        assert "Waiting 1 s" in await line.inner_text()
-        await shot(ada, f"flood-{'phone' if viewport is PHONE else 'desktop'}-waiting")
-        await wait_store(ada, "s.match && s.match.placements.some((p) => p.turn === 2)")
+    line = ada.locator("#toasts .toast.warn", has_text="Too many messages at once")
+    await line.wait_for(timeout=5_000)
+    assert "Waiting 1 s" in await line.inner_text()
+    await shot(ada, f"flood-{'phone' if viewport is PHONE else 'desktop'}-waiting")
+    await wait_store(ada, "s.match && s.match.placements.some((p) => p.turn === 2)")
 
-        [socket] = wire.sockets
-        sent = socket.sent
-        places = [i for i, f in enumerate(sent) if f["type"] == "place" and f["turn"] == 2]
-        assert len(places) == 2, [f["type"] for f in sent]  # dropped once, then taken
-        first, again = places
-        assert all(sent[i]["cell"] == cell for i in places)
-        # Between the two: a resync of the room, and nothing for at least the back-off.
-        between = [f["type"] for f in sent[first + 1 : again]]
-        assert "resync" in between, between
-        [told] = [at for at, m in socket.heard if m.get("code") == "rate_limited"]  # one drop told
-        assert not any(told < at < told + 0.95 for at in socket.sent_at), "sent while told to wait"
-        errors = [m for _, m in socket.heard if m["type"] == "error"]
-        assert {m["code"] for m in errors} == {"rate_limited"}  # no already_placed, no past_turn
-        assert all(m["ref"] is None for m in errors)
-        assert [m["turn"] for _, m in socket.heard if m["type"] == "placed"] == [1, 2]
-        placed = await store(ada, "s.match.placements.find((p) => p.turn === 2)")
-        assert placed["cell"] == cell and not placed["auto"]
-        assert "dropped" not in await ada.locator(".to-place").inner_text()  # no error shown
-        await place_one(ada, 3)  # and play goes on
-        await shot(ada, f"flood-{'phone' if viewport is PHONE else 'desktop'}-after")
+    [socket] = wire.sockets
+    sent = socket.sent
+    places = [i for i, f in enumerate(sent) if f["type"] == "place" and f["turn"] == 2]
+    assert len(places) == 2, [f["type"] for f in sent]  # dropped once, then taken
+    first, again = places
+    assert all(sent[i]["cell"] == cell for i in places)
+    # Between the two: a resync of the room, and nothing for at least the back-off.
+    between = [f["type"] for f in sent[first + 1 : again]]
+    assert "resync" in between, between
+    [told] = [at for at, m in socket.heard if m.get("code") == "rate_limited"]  # one drop told
+    assert not any(told < at < told + 0.95 for at in socket.sent_at), "sent while told to wait"
+    errors = [m for _, m in socket.heard if m["type"] == "error"]
+    assert {m["code"] for m in errors} == {"rate_limited"}  # no already_placed, no past_turn
+    assert all(m["ref"] is None for m in errors)
+    assert [m["turn"] for _, m in socket.heard if m["type"] == "placed"] == [1, 2]
+    placed = await store(ada, "s.match.placements.find((p) => p.turn === 2)")
+    assert placed["cell"] == cell and not placed["auto"]
+    assert "dropped" not in await ada.locator(".to-place").inner_text()  # no error shown
+    await place_one(ada, 3)  # and play goes on
+    await shot(ada, f"flood-{'phone' if viewport is PHONE else 'desktop'}-after")
     assert page_errors.errors == []
 
 
 async def test_a_dropped_request_is_sent_again_once_a_ping_shows_it_was_dropped(
-    browser: Any, tmp_path: Path, page_errors: Any
+    browser: Any, tight: Live, page_errors: Any
 ) -> None:
     """Not a placement: after the wait a ping goes first; the server answers a
     connection's frames in order, so a request still unanswered when the pong
     comes was dropped, and goes again under its ref; what was answered is not
     sent again."""
-    async with running_server(
-        tmp_path / "db.sqlite", rate_per_second=RATE, rate_burst=BURST
-    ) as live:
-        wire = Wire()
-        context = await browser.new_context(viewport=DESKTOP)
-        await wire.attach(context)
-        bo = await context.new_page()
-        page_errors.watch(bo)
-        await bo.goto(live.http + "/")
-        await sign_in(bo, "bo")
-        await bo.fill("#new-name", "once")
-        await bo.evaluate(FLOOD_THEN_CREATE)
-        await bo.wait_for_selector("text=Waiting for players", timeout=10_000)
-        creates = wire.frames("create_room")
-        assert len(creates) == 2 and creates[0]["ref"] == creates[1]["ref"], creates
-        [socket] = wire.sockets
-        types = [f["type"] for f in socket.sent]
-        first = types.index("create_room")
-        assert "ping" in types[first + 1 : types.index("create_room", first + 1)]
-        assert [m["code"] for m in wire.messages("error")] == ["rate_limited"]
-        rooms = await (await bo.request.get(live.http + "/api/rooms")).json()
-        assert [r["name"] for r in rooms["rooms"]] == ["once"]  # created once
-        for kind in ("hello", "list_rooms", "list_online", "list_tournaments"):
-            assert types.count(kind) == 1, types  # answered before the flood: not again
+    wire = Wire()
+    bo = await wire.open(browser, tight.http + "/", page_errors, DESKTOP)
+    await sign_in(bo, "bo")
+    await bo.fill("#new-name", "once")
+    await bo.evaluate(FLOOD_THEN_CREATE)
+    await bo.wait_for_selector("text=Waiting for players", timeout=10_000)
+    creates = wire.frames("create_room")
+    assert len(creates) == 2 and creates[0]["ref"] == creates[1]["ref"], creates
+    [socket] = wire.sockets
+    types = [f["type"] for f in socket.sent]
+    first = types.index("create_room")
+    assert "ping" in types[first + 1 : types.index("create_room", first + 1)]
+    assert [m["code"] for m in wire.messages("error")] == ["rate_limited"]
+    rooms = await (await bo.request.get(tight.http + "/api/rooms")).json()
+    assert [r["name"] for r in rooms["rooms"]] == ["once"]  # created once
+    for kind in ("hello", "list_rooms", "list_online", "list_tournaments"):
+        assert types.count(kind) == 1, types  # answered before the flood: not again
     assert page_errors.errors == []

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 if TYPE_CHECKING:  # the tests that use it are skipped where playwright is missing
-    from playwright.async_api import BrowserContext, WebSocketRoute
+    from playwright.async_api import Browser, BrowserContext, Page, WebSocketRoute
+
+    from tests.web.conftest import PageErrors
 
 
 @dataclass
@@ -47,6 +49,17 @@ class Wire:
 
     async def attach(self, context: BrowserContext) -> None:
         await context.route_web_socket(lambda url: urlsplit(url).path == "/ws", self._route)
+
+    async def open(
+        self, browser: Browser, url: str, errors: PageErrors, viewport: dict[str, int]
+    ) -> Page:
+        """A page at ``url`` in a context of its own whose sockets go through this wire."""
+        context = await browser.new_context(viewport=viewport)
+        await self.attach(context)
+        page = await context.new_page()
+        errors.watch(page)
+        await page.goto(url)
+        return page
 
     def _route(self, page: WebSocketRoute) -> None:
         server = page.connect_to_server()
