@@ -51,13 +51,14 @@ def config_for(ports: Sequence[int], listen: int, ids: Sequence[str] = ()) -> st
 
 
 @contextlib.contextmanager
-def nginx(ports: Sequence[int], ids: Sequence[str] = ()) -> Iterator[str]:
+def nginx(ports: Sequence[int], ids: Sequence[str] = (), listen: int = 0) -> Iterator[str]:
     """nginx in front of the nodes on ``ports`` (of ids ``ids``, which ``?node=``
-    names); its http://127.0.0.1:PORT address."""
+    names), on port ``listen`` (default: a free one); its http://127.0.0.1:PORT
+    address."""
     assert BINARY is not None, MISSING
     with tempfile.TemporaryDirectory(prefix="cs-nginx-") as tmp:
         started_in(Path(tmp))  # the session's end checks that nothing runs there any more
-        listen = free_port()
+        listen = listen or free_port()
         conf = Path(tmp) / "nginx.conf"
         temps = "\n".join(
             f"    {kind}_temp_path {tmp}/{kind};"

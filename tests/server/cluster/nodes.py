@@ -21,11 +21,17 @@ class Node:
 
 @contextlib.contextmanager
 def cluster_node(
-    db: Path | str, redis_url: str, node_id: str, port: int = 0, logs: Path | None = None
+    db: Path | str,
+    redis_url: str,
+    node_id: str,
+    port: int = 0,
+    logs: Path | None = None,
+    options: tuple[str, ...] = (),
 ) -> Iterator[Node]:
-    """A node on the store ``db`` (a SQLite file, or a postgresql:// URL); its log
-    (warnings and errors) in ``NODE_ID.log`` in ``logs`` (default: beside the file)."""
-    extra = ("--redis", redis_url, "--node-id", node_id, "--grace", "30")
+    """A node on the store ``db`` (a SQLite file, or a postgresql:// URL), with the
+    options ``options`` of ``serve`` besides; its log (warnings and errors) in
+    ``NODE_ID.log`` in ``logs`` (default: beside the file)."""
+    extra = ("--redis", redis_url, "--node-id", node_id, "--grace", "30", *options)
     folder = logs or Path(db).parent
     with (
         open(folder / f"{node_id}.log", "a") as log,
@@ -36,10 +42,14 @@ def cluster_node(
 
 @contextlib.contextmanager
 def cluster(
-    db: Path | str, redis_url: str, count: int = 3, logs: Path | None = None
+    db: Path | str,
+    redis_url: str,
+    count: int = 3,
+    logs: Path | None = None,
+    options: tuple[str, ...] = (),
 ) -> Iterator[list[Node]]:
     with contextlib.ExitStack() as stack:
         yield [
-            stack.enter_context(cluster_node(db, redis_url, f"node{i}", logs=logs))
+            stack.enter_context(cluster_node(db, redis_url, f"node{i}", logs=logs, options=options))
             for i in range(count)
         ]
