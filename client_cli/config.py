@@ -1,8 +1,9 @@
 """Where the terminal client keeps its sign-in tokens between runs.
 
 One JSON file, ``$XDG_CONFIG_HOME/cribsquares/tokens.json`` (or
-``~/.config/cribsquares/tokens.json``), keyed by server URL, readable by the
-owner only (mode 0600). A token is a password: this module never prints one
+``~/.config/cribsquares/tokens.json``), keyed by server URL (without a
+``node`` in its query: every node of a server signs in the same player),
+readable by the owner only (mode 0600). A token is a password: this module never prints one
 and never writes the file with wider permissions, not even for a moment.
 """
 
@@ -12,6 +13,8 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from client_cli.nodes import without_node
 
 FILE_NAME = "tokens.json"
 DEFAULT_SERVER = "ws://127.0.0.1:8765/ws"
@@ -52,19 +55,21 @@ class TokenStore:
         return {k: v for k, v in data.items() if isinstance(v, dict)}
 
     def get(self, url: str) -> SavedSignIn | None:
-        entry = self._read().get(url)
+        data = self._read()
+        # (A file written before the node was left out may hold the URL as given.)
+        entry = data.get(without_node(url)) or data.get(url)
         if not entry or not isinstance(entry.get("token"), str):
             return None
         return SavedSignIn(entry["token"], str(entry.get("name", "")), str(entry.get("id", "")))
 
     def put(self, url: str, saved: SavedSignIn) -> None:
         data = self._read()
-        data[url] = {"token": saved.token, "name": saved.name, "id": saved.player_id}
+        data[without_node(url)] = {"token": saved.token, "name": saved.name, "id": saved.player_id}
         self._write(data)
 
     def forget(self, url: str) -> None:
         data = self._read()
-        if data.pop(url, None) is not None:
+        if data.pop(without_node(url), None) is not None:
             self._write(data)
 
     def _write(self, data: dict[str, dict[str, str]]) -> None:

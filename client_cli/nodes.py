@@ -29,14 +29,23 @@ def node_of(url: str) -> str | None:
 
 def with_node(url: str, node: str) -> str:
     """``url`` with ``node=NODE`` in its query, in place of any ``node`` it had."""
+    return _with_query(url, [(NODE_PARAM, node)])
+
+
+def without_node(url: str) -> str:
+    """``url`` without any ``node`` in its query: the server's address, whichever
+    of its nodes the URL asks for (a sign-in is saved under it)."""
+    return _with_query(url, [])
+
+
+def _with_query(url: str, extra: list[tuple[str, str]]) -> str:
     parts = urlsplit(url)
     query = [
         (key, value)
         for key, value in parse_qsl(parts.query, keep_blank_values=True)
         if key != NODE_PARAM
     ]
-    query.append((NODE_PARAM, node))
-    return urlunsplit(parts._replace(query=urlencode(query)))
+    return urlunsplit(parts._replace(query=urlencode(query + extra)))
 
 
 class Moves:

@@ -232,6 +232,25 @@ def test_tokens_are_kept_per_server_readable_by_the_owner_only(tmp_path, monkeyp
     assert store.get("ws://b/ws") is None
 
 
+def test_a_sign_in_is_the_server_s_whichever_node_the_address_asks_for(
+    tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    store = TokenStore()
+    store.put("ws://h:8080/ws?node=b", SavedSignIn("secret", "ada", "p1"))
+    for url in ("ws://h:8080/ws", "ws://h:8080/ws?node=a", "ws://h:8080/ws?node=b&node="):
+        assert store.get(url) == SavedSignIn("secret", "ada", "p1"), url
+    assert store.get("ws://h:8081/ws?node=b") is None  # another server
+    store.put("ws://h:8080/ws?v=1", SavedSignIn("other", "bo", "p2"))
+    assert store.get("ws://h:8080/ws?node=a&v=1") == SavedSignIn("other", "bo", "p2")
+    store.forget("ws://h:8080/ws?node=c")
+    assert store.get("ws://h:8080/ws") is None
+    assert store.get("ws://h:8080/ws?v=1") is not None
+    # One saved before the node was left out of the key is still found by its URL.
+    store.path.write_text('{"ws://h:8080/ws?node=b": {"token": "old", "name": "cy", "id": "p3"}}')
+    assert store.get("ws://h:8080/ws?node=b") == SavedSignIn("old", "cy", "p3")
+
+
 def test_server_addresses() -> None:
     assert normalize_url("localhost:8765") == "ws://localhost:8765/ws"
     assert normalize_url("http://h:1/") == "ws://h:1/ws"
