@@ -8,40 +8,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import time
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 import pytest
 import redis.asyncio as aioredis
 
-from client_cli.botkit import BotClient, Plan, load_chooser
+from client_cli.botkit import BotClient, Plan
 from client_cli.model.views import Connection
 from client_cli.nodes import node_of
-from engine.bots import BotView
 from server.shell.cluster.bus import channel
 from tests.server.cluster.nodes import cluster
+from tests.server.cluster.test_nginx import first_room, quiet, slow
 from tests.server.cluster.test_node_hints import connected_at, owner_of
 from tests.services.nginx import MISSING, nginx
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.skipif(bool(MISSING), reason=MISSING or "")]
-
-
-def quiet(_: str) -> None:
-    pass
-
-
-def paced(moves: list[int]):  # type: ignore[no-untyped-def]
-    """A greedy bot that takes 0.1 s a card (so the match lasts), counting its moves."""
-    greedy = load_chooser("greedy")
-
-    def choose(view: BotView) -> object:
-        moves.append(1)
-        time.sleep(0.1)
-        return greedy(view)
-
-    return choose
 
 
 async def forwarded_to(
@@ -74,18 +56,9 @@ async def test_a_bot_sent_to_the_wrong_node_follows_the_hint_and_plays_on_the_ow
         address = stack.enter_context(nginx([n.port for n in nodes], [n.id for n in nodes]))
         url = address.replace("http://", "ws://") + "/ws"
         host_moves: list[int] = []
-        host = BotClient(url, paced(host_moves), name="host bot", say=quiet)
+        host = BotClient(url, slow("host", host_moves), name="host bot", say=quiet)
         hosting = asyncio.create_task(host.run(Plan(seats=2, wait_s=30)))
-        rooms: list[dict[str, Any]] = []
-        async with aiohttp.ClientSession() as http:
-            for _ in range(200):
-                async with http.get(f"{address}/api/rooms") as response:
-                    rooms = (await response.json())["rooms"]
-                if rooms:
-                    break
-                await asyncio.sleep(0.05)
-        assert rooms, "the host bot opened no room"
-        room_id = rooms[0]["id"]
+        room_id = await first_room(address)
         owner = await owner_of(redis_url, room_id)
         other = next(n for n in nodes if n.id != owner)
         assert owner in {n.id for n in nodes} and other.id != owner
@@ -96,7 +69,7 @@ async def test_a_bot_sent_to_the_wrong_node_follows_the_hint_and_plays_on_the_ow
         await asyncio.wait_for(subscribed.wait(), 5)  # before the guest says anything
         notes: list[tuple[float, str]] = []
         guest_moves: list[int] = []
-        guest = BotClient(f"{url}?node={other.id}", paced(guest_moves), name="guest bot",
+        guest = BotClient(f"{url}?node={other.id}", slow("guest", guest_moves), name="guest bot",
                           say=quiet)  # fmt: skip
 
         def told(state: Connection, note: str) -> None:

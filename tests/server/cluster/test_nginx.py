@@ -37,6 +37,20 @@ def slow(name: str, moves: list[int]):  # type: ignore[no-untyped-def]
     return choose
 
 
+async def first_room(address: str) -> str:
+    """The id of the first room the address lists, once it lists one (10 s at most)."""
+    rooms: list[dict[str, str]] = []
+    async with aiohttp.ClientSession() as http:
+        for _ in range(200):
+            async with http.get(f"{address}/api/rooms") as response:
+                rooms = (await response.json())["rooms"]
+            if rooms:
+                break
+            await asyncio.sleep(0.05)
+    assert rooms, "no room was opened"
+    return rooms[0]["id"]
+
+
 async def test_two_bots_through_nginx_survive_the_death_of_their_node(
     tmp_path: Path, redis_url: str, cluster_db: str
 ) -> None:
@@ -47,14 +61,7 @@ async def test_two_bots_through_nginx_survive_the_death_of_their_node(
         host_moves: list[int] = []
         host = BotClient(url, slow("host", host_moves), name="host bot", say=quiet)
         hosting = asyncio.create_task(host.run(Plan(seats=2, wait_s=30)))
-        async with aiohttp.ClientSession() as http:
-            for _ in range(200):
-                async with http.get(f"{address}/api/rooms") as response:
-                    rooms = (await response.json())["rooms"]
-                if rooms:
-                    break
-                await asyncio.sleep(0.05)
-        room_id = rooms[0]["id"]
+        room_id = await first_room(address)
         guest = BotClient(url, slow("guest", []), name="guest bot", say=quiet)
         guesting = asyncio.create_task(guest.run(Plan(room=room_id)))
         for _ in range(200):
