@@ -421,9 +421,12 @@ class ClientModel:
         return []  # pong, and any message that changes nothing here
 
     def _on_welcome(self, msg: Welcome, now: float) -> list[str]:
+        # Signed in again while online, as the same player: the end of a move to the
+        # room's server node, which the session tells in a line of its own.
+        moved = self.connection == Connection.ONLINE and self.me == msg.player
         self.me = msg.player
         self.connection = Connection.ONLINE
-        return [f"signed in as {msg.player.name} on {msg.server}"]
+        return [] if moved else [f"signed in as {msg.player.name} on {msg.server}"]
 
     def _on_error_message(self, msg: ErrorMessage, now: float) -> list[str]:
         if is_drop_notice(msg):

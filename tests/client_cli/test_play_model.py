@@ -8,7 +8,7 @@ import stat
 from client_cli.config import SavedSignIn, TokenStore
 from client_cli.model.checks import verify_result
 from client_cli.model.state import ClientModel
-from client_cli.model.views import View
+from client_cli.model.views import Connection, View
 from client_cli.session import http_base, normalize_url
 from engine import Grid, commitment, deal, room_seed, score_board
 from engine.grid import cell_name
@@ -249,6 +249,17 @@ def test_a_sign_in_is_the_server_s_whichever_node_the_address_asks_for(
     # One saved before the node was left out of the key is still found by its URL.
     store.path.write_text('{"ws://h:8080/ws?node=b": {"token": "old", "name": "cy", "id": "p3"}}')
     assert store.get("ws://h:8080/ws?node=b") == SavedSignIn("old", "cy", "p3")
+
+
+def test_a_sign_in_is_told_unless_it_ends_a_move_to_another_node() -> None:
+    model = ClientModel("ws://h/ws")
+    model.set_connection(Connection.CONNECTING)
+    assert model.apply(Welcome(server="test", player=ME), 0.0) == ["signed in as ada on test"]
+    # A move: the session closes and signs in again with no state in between.
+    assert model.apply(Welcome(server="test", player=ME), 1.0) == []
+    # A connection lost and found again is told.
+    model.set_connection(Connection.RECONNECTING, "the server closed the connection")
+    assert model.apply(Welcome(server="test", player=ME), 2.0) == ["signed in as ada on test"]
 
 
 def test_server_addresses() -> None:

@@ -99,6 +99,8 @@ async def test_the_move_to_the_rooms_node_is_one_line_and_the_match_goes_on(
             assert isinstance(app.screen, RoomScreen) and app.model.connection == Connection.ONLINE
             said = "\n".join(app.log_lines)
             assert "connection lost" not in said and "Refused" not in said
+            # The move is one line: the sign-in on the new node is not told again.
+            assert said.count("signed in as ada") == 1, app.log_lines
             await pilot.press("s")
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
             for turn in range(1, 17):
