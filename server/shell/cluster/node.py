@@ -308,10 +308,13 @@ class ClusterNode(WatchingNode):
                 await self.hub.apply(
                     lambda: self.lobby.connect(player, clock.now_ms(), address=address)
                 )
+            # Not a room being handed on (a pairing may have run while the sign-in was
+            # applied): the node it goes to tells of it.
+            handing = self.tables.handing
             seats = [
                 [room.id, player.id]
                 for room in self.lobby.rooms_of(player.id)
-                if room.seat_of(player.id) is not None
+                if room.seat_of(player.id) is not None and room.id not in handing
             ]
             if seats:  # its new connection there may be due a node_hint (.hints)
                 self.bus.publish_later(origin, {"k": "seats", "seats": seats})
