@@ -2,7 +2,7 @@
 // banner, and one render of the current view whenever the store changes.
 
 import { Connection, socketUrl } from "./conn.js";
-import { clock, fill, h } from "./dom.js";
+import { adopt, append, clock, fill, h } from "./dom.js";
 import { NodeRoute } from "./nodes.js";
 import { Store, freshContribution } from "./store.js";
 import { signInView, accountView } from "./views/signin.js";
@@ -263,17 +263,26 @@ function currentView() {
 
 function render() {
   if (ctx.held) return; // redrawn when the hold ends
-  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
+  const active = document.activeElement;
+  const focused = active && active.dataset ? active.dataset.key : null;
   const projector = ctx.route[0] === "t" && ctx.route[2] === "projector";
   document.documentElement.classList.toggle("projector", projector);
-  const view = currentView();
-  fill(root, projector || !store.me ? null : nav(), view);
-  if (focused) {
-    const again = root.querySelector(`[data-key="${CSS.escape(focused)}"]`);
-    if (again) again.focus({ preventScroll: true });
+  const drawing = append(document.createDocumentFragment(), [projector || !store.me ? null : nav(), currentView()]);
+  let again = focused ? drawing.querySelector(`[data-key="${CSS.escape(focused)}"]`) : null;
+  if (again && typing(active, again)) {
+    adopt(active, again); // the field being typed in stays, caret and selection with it
+    again = active;
   }
+  fill(root, drawing);
+  if (again) again.focus({ preventScroll: true });
   tick();
   renderBanner();
+}
+
+/** A text field that a redraw draws again alike (same kind, same text): the one to keep. */
+function typing(active, fresh) {
+  const field = active.tagName === "TEXTAREA" || (active.tagName === "INPUT" && !["checkbox", "radio", "button", "submit"].includes(active.type));
+  return field && fresh.tagName === active.tagName && fresh.type === active.type && fresh.value === active.value;
 }
 
 function renderBanner() {

@@ -14,7 +14,7 @@ export function h(tag, attrs, ...children) {
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value === false || value === null || value === undefined) continue;
     if (key.startsWith("on") && typeof value === "function") {
-      el.addEventListener(key.slice(2), value);
+      on(el, key.slice(2), value);
     } else if (key === "dataset") {
       for (const [k, v] of Object.entries(value)) el.dataset[k] = String(v);
     } else if (key === "value" && "value" in el) {
@@ -35,6 +35,38 @@ export function append(el, children) {
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return el;
+}
+
+// An element's handlers are kept in ``el.handlers``, behind one listener per kind
+// of event, so that a redraw can keep a field being typed in (see ``adopt``).
+function on(el, type, handler) {
+  if (!el.handlers) el.handlers = {};
+  if (!(type in el.handlers)) {
+    el.addEventListener(type, (event) => {
+      const current = el.handlers[type];
+      if (current) current(event);
+    });
+  }
+  el.handlers[type] = handler;
+}
+
+/**
+ * Put ``kept`` where ``fresh`` stands in a new drawing, with ``fresh``'s attributes
+ * and handlers: a field being typed in keeps its caret, its selection and what is
+ * being composed across a redraw (a new element would lose them, and a key typed
+ * over a selection would be added to the text instead of replacing it).
+ */
+export function adopt(kept, fresh) {
+  for (const { name } of [...kept.attributes]) {
+    if (!fresh.hasAttribute(name)) kept.removeAttribute(name);
+  }
+  for (const { name, value } of fresh.attributes) {
+    if (kept.getAttribute(name) !== value) kept.setAttribute(name, value);
+  }
+  for (const type of Object.keys(kept.handlers || {})) kept.handlers[type] = null;
+  for (const [type, handler] of Object.entries(fresh.handlers || {})) on(kept, type, handler);
+  kept.disabled = fresh.disabled;
+  fresh.replaceWith(kept);
 }
 
 /** Replace every child of ``el``. */
