@@ -12,6 +12,7 @@ from pathlib import Path
 import aiohttp
 import websockets
 
+from protocol.fields import NODE_ID_PATTERN
 from server.web import ROOT, content_security_policy, load
 from tests.server.live import running_server
 
@@ -109,3 +110,13 @@ def test_the_client_never_writes_markup() -> None:
     assert len(scripts) >= 10
     for script in scripts:
         assert forbidden.search(script.read_text("utf-8")) is None, script.name
+
+
+def test_the_client_checks_node_ids_as_the_server_does() -> None:
+    """The web client refuses a ``node_hint`` whose node the server's own pattern
+    (``protocol.fields.NODE_ID_PATTERN``) would refuse, and keeps no other one: its
+    pattern is the same text."""
+    script = (ROOT / "js" / "nodes.js").read_text("utf-8")
+    found = re.search(r"^const NODE = /\^(.+)\$/;$", script, re.M)
+    assert found is not None
+    assert found[1] == NODE_ID_PATTERN
