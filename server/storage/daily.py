@@ -46,7 +46,7 @@ def apply(db: Tx, write: object) -> bool:
         )
         return True
     if isinstance(write, DailyAttemptBegan):
-        db.execute(
+        db.write(
             "INSERT INTO daily_attempts VALUES (?, ?, ?, ?, ?, ?, ?)",
             (write.day, write.player_id, write.room_id, write.match_id, write.pace,
              write.clock_ms, write.at_ms),

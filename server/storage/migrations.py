@@ -51,11 +51,20 @@ def _baseline(tx: Tx) -> None:
     _run(schema.INDEXES)(tx)
 
 
+def _expect(tx: Tx) -> None:
+    """Version 4: PostgreSQL checks a write's count of rows changed in the database
+    (schema.EXPECT), so that a transaction's fences go with its commit. Nothing to do
+    on SQLite, whose writer counts them."""
+    if tx.dialect == "postgresql":
+        tx.execute(schema.EXPECT)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline", _baseline),
     # IF NOT EXISTS: a SQLite file from before versions may have them already.
     Migration(2, "daily deal", _run(schema.DAILY)),
     Migration(3, "fences", _run(schema.FENCES)),  # a cluster's lease tokens (docs/scaling.md)
+    Migration(4, "expected row counts", _expect),
 )
 
 LATEST = MIGRATIONS[-1].version

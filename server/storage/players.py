@@ -70,7 +70,7 @@ def new_player(
         f"SELECT 1 AS taken FROM players WHERE name_key = ? AND {HOLDS_NAME} LIMIT 1", (key,)
     ):
         raise NameTaken(f"a registered player holds the key of {name!r}")
-    tx.execute(
+    tx.write(
         "INSERT INTO players (id, name, guest, bot, token_hash, created_ms, name_key)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
         (pid, name, int(guest), int(bot), token_hash, now_ms, key),

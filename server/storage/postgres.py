@@ -2,9 +2,11 @@
 
 psycopg 3, for both sides of the storage: its synchronous connection on the
 writer's thread (so that the writer works as it does on SQLite: a whole batch
-in one trip to the thread, one transaction, one commit; a run of placements is
-one ``COPY``, an ``executemany`` of an ``INSERT`` one multi-row ``INSERT``, any
-other ``executemany`` runs in libpq's pipeline mode) and its
+in one trip to the thread, one transaction, one commit; the writes whose row
+counts nobody reads are held and sent together, a transaction of them only in
+two trips (:class:`PostgresTx`); a long run of placements is one ``COPY``, an
+``executemany`` of an ``INSERT`` one multi-row ``INSERT``, any other
+``executemany`` runs in libpq's pipeline mode) and its
 asynchronous one for the readers, on the event loop, from a pool (psycopg_pool)
 of up to :data:`READERS` connections, so that one slow read (a long history)
 does not hold up every sign-in behind it.
@@ -35,7 +37,8 @@ from psycopg import errors
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
-from server.storage.sql import Args, Row
+from server.storage.schema import EXPECT_FUNCTION, EXPECTATION
+from server.storage.sql import Args, Row, marks
 
 _ROWID = re.compile(r"\browid\b")
 # An INSERT of one row of placeholders: (head, the row, tail) as one statement of many rows.
@@ -44,6 +47,7 @@ INSERT_ROWS = 200  # rows of one multi-row INSERT at most (a statement's paramet
 _SCHEMA_LOCK = 0x637269625F7371  # pg_advisory_xact_lock's key for migrations ("crib_sq")
 SESSION = ("SET synchronous_commit = on", "SET lock_timeout = '5s'")
 READERS = 4  # the readers' connections at most (one is opened at start)
+HELD_ROWS = 2  # a run of at most this many rows is bound on the client and held, else COPY
 
 
 @functools.lru_cache(maxsize=1024)
@@ -78,48 +82,118 @@ def _adapt(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> None
 
 
 class PostgresTx:
+    """One transaction on the writer's connection, in as few trips to the server as
+    it can. The writes nobody reads a count of (:meth:`write`, :meth:`expect`, short
+    runs of :meth:`append` and multi-row ``INSERT``) are bound on the client, by
+    psycopg's own quoting, and held; they go to the server, several statements in
+    one query, with the next statement that must run at once, or at the commit. A
+    transaction of held writes only (a few placements and their fences: the bulk of
+    the traffic) is two trips: ``BEGIN`` and its writes in one query, then
+    ``COMMIT``, where ``BEGIN``, each statement and ``COMMIT`` were one each. The
+    ``COMMIT`` stays a trip of its own: only a writer that saw every write succeed
+    sends it, so a server killed while its writes wait on a lock commits nothing."""
+
     dialect = "postgresql"
 
     def __init__(self, conn: psycopg.Connection[Row]) -> None:
         self._conn = conn
+        self._client = psycopg.ClientCursor(conn)
+        self._held: list[str] = []
+        self._expected: list[Exception] = []  # the failures of the expect()s, by index
+        self.begun = False  # BEGIN sent: the transaction is open on the server
+
+    def write(self, sql: str, args: Args = ()) -> None:
+        self._held.append(self._client.mogrify(translate(sql), args))
+
+    def expect(self, sql: str, args: Args, rows: int, failure: Exception) -> None:
+        # The count is checked in the database (migration 4), so that it can be held.
+        self._expected.append(failure)
+        self._held.append(
+            f"WITH changed AS ({self._client.mogrify(translate(sql), args)} RETURNING 1)"
+            f" SELECT {EXPECT_FUNCTION}((SELECT count(*) FROM changed),"
+            f" {int(rows)}, {len(self._expected) - 1})"
+        )
 
     def execute(self, sql: str, args: Args = ()) -> int:
+        self._now()
         return self._conn.execute(translate(sql), args).rowcount
 
     def executemany(self, sql: str, rows: Sequence[Args]) -> None:
         insert = _insert_parts(sql)
         if insert is None:
+            self._now()
             with self._conn.cursor() as cur:
                 cur.executemany(translate(sql), rows)
             return
-        # One statement (a few rows: a match's seats, its results): for 4 rows, about
-        # 130 µs less of the writer's CPU than pipeline mode's statement a row
-        # (docs/scaling.md).
+        # One statement of many rows (a match's seats, its results), held.
         head, row, tail = insert
         for start in range(0, len(rows), INSERT_ROWS):
             part = rows[start : start + INSERT_ROWS]
-            self._conn.execute(
-                translate(head + ", ".join([row] * len(part)) + tail),
-                [value for args in part for value in args],
-            )
+            self.write(head + ", ".join([row] * len(part)) + tail, [v for a in part for v in a])
 
     def append(self, table: str, columns: Sequence[str], rows: Sequence[Args]) -> None:
-        # COPY: a third of executemany's CPU a row in the writer (docs/scaling.md).
+        if len(rows) <= HELD_ROWS:
+            self.write(
+                f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                + ", ".join([f"({marks(len(columns))})"] * len(rows)),
+                [value for row in rows for value in row],
+            )
+            return
+        # A longer run by COPY, at once: binding it on the client costs more than the
+        # trips it saves (batches of 8: about 60 against 45 µs a placement, docs/scaling.md).
+        self._now()
         sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
         with self._conn.cursor() as cur, cur.copy(sql) as copy:
             for row in rows:
                 copy.write_row(row)
 
     def fetchall(self, sql: str, args: Args = ()) -> list[Row]:
+        self._now()
         return self._conn.execute(translate(sql), args).fetchall()
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
-        with self._conn.transaction():  # nested: a savepoint
+        self._now()
+        self._conn.execute("SAVEPOINT statement_group")
+        try:
             yield
+            self._send()  # what the group holds fails inside it
+        except BaseException:
+            self._held.clear()
+            self._conn.execute("ROLLBACK TO SAVEPOINT statement_group")
+            self._conn.execute("RELEASE SAVEPOINT statement_group")
+            raise
+        self._conn.execute("RELEASE SAVEPOINT statement_group")
 
     def lock_schema(self) -> None:
+        self._now()
         self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+
+    def commit(self) -> None:
+        """Send what is held, and commit (nothing if nothing was written)."""
+        if self.begun or self._held:
+            self._now()
+            self._conn.execute("COMMIT")
+
+    def _now(self) -> None:
+        """Before a statement that must run at once: the transaction open on the
+        server, with what is held."""
+        if not self.begun:
+            self._held.insert(0, "BEGIN")
+            self.begun = True
+        self._send()
+
+    def _send(self) -> None:
+        if not self._held:
+            return
+        query = ";\n".join(self._held)
+        self._held.clear()
+        try:
+            self._client.execute(query)
+        except psycopg.DatabaseError as exc:
+            if exc.sqlstate == EXPECTATION and exc.diag.message_detail is not None:
+                raise self._expected[int(exc.diag.message_detail)] from exc
+            raise
 
 
 class PostgresWriter:
@@ -145,8 +219,15 @@ class PostgresWriter:
         conn = self._conn
         if conn is None or conn.closed or conn.broken:
             conn = self._connect()
-        with conn.transaction():
-            yield PostgresTx(conn)
+        tx = PostgresTx(conn)
+        try:
+            yield tx
+            tx.commit()
+        except BaseException:
+            if tx.begun and not conn.broken:
+                with contextlib.suppress(psycopg.Error):
+                    conn.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         if self._conn is not None:

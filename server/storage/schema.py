@@ -263,6 +263,22 @@ CREATE TABLE IF NOT EXISTS fences (
 );
 """
 
+# PostgreSQL only: a write's count of rows changed, checked in the database (Tx.expect),
+# so that a transaction's fences go to the server with its commit. It raises
+# EXPECTATION, the expect()'s index as its detail. SQLite counts them in the writer.
+EXPECT_FUNCTION = "cribsquares_expect"
+EXPECTATION = "CS001"
+EXPECT = f"""
+CREATE OR REPLACE FUNCTION {EXPECT_FUNCTION}(changed BIGINT, expected BIGINT, failure INT)
+RETURNS VOID LANGUAGE plpgsql AS $$
+BEGIN
+  IF changed <> expected THEN
+    RAISE EXCEPTION 'expected % rows changed, % were', expected, changed
+      USING ERRCODE = '{EXPECTATION}', DETAIL = failure::text;
+  END IF;
+END
+$$"""
+
 
 def statements(script: str, dialect: str) -> list[str]:
     """The statements of ``script`` for ``dialect``, one by one."""

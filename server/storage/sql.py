@@ -29,6 +29,16 @@ class Tx(Protocol):
     def execute(self, sql: str, args: Args = ()) -> int:
         """Run one statement; the number of rows it changed."""
 
+    def write(self, sql: str, args: Args = ()) -> None:
+        """Run one statement whose row count nobody reads. An engine may hold it and
+        send it with the next statement that must run at once, or with the commit
+        (PostgreSQL: a transaction of such writes is one trip to the server)."""
+
+    def expect(self, sql: str, args: Args, rows: int, failure: Exception) -> None:
+        """A write that must change ``rows`` rows: if it changes another number, the
+        transaction raises ``failure`` (when the statement runs, or at the commit)
+        and nothing of it is stored."""
+
     def executemany(self, sql: str, rows: Sequence[Args]) -> None: ...
 
     def append(self, table: str, columns: Sequence[str], rows: Sequence[Args]) -> None:

@@ -35,6 +35,13 @@ class SqliteTx:
     def execute(self, sql: str, args: Args = ()) -> int:
         return self._db.execute(sql, args).rowcount
 
+    def write(self, sql: str, args: Args = ()) -> None:
+        self._db.execute(sql, args)
+
+    def expect(self, sql: str, args: Args, rows: int, failure: Exception) -> None:
+        if self._db.execute(sql, args).rowcount != rows:
+            raise failure
+
     def executemany(self, sql: str, rows: Sequence[Args]) -> None:
         self._db.executemany(sql, rows)
 

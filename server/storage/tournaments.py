@@ -48,17 +48,17 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
     """Write a tournament event; False for any other event."""
     match event:
         case TournamentSnapshot():
-            db.execute(
+            db.write(
                 "INSERT INTO tournament_snapshots VALUES (?, ?, ?) ON CONFLICT (tournament_id)"
                 " DO UPDATE SET state = excluded.state, saved_ms = excluded.saved_ms",
                 (event.tournament_id, json.dumps(event.state), event.at_ms),
             )
         case Abandon(tournament_id=tid):
-            db.execute(f"UPDATE tournaments SET status = 'abandoned' WHERE id = ? AND {RUNNING}",
+            db.write(f"UPDATE tournaments SET status = 'abandoned' WHERE id = ? AND {RUNNING}",
                        (tid,))  # fmt: skip
-            db.execute("DELETE FROM tournament_snapshots WHERE tournament_id = ?", (tid,))
+            db.write("DELETE FROM tournament_snapshots WHERE tournament_id = ?", (tid,))
             # Nothing of it is played any more: its rounds' deals are no longer embargoed.
-            db.execute(
+            db.write(
                 "UPDATE embargoes SET lifted_ms = ?"
                 " WHERE lifted_ms IS NULL AND substr(id, 1, ?) = ?",
                 (time.time_ns() // 1_000_000, len(tid) + 1, tid + "/"),
@@ -66,7 +66,7 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
         case TournamentCreated():
             h = event.host
             seat_players(db, [(h.id, h.name, h.guest, h.bot)], event.at_ms)
-            db.execute(
+            db.write(
                 "INSERT INTO tournaments (id, name, format, visibility, host_id, settings,"
                 " commitment, status, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, 'registering', ?)",
                 (
@@ -77,7 +77,7 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
         case TournamentEntry():
             p = event.player
             seat_players(db, [(p.id, p.name, p.guest, p.bot)], event.at_ms)
-            db.execute(
+            db.write(
                 "INSERT INTO tournament_entries VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (tournament_id, player_id) DO UPDATE SET status = excluded.status,"
                 " seed = excluded.seed",
@@ -87,7 +87,7 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
                 ),
             )  # fmt: skip
         case TournamentRoundBegan():
-            db.execute(
+            db.write(
                 "INSERT INTO tournament_rounds VALUES (?, ?, ?, ?, ?, NULL, ?, NULL)",
                 (
                     event.tournament_id, event.round, event.contribution,
@@ -96,7 +96,7 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
                 ),
             )  # fmt: skip
         case TournamentTableChanged():
-            db.execute(
+            db.write(
                 "INSERT INTO tournament_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (tournament_id, round, table_no) DO UPDATE SET"
                 " room_id = excluded.room_id, series_id = excluded.series_id,"
@@ -109,25 +109,25 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
                 ),
             )  # fmt: skip
         case TournamentRoundEnded():
-            db.execute(
+            db.write(
                 "UPDATE tournament_rounds SET server_secret = ?, finished_ms = ?"
                 " WHERE tournament_id = ? AND round = ?",
                 (event.server_secret, event.at_ms, event.tournament_id, event.round),
             )
         case TournamentStatus():
             status = {"started": "playing", "resumed": "playing"}.get(event.status, event.status)
-            db.execute("UPDATE tournaments SET status = ? WHERE id = ?",
+            db.write("UPDATE tournaments SET status = ? WHERE id = ?",
                        (status, event.tournament_id))  # fmt: skip
             if event.status == "started":
-                db.execute("UPDATE tournaments SET started_ms = ? WHERE id = ?",
+                db.write("UPDATE tournaments SET started_ms = ? WHERE id = ?",
                            (event.at_ms, event.tournament_id))  # fmt: skip
             if event.standings is not None:
-                db.execute(
+                db.write(
                     "UPDATE tournaments SET standings = ?, finished_ms = ? WHERE id = ?",
                     (json.dumps(list(event.standings)), event.at_ms, event.tournament_id),
                 )
                 # Over: nothing is left to resume (and the snapshot holds the chain's root).
-                db.execute("DELETE FROM tournament_snapshots WHERE tournament_id = ?",
+                db.write("DELETE FROM tournament_snapshots WHERE tournament_id = ?",
                            (event.tournament_id,))  # fmt: skip
         case _:
             return False

@@ -114,17 +114,19 @@ def _write_fences(tx: Tx, batch: list[Sequence[Write]]) -> None:
 
 
 def _fence(tx: Tx, fences: Sequence[tuple[str, int]]) -> None:
-    changed = tx.execute(
+    if len(fences) == 1:
+        key, token = fences[0]
+        stale = FencedOut(f"{key}: a newer owner holds it (token {token} is stale)")
+    else:
+        stale = FencedOut(f"a newer owner holds one or more of {len(fences)} keys")
+    tx.expect(
         "INSERT INTO fences (key, token) VALUES " + ", ".join(["(?, ?)"] * len(fences))
         + " ON CONFLICT (key) DO UPDATE SET token = excluded.token"
         " WHERE excluded.token >= fences.token",
         [value for fence in fences for value in fence],
+        len(fences),
+        stale,
     )  # fmt: skip
-    if changed != len(fences):
-        if len(fences) == 1:
-            key, token = fences[0]
-            raise FencedOut(f"{key}: a newer owner holds it (token {token} is stale)")
-        raise FencedOut(f"{len(fences) - changed} of {len(fences)} keys: a newer owner holds them")
 
 
 PLACEMENT_COLUMNS = (
@@ -155,7 +157,7 @@ def _apply(tx: Tx, event: Write) -> None:
         case NewPlayer(player=p, token_hash=h):
             players.new_player(tx, p.id, p.name, p.guest, p.bot, h, now_ms())
         case RoomOpened():
-            tx.execute(
+            tx.write(
                 "INSERT INTO rooms (id, name, visibility, pace, seats, card_clock_ms,"
                 " deal_clock_ms, creator_id, server_commitment, created_ms, invite_code, deals,"
                 " rated, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -172,11 +174,11 @@ def _apply(tx: Tx, event: Write) -> None:
                 tx, [(p.id, p.name, p.guest, p.bot) for _, p, _ in event.players], now_ms()
             )
             if event.embargo:
-                tx.execute(
+                tx.write(
                     "INSERT INTO embargoes (id) VALUES (?) ON CONFLICT DO NOTHING",
                     (event.embargo,),
                 )
-            tx.execute(
+            tx.write(
                 "INSERT INTO matches (id, room_id, pace, status, seed_commitment,"
                 " server_commitment, card_clock_ms, deal_clock_ms, started_ms, series_id, deal,"
                 " embargo) VALUES (?, ?, ?, 'playing', ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -190,7 +192,7 @@ def _apply(tx: Tx, event: Write) -> None:
                 "INSERT INTO match_players VALUES (?, ?, ?, ?)",
                 [(event.match_id, seat, p.id, c) for seat, p, c in event.players],
             )
-            tx.execute(
+            tx.write(
                 "INSERT INTO seeds VALUES (?, ?, ?, ?)",
                 (
                     event.match_id,
@@ -202,7 +204,7 @@ def _apply(tx: Tx, event: Write) -> None:
         case CardPlaced():
             _insert_placements(tx, [_placement_row(event)])
         case MatchEnded():
-            tx.execute(
+            tx.write(
                 "UPDATE matches SET status = 'finished', starter = ?, finished_ms = ? WHERE id = ?",
                 (event.starter, event.at_ms, event.match_id),
             )
@@ -217,8 +219,8 @@ def _apply(tx: Tx, event: Write) -> None:
                 ],
             )  # fmt: skip
         case AbandonSeries(series_id=series_id):
-            tx.execute("UPDATE series SET status = 'abandoned' WHERE id = ?", (series_id,))
-            tx.execute(
+            tx.write("UPDATE series SET status = 'abandoned' WHERE id = ?", (series_id,))
+            tx.write(
                 "UPDATE matches SET status = 'abandoned'"
                 " WHERE series_id = ? AND status = 'playing'",
                 (series_id,),
@@ -227,7 +229,7 @@ def _apply(tx: Tx, event: Write) -> None:
             players.seat_players(
                 tx, [(p.id, p.name, p.guest, p.bot) for p in event.players], now_ms()
             )
-            tx.execute(
+            tx.write(
                 "INSERT INTO series (id, room_id, best_of, rated, pace, origin, status,"
                 " started_ms, root_secret, secret_scheme)"
                 " VALUES (?, ?, ?, ?, ?, ?, 'playing', ?, ?, ?)",
@@ -254,7 +256,7 @@ def _apply(tx: Tx, event: Write) -> None:
                  "forfeited": forfeited}
                 for pid, won, points, used, forfeited in event.standings
             ]  # fmt: skip
-            tx.execute(
+            tx.write(
                 "UPDATE series SET status = ?, winner_id = ?, deals = ?,"
                 " standings = ?, finished_ms = ? WHERE id = ?",
                 (
@@ -263,13 +265,13 @@ def _apply(tx: Tx, event: Write) -> None:
                 ),
             )  # fmt: skip
         case EmbargoLifted():
-            tx.execute(
+            tx.write(
                 "INSERT INTO embargoes (id, lifted_ms) VALUES (?, ?) ON CONFLICT (id)"
                 " DO UPDATE SET lifted_ms = COALESCE(embargoes.lifted_ms, excluded.lifted_ms)",
                 (event.embargo, event.at_ms),
             )
         case Abandoned():
-            tx.execute(
+            tx.write(
                 "INSERT INTO abandonments (player_id, room_id, series_id, match_id, kind, at_ms)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (
@@ -279,7 +281,7 @@ def _apply(tx: Tx, event: Write) -> None:
             )  # fmt: skip
         case RatingChanged():
             rating, deviation, volatility = event.after
-            tx.execute(
+            tx.write(
                 "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (player_id, pace) DO UPDATE SET rating = excluded.rating,"
                 " deviation = excluded.deviation, volatility = excluded.volatility,"
@@ -287,7 +289,7 @@ def _apply(tx: Tx, event: Write) -> None:
                 (event.player_id, event.pool, rating, deviation, volatility, event.games,
                  event.at_ms),
             )  # fmt: skip
-            tx.execute(
+            tx.write(
                 "INSERT INTO rating_history (player_id, pace, series_id, room_id, opponent_id,"
                 " score, rating_before, deviation_before, rating_after, deviation_after,"
                 " volatility_after, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

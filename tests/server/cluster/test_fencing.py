@@ -7,8 +7,10 @@ import asyncio
 
 import pytest
 
-from server.storage import Fence, Storage, WriteFailed
+from protocol.rooms import Ready
+from server.storage import Fence, Storage, StoredPlayer, WriteFailed
 from server.storage.writes import write_batch
+from tests.server.roomkit import ALICE, Mailbox, make_room, place
 from tests.server.stores import StoreUnderTest
 
 
@@ -45,6 +47,12 @@ class _Recording:
     def execute(self, sql: str, args: list[object] | tuple[object, ...] = ()) -> int:
         self.statements.append((sql.split()[0], args))
         return len(args) // 2 if sql.startswith("INSERT INTO fences") else 1
+
+    def write(self, sql: str, args: list[object] | tuple[object, ...] = ()) -> None:
+        self.statements.append((sql.split()[0], args))
+
+    def expect(self, sql: str, args: list[object], rows: int, failure: Exception) -> None:
+        self.statements.append((sql.split()[0], args))
 
     def executemany(self, sql: str, rows: object) -> None:
         self.statements.append((sql.split()[0], rows))
@@ -88,3 +96,39 @@ async def test_one_stale_fence_among_many_is_pinned_on_its_step(store: StoreUnde
     assert store.rows("SELECT key, token FROM fences ORDER BY key") == [
         ("room:a", 3), ("room:b", 3), ("room:c", 3), ("room:d", 3),
     ]  # fmt: skip
+
+
+async def test_a_stale_fence_stores_none_of_its_steps_writes(store: StoreUnderTest) -> None:
+    """A step's fence goes to the database with the step's writes (PostgreSQL holds them
+    and sends them in one query, the fence checked there): a stale one leaves none of
+    them stored, and the step before it, under a token still current, stays."""
+    storage = await Storage.open(store.target)
+    storage.on_lost = lambda events: None
+    room, box = make_room(1), Mailbox()
+    try:
+        await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+        box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
+        place(room, box, ALICE, 100)
+        await storage.persist(room.take_events(), [Fence(f"room:{room.id}", 5)])
+        place(room, box, ALICE, 200)
+        place(room, box, ALICE, 300)
+        with pytest.raises(WriteFailed, match="newer owner"):
+            await storage.persist(room.take_events(), [Fence(f"room:{room.id}", 4)])
+    finally:
+        await storage.close()
+    assert store.rows("SELECT turn FROM placements") == [(1,)]
+    assert store.rows("SELECT token FROM fences") == [(5,)]
+
+
+async def test_text_bound_on_the_client_is_stored_as_it_was(store: StoreUnderTest) -> None:
+    """What PostgreSQL's writer binds on the client (psycopg's quoting) comes back as it
+    went in: quotes, backslashes, placeholders and percent signs are only text."""
+    storage = await Storage.open(store.target)
+    tricky = "O'Brien \\' %s %% ? ?? ');DROP TABLE players;-- ✓"
+    try:
+        await storage.create_player(StoredPlayer("p-quoted", tricky, True, False), "h-quoted")
+        found = await storage.find_player("p-quoted")
+    finally:
+        await storage.close()
+    assert found is not None and found["name"] == tricky
+    assert store.rows("SELECT count(*) FROM players") == [(1,)]
