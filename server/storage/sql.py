@@ -31,8 +31,8 @@ class Tx(Protocol):
 
     def write(self, sql: str, args: Args = ()) -> None:
         """Run one statement whose row count nobody reads. An engine may hold it and
-        send it with the next statement that must run at once, or with the commit
-        (PostgreSQL: a transaction of such writes is one trip to the server)."""
+        send it with the next statement that must run at once, or at the commit
+        (PostgreSQL: a transaction of such writes only is two trips to the server)."""
 
     def expect(self, sql: str, args: Args, rows: int, failure: Exception) -> None:
         """A write that must change ``rows`` rows: if it changes another number, the

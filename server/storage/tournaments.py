@@ -55,7 +55,7 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
             )
         case Abandon(tournament_id=tid):
             db.write(f"UPDATE tournaments SET status = 'abandoned' WHERE id = ? AND {RUNNING}",
-                       (tid,))  # fmt: skip
+                     (tid,))  # fmt: skip
             db.write("DELETE FROM tournament_snapshots WHERE tournament_id = ?", (tid,))
             # Nothing of it is played any more: its rounds' deals are no longer embargoed.
             db.write(
@@ -117,10 +117,10 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
         case TournamentStatus():
             status = {"started": "playing", "resumed": "playing"}.get(event.status, event.status)
             db.write("UPDATE tournaments SET status = ? WHERE id = ?",
-                       (status, event.tournament_id))  # fmt: skip
+                     (status, event.tournament_id))  # fmt: skip
             if event.status == "started":
                 db.write("UPDATE tournaments SET started_ms = ? WHERE id = ?",
-                           (event.at_ms, event.tournament_id))  # fmt: skip
+                         (event.at_ms, event.tournament_id))  # fmt: skip
             if event.standings is not None:
                 db.write(
                     "UPDATE tournaments SET standings = ?, finished_ms = ? WHERE id = ?",
@@ -128,7 +128,7 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
                 )
                 # Over: nothing is left to resume (and the snapshot holds the chain's root).
                 db.write("DELETE FROM tournament_snapshots WHERE tournament_id = ?",
-                           (event.tournament_id,))  # fmt: skip
+                         (event.tournament_id,))  # fmt: skip
         case _:
             return False
     return True
