@@ -132,11 +132,9 @@ class PostgresTx:
             self.write(head + ", ".join([row] * len(part)) + tail, [v for a in part for v in a])
 
     def append(self, table: str, columns: Sequence[str], rows: Sequence[Args]) -> None:
-        if len(rows) <= HELD_ROWS:
-            self.write(
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
-                + ", ".join([f"({marks(len(columns))})"] * len(rows)),
-                [value for row in rows for value in row],
+        if len(rows) <= HELD_ROWS:  # held, as one multi-row INSERT
+            self.executemany(
+                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks(len(columns))})", rows
             )
             return
         # A longer run by COPY, at once: binding it on the client costs more than the
