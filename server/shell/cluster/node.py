@@ -183,6 +183,8 @@ class ClusterNode(WatchingNode):
         placed, elsewhere, results = desk.placed, desk.elsewhere, desk.results
         desk.placed, desk.elsewhere, desk.results = [], [], []
         paired, self.lobby.head_to_head.paired = self.lobby.head_to_head.paired, []
+        # Before the first wait: a sign-in applied meanwhile must see the rooms going on.
+        moves = self.tables.follow_players(paired) if paired else []
         if self._rated:  # the other nodes read the ratings again once they are stored
             self._rated = False
             self.later(self._ratings_moved())
@@ -200,8 +202,8 @@ class ClusterNode(WatchingNode):
             self.owners[key] = self.id
         if placed or elsewhere or results:
             await self.tables.carry(placed, elsewhere, results)
-        if paired:
-            self.tables.follow_players(paired)
+        if moves:
+            self.tables.hand_over(moves)
         if seated:  # after the tables: a room handed on is told of by its next node
             self._seats_taken(seated)
         upsert, remove = self.directory.changes(touched.values())

@@ -118,12 +118,15 @@ class Tables:
         for (room_id, series_id), (deals, over) in told.items():
             self.node.later(self._table_result(room_id, series_id, deals, over))
 
-    def follow_players(self, rooms: list[str]) -> None:
+    def follow_players(self, rooms: list[str]) -> list[tuple[str, str]]:
         """Head-to-head rooms the coordinator opened (quick play, a challenge taken): one
         none of whose players is connected here goes, as a table does, to the node most
         of them are connected to (ties by id from the node after this one); one with as
-        many of them here as anywhere stays."""
+        many of them here as anywhere stays. Each that goes counts as being handed on
+        from now (``handing``: no seats notice names this node for it); the (room, node)
+        pairs returned are handed over by :meth:`hand_over`, once their leases are held."""
         order = self._order()
+        moves = []
         for room_id in rooms:
             there = self._where(self._seated(room_id))
             most = max(there.values(), default=0)
@@ -131,6 +134,11 @@ class Tables:
                 continue
             target = next(n for n in order if there.get(n, 0) == most)
             self.handing.add(room_id)
+            moves.append((room_id, target))
+        return moves
+
+    def hand_over(self, moves: list[tuple[str, str]]) -> None:
+        for room_id, target in moves:
             self.node.later(self._hand_over(room_id, target))
 
     def _order(self) -> list[str]:
