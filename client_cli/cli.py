@@ -40,10 +40,29 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    # The words being parsed, so that an error can point at an id read as an option.
+    words: Sequence[str] = ()
+
     def error(self, message: str) -> None:  # type: ignore[override]
         # One line, not argparse's usage block, so scripts get a clean stderr.
         sys.stderr.write(f"{self.prog}: error: {message}\n")
+        hint = dash_hint(_Parser.words)
+        if hint:
+            sys.stderr.write(hint + "\n")
         raise SystemExit(2)
+
+
+def dash_hint(words: Sequence[str]) -> str | None:
+    """One line for a word that looks like an id beginning with ``-`` (ids made
+    before they never did), which argparse reads as an unknown option."""
+    if "--" in words:
+        return None
+    for word in words:
+        if word.startswith("-") and not word.startswith("--") and len(word) > 2:
+            rest = [w for w in words if w != word]
+            shown = " ".join(["cribsquares", *rest, "--", word])
+            return f"hint: an id beginning with '-' goes last, after '--': {shown}"
+    return None
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -68,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_parser().print_help()  # bare ``cribsquares``: what it can do
         return 0
     parser = build_parser(words[0] if words[0] in COMMANDS else None)
+    _Parser.words = words
     args = parser.parse_args(words)
     try:
         code = args.func(args)

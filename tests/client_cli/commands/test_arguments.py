@@ -109,3 +109,28 @@ def test_the_store_is_set_by_the_config_file_and_checked_there_too(
     assert 'store = "postgresql://cribsquares@db.example.org:5432/cribsquares"' in result.out
     path.write_text('store = "ftp://example.org/db"\n')
     assert_one_line_error(run_cli("serve", "--config", str(path)), "store:")
+
+
+@pytest.mark.parametrize(
+    ("argv", "shown"),
+    [
+        (["tournament", "show", "-zhCnJuv"], "cribsquares tournament show -- -zhCnJuv"),
+        (
+            ["tournament", "export", "-zhCnJuv", "--format", "json"],
+            "cribsquares tournament export --format json -- -zhCnJuv",
+        ),
+        (["analyze", "-3KdKZAjbkuO"], "cribsquares analyze -- -3KdKZAjbkuO"),
+    ],
+)
+def test_an_id_beginning_with_a_dash_gets_a_hint_to_use_double_dash(
+    run_cli: Runner, argv: list[str], shown: str
+) -> None:
+    result = run_cli(*argv)
+    assert result.code == 2 and result.out == ""
+    error, hint = result.err.splitlines()
+    assert error.startswith("cribsquares")
+    assert hint == f"hint: an id beginning with '-' goes last, after '--': {shown}"
+
+
+def test_an_unknown_short_option_gets_no_id_hint(run_cli: Runner) -> None:
+    assert_one_line_error(run_cli("hand", "5H", "TD", "QS", "TC", "-x"), "cribsquares")
