@@ -10,9 +10,10 @@ from pydantic import Field
 
 from protocol.fields import Choice, Message, Pace, PlayerInfo, Ref, Request
 
-DayName = Annotated[
-    str, Field(min_length=10, max_length=10, pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-]
+# A day is named ``YYYY-MM-DD``; any other text of a sensible length is parsed, so
+# that a day that is not a date gets the same ``daily_not_found`` as a day with no
+# deal (docs/protocol.md), not a ``bad_message``.
+DayName = Annotated[str, Field(min_length=1, max_length=32)]
 # An attempt at the daily deal is played out even if the day ends meanwhile, and the
 # day's deal is revealed only once every attempt is over: its clocks are bounded.
 DailyCardClock = Annotated[int, Field(ge=5_000, le=120_000)]

@@ -64,6 +64,11 @@ def day_name(number: int) -> str:
     return f"{year:04d}-{month:02d}-{day:02d}"
 
 
+def no_deal(number: int) -> str:
+    """What every surface answers (``daily_not_found``) for a day with no deal."""
+    return f"no daily deal on that day: {day_name(number)}"
+
+
 def parse_day(text: str) -> int:
     """The number of the day named ``text`` (``YYYY-MM-DD``); ValueError otherwise."""
     parts = text.split("-")

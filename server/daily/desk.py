@@ -156,12 +156,14 @@ class DailyDesk:
         try:
             day = days.asked(asked.day, today)
         except ValueError as exc:
-            raise errors.DailyNotFound(str(exc)) from None
+            raise errors.DailyNotFound(f"no daily deal on that day: {exc}") from None
         if day < today - 1:
             raise errors.DailyNotFound(
                 f"the lobby keeps today and yesterday: ask GET /api/daily/{days.day_name(day)}"
             )
         facts = self.facts(day, today)
+        if facts.commitment is None and not facts.attempts:
+            raise errors.DailyNotFound(days.no_deal(day))
         held = None
         if player is not None:
             found = self.streaks.get(player.id)

@@ -130,10 +130,10 @@ async def daily(request: web.Request) -> web.Response:
     try:
         day = days.asked(request.match_info.get("day"), today)
     except ValueError as exc:
-        return _not_found(errors.DailyNotFound.code, str(exc))
+        return _not_found(errors.DailyNotFound.code, f"no daily deal on that day: {exc}")
     facts = await request.app[STORAGE].daily_day(day, today)
     if facts.commitment is None and not facts.attempts:
-        return _not_found(errors.DailyNotFound.code, f"no daily deal on {days.day_name(day)}")
+        return _not_found(errors.DailyNotFound.code, days.no_deal(day))
     view = daily_view(facts, top=top, now_ms=desk.calendar(now))
     return web.json_response(view.model_dump(mode="json", exclude={"type", "ref", "you"}))
 

@@ -200,6 +200,9 @@ Escape  back"""
         body = self.query_one("#daily-body", Static)
         if found is None:
             head.update(Text(self.note or "loading…", "bold red" if self.note else "italic"))
+            table.clear()  # not another day's standings under this day's refusal
+            table.display = False
+            body.update("")
             return
         got = self.received.get(found.day)
         left = found.left_ms - (int((time.monotonic() - got[1]) * 1000) if got else 0)

@@ -198,3 +198,23 @@ async def test_standings_streaks_and_yesterdays_deal_against_the_field(tmp_path:
         assert status == 404
         for c in people.values():
             await c.close()
+
+
+async def test_a_day_without_a_deal_is_daily_not_found_on_every_surface(tmp_path: Path) -> None:
+    # A fresh server draws today's secret and the next seven: yesterday has none.
+    async with running_server(tmp_path / "fresh.db", daily_calendar=Calendar()) as live:
+        ada = await signed_in(live, "ada")
+        yesterday = day_name(NOON // DAY_MS - 1)
+        for day in (yesterday, "not-a-day", "2026-02-30", day_name(NOON // DAY_MS + 30)):
+            reply = await daily(ada, day=day, ref="d")
+            assert reply["type"] == "error" and reply["code"] == "daily_not_found", reply
+            assert reply["reason"].startswith("no daily deal on that day"), reply
+            assert reply["ref"] == "d"
+            status, body = await http_json(live, f"/api/daily/{day}")
+            assert status == 404 and body["error"]["code"] == "daily_not_found", body
+            assert body["error"]["reason"].startswith("no daily deal on that day"), body
+        assert (await daily(ada, day=yesterday))[
+            "reason"
+        ] == f"no daily deal on that day: {yesterday}"
+        assert (await daily(ada))["status"] == "open"  # today's deal is there all along
+        await ada.close()
