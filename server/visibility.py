@@ -54,6 +54,15 @@ LISTED_ROOM_SQL = (
     " WHERE lt.room_id = r.id AND lv.visibility = 'public'))"
 )
 
+# An SQL condition on a match ``m`` of a room ``r`` that its own player lists: every
+# match it sat in, private rooms and bots included, except a daily attempt while its
+# day's embargo is on (an attempt is known to its player, and listed, once the day
+# is over: docs/daily.md).
+OWN_MATCH_SQL = (
+    "(m.embargo IS NULL OR m.embargo NOT LIKE 'daily/%' OR EXISTS ("
+    "SELECT 1 FROM embargoes oe WHERE oe.id = m.embargo AND oe.lifted_ms IS NOT NULL))"
+)
+
 
 def round_embargo(tournament_id: str, round_number: int) -> str:
     """The embargo group of every deal of a tournament round."""

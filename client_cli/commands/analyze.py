@@ -1,9 +1,10 @@
 """``cribsquares analyze``: the hindsight best board and a move-by-move review.
 
-The deal comes from a stored match (the server's store, SQLite or PostgreSQL,
-or a server's read-only HTTP API) or from a seed and the cells typed in deal order. The
-work is the engine's (:mod:`engine.analysis`); the text is
-:mod:`client_cli.analysis`'s.
+The deal comes from a finished match, asked of a server's read-only HTTP API
+(``--server``, by default the one ``play`` uses) or read from a store by an
+operator (``--db`` or ``--store``, SQLite or PostgreSQL), or from a seed and
+the cells typed in deal order. The work is the engine's
+(:mod:`engine.analysis`); the text is :mod:`client_cli.analysis`'s.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = subparsers.add_parser(
         "analyze",
         help="review a finished deal: the hindsight best board and each move's loss",
-        description="Analyse a finished match from the server's database (--db or --store) or a "
-        "server's HTTP API (--server), or a deal given by --seed and --moves: the best "
+        description="Analyse a finished match from a server's HTTP API (--server, by default "
+        "the one play uses) or a server's database (--db or --store), or a deal given by "
+        "--seed and --moves: the best "
         "board reachable knowing all 17 cards, the board played and its score, and for "
         "every move the expert bot's choice and the expected points lost.",
     )
@@ -33,7 +35,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--player", metavar="NAME", help="analyse only this player's board")
     source = p.add_mutually_exclusive_group()
     add_store_options(source)
-    source.add_argument("--server", metavar="URL", help="read the match from this server")
+    source.add_argument(
+        "--server", metavar="URL", help="read the match from this server (default: play's)"
+    )
     p.add_argument("--seed", metavar="SEED", help="analyse the deal of this seed instead")
     p.add_argument("--moves", nargs="+", metavar="CELL", help="with --seed: cells in deal order")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -103,9 +107,12 @@ def _inputs(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
     from client_cli.analysis import board_from_result, pick_boards
     from client_cli.history import parse_match
 
-    if args.server is not None:
-        data = asyncio.run(_from_server(args.server, args.match_id))
-        where: dict[str, Any] = {"source": "server", "server": args.server}
+    if args.db is None and args.store is None:
+        from client_cli.config import default_server
+
+        server = args.server or default_server()
+        data = asyncio.run(_from_server(server, args.match_id))
+        where: dict[str, Any] = {"source": "server", "server": server}
     else:
         store = chosen(args)
         data = asyncio.run(_from_store(store, args.match_id))

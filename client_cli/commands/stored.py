@@ -24,13 +24,13 @@ DEFAULT_DB = "cribsquares.db"
 def add_store_options(group: argparse._ActionsContainer) -> None:
     """``--db`` and ``--store`` (one or the other) on ``group``."""
     group.add_argument(
-        "--db", metavar="PATH", help=f"the server's SQLite file (default {DEFAULT_DB})"
+        "--db", metavar="PATH", help="read a server's SQLite file directly (an operator's)"
     )
     group.add_argument(
         "--store",
         metavar="URL",
-        help="the server's store, as `serve --store` takes it: postgresql://USER@HOST:PORT/DB,"
-        " sqlite:///PATH or a path",
+        help="read a server's store directly, as `serve --store` takes it:"
+        " postgresql://USER@HOST:PORT/DB, sqlite:///PATH or a path",
     )
 
 

@@ -65,10 +65,6 @@ def _series(store: Store, series_id: str) -> Awaitable[dict[str, Any] | None]:
     return store.series(series_id)
 
 
-def _matches(store: Store, who: str) -> Awaitable[dict[str, Any] | None]:
-    return store.player_matches(who)
-
-
 def _ratings(store: Store, who: str) -> Awaitable[dict[str, Any] | None]:
     return store.player_ratings(who)
 
@@ -78,7 +74,28 @@ def _match(store: Store, match_id: str) -> Awaitable[dict[str, Any] | None]:
 
 
 match_history = stored(_match, "match_id", "match_not_found", "no such match")
-player_history = stored(_matches, "name", "player_not_found", "no such player")
+
+
+async def player_history(request: web.Request) -> web.Response:
+    """``/api/players/{name}/matches``: the matches anyone may list; asked with the
+    player's own token (``Authorization: Bearer TOKEN``), every match it sat in."""
+    viewer: str | None = None
+    auth = request.headers.get("Authorization")
+    if auth is not None:
+        scheme, _, token = auth.partition(" ")
+        found = await request.app[HUB].player_of_token(token.strip()) if token.strip() else None
+        if scheme.lower() != "bearer" or found is None:
+            reason = "no player has that token: sign in again, or ask without Authorization"
+            return web.json_response(
+                {"error": {"code": errors.BadToken.code, "reason": reason}}, status=401
+            )
+        viewer = found.id
+    matches = await request.app[STORAGE].player_matches(request.match_info["name"], viewer=viewer)
+    if matches is None:
+        return _not_found("player_not_found", "no such player")
+    return web.json_response(matches)
+
+
 player_ratings = stored(_ratings, "name", "player_not_found", "no such player")
 series_history = stored(_series, "series_id", "series_not_found", "no such series")
 

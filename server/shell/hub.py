@@ -130,6 +130,12 @@ class Hub:
         storage.on_lost = self._lost
         self.quotas = make_quotas(config)
 
+    async def player_of_token(self, token: str) -> StoredPlayer | None:
+        """The player whose token ``token`` is (None: nobody's): an HTTP read made as
+        that player (``Authorization: Bearer``), such as its own whole history."""
+        digest = token_hash(token)
+        return self._cached_player(digest) or await self.storage.player_by_token_hash(digest)
+
     def _cached_player(self, digest: str) -> StoredPlayer | None:
         stored = self._players.get(digest)
         if stored is not None:

@@ -176,18 +176,23 @@ async def player_ratings(db: Reader, who: str, limit: int) -> dict[str, Any] | N
     }
 
 
-async def player_matches(db: Reader, who: str, limit: int) -> dict[str, Any] | None:
-    """The matches of a player given by id or name (registered names first) that may
-    be listed publicly (server.visibility: not a private room's)."""
+async def player_matches(
+    db: Reader, who: str, limit: int, viewer: str | None = None
+) -> dict[str, Any] | None:
+    """The matches of a player given by id or name (registered names first): for
+    anyone, those that may be listed publicly (server.visibility: not a private
+    room's); for the player itself (``viewer``, the id the request was made as),
+    every one it sat in that server.visibility lets its owner list."""
     p = await find_player(db, who)
     if p is None:
         return None
+    listed = visibility.OWN_MATCH_SQL if viewer == p["id"] else visibility.LISTED_ROOM_SQL
     rows = await db.fetch(
         _SUMMARY_SQL + ", res.rank, res.score, res.time_used_ms"
         " FROM match_players mp JOIN matches m ON m.id = mp.match_id"
         " JOIN rooms r ON r.id = m.room_id"
         " LEFT JOIN results res ON res.match_id = m.id AND res.player_id = mp.player_id"
-        f" WHERE mp.player_id = ? AND {visibility.LISTED_ROOM_SQL}"
+        f" WHERE mp.player_id = ? AND {listed}"
         " ORDER BY m.started_ms DESC LIMIT ?",
         (p["id"], limit),
     )
@@ -202,6 +207,7 @@ async def player_matches(db: Reader, who: str, limit: int) -> dict[str, Any] | N
         "player": player_json(p),
         "matches": matches,
         "abandoned": await _abandoned(db, p["id"]),
+        "all": viewer == p["id"],  # private rooms' matches included: the player asked
     }
 
 

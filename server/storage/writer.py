@@ -325,8 +325,10 @@ class Storage:
     async def match(self, match_id: str) -> dict[str, Any] | None:
         return await history.match_detail(self._reader, match_id)
 
-    async def player_matches(self, who: str, limit: int = 100) -> dict[str, Any] | None:
-        return await history.player_matches(self._reader, who, limit)
+    async def player_matches(
+        self, who: str, limit: int = 100, viewer: str | None = None
+    ) -> dict[str, Any] | None:
+        return await history.player_matches(self._reader, who, limit, viewer)
 
     async def recent_matches(self, limit: int = 20) -> list[dict[str, Any]]:
         return await history.recent_matches(self._reader, limit)

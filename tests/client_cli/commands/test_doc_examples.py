@@ -52,3 +52,12 @@ def test_example(run_cli: Runner, doc: str, command: str, output: str) -> None:
     assert _matches(output.splitlines(), result.out.splitlines()), (
         f"{doc}: cribsquares {command}\n{result.out}"
     )
+
+
+def test_the_schema_version_cli_md_gives_is_the_one_printed(run_cli: Runner) -> None:
+    import json
+
+    text = (DOCS / "cli.md").read_text("utf-8")
+    (shown,) = re.findall(r'`\{"version": (\d+), "client_to_server"', text)
+    printed = json.loads(run_cli("protocol", "schema").out)
+    assert int(shown) == printed["version"]

@@ -12,27 +12,32 @@ import { scoredBoard, staticGrid, tieRule, verificationPanel } from "./boards.js
 const cache = new Map(); // url -> {status, data, error}
 
 /** GET a JSON document of the HTTP API once per visit; render again when it arrives. */
-export function fetched(ctx, url, { again = false } = {}) {
-  const known = cache.get(url);
+export function fetched(ctx, url, { again = false, token = null } = {}) {
+  // Asked with the player's own token, an answer may hold more (its private games):
+  // kept apart from the answer anyone gets.
+  const key = token ? `${url} (as you)` : url;
+  const known = cache.get(key);
   if (known && !again) return known;
   const entry = known && again ? { ...known, loading: true } : { loading: true };
-  cache.set(url, entry);
-  fetch(url, { headers: { Accept: "application/json" } })
+  cache.set(key, entry);
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  fetch(url, { headers })
     .then(async (response) => {
       const body = await response.json().catch(() => null);
       if (response.status === 202) {
         // The server is computing it: ask again when it says.
         const wait = Number(response.headers.get("Retry-After") || 2);
-        cache.set(url, { loading: true, computing: true });
-        setTimeout(() => { if (cache.get(url) && cache.get(url).computing) fetched(ctx, url, { again: true }); }, wait * 1000);
+        cache.set(key, { loading: true, computing: true });
+        setTimeout(() => { if (cache.get(key) && cache.get(key).computing) fetched(ctx, url, { again: true, token }); }, wait * 1000);
         return;
       }
       if (!response.ok) {
         const retry = response.status === 503 ? Number(response.headers.get("Retry-After") || 5) : null;
-        cache.set(url, { error: (body && body.error && body.error.reason) || `HTTP ${response.status}`, status: response.status, retry });
-      } else cache.set(url, { data: body, status: response.status });
+        cache.set(key, { error: (body && body.error && body.error.reason) || `HTTP ${response.status}`, status: response.status, retry });
+      } else cache.set(key, { data: body, status: response.status });
     })
-    .catch((error) => cache.set(url, { error: String(error) }))
+    .catch((error) => cache.set(key, { error: String(error) }))
     .finally(() => ctx.render());
   return entry;
 }
@@ -49,7 +54,10 @@ export function playerView(ctx) {
   const who = ctx.route[1];
   const fresh = shownPlayer !== who;
   shownPlayer = who;
-  const matches = fetched(ctx, `/api/players/${encodeURIComponent(who)}/matches`, { again: fresh });
+  // One's own page is asked with one's token: every game one sat in, private rooms too.
+  const own = ctx.store.me && (who === ctx.store.me.name || who === ctx.store.me.id);
+  const token = own ? ctx.savedToken() : null;
+  const matches = fetched(ctx, `/api/players/${encodeURIComponent(who)}/matches`, { again: fresh, token });
   const ratings = fetched(ctx, `/api/players/${encodeURIComponent(who)}/ratings`, { again: fresh });
   if (matches.error) return h("main", { id: "main" }, h("h1", {}, who), h("p", { class: "error" }, matches.error));
   if (!matches.data) return h("main", { id: "main" }, h("h1", {}, who), h("p", { role: "status" }, "Loading…"));
@@ -62,6 +70,7 @@ export function playerView(ctx) {
     h("p", {}, `Abandoned: ${ab.left} left, ${ab.timeout} timed out.`),
     h("section", { class: "card-panel", "aria-labelledby": "matches-h" },
       h("h2", { id: "matches-h" }, `Matches (${matches.data.matches.length}, newest first)`),
+      matches.data.all ? h("p", { class: "help" }, "All your games, private rooms and bots included; others see only the public ones.") : null,
       matches.data.matches.length === 0 ? h("p", { class: "empty" }, "No match yet.") :
         h("div", { class: "table-scroll" }, h("table", { class: "matches" },
           h("thead", {}, h("tr", {}, ["When", "Room", "Pace", "Opponents", "Rank", "Points", ""].map((t) => h("th", { scope: "col" }, t)))),
