@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import get_args
 
 from client_cli.render import clock_text
 from protocol.fields import Pace, PlayerInfo
 from protocol.tournaments import (
     TournamentFormat,
     TournamentInfo,
+    TournamentListStatus,
     TournamentStanding,
     TournamentSummary,
     TournamentTable,
@@ -61,6 +63,20 @@ def list_rounds_text(t: TournamentSummary) -> str:
     return rounds_text(t.format, t.rounds, t.best_of)
 
 
+# The statuses ``list_tournaments`` may be asked for.
+LIST_STATUSES: tuple[str, ...] = get_args(TournamentListStatus)
+
+
+def winners_text(names: Sequence[str]) -> str:
+    """``"won by ada"``, ``"won by ada and bo (shared)"``, or ``""``: the server's
+    ``winners`` of a finished tournament."""
+    if not names:
+        return ""
+    if len(names) == 1:
+        return f"won by {names[0]}"
+    return f"won by {', '.join(names[:-1])} and {names[-1]} (shared)"
+
+
 def start_text(status: str, starts_ms: int | None) -> str:
     """When a tournament starts: ``"in 4:32"``, ``"by the host"``, or its status."""
     if status != "registering":
@@ -78,6 +94,9 @@ def summary_line(t: TournamentSummary) -> str:
     )
     if t.status == "registering":
         line += f", starts {start_text(t.status, t.starts_ms)}"
+    won = winners_text([w.name for w in t.winners])
+    if won:
+        line += f", {won}"
     return line
 
 
@@ -188,9 +207,9 @@ def round_text(info: TournamentInfo, round_left_ms: int | None, next_round_ms: i
     if status in ("finished", "cancelled"):
         played = f"{info.round} round{'s' if info.round != 1 else ''} played"
         text = f"{'over' if status == 'finished' else 'cancelled'}: {played}"
-        first = [s.player.name for s in info.standings if s.rank == 1]
-        if status == "finished" and first:
-            text += f"; {' and '.join(first)} {'win' if len(first) > 1 else 'wins'}"
+        won = winners_text([w.name for w in info.winners])
+        if status == "finished" and won:
+            text += f"; {won}"
         return text
     head = f"round {info.round} of {info.rounds}" if info.round else "not started"
     if status == "paused":

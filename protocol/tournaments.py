@@ -79,12 +79,19 @@ class CreateTournament(Request):
     ref: Ref = None
 
 
+TournamentListStatus = Literal["registering", "playing", "paused", "finished", "cancelled"]
+
+
 class ListTournaments(Request):
-    """A page of the public tournaments, oldest first (as ``list_rooms``)."""
+    """A page of the public tournaments: without ``status``, those held live (not
+    over, or over in the last minutes), oldest first, as ``list_rooms``; with a
+    ``status``, every public tournament in that status ever stored, newest first
+    (``finished`` lists them all, with their winners)."""
 
     type: Literal["list_tournaments"] = "list_tournaments"
     limit: PageLimit = PAGE_DEFAULT
     after: Cursor = None
+    status: TournamentListStatus | None = None
     ref: Ref = None
 
 
@@ -152,6 +159,7 @@ class TournamentSummary(Message):
     host: PlayerInfo
     starts_ms: int | None = None  # time left before a scheduled start
     registered_only: bool = False  # guests may not enter
+    winners: list[PlayerInfo] = Field(default_factory=list)  # finished: those ranked first
 
 
 class TournamentEntrant(Message):
@@ -230,6 +238,7 @@ class TournamentInfo(Message):
     tables: list[TournamentTable]  # the tables of the current (or last) round
     bracket: list[list[str | None]] | None = None  # knockout: each round's slots
     registered_only: bool = False  # guests may not enter
+    winners: list[PlayerInfo] = Field(default_factory=list)  # finished: those ranked first
 
 
 class TournamentUpdate(Message):

@@ -61,6 +61,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     ls = sub.add_parser("list", help="the server's public tournaments")
     common(ls)
+    ls.add_argument(
+        "--status",
+        choices=["registering", "playing", "paused", "finished", "cancelled"],
+        help="only those in this status (finished: with their winners)",
+    )
     ls.add_argument("--json", action="store_true", help="print the server's JSON object")
     ls.set_defaults(func=list_)
 
@@ -116,13 +121,14 @@ def _fetch(server: str, path: str, params: dict[str, str] | None = None) -> byte
 
 
 def list_(args: argparse.Namespace) -> int:
-    data = json.loads(_fetch(args.server, "/api/tournaments", {"limit": "100"}))  # the newest
+    params = {"limit": "100", **({"status": args.status} if args.status else {})}
+    data = json.loads(_fetch(args.server, "/api/tournaments", params))  # the newest
     if args.json:
         sys.stdout.write(json.dumps(data) + "\n")
         return 0
     rows = data["tournaments"]
     if not rows:
-        sys.stdout.write("no tournaments\n")
+        sys.stdout.write(f"no {args.status} tournaments\n" if args.status else "no tournaments\n")
     for t in rows:
         s = t["settings"]
         # A knockout's rounds follow from its bracket: the list shows those played.
@@ -132,6 +138,11 @@ def list_(args: argparse.Namespace) -> int:
             f" {t['entrants']:>3}/{s['max_players']:<3} round {t['rounds_played']}{of}"
             f"  {t['name']} (host {t['host']['name']})"
         )
+        from client_cli.tournaments import winners_text
+
+        won = winners_text([w["name"] for w in t.get("winners") or []])
+        if won:
+            line += f", {won}"
         sys.stdout.write(visible(line) + "\n")
     return 0
 

@@ -8,6 +8,7 @@ no I/O.
 from __future__ import annotations
 
 from client_cli.model.views import entrant_count, entrant_in, standing_in, table_in
+from client_cli.tournaments import winners_text
 from protocol.rooms import RoomInfo, RoomStatus
 from protocol.tournaments import TournamentInfo
 
@@ -137,9 +138,8 @@ def tournament_lines(old: TournamentInfo | None, info: TournamentInfo, me: str |
         }.get(info.status)
         if text:
             lines.append(text)
-    if info.status == "finished" and old_status != "finished" and info.standings:
-        first = [s.player.name for s in info.standings if s.rank == 1]
-        line = f"{name}: {' and '.join(first)} {'win' if len(first) > 1 else 'wins'}"
+    if info.status == "finished" and old_status != "finished" and info.winners:
+        line = f"{name}: {winners_text([w.name for w in info.winners])}"
         mine = standing_in(info, me)
         if mine is not None:
             line += f"; you finished #{mine.rank} of {len(info.standings)}"

@@ -31,10 +31,15 @@ from protocol.tournaments import (
 
 class TournamentCommands(PlainBase):
     async def cmd_tournaments(self, args: list[str]) -> None:
-        reply = await self.request(ListTournaments())
+        if len(args) > 1 or (args and args[0] not in tt.LIST_STATUSES):
+            raise SessionError(f"usage: tournaments [{'|'.join(tt.LIST_STATUSES)}]")
+        status = args[0] if args else None
+        reply = await self.request(ListTournaments(status=status))  # type: ignore[arg-type]
         listed = reply.tournaments if isinstance(reply, Tournaments) else []
-        if not listed:
-            self.say("no public tournaments: host one with: host NAME")
+        if not listed and status:
+            self.say(f"no public tournament {status}")
+        elif not listed:
+            self.say("no public tournaments: host one with: host NAME (tournaments finished: past)")
         for t in listed:
             mine = " (you are in it)" if self.model.entered(t.id) else ""
             self.say(tt.summary_line(t) + mine)

@@ -44,7 +44,7 @@ commands:
   leaderboard [PACE] [--top N] [--around NAME]
                                      the rated players of a pace (leaders for short)
   ratings [NAME]                     a player's ratings and their latest changes
-  tournaments                        the public tournaments
+  tournaments [finished|...]         the public tournaments (by status: every one in it)
   tournament [ID]                    one tournament: round, clock, your table, standings
                                      (and a knockout's bracket)
   register ID|CODE                   enter a tournament (a private one by its invite code)

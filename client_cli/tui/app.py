@@ -526,9 +526,9 @@ class CribApp(App[int]):
 
     # -- tournaments ------------------------------------------------------------
 
-    def list_tournaments(self) -> None:
+    def list_tournaments(self, status: str | None = None) -> None:
         if self.session.connected:
-            self.send(ListTournaments())
+            self.send(ListTournaments(status=status))  # type: ignore[arg-type]
 
     def open_tournament(self, tournament_id: str) -> None:
         """Show a tournament: its screen follows the snapshot asked for."""

@@ -26,7 +26,13 @@ from protocol.connection import Hello, Ping, Pong, Welcome
 from protocol.fields import PROTOCOLS, PlayerInfo
 from protocol.names import reserved
 from protocol.rooms import CreateRoom, JoinRoom, LeaveRoom, RoomOrigin
-from protocol.tournaments import CreateTournament, JoinTournament, LeaveTournament
+from protocol.tournaments import (
+    CreateTournament,
+    JoinTournament,
+    LeaveTournament,
+    ListTournaments,
+    Tournaments,
+)
 from protocol.wire import ClientMessage, ProtocolError, parse_client
 from server import errors
 from server.bots import BotPool
@@ -40,7 +46,9 @@ from server.shell import clock
 from server.shell.delivery import Delivery
 from server.shell.session import Session, in_background
 from server.storage import Fence, NameInUse, StoredPlayer, WriteFailed
+from server.storage.tournaments import BadCursor
 from server.store import Store
+from server.tournaments.views import stored_summary
 
 log = logging.getLogger(__name__)
 
@@ -372,9 +380,22 @@ class Hub:
         kind = QUOTA_KINDS.get(type(message))
         if kind is not None:
             self._spend(kind, session.address, player.id)
+        if isinstance(message, ListTournaments) and message.status is not None:
+            session.send_message(await self._stored_tournaments(message))
+            return
         if self.cluster is not None and await self.cluster.route(session, player, message):
             return  # answered from what the nodes share, or run by the room's owner
         await self.apply(lambda: self.lobby.handle(player, message, clock.now_ms()))
+
+    async def _stored_tournaments(self, asked: ListTournaments) -> Tournaments:
+        """A page of the public tournaments in one status, newest first, read from the
+        store (every node's; a finished one with its winners)."""
+        try:
+            rows, after = await self.storage.tournament_page(asked.limit, asked.after, asked.status)
+        except BadCursor as exc:
+            raise errors.RoomError(str(exc), code="bad_message") from None
+        listed = [stored_summary(row) for row in rows]
+        return Tournaments(tournaments=listed, next=after, ref=asked.ref)
 
     def require_storage(self) -> None:
         """While the database cannot be written, requests are refused, untouched:

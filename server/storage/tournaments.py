@@ -183,20 +183,22 @@ def _cursor(text: str | None) -> tuple[int, str]:
 
 
 async def tournament_page(
-    db: Reader, limit: int = 100, after: str | None = None
+    db: Reader, limit: int = 100, after: str | None = None, status: str | None = None
 ) -> tuple[list[dict[str, Any]], str | None]:
-    """A page of the public tournaments, newest first, and the next page's cursor
-    (None: the last). The index on (created_ms, id) makes any page cost the same."""
+    """A page of the public tournaments (``status``: only those in it), newest first,
+    and the next page's cursor (None: the last). The index on (created_ms, id) makes
+    any page cost the same."""
     created, tid = _cursor(after)
+    only = "" if status is None else " AND t.status = ?"
     rows = await db.fetch(
         "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot,"
         " (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id"
         "  AND e.status != 'withdrawn' AND e.status != 'removed') AS entrants,"
         " (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_played"
         " FROM tournaments t JOIN players p ON p.id = t.host_id"
-        " WHERE t.visibility = 'public' AND (t.created_ms, t.id) < (?, ?)"
+        f" WHERE t.visibility = 'public' AND (t.created_ms, t.id) < (?, ?){only}"
         " ORDER BY t.created_ms DESC, t.id DESC LIMIT ?",
-        (created, tid, limit + 1),
+        (created, tid, *(() if status is None else (status,)), limit + 1),
     )
     more = len(rows) > limit
     rows = rows[:limit]
@@ -222,9 +224,17 @@ def _listed(rows: Sequence[Row]) -> list[dict[str, Any]]:
             "settings": json.loads(r["settings"]),
             "created_ms": r["created_ms"],
             "finished_ms": r["finished_ms"],
+            "winners": _winners(r),
         }
         for r in rows
     ]
+
+
+def _winners(r: Row) -> list[dict[str, Any]]:
+    """The players ranked first in a finished tournament's final standings."""
+    if r["status"] != "finished" or not r["standings"]:
+        return []
+    return [s["player"] for s in json.loads(r["standings"]) if s.get("rank") == 1]
 
 
 async def tournament_detail(db: Reader, tid: str) -> dict[str, Any] | None:

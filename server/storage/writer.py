@@ -379,10 +379,10 @@ class Storage:
         return await tournaments.tournament_list(self._reader, limit)
 
     async def tournament_page(
-        self, limit: int, after: str | None
+        self, limit: int, after: str | None, status: str | None = None
     ) -> tuple[list[dict[str, Any]], str | None]:
         """(BadCursor: ``after`` is not one of ours.)"""
-        return await tournaments.tournament_page(self._reader, limit, after)
+        return await tournaments.tournament_page(self._reader, limit, after, status)
 
     async def tournament(self, tournament_id: str) -> dict[str, Any] | None:
         return await tournaments.tournament_detail(self._reader, tournament_id)

@@ -7,12 +7,15 @@ being played, which are the live ones of its director (stored ones are final).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from aiohttp import web
 
 from protocol.fields import PAGE_DEFAULT, PAGE_MAX
+from protocol.tournaments import TournamentListStatus
 from server.storage.tournaments import BadCursor, boards_csv, standings_csv
+
+STATUSES: tuple[str, ...] = get_args(TournamentListStatus)
 
 
 def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.RouteDef]:
@@ -28,16 +31,20 @@ def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.R
         return found
 
     async def listing(request: web.Request) -> web.Response:
-        """``?limit=N&after=CURSOR``: a page, newest first, and the next page's cursor."""
+        """``?limit=N&after=CURSOR&status=S``: a page, newest first (``status``: only
+        those in it), and the next page's cursor."""
         try:
             limit = int(request.query.get("limit", str(PAGE_DEFAULT)))
             if not 1 <= limit <= PAGE_MAX:
                 raise ValueError
         except ValueError:
             return _bad_request(f"limit: 1 to {PAGE_MAX}")
+        status = request.query.get("status")
+        if status is not None and status not in STATUSES:
+            return _bad_request(f"status: one of {', '.join(STATUSES)}")
         try:
             rows, after = await request.app[storage_key].tournament_page(
-                limit, request.query.get("after")
+                limit, request.query.get("after"), status
             )
         except BadCursor as exc:
             return _bad_request(str(exc))

@@ -9,7 +9,7 @@ This module must never await, read a clock, or touch sockets or the database.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from engine.deal import commitment
 from protocol.fields import PlayerInfo
@@ -70,6 +70,36 @@ def summary(d: TournamentData, now_ms: int) -> TournamentSummary:
         host=d.host,
         starts_ms=starts,
         registered_only=s.registered_only,
+        winners=winners(d.standings()) if d.status() == "finished" else [],
+    )
+
+
+def winners(standings: list[TournamentStanding]) -> list[PlayerInfo]:
+    """Those ranked first in a finished tournament's standings (more: it is shared)."""
+    return [s.player for s in standings if s.rank == 1]
+
+
+def stored_summary(row: dict[str, Any]) -> TournamentSummary:
+    """A line of the list from a tournament as the store lists it
+    (``server.storage.tournaments.tournament_page``): one over, or any asked by status."""
+    s = row["settings"]
+    knockout = row["format"] == "knockout"
+    return TournamentSummary(
+        id=row["id"],
+        name=row["name"],
+        format=row["format"],
+        status=row["status"],
+        visibility=s["visibility"],
+        pace=s["pace"],
+        # A knockout's rounds follow from its bracket: once over, those it played.
+        rounds=row["rounds_played"] if knockout and row["finished_ms"] else s["rounds"],
+        best_of=s["best_of"],
+        round=row["rounds_played"],
+        entrants=row["entrants"],
+        max_players=s["max_players"],
+        host=PlayerInfo.model_validate(row["host"]),
+        registered_only=s.get("registered_only", False),
+        winners=[PlayerInfo.model_validate(p) for p in row["winners"]],
     )
 
 
@@ -83,6 +113,7 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
     left = None
     if current is not None and not current.finished:
         left = max(0, current.ends_at - now_ms)
+    standings = d.standings()
     return TournamentInfo(
         id=d.id,
         name=s.name,
@@ -110,11 +141,12 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
             )
             for e in d.entrants.values()
         ],
-        standings=d.standings(),
+        standings=standings,
         history=[round_info(r) for r in d.rounds],
         tables=[table_info(t) for t in current.tables] if current else [],
         bracket=[list(slots) for slots in d.bracket] if d.format.has_bracket else None,
         registered_only=s.registered_only,
+        winners=winners(standings) if d.status() == "finished" else [],
     )
 
 

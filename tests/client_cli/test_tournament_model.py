@@ -265,11 +265,11 @@ def test_registering_then_a_round_shows_my_table_and_brings_me_back_after_the_de
         next_round_ms=10000,
     )  # fmt: skip
     assert "Sunday: round 1 is over; you are #1 of 4" in model.apply(over, 50.0)
-    final = duplicate_field(status="finished", standings=standings,
+    final = duplicate_field(status="finished", standings=standings, winners=[ME.model_dump()],
                             history=[history(1, "finished", 4, 4)])  # fmt: skip
     lines = model.apply(final, 60.0)
-    assert "Sunday is over" in lines and "Sunday: ada wins; you finished #1 of 4" in lines
-    assert tt.round_text(final.tournament, None, None) == "over: 1 round played; ada wins"
+    assert "Sunday is over" in lines and "Sunday: won by ada; you finished #1 of 4" in lines
+    assert tt.round_text(final.tournament, None, None) == "over: 1 round played; won by ada"
 
 
 def test_a_left_table_room_goes_back_to_its_tournament_and_other_rooms_to_the_lobby() -> None:

@@ -9,10 +9,13 @@ import csv
 import hashlib
 import io
 import json
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from engine.deal import room_seed, table_deal_secret, table_root
 from tests.server.live import Client, Live, running_server, signed_in
@@ -335,3 +338,40 @@ async def test_a_table_offers_no_rematch(tmp_path: Path) -> None:
         final = await play_tournament(alice)
         assert final["status"] == "finished" and final["round"] == 2
         await alice.close()
+
+
+async def test_finished_tournaments_are_listed_by_status_with_their_winners(
+    tmp_path: Path,
+) -> None:
+    """``list_tournaments`` with a ``status`` reads every public tournament in it from
+    the store (a finished one names its winners), as ``/api/tournaments?status=`` does,
+    also after a restart, when nothing of it is held in memory."""
+    db = tmp_path / "listed.db"
+    async with running_server(db, **FAST) as live:
+        (alice,), tid = await host_with_bots(live, "duplicate", ["alice"], 1, rounds=1)
+        final = await play_tournament(alice)
+        first = [s["player"] for s in final["standings"] if s["rank"] == 1]
+        await alice.close()
+    async with running_server(db, **FAST) as live:
+        bob = await signed_in(live, "bob")
+        await bob.send(type="list_tournaments", ref="live")
+        assert (await bob.until("tournaments"))["tournaments"] == []  # none held live
+        await bob.send(type="list_tournaments", status="finished", ref="over")
+        listed = await bob.until("tournaments")
+        assert listed["ref"] == "over"
+        (row,) = listed["tournaments"]
+        assert row["id"] == tid and row["status"] == "finished" and row["winners"] == first
+        assert row["round"] == 1 and row["entrants"] == 2
+        await bob.send(type="list_tournaments", status="registering")
+        assert (await bob.until("tournaments"))["tournaments"] == []
+        await bob.send(type="list_tournaments", status="over")
+        assert (await bob.error("bad_message"))["reason"]
+        await bob.send(type="list_tournaments", status="finished", after="nonsense")
+        await bob.error("bad_message")
+        page = await get(live, "/api/tournaments?status=finished")
+        assert [(t["id"], t["winners"]) for t in page["tournaments"]] == [(tid, first)]
+        assert (await get(live, "/api/tournaments?status=playing"))["tournaments"] == []
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            await asyncio.to_thread(_get, live, "/api/tournaments?status=over")
+        assert refused.value.code == 400
+        await bob.close()

@@ -33,7 +33,8 @@ class TournamentListScreen(BaseScreen):
     TITLE = "tournaments"
     HELP = """\
 The server's public tournaments: registering, playing, and those finished in
-the last minutes. Private ones are not listed: register with their invite code.
+the last minutes; f lists every finished one, with its winner. Private ones are
+not listed: register with their invite code.
 
 ↑ ↓      choose a tournament
 Enter    show it: standings, rounds, your table (and a knockout's bracket)
@@ -42,6 +43,7 @@ w        watch it (its standings then come live)
 d        withdraw from it (asks first: you cannot register again)
 i        register (or watch) a private tournament by its invite code
 n        host a new tournament
+f        finished tournaments (all of them, with their winners) / those live
 r        refresh the list
 Escape   back to the lobby"""
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -52,9 +54,12 @@ Escape   back to the lobby"""
         Binding("d", "withdraw", "Withdraw"),
         Binding("i", "invite", "Invite code"),
         Binding("n", "create", "New tournament"),
+        Binding("f", "finished", "Finished/live"),
         Binding("r", "refresh", "Refresh"),
         Binding("escape", "app.pop_screen", "Back"),
     ]
+
+    status: str | None = None  # None: the tournaments held live; "finished": every one over
 
     def compose(self) -> ComposeResult:
         yield from self.compose_bar()
@@ -91,7 +96,10 @@ Escape   back to the lobby"""
                 t.pace.value,
                 tt.list_rounds_text(t),
                 Text(f"{t.entrants}/{t.max_players}", "red" if full else "green"),
-                Text(t.status, STATUS_STYLE.get(t.status, "")),
+                Text(
+                    tt.winners_text([w.name for w in t.winners]) or t.status,
+                    STATUS_STYLE.get(t.status, ""),
+                ),
                 tt.start_text(t.status, t.starts_ms),
                 Text(t.host.name),
                 Text(t.id),
@@ -100,7 +108,10 @@ Escape   back to the lobby"""
         if rows:
             table.move_cursor(row=min(max(keep, 0), len(rows) - 1))
         note = self.query_one("#tournaments-note", Static)
-        if rows:
+        if self.status == "finished":
+            count = f"{len(rows)} finished tournament(s)" if rows else "No finished tournament yet"
+            note.update(Text(f"{count}. f lists those live; Enter shows the chosen one.", "dim"))
+        elif rows:
             note.update(
                 Text(
                     f"{len(rows)} tournament(s). Enter shows the chosen one, j registers, "
@@ -124,7 +135,13 @@ Escape   back to the lobby"""
         return str(key) if key else None
 
     def action_refresh(self) -> None:
-        self.crib.list_tournaments()
+        self.crib.list_tournaments(self.status)
+
+    def action_finished(self) -> None:
+        self.status = None if self.status else "finished"
+        heading = "Finished tournaments" if self.status else "Tournaments"
+        self.query_one(".heading", Static).update(Text(heading, "bold"))
+        self.action_refresh()
 
     def action_show_chosen(self) -> None:
         if (tid := self._chosen()) is not None:

@@ -6,6 +6,7 @@
 import { h } from "../dom.js";
 import { freshContribution } from "../store.js";
 import { pager } from "./lobby.js";
+import { fetched } from "./history.js";
 
 const FORMATS = [["duplicate", "duplicate field (matchpoints)"], ["swiss", "Swiss"], ["knockout", "knockout"]];
 
@@ -53,6 +54,7 @@ export function tournamentListView(ctx) {
             h("td", {}, t.starts_ms != null ? h("span", { dataset: { deadline: Date.now() + t.starts_ms } }) : t.status === "registering" ? "by the host" : ""),
             h("td", {}, t.host.name)))))),
       paging.controls),
+    pastTournaments(ctx),
     h("section", { class: "card-panel", "aria-labelledby": "tj-h" }, h("h2", { id: "tj-h" }, "A private tournament"),
       h("form", { class: "inline-form", onsubmit: (e) => {
         e.preventDefault();
@@ -60,6 +62,41 @@ export function tournamentListView(ctx) {
         if (code) ctx.go(`#/tjoin/${encodeURIComponent(code)}`);
       } }, h("label", { for: "t-invite" }, "Invite code"), input(ctx, "t-invite", "", { autocomplete: "off" }), h("button", { type: "submit" }, "Open"))),
     createTournament(ctx));
+}
+
+const LIST_STATUSES = [["finished", "Finished"], ["cancelled", "Cancelled"], ["registering", "Registering"], ["playing", "Playing"], ["paused", "Paused"]];
+
+/** The server's winners of a finished tournament, as one phrase ("" when none). */
+export function wonBy(winners) {
+  const names = (winners || []).map((w) => w.name);
+  if (!names.length) return "";
+  if (names.length === 1) return `won by ${names[0]}`;
+  return `won by ${names.slice(0, -1).join(", ")} and ${names[names.length - 1]} (shared)`;
+}
+
+/** Every public tournament of one status the server stored (finished by default,
+with its winners), newest first: GET /api/tournaments?status=S. */
+function pastTournaments(ctx) {
+  const status = val(ctx, "t-status", "finished");
+  const url = `/api/tournaments?status=${encodeURIComponent(status)}&limit=50`;
+  const shown = fetched(ctx, url, { again: ctx.field("t-status-asked", null) !== status });
+  ctx.setField("t-status-asked", status);
+  const rows = shown.data ? shown.data.tournaments : null;
+  return h("section", { class: "card-panel", "aria-labelledby": "tp-h" },
+    h("div", { class: "section-head" }, h("h2", { id: "tp-h" }, "All tournaments by status"),
+      h("div", { class: "inline-form" }, h("label", { for: "t-status" }, "Status"),
+        h("select", { id: "t-status", dataset: { key: "t-status" }, onchange: (e) => { ctx.setField("t-status", e.target.value); ctx.render(); } },
+          LIST_STATUSES.map(([v, t]) => h("option", { value: v, selected: v === status }, t))))),
+    shown.error ? h("p", { class: "error" }, shown.error) : !rows ? h("p", { role: "status" }, "Loading…") :
+      rows.length === 0 ? h("p", { class: "empty" }, `No public tournament ${status}.`) :
+        h("div", { class: "table-scroll" }, h("table", { class: "tournaments" },
+          h("thead", {}, h("tr", {}, ["Name", "Format", "Pace", "Entrants", "Rounds", "Result", "Host"].map((t) => h("th", { scope: "col" }, t)))),
+          h("tbody", {}, rows.map((t) => h("tr", {},
+            h("td", {}, h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name)),
+            h("td", {}, t.format), h("td", {}, t.settings.pace),
+            h("td", {}, String(t.entrants)), h("td", {}, String(t.rounds_played)),
+            h("td", {}, wonBy(t.winners) || t.status),
+            h("td", {}, t.host.name)))))));
 }
 
 function createTournament(ctx) {
@@ -131,6 +168,7 @@ function statusLine(info, at) {
     if (r) parts.push(`${r.finished_tables}/${r.tables} tables done`);
     if (info.round_left_ms != null && r && r.status === "playing") parts.push([h("span", { class: "clock", dataset: { deadline: Date.now() + info.round_left_ms - elapsed } }), " left on the round clock"]);
     if (info.next_round_ms != null && info.status !== "finished" && info.status !== "cancelled") parts.push(["the next round in ", h("span", { class: "clock", dataset: { deadline: Date.now() + info.next_round_ms - elapsed } })]);
+    if (wonBy(info.winners)) parts.push(h("strong", {}, wonBy(info.winners)));
   }
   return parts.flatMap((p, i) => (i ? [" · ", p] : [p]));
 }
