@@ -11,6 +11,7 @@ from engine.grid import Grid, cell_from_row_col
 from engine.ranking import _Ordered
 from engine.tally import TOTAL_PAIRS, brute_force_tally
 from engine.totals import rank_points
+from protocol.deals import RankNote
 from protocol.fields import Message
 from protocol.head_to_head import RatingChange
 from server.bots import strategy_names
@@ -28,6 +29,7 @@ cell_from_row_col
 Grid.render
 Message.model_config  # pydantic reads it: how every message model validates
 RatingChange.deviation_before  # wire fields of ratings_changed (docs/protocol.md)
+RankNote.against_ms  # a wire field of match_result's ranking: the figure that lost the tie
 RatingChange.deviation_after
 strategy_names  # the server's bot strategies, listed in the room tests and docs/bots.md
 knockout_first_round  # the bracket's first round as docs/tournaments.md states it (tests)

@@ -146,6 +146,21 @@ class Progress(Message):
     deadline_ms: int | None = None
 
 
+class RankNote(Message):
+    """Why a board ranks where its score alone would not say: a race's tie on
+    points broken by the time used (``time_used``: ``player_id`` ranked above
+    ``against``, with both times), or a player who resigned or left the series
+    (``left``: ranked below everyone who stayed, whatever its board scored).
+    ``text`` is the sentence every client shows as it is."""
+
+    player_id: str
+    reason: Literal["time_used", "left"]
+    text: str
+    against: str | None = None  # time_used: the player ranked below
+    time_used_ms: int | None = None  # time_used: the figures that decided
+    against_ms: int | None = None
+
+
 class MatchResult(Message):
     """The starter is revealed, every board scored and ranked, the seed revealed."""
 
@@ -159,6 +174,7 @@ class MatchResult(Message):
     boards: list[BoardResult]  # ordered by rank
     deal: int = 1
     series: SeriesInfo | None = None  # the series after this deal
+    ranking: list[RankNote] = Field(default_factory=list)  # why, where score did not decide
 
 
 class YourBoard(Message):

@@ -28,6 +28,7 @@ from protocol.deals import (
     Placed,
     PlacementOut,
     Progress,
+    RankNote,
     SeriesInfo,
 )
 from protocol.fields import PlayerInfo
@@ -206,15 +207,18 @@ def match_result_message(
     boards: list[ResultBoard],
     deal: int,
     series: SeriesInfo | None,
+    ranking: list[RankNote] | None = None,
 ) -> Prepared:
     """A ``match_result`` as its text alone (see :meth:`Prepared.of`), written without
     building its boards' models (a model per placement and per hand) when every
-    value is plain; otherwise through the model, as before."""
+    value is plain and no note explains the ranking (a tie broken, a player who
+    left: rare); otherwise through the model, as before."""
     ids = (room_id, match_id, starter, seed, server_secret, seed_commitment)
     seen = [s for s in ids if type(s) is str]  # every text written between quotes
     written = [_result_board_json(board, seen) for board in boards]
     if (
-        len(seen) >= len(ids)
+        not ranking
+        and len(seen) >= len(ids)
         and _is_int(deal)
         and (series is None or type(series) is SeriesInfo)
         and None not in written
@@ -224,14 +228,16 @@ def match_result_message(
             f'{{"type":"match_result","room_id":"{room_id}","match_id":"{match_id}",'
             f'"starter":"{starter}","seed":"{seed}","server_secret":"{server_secret}",'
             f'"seed_commitment":"{seed_commitment}","boards":[{",".join(written)}],'  # type: ignore[arg-type]
-            f'"deal":{deal},"series":{"null" if series is None else dump_server(series)}}}'
+            f'"deal":{deal},"series":{"null" if series is None else dump_server(series)},'
+            '"ranking":[]}'
         )
         return Prepared(MatchResult, {}, text)
     return Prepared.of(
         match_result_model(
-            room_id, match_id, starter, seed, server_secret, seed_commitment, boards, deal, series
+            room_id, match_id, starter, seed, server_secret, seed_commitment, boards, deal, series,
+            ranking,
         )
-    )
+    )  # fmt: skip
 
 
 def match_result_model(
@@ -244,6 +250,7 @@ def match_result_model(
     boards: list[ResultBoard],
     deal: int,
     series: SeriesInfo | None,
+    ranking: list[RankNote] | None = None,
 ) -> MatchResult:
     """The ``match_result`` :func:`match_result_message` writes, as its model."""
     return MatchResult(
@@ -270,6 +277,7 @@ def match_result_model(
         ],
         deal=deal,
         series=series,
+        ranking=list(ranking or ()),
     )
 
 

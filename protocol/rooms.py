@@ -184,6 +184,9 @@ class RoomInfo(Message):
     # ids of the players who want a rematch (a pydantic default: copied for each model)
     rematch: list[str] = []  # noqa: RUF012
     origin: RoomOrigin = RoomOrigin.ROOM
+    # A rematch may be offered now (the series is over, and nobody who would play
+    # it has left; never at a tournament's table or a daily attempt).
+    can_rematch: bool = False
 
 
 class Rooms(Message):

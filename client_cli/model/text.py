@@ -25,6 +25,8 @@ def result_lines(
     lines = [f"starter: {msg.starter}"]
     for board in msg.boards:
         lines.append(board_line(board, me, pace, ranked=ranked))
+    if ranked:
+        lines += [note.text for note in msg.ranking]  # why, where the score did not decide
     if verification is not None:
         lines.append(verification.summary)
     return lines
@@ -79,6 +81,8 @@ def series_text(series: SeriesInfo, me: PlayerInfo | None, next_in_ms: int | Non
     mine = next((s for s in standings if me is not None and s.player.id == me.id), None)
     others = [s for s in standings if s is not mine]
     forfeits = [s.player.name for s in standings if s.forfeited]
+    if series.finished and forfeits and not series.aborted:
+        return resigned_text(series, me)
     if series.finished and series.best_of == 1:
         # One deal is not a series: no "series", no score of deals (a shared first
         # counts for both, so a draw would read 1–1).
@@ -115,6 +119,25 @@ def series_text(series: SeriesInfo, me: PlayerInfo | None, next_in_ms: int | Non
         seconds = max(0, (next_in_ms + 999) // 1000)
         text += f", next deal in {seconds}s" if seconds else ", next deal starting"
     return text
+
+
+def resigned_text(series: SeriesInfo, me: PlayerInfo | None) -> str:
+    """A series ended by a resignation: "ada resigned — you win the series 2–1"
+    (a spectator's: "ada resigned — bo wins the series 2–1"; one deal: "… you win")."""
+    standings = list(series.standings)
+    gone = [s for s in standings if s.forfeited]
+    names = ", ".join("you" if me is not None and s.player.id == me.id else s.player.name
+                      for s in gone)  # fmt: skip
+    winner = series.winner
+    if winner is None:
+        return f"{names} resigned"
+    first = next(s for s in standings if s.player.id == winner.id)
+    rival = next((s for s in standings if s is not first), None)
+    mine = me is not None and winner.id == me.id
+    who, verb = ("you", "win") if mine else (winner.name, "wins")
+    if series.best_of == 1 or rival is None:
+        return f"{names} resigned — {who} {verb}"
+    return f"{names} resigned — {who} {verb} the series {_score(first, rival)}"
 
 
 def series_score(series: SeriesInfo, me: PlayerInfo | None) -> str:

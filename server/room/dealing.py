@@ -59,6 +59,11 @@ class DealingRoom(ResultsRoom):
         self.last_deal = True
         if self.phase == Phase.BETWEEN:
             return self.end_series(now_ms)
+        return self.end_deal_now(now_ms)
+
+    def end_deal_now(self, now_ms: int) -> list[Outbound]:
+        """End the deal in play at once: every card still unplaced, on every board,
+        is placed automatically (shown as such in the result), and it is scored."""
         m = self.match
         if self.phase != Phase.PLAYING or m is None:
             return []

@@ -107,14 +107,24 @@ class Room(DealingRoom):
         seat.rematch = False
         if self.phase == Phase.FINISHED:
             return [left, *self.room_update()]
-        # Leaving a series being played forfeits it; the server plays out the deal.
+        # Leaving a series being played (resigning) loses it at once, and the deal
+        # in play too: the leaver is ranked last in it. With one player left the
+        # deal ends now (nothing left to play for); two or more play on, the
+        # server placing the leaver's cards.
         seat.connected, seat.away_since = False, now_ms
         series = self.series
         series.forfeit(player.id)
         series.gone.add(player.id)
         self.abandoned(player.id, Abandonment.LEFT, now_ms)
         outs = [left]
-        if self.phase == Phase.PLAYING:
+        staying = [s for s in self.seats if s.player.id not in series.forfeited]
+        if self.phase == Phase.PLAYING and len(self.seats) > 1 and len(staying) <= 1:
+            # Cut short, the stayer cannot be the side that never played the first
+            # deal (No free rating): only the leaver may have been.
+            if series.started == 1:
+                series.moved.update(s.player.id for s in staying)
+            outs += self.end_deal_now(now_ms)
+        elif self.phase == Phase.PLAYING:
             outs += self.bots_play(now_ms) + self.advance(now_ms)
         elif series.decided():
             outs += self.end_series(now_ms)

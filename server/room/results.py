@@ -1,9 +1,10 @@
 """The end of a deal and of a series: scores, ranks, the result, and what is stored.
 
 :meth:`ResultsRoom.finish_deal` scores every board of a deal all have placed
-(:mod:`engine.scoring`), ranks them (:mod:`engine.ranking`: lockstep by score,
-a race by score then time used), records the deal in the series, and sends its
-result to those who may see it; then the series goes on to its next deal, or
+(:mod:`engine.scoring`), ranks them (:mod:`engine.ranking`: whoever left the
+series last, then lockstep by score, a race by score then time used, with a
+note saying why wherever the score did not decide), records the deal in the
+series, and sends its result to those who may see it; then the series goes on to its next deal, or
 it is over (decided, aborted, or a clock above the room ran out) and is stored,
 with the secret of a rematch committed to. Once a tournament round's embargo
 is lifted, the spectators are sent the result they were not shown
@@ -17,7 +18,8 @@ from __future__ import annotations
 from engine.deal import commitment
 from engine.ranking import competition_ranks
 from engine.scoring import BoardScore, score_board
-from protocol.fields import Pace
+from protocol.deals import RankNote
+from protocol.fields import Pace, PlayerInfo
 from protocol.prepared import ResultBoard, match_result_message
 from server.events import Abandonment, BoardOutcome, MatchEnded, SeriesEnded
 from server.room import views
@@ -37,20 +39,26 @@ class ResultsRoom(AddressingRoom):
         assert m is not None
         starter = m.deal.starter
         race = self.settings.pace == Pace.RACE
-        # (rank key, seat, seat's board, score). The key: lockstep, total score
-        # only, equal totals share a rank; race, total score then less time used,
-        # equal on both share a rank. Computed once: a score's total is not cheap.
-        rows: list[tuple[tuple[int, int], int, Seat, Board, BoardScore]] = []
+        # (rank key, seat, seat's board, score). The key: who left the series
+        # first (0: stayed) is last, whatever its board (the server played it);
+        # then lockstep, total score only, equal totals share a rank; race, total
+        # score then less time used, equal on both share a rank. Computed once: a
+        # score's total is not cheap.
+        order = self.series.forfeit_order
+        rows: list[tuple[tuple[int, int, int], int, Seat, Board, BoardScore]] = []
         for i, seat in enumerate(self.seats):
-            board = m.boards[seat.player.id]
+            pid = seat.player.id
+            board = m.boards[pid]
             score = score_board(board.grid.cards(), starter)
-            key = (-score.total, board.time_used_ms if race else 0)
+            out = len(order) - order.index(pid) if pid in order else 0
+            key = (out, -score.total, board.time_used_ms if race else 0)
             rows.append((key, i, seat, board, score))
         rows.sort(key=lambda r: (r[0], r[1]))
         ranks = competition_ranks([row[0] for row in rows])
+        ranking = rank_notes([(key, seat.player) for key, _, seat, _, _ in rows], ranks)
         results: list[ResultBoard] = []
         outcomes: list[BoardOutcome] = []
-        for rank, (key, i, seat, board, score) in zip(ranks, rows, strict=True):
+        for rank, (_, i, seat, board, score) in zip(ranks, rows, strict=True):
             detail = score.to_dict()
             results.append(
                 ResultBoard(
@@ -68,7 +76,7 @@ class ResultsRoom(AddressingRoom):
                     player_id=seat.player.id,
                     seat=i,
                     rank=rank,
-                    score=-key[0],
+                    score=score.total,
                     time_used_ms=board.time_used_ms,
                     cells=tuple(c or "" for c in board.cells()),
                     detail=detail,
@@ -111,6 +119,7 @@ class ResultsRoom(AddressingRoom):
             results,
             series.started,
             self.series_info(now_ms),
+            ranking,
         )
         seeing = [p for p in self.members() if views.sees_result(self, p)]
         if seeing:
@@ -161,3 +170,44 @@ class ResultsRoom(AddressingRoom):
         if m is None or m.result is None:
             return []
         return [self.send_state(pid, now_ms) for pid in self.spectators]
+
+
+def rank_notes(
+    rows: list[tuple[tuple[int, int, int], PlayerInfo]], ranks: list[int]
+) -> list[RankNote]:
+    """Why each board the score alone did not place ranks where it does, from the
+    boards' rank keys (who left, minus the score, the time used) in rank order: a
+    player who left is last; of two level on points, the quicker is above."""
+    notes: list[RankNote] = []
+    for key, player in rows:
+        if key[0]:
+            notes.append(
+                RankNote(
+                    player_id=player.id, reason="left", text=f"{player.name} resigned: ranked last"
+                )
+            )
+    for ((a, above), rank), ((b, below), _) in zip(
+        zip(rows, ranks, strict=True), zip(rows[1:], ranks[1:], strict=True), strict=False
+    ):
+        if a[0] or b[0] or a[1] != b[1] or a[2] == b[2]:
+            continue  # one left, or not level on points, or level on time too (shared)
+        won = "won" if rank == 1 else f"ranked above {below.name}"
+        quick, slow = seconds_text(a[2], b[2])
+        notes.append(
+            RankNote(
+                player_id=above.id,
+                reason="time_used",
+                text=f"{above.name} {won} on time used: {quick} s against {below.name}'s {slow} s",
+                against=below.id,
+                time_used_ms=a[2],
+                against_ms=b[2],
+            )
+        )
+    return notes
+
+
+def seconds_text(a_ms: int, b_ms: int) -> tuple[str, str]:
+    """Two times in seconds, to the hundredth, or the thousandth where the
+    hundredths would read the same."""
+    places = 2 if round(a_ms / 1000, 2) != round(b_ms / 1000, 2) else 3
+    return f"{a_ms / 1000:.{places}f}", f"{b_ms / 1000:.{places}f}"

@@ -15,7 +15,7 @@ from engine.deal import commitment
 from engine.grid import cell_name
 from protocol.deals import MatchResult, Progress, SeriesInfo, SeriesStanding, YourBoard
 from protocol.fields import Pace, PlayerInfo
-from protocol.rooms import RoomInfo, RoomState, RoomStatus, RoomSummary, SeatInfo
+from protocol.rooms import RoomInfo, RoomOrigin, RoomState, RoomStatus, RoomSummary, SeatInfo
 from server import visibility
 from server.room.phases import Phase
 from server.room.state import TURNS, DealInPlay, RoomSettings, Seat
@@ -34,6 +34,7 @@ class RoomData(Protocol):
     spectators: dict[str, PlayerInfo]
     match: DealInPlay | None
     series: Series
+    next_series: Series | None  # committed to once a series ends: a rematch's
     server_commitment: str
     now: int  # the time of the latest command or tick
 
@@ -135,6 +136,19 @@ def info(room: RoomData) -> RoomInfo:
         series=series_info(room, room.now),
         rematch=[seat.player.id for seat in room.seats if seat.rematch],
         origin=s.origin,
+        can_rematch=can_rematch(room),
+    )
+
+
+def can_rematch(room: RoomData) -> bool:
+    """May a rematch be offered now: the series is over, the room committed to the
+    next one, it is not a tournament table nor a daily attempt, and every person
+    seated is still in the room (one who left cannot accept it)."""
+    return (
+        room.phase == Phase.FINISHED
+        and room.next_series is not None
+        and room.settings.origin not in (RoomOrigin.TOURNAMENT, RoomOrigin.DAILY)
+        and all(seat.present or seat.bot is not None for seat in room.seats)
     )
 
 

@@ -467,12 +467,16 @@ def test_series_text_for_every_standing() -> None:
     forfeit = SeriesInfo.model_validate(
         {
             "best_of": 3, "deal": 1, "finished": True, "winner": ME.model_dump(),
-            "standings": [standing(ME, 0), standing(BOB, 0, forfeited=True)],
+            "standings": [standing(ME, 1), standing(BOB, 0, forfeited=True)],
         }
     )  # fmt: skip
-    assert series_text(forfeit, ME) == (
-        "best of 3, 1 deal \u2014 you won the series 0\u20130 (bob forfeited)"
+    assert series_text(forfeit, ME) == "bob resigned \u2014 you win the series 1\u20130"
+    assert series_text(forfeit, BOB) == "you resigned \u2014 ada wins the series 1\u20130"
+    assert series_text(forfeit, PlayerInfo(id="p9", name="cy")) == (
+        "bob resigned \u2014 ada wins the series 1\u20130"
     )
+    one = forfeit.model_copy(update={"best_of": 1})
+    assert series_text(one, ME) == "bob resigned \u2014 you win"
     # a spectator sees the two leaders by name
     watcher = PlayerInfo(id="p9", name="cy")
     assert series_text(series(1, 1, 0), watcher) == "deal 1 of 3 \u2014 ada 1, bob 0"

@@ -248,12 +248,15 @@ async def test_challenges_are_offered_declined_expired_and_accepted(tmp_path: Pa
 async def test_leaving_a_series_forfeits_it_and_is_on_the_record(tmp_path: Path) -> None:
     async with running_server(tmp_path / "f.db", **FAST) as live:
         alice, bob, room_id = await quickplay_pair(live)
-        card = await bob.until("card")
-        await bob.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
+        for c in (alice, bob):  # both have played (else the rated series is aborted)
+            card = await c.until("card")
+            await c.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
+            await c.until("placed")
         await bob.send(type="leave_room", room_id=room_id)
         await bob.until("left")
-        # The server plays bob's cards at once: alice finishes the deal without waiting.
-        result = await alice.play_to_end(room_id)
+        # bob resigned: the deal ends for alice at once, bob ranked last in it.
+        result = await alice.until("match_result")
+        assert [b["player"]["name"] for b in result["boards"]] == ["alice", "bob"]
         series = result["series"]
         assert series["finished"] and series["winner"]["name"] == "alice"
         assert {s["player"]["name"]: s["forfeited"] for s in series["standings"]} == {

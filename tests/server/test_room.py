@@ -328,21 +328,53 @@ def test_bot_seat_plays_instantly() -> None:
     assert not any(p.auto for b in boards for p in b.placements)
 
 
-def test_leaving_mid_match_forfeits_and_the_server_plays_on_until_the_seat_returns() -> None:
+def test_leaving_a_deal_of_two_ends_it_at_once_with_the_leaver_last() -> None:
     room, box = make_room(2, card_clock_ms=1_000), Mailbox()
     seat_and_start(room, box, BOB)
+    place(room, box, ALICE, 5)
     box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 10))
     assert not room.is_member("id-bob")
+    assert room.phase == Phase.FINISHED  # alice has nothing left to play for
+    result = box.result(ALICE)
+    assert [b.player.id for b in result.boards] == ["id-alice", "id-bob"]
+    assert [b.rank for b in result.boards] == [1, 2]  # whatever the boards scored
+    assert [(n.player_id, n.reason, n.text) for n in result.ranking] == [
+        ("id-bob", "left", "bob resigned: ranked last")
+    ]
+    alice_board = result.boards[0]
+    assert not alice_board.placements[0].auto and all(p.auto for p in alice_board.placements[1:])
+    assert result.series is not None and result.series.finished
+    assert result.series.winner is not None and result.series.winner.id == "id-alice"
+    assert room.series.forfeited == {"id-bob"}
+
+
+def test_leaving_a_deal_of_three_the_others_play_on_and_the_leaver_is_last() -> None:
+    room, box = make_room(3, card_clock_ms=1_000), Mailbox()
+    seat_and_start(room, box, BOB, CAROL)
+    box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 10))
+    assert room.phase == Phase.PLAYING
     assert room.match is not None and room.match.boards["id-bob"].placed == 1  # at once
-    place(room, box, ALICE, 20)  # turn 2 is dealt; bob's card goes down at once again
+    place(room, box, ALICE, 20)
+    place(room, box, CAROL, 20)  # turn 2 is dealt; bob's card goes down at once again
     assert room.match.boards["id-bob"].placed == 2
     outs = box.add(room.handle(BOB, JoinRoom(room_id=room.id), 100))
     state = outs[0].message
     assert isinstance(state, RoomState) and state.you is not None
     assert state.you.turn is None and all(p.auto for p in state.you.placements)
-    place(room, box, ALICE, 120)  # back in his seat, bob plays turn 3 himself
+    place(room, box, ALICE, 120)
+    place(room, box, CAROL, 120)  # back in his seat, bob plays turn 3 himself
     assert box.last_card(BOB).turn == 3
     assert room.series.forfeited == {"id-bob"}  # the forfeit stands
+    now = 200
+    while room.phase == Phase.PLAYING:
+        for who in (ALICE, BOB, CAROL):
+            if views.waiting_turn(room, who.id) is not None:
+                place(room, box, who, now)
+        now += 10
+    result = box.result(CAROL)
+    assert result.boards[-1].player.id == "id-bob"
+    assert result.boards[-1].rank == 3 and all(b.rank < 3 for b in result.boards[:-1])
+    assert [n.player_id for n in result.ranking if n.reason == "left"] == ["id-bob"]
 
 
 def test_events_tell_storage_what_happened() -> None:
@@ -610,3 +642,21 @@ def test_each_command_is_refused_outside_the_phases_its_table_allows() -> None:
                 with pytest.raises(allowed.refusal):
                     require(phase, command)
     require(Phase.PLAYING, LeaveRoom)  # not in the table: any phase
+
+
+def test_rank_notes_name_the_deciding_figure() -> None:
+    from server.room.results import rank_notes
+
+    rows = [((0, -39, 17_660), ALICE), ((0, -39, 17_690), BOB), ((0, -39, 17_690), CAROL),
+            ((1, -55, 9_000), DAVE)]  # fmt: skip
+    notes = rank_notes(rows, [1, 2, 2, 4])
+    assert [(n.player_id, n.reason, n.text) for n in notes] == [
+        ("id-dave", "left", "dave resigned: ranked last"),
+        ("id-alice", "time_used", "alice won on time used: 17.66 s against bob's 17.69 s"),
+    ]  # fmt: skip  (bob and carol share second: no note between them)
+    assert (notes[1].against, notes[1].time_used_ms, notes[1].against_ms) == (
+        "id-bob", 17_660, 17_690,
+    )  # fmt: skip
+    close = rank_notes([((0, -20, 5_001), BOB), ((0, -20, 5_004), CAROL)], [2, 3])
+    assert close[0].text == "bob ranked above carol on time used: 5.001 s against carol's 5.004 s"
+    assert rank_notes([((0, -20, 0), BOB), ((0, -20, 0), CAROL)], [1, 1]) == []  # lockstep

@@ -73,7 +73,7 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
         super().__init__()
         self.shown: str | None = None
         self.leaving = False  # Enter pressed once during a series: press again to forfeit
-        self.series_was_over: bool | None = None
+        self.series_was_over: tuple[bool, bool] | None = None
 
     def compose(self) -> ComposeResult:
         yield from self.compose_bar()
@@ -105,6 +105,9 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
                 head.append(f", {time_text(mine.time_used_ms)} used", "bold cyan")
             if mine.score.win:
                 head.append("  — a WIN (61+)", "bold green")
+        if ranked:
+            for note in result.ranking:  # why, where the score did not decide
+                head.append("\n" + visible(note.text), "bold yellow")
         v = match.verification
         head.append("\n")
         if v is not None and v.ok:
@@ -145,8 +148,9 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
         """The series, the rating change and the rematch: the lines that move by themselves."""
         model = self.model
         over = model.series_over()
-        if over != self.series_was_over:  # the rematch key comes with the series' end
-            self.series_was_over = over
+        offered = model.room is not None and model.room.can_rematch
+        if (over, offered) != self.series_was_over:  # the rematch key: the server's word
+            self.series_was_over = (over, offered)
             self.refresh_bindings()
         t = Text()
         series = model.series
@@ -187,8 +191,9 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
             ]
             if t:
                 t.append("\n")
-            if gone and not others:
-                t.append(f"{', '.join(gone)} left the room: no rematch", "dim")
+            if not room.can_rematch:
+                why = f"{', '.join(gone)} left the room: " if gone else ""
+                t.append(f"{why}no rematch", "dim")
                 t.append("  Enter goes back to the lobby", "dim")
             elif wanted and waiting:
                 t.append(f"You asked for a rematch: waiting for {', '.join(waiting)}", "cyan")
@@ -229,11 +234,11 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":
-            # Only once the series is over, and never at a tournament's table (the
-            # tournament pairs the next round).
+            # Only when the server says a rematch can happen (the series is over,
+            # nobody who would play it left, not a tournament's table nor a daily attempt).
             room = self.model.room
-            at_table = room is not None and room.origin in ("tournament", "daily")
-            return self.model.series_over() and not at_table and not self.model.spectating()
+            offered = room is not None and room.can_rematch
+            return self.model.series_over() and offered and not self.model.spectating()
         return True
 
     def action_leave(self) -> None:

@@ -345,7 +345,6 @@ function results(ctx) {
   const seated = !store.spectating;
   const over = !series || series.finished;
   const wants = room.rematch || [];
-  const tid = store.tournamentOfRoom(room.id);
   const v = match.verification;
   if (v && !v.pending && announcedResult !== result.match_id) {
     announcedResult = result.match_id;
@@ -357,13 +356,15 @@ function results(ctx) {
       h("h2", {}, "Results"),
       h("p", {}, "Starter ", cardFace(result.starter), " ", cardName(result.starter)),
       h("p", { class: "help" }, tieRule(match.pace)),
+      (result.ranking || []).map((note) => h("p", { class: "rank-note", role: "status" }, note.text)),
+      series && series.finished && (series.best_of > 1 || series.standings.some((s) => s.forfeited)) ? h("p", { class: "series-end" }, h("strong", {}, seriesEnd(series, store))) : null,
       next,
       ratings,
       verificationPanel(match.verification, provider()),
       h("div", { class: "actions" },
         h("a", { class: "button", href: `#/match/${encodeURIComponent(result.match_id)}` }, "Replay and analysis"),
         room.origin === "daily" ? h("a", { class: "button primary", href: "#/daily" }, "Today's standings") : null,
-        seated && over && !tid && room.origin !== "daily" ? h("button", { type: "button", class: wants.includes(store.me.id) ? "" : "primary", dataset: { key: "rematch" }, onclick: () => {
+        seated && over && room.can_rematch ? h("button", { type: "button", class: wants.includes(store.me.id) ? "" : "primary", dataset: { key: "rematch" }, onclick: () => {
           const want = !wants.includes(store.me.id);
           const contribution = freshContribution();
           ctx.request({ type: "rematch", room_id: room.id, want, contribution }).then(() => { if (want) store.contribution = contribution; }, () => {});
@@ -372,6 +373,21 @@ function results(ctx) {
         wants.length ? h("span", { class: "muted" }, `Rematch wanted by: ${room.players.filter((s) => wants.includes(s.player.id)).map((s) => s.player.name).join(", ")}`) : null)),
     series && series.best_of > 1 ? seriesTable(series) : null,
     h("div", { class: "boards" }, result.boards.map((b) => scoredBoard(b, { me: store.me, pace: match.pace }))));
+}
+
+/** The end of a series as the server decided it: "ada resigned — you win the
+series 2–1" (its players who left are its `forfeited` standings). */
+function seriesEnd(series, store) {
+  const me = store.me && store.me.id;
+  const standings = series.standings;
+  const gone = standings.filter((s) => s.forfeited).map((s) => (s.player.id === me ? "you" : s.player.name));
+  const winner = series.winner;
+  const first = winner && standings.find((s) => s.player.id === winner.id);
+  const rival = first && standings.find((s) => s !== first);
+  const who = winner ? (winner.id === me ? "you win" : `${winner.name} wins`) : "";
+  const score = first && rival && series.best_of > 1 ? ` the series ${first.deals_won}–${rival.deals_won}` : "";
+  const won = winner ? `${who}${score}` : series.aborted ? "aborted: rated for nobody" : "a draw";
+  return gone.length && !series.aborted ? `${gone.join(", ")} resigned — ${won}` : won;
 }
 
 function seriesTable(series) {
