@@ -376,6 +376,8 @@ async def test_a_best_of_three_shows_its_score_the_rating_and_a_rematch() -> Non
         wire.feed(result(2, grid, SECRETS[1], series(2, 2, 0, finished=True)))
         await reach(pilot, app, ResultsScreen, "the series' end")
         assert app.model.match is not None and app.model.match.verification.ok
+        over = series(2, 2, 0, finished=True).model_dump()
+        wire.feed(RoomUpdate(room=room(status="finished", series=over, can_rematch=True)))
         wire.feed(
             RatingsChanged.model_validate(
                 {"type": "ratings", "room_id": "r1", "pace": "lockstep", "changes": [
@@ -392,7 +394,7 @@ async def test_a_best_of_three_shows_its_score_the_rating_and_a_rematch() -> Non
         assert "r offers a rematch" in line
 
         # the opponent wants a rematch; r accepts; a new series starts on a new chain
-        finished = room(status="finished", series=series(2, 2, 0, finished=True).model_dump())
+        finished = room(status="finished", series=over, can_rematch=True)
         wire.feed(RoomUpdate(room=finished.model_copy(update={"rematch": ["p2"]})))
         await until(pilot, lambda: "bob wants a rematch" in series_line(app), "bob's offer")
         assert "r accepts" in series_line(app)
