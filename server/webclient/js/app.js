@@ -3,10 +3,12 @@
 
 import { Connection, socketUrl } from "./conn.js";
 import { adopt, append, clock, fill, h } from "./dom.js";
+import { land } from "./motion.js";
 import { NodeRoute } from "./nodes.js";
 import { Store, freshContribution } from "./store.js";
 import { signInView, accountView } from "./views/signin.js";
 import { lobbyView, ratingRange } from "./views/lobby.js";
+import { edgeCue } from "./views/ui.js";
 import { roomView } from "./views/room.js";
 import { playerView, replayView } from "./views/history.js";
 import { leaderboardView } from "./views/leaderboard.js";
@@ -134,6 +136,7 @@ function afterWelcome() {
     if (mine) conn.send({ type: "get_tournament", tournament_id: tid });
     else if (page === "t" && id === tid) conn.send({ type: "join_tournament", tournament_id: tid, spectate: true });
   }
+  conn.send({ type: "list_bots" }); // the levels the pickers offer, each with its rating
   enterRoute();
   render();
 }
@@ -180,6 +183,7 @@ function enterRoute() {
     conn.send({ type: "list_rooms" });
     conn.send({ type: "list_online" });
     conn.send({ type: "list_tournaments" });
+    conn.send({ type: "get_daily", top: 3 });
   }
 }
 
@@ -195,6 +199,7 @@ async function joinByInvite(code) {
 }
 
 window.addEventListener("hashchange", () => {
+  conn.send({ type: "list_bots" }); // the levels the pickers offer, each with its rating
   enterRoute();
   render();
 });
@@ -261,6 +266,26 @@ function currentView() {
   }
 }
 
+/** What is on the screen, for focus to follow when it changes: the address, and in a
+room whether it shows the seats, a deal being played or a deal's results. */
+function screenOf() {
+  const room = store.room;
+  const match = store.match;
+  const phase = ctx.route[0] === "room" && room ? (match ? `${match.result ? "result" : "play"}:${match.match_id}` : "seats") : "";
+  return `${store.me ? "in" : "out"}|${ctx.route.join("/")}|${phase}`;
+}
+
+let shownScreen = null;
+
+/** A new screen: focus goes to its first action (data-focus-first) or its heading. */
+function focusScreen() {
+  const target = root.querySelector("[data-focus-first]") || root.querySelector("main h1");
+  if (!target) return;
+  if (!target.matches("button, a[href], input, select, textarea, [tabindex]")) target.setAttribute("tabindex", "-1");
+  target.focus({ preventScroll: true });
+  target.scrollIntoView({ block: "nearest" });
+}
+
 function render() {
   if (ctx.held) return; // redrawn when the hold ends
   const active = document.activeElement;
@@ -274,7 +299,14 @@ function render() {
     again = active;
   }
   fill(root, drawing);
-  if (again) again.focus({ preventScroll: true });
+  const screen = screenOf();
+  if (shownScreen !== null && screen !== shownScreen) {
+    if (screen.split("|")[1] !== shownScreen.split("|")[1]) window.scrollTo(0, 0);
+    focusScreen();
+  } else if (again) again.focus({ preventScroll: true });
+  shownScreen = screen;
+  land(root);
+  for (const el of root.querySelectorAll(".pan")) edgeCue(el);
   tick();
   renderBanner();
 }
@@ -320,11 +352,10 @@ setInterval(() => {
 
 // While a press, a tap or a drag is under way the page is not redrawn: an update
 // from the server (someone's progress) would replace the element under the
-// pointer, and the click or the drop would be lost. It is redrawn when it ends.
-let dragging = false;
+// pointer, and the click or the drop would be lost. It is redrawn when it ends
+// (a drag of the card is pointer events too: js/views/play.js).
 let holdTimer = null;
 function release() {
-  dragging = false;
   clearTimeout(holdTimer);
   ctx.hold(false);
 }
@@ -333,10 +364,8 @@ document.addEventListener("pointerdown", () => {
   clearTimeout(holdTimer);
   holdTimer = setTimeout(release, 10000); // never hold for good
 }, true);
-document.addEventListener("pointerup", () => { if (!dragging) release(); }, true);
-document.addEventListener("pointercancel", () => { if (!dragging) release(); }, true);
-document.addEventListener("dragstart", () => { dragging = true; ctx.hold(true); }, true);
-document.addEventListener("dragend", release, true);
+document.addEventListener("pointerup", release, true);
+document.addEventListener("pointercancel", release, true);
 
 // --- small helpers for views ----------------------------------------------------
 
