@@ -281,19 +281,22 @@ let shownScreen = null;
 function focusScreen() {
   const target = root.querySelector("[data-focus-first]") || root.querySelector("main h1");
   if (!target) return;
-  if (!target.matches("button, a[href], input, select, textarea, [tabindex]")) target.setAttribute("tabindex", "-1");
-  target.focus({ preventScroll: true });
+  focusOn(target);
   target.scrollIntoView({ block: "nearest" });
+}
+
+function focusOn(el) {
+  if (!el.matches("button, a[href], input, select, textarea, summary, [tabindex]")) el.setAttribute("tabindex", "-1");
+  el.focus({ preventScroll: true });
 }
 
 function render() {
   if (ctx.held) return; // redrawn when the hold ends
   const active = document.activeElement;
-  const focused = active && active.dataset ? active.dataset.key : null;
   const projector = ctx.route[0] === "t" && ctx.route[2] === "projector";
   document.documentElement.classList.toggle("projector", projector);
   const drawing = append(document.createDocumentFragment(), [projector || !store.me ? null : nav(), currentView()]);
-  let again = focused ? drawing.querySelector(`[data-key="${CSS.escape(focused)}"]`) : null;
+  let again = sameElement(active, drawing);
   if (again && typing(active, again)) {
     adopt(active, again); // the field being typed in stays, caret and selection with it
     again = active;
@@ -303,12 +306,22 @@ function render() {
   if (shownScreen !== null && screen !== shownScreen) {
     if (screen.split("|")[1] !== shownScreen.split("|")[1]) window.scrollTo(0, 0);
     focusScreen();
-  } else if (again) again.focus({ preventScroll: true });
+  } else if (again) focusOn(again);
   shownScreen = screen;
   land(root);
   for (const el of root.querySelectorAll(".pan")) edgeCue(el);
   tick();
   renderBanner();
+}
+
+/** What stands for ``active`` in a new drawing: the element of the same data-key, or
+id, or the screen's heading (where focus goes on a new screen). */
+function sameElement(active, drawing) {
+  if (!active || active === document.body || !root.contains(active)) return null;
+  if (active.dataset && active.dataset.key) return drawing.querySelector(`[data-key="${CSS.escape(active.dataset.key)}"]`);
+  if (active.id) return drawing.querySelector(`#${CSS.escape(active.id)}`);
+  if (active.matches("main h1")) return drawing.querySelector("main h1");
+  return null;
 }
 
 /** A text field that a redraw draws again alike (same kind, same text): the one to keep. */
@@ -377,7 +390,7 @@ function announce(text) {
 
 function toast({ text, kind }) {
   const list = document.getElementById("toasts");
-  const item = h("li", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
+  const item = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
   list.append(item);
   setTimeout(() => item.remove(), kind === "error" ? 8000 : 5000);
 }

@@ -6,7 +6,7 @@
 import { h } from "../dom.js";
 import { freshContribution } from "../store.js";
 import { customGame } from "./custom.js";
-import { botLevels, count, dataTable, fold, formatName, levelLabel } from "./ui.js";
+import { botLevels, count, dataTable, fold, formatName } from "./ui.js";
 
 export function lobbyView(ctx) {
   const { store } = ctx;
@@ -48,10 +48,10 @@ function computerSection(ctx) {
     h("p", { class: "help" }, "One deal against the level you pick, 30 s a card. Each level's rating is its strength measured against the others."),
     h("ul", { class: "ladder" }, levels.map((level) => h("li", {},
       h("button", { type: "button", class: "level", dataset: { key: `vs-${level.name}` }, title: level.description || null,
-        "aria-label": `${levelLabel(level)}: play it`, onclick: () => playComputer(ctx, level) },
+        onclick: () => playComputer(ctx, level) },
       h("span", { class: "level-name" }, level.level ? `Level ${level.level}` : level.name),
-      h("span", { class: "level-title" }, level.title),
-      h("span", { class: "level-rating" }, level.rating != null ? String(level.rating) : ""))))));
+      h("span", { class: "level-title" }, h("span", { class: "visually-hidden" }, " "), level.title),
+      h("span", { class: "level-rating" }, level.rating != null ? [h("span", { class: "visually-hidden" }, ", rated "), String(level.rating)] : ""))))));
 }
 
 const QUICK = [

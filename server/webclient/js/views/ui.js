@@ -41,7 +41,7 @@ export function dataTable({ cls = "", caption = null, columns, rows }) {
     h("tbody", {}, rows.map((row) => h("tr", row.attrs || {}, row.cells.map((cell, i) => {
       const c = columns[i];
       return h("td", { class: [c.num ? "num" : "", c.hidden ? "bare" : ""].join(" ").trim() || null,
-        dataset: { label: c.hidden ? "" : c.title } }, cell);
+        dataset: { label: c.hidden ? "" : c.title } }, h("span", { class: "cell-value" }, cell));
     })))));
 }
 

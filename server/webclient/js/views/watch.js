@@ -26,9 +26,10 @@ function feed(match) {
   return h("section", { class: "card-panel feed", "aria-labelledby": "feed-h" },
     h("h2", { id: "feed-h" }, "What happened"),
     match.feed.length === 0 ? h("p", { class: "empty" }, "Nothing yet.")
-      : h("ol", { class: "feed-list", role: "log", "aria-live": "off" }, match.feed.slice(0, 30).map((e) => h("li", { class: `feed-${e.kind}` },
-        h("time", { datetime: new Date(e.at).toISOString() }, new Date(e.at).toLocaleTimeString(undefined, { timeStyle: "medium" })), " ",
-        e.text, e.card ? [": ", cardFace(e.card)] : null))));
+      : h("div", { class: "feed-scroll", role: "log", tabindex: "0", "aria-live": "off", "aria-label": "What happened, newest first" },
+        h("ol", { class: "feed-list" }, match.feed.slice(0, 30).map((e) => h("li", { class: `feed-${e.kind}` },
+          h("time", { datetime: new Date(e.at).toISOString() }, new Date(e.at).toLocaleTimeString(undefined, { timeStyle: "medium" })), " ",
+          e.text, e.card ? [": ", cardFace(e.card)] : null)))));
 }
 
 /** A spectator's screen while the deal is played. */
