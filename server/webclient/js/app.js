@@ -366,7 +366,9 @@ setInterval(() => {
 // While a press, a tap or a drag is under way the page is not redrawn: an update
 // from the server (someone's progress) would replace the element under the
 // pointer, and the click or the drop would be lost. It is redrawn when it ends
-// (a drag of the card is pointer events too: js/views/play.js).
+// (a drag of the card is pointer events too: js/views/play.js). A tap's click
+// comes after its pointerup, a frame or more later: the hold lasts until that
+// click (or, if none comes, a moment after the pointer is lifted).
 let holdTimer = null;
 function release() {
   clearTimeout(holdTimer);
@@ -377,8 +379,12 @@ document.addEventListener("pointerdown", () => {
   clearTimeout(holdTimer);
   holdTimer = setTimeout(release, 10000); // never hold for good
 }, true);
-document.addEventListener("pointerup", release, true);
+document.addEventListener("pointerup", () => {
+  clearTimeout(holdTimer);
+  holdTimer = setTimeout(release, 500);
+}, true);
 document.addEventListener("pointercancel", release, true);
+document.addEventListener("click", () => { if (ctx.held) setTimeout(release, 0); }, true);
 
 // --- small helpers for views ----------------------------------------------------
 
