@@ -199,7 +199,6 @@ async function joinByInvite(code) {
 }
 
 window.addEventListener("hashchange", () => {
-  conn.send({ type: "list_bots" }); // the levels the pickers offer, each with its rating
   enterRoute();
   render();
 });
@@ -381,7 +380,7 @@ document.addEventListener("pointerdown", () => {
 }, true);
 document.addEventListener("pointerup", () => {
   clearTimeout(holdTimer);
-  holdTimer = setTimeout(release, 500);
+  holdTimer = setTimeout(release, 1000);
 }, true);
 document.addEventListener("pointercancel", release, true);
 document.addEventListener("click", () => { if (ctx.held) setTimeout(release, 0); }, true);
