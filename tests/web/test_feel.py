@@ -61,7 +61,12 @@ TEN_FITS = """async ([url, size]) => {
   return ok;
 }"""
 
-REDRAW = "() => window.cribsquares.conn.send({ type: 'list_online' })"  # an answer: a redraw
+# A redraw from nothing: what is on the screen is dropped, then an answer comes (a
+# redraw keeps what is drawn alike: this one has nothing to keep).
+REDRAW = """() => {
+  document.getElementById("app").replaceChildren();
+  window.cribsquares.conn.send({ type: "list_online" });
+}"""
 
 
 async def computer_game(browser: Any, http: str, name: str, **context: Any) -> Any:

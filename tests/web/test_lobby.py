@@ -41,7 +41,7 @@ async def test_a_challenge_from_one_browser_to_another(
         bo = await player(browser, live.http, "bo", page_errors)
         await ada.get_by_role("button", name="Refresh").last.click()  # who is online
         await ada.get_by_role("button", name="Challenge bo").click()
-        await ada.wait_for_function("() => document.getElementById('ch-name').value === 'bo'")
+        await ada.wait_for_function("() => document.getElementById('ch-name')?.value === 'bo'")
         await ada.select_option("#ch-deals", "3")
         await ada.get_by_role("button", name="Send the challenge").click()
         await ada.wait_for_selector("text=You challenged bo")

@@ -22,11 +22,12 @@ async def test_a_selection_typed_over_during_an_update_is_replaced(
         await custom_game(host)
         await host.fill("#new-name", "abcdef")
         await host.evaluate("document.getElementById('new-name').setSelectionRange(2, 4)")
-        main = await host.evaluate_handle("document.querySelector('main')")
+        form = await host.evaluate_handle("document.querySelector('.custom-game')")
         ivy = await signed_in(live, "ivy")
         await ivy.send(type="challenge", opponent="hana", rated=False)
         await wait_store(host, "s.challenges.size === 1")
-        assert await host.evaluate("(m) => m !== document.querySelector('main')", main)  # redrawn
+        # the lobby's sections were drawn anew (the challenge came in above them)
+        assert await host.evaluate("(f) => f !== document.querySelector('.custom-game')", form)
         await host.keyboard.type("X")
         assert await host.evaluate(FOCUSED) == ["new-name", "abXef"]
 

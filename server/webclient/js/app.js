@@ -2,7 +2,7 @@
 // banner, and one render of the current view whenever the store changes.
 
 import { Connection, socketUrl } from "./conn.js";
-import { adopt, append, clock, fill, h } from "./dom.js";
+import { adopt, append, clock, fill, h, patch } from "./dom.js";
 import { land } from "./motion.js";
 import { NodeRoute } from "./nodes.js";
 import { Store, freshContribution } from "./store.js";
@@ -300,12 +300,12 @@ function render() {
     adopt(active, again); // the field being typed in stays, caret and selection with it
     again = active;
   }
-  fill(root, drawing);
+  patch(root, drawing);
   const screen = screenOf();
   if (shownScreen !== null && screen !== shownScreen) {
     if (screen.split("|")[1] !== shownScreen.split("|")[1]) window.scrollTo(0, 0);
     focusScreen();
-  } else if (again) focusOn(again);
+  } else if (again && again.isConnected && document.activeElement !== again) focusOn(again); // else kept, focused
   shownScreen = screen;
   land(root);
   for (const el of root.querySelectorAll(".pan")) edgeCue(el);
@@ -345,16 +345,16 @@ function renderBanner() {
 /** Clocks count down between messages: every element with data-deadline shows the time left. */
 function tick() {
   const now = Date.now();
+  // Written only when it changed: a text written again alike still costs a layout.
+  const put = (el, text) => { if (el.textContent !== text) el.textContent = text; };
   for (const el of root.querySelectorAll("[data-deadline]")) {
     const at = Number(el.dataset.deadline);
-    el.textContent = clock(at - now);
-    el.classList.toggle("low", at - now < 10000);
+    put(el, clock(at - now));
+    if (el.classList.contains("low") !== at - now < 10000) el.classList.toggle("low", at - now < 10000);
   }
-  for (const el of root.querySelectorAll("[data-since]")) {
-    el.textContent = clock(now - Number(el.dataset.since));
-  }
+  for (const el of root.querySelectorAll("[data-since]")) put(el, clock(now - Number(el.dataset.since)));
   for (const el of root.querySelectorAll("[data-range-since]")) {
-    el.textContent = ratingRange(Number(el.dataset.rating), Number(el.dataset.rangeSince));
+    put(el, ratingRange(Number(el.dataset.rating), Number(el.dataset.rangeSince)));
   }
 }
 setInterval(() => {

@@ -16,7 +16,7 @@ export function lobbyView(ctx) {
     h("div", { class: "hero" }, computerSection(ctx), quickMatchSection(ctx), dailySection(ctx), tournamentsSection(ctx)),
     myTournaments(ctx),
     fold(ctx, "custom", h("span", { class: "fold-title" }, "Custom game",
-      h("span", { class: "help" }, " — a room with every option, quick play's options, an invite code, a challenge")), customGame(ctx), { cls: "card-panel custom" }),
+      h("span", { class: "help" }, " — a room with every option, quick play's options, an invite code, a challenge")), () => customGame(ctx), { cls: "card-panel custom" }),
     h("div", { class: "columns" }, roomsSection(ctx), onlineSection(ctx)));
 }
 

@@ -11,7 +11,7 @@ import { h } from "../dom.js";
  * update from the server), and an element opened by a click and then replaced
  * would come back closed. A click, a tap, Enter or Space on the summary flips
  * the field and redraws; a fold-out opened another way (find in page) is
- * written back by its toggle event.
+ * written back by its toggle event. ``content`` may be a function: drawn only when open.
  */
 export function fold(ctx, key, summary, content, { open = false, cls = "" } = {}) {
   const isOpen = Boolean(ctx.field(`fold-${key}`, open));
@@ -24,7 +24,7 @@ export function fold(ctx, key, summary, content, { open = false, cls = "" } = {}
     ctx.setField(`fold-${key}`, !isOpen);
     ctx.render();
   } }, summary),
-  isOpen ? content : null);
+  isOpen ? (typeof content === "function" ? content() : content) : null);
 }
 
 /**
