@@ -99,7 +99,7 @@ function quickPlaySection(ctx) {
       select(ctx, "qp-pace", "Pace", PACES, "lockstep"),
       select(ctx, "qp-deals", "Length", DEALS, "1"),
       number(ctx, "qp-bot", "A bot after (seconds; empty: wait for a person)", 30, { min: 0, max: 600 }),
-      h("div", { class: "field" }, levelSelect(ctx, "qp-level", store.bots ? store.bots.quickplay_bot : "expert", { label: "The bot after the wait", visible: true })),
+      h("div", { class: "field wide" }, levelSelect(ctx, "qp-level", store.bots ? store.bots.quickplay_bot : "expert", { label: "The bot after the wait", visible: true })),
       h("p", { class: "help" }, "You are paired with a player within ±100 rating points at first; the range widens by 25 points a second, up to ±1000."),
       h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", disabled: guest || Boolean(store.queue) }, "Find an opponent"))));
 }

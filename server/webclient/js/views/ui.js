@@ -73,10 +73,10 @@ export function botLevels(store) {
   return store.bots && store.bots.levels.length ? store.bots.levels : OLD_LEVELS;
 }
 
-/** "Level 3 · casual · 1250", for a picker. */
-export function levelLabel(level) {
+/** "Level 3 casual, 1250", for a picker (short: a select box must not cut it). */
+export function levelLabel(level, plural = false) {
   const number = level.level ? `Level ${level.level}` : level.name;
-  return [number, level.title, level.rating != null ? `rated ${level.rating}` : null].filter(Boolean).join(" · ");
+  return `${number} ${level.title}${plural ? " bots" : ""}${level.rating != null ? `, ${level.rating}` : ""}`;
 }
 
 /** The level called ``name`` (or one of its aliases: ``expert``, ``greedy``, ``random``). */
@@ -91,7 +91,7 @@ export function levelSelect(ctx, id, fallback, { label = "Bot level", plural = f
   return [
     h("label", { for: id, class: visible ? null : "visually-hidden" }, label),
     h("select", { id, dataset: { key: id }, onchange: (e) => ctx.setField(id, e.target.value) },
-      levels.map((l) => h("option", { value: l.name, selected: l === chosen }, levelLabel(l) + (plural ? " bots" : "")))),
+      levels.map((l) => h("option", { value: l.name, selected: l === chosen }, levelLabel(l, plural)))),
   ];
 }
 

@@ -35,7 +35,9 @@ function feed(match) {
 /** A spectator's screen while the deal is played. */
 export function watching(ctx) {
   const match = ctx.store.match;
+  // On a phone, one column in this order; on a desktop, the players and the
+  // commitments beside the card and the feed.
   return h("div", { class: "play watch" },
-    h("div", {}, currentCard(ctx), feed(match)),
-    h("div", { class: "side" }, playersPanel(ctx), commitments(match)));
+    currentCard(ctx), h("div", { class: "watch-players" }, playersPanel(ctx)), feed(match),
+    h("div", { class: "watch-commitments" }, commitments(match)));
 }
