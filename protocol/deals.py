@@ -133,8 +133,16 @@ class Placed(Message):
     ref: Ref = None
 
 
+class DealtToAll(Message):
+    """The latest card every seated player has been dealt (server.visibility.common_turn)."""
+
+    turn: int
+    card: str
+
+
 class Progress(Message):
-    """Who has placed how many cards: never where, never which."""
+    """Who has placed how many cards: never where; of the cards, only the one
+    every seated player already holds."""
 
     type: Literal["progress"] = "progress"
     room_id: str
@@ -144,6 +152,9 @@ class Progress(Message):
     # Time left while the match is played: lockstep on this turn's card clock,
     # race on the deal clock; None once it is over. (Added in protocol 1, optional.)
     deadline_ms: int | None = None
+    # What a spectator may see of the cards while the deal is played: none under
+    # an embargo, and none before the first card or after the last. (Optional.)
+    dealt: DealtToAll | None = None
 
 
 class RankNote(Message):

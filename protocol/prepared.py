@@ -155,6 +155,7 @@ def progress_message(
     placed: dict[str, int],
     connected: dict[str, bool],
     deadline_ms: int | None,
+    dealt: tuple[int, str] | None = None,
 ) -> Prepared | Progress:
     fields: dict[str, Any] = {
         "room_id": room_id,
@@ -162,6 +163,7 @@ def progress_message(
         "placed": placed,
         "connected": connected,
         "deadline_ms": deadline_ms,
+        "dealt": None if dealt is None else {"turn": dealt[0], "card": dealt[1]},
     }
     if not (
         _plain(room_id)
@@ -171,14 +173,16 @@ def progress_message(
         and all(_plain(k) and _is_int(v) for k, v in placed.items())
         and all(_plain(k) and type(v) is bool for k, v in connected.items())
         and (deadline_ms is None or _is_int(deadline_ms))
+        and (dealt is None or (_is_int(dealt[0]) and _plain(dealt[1])))
     ):
         return Progress(**fields)
     counts = ",".join([f'"{k}":{v}' for k, v in placed.items()])
     links = ",".join([f'"{k}":{"true" if v else "false"}' for k, v in connected.items()])
     deadline = "null" if deadline_ms is None else deadline_ms
+    shown = "null" if dealt is None else f'{{"turn":{dealt[0]},"card":"{dealt[1]}"}}'
     text = (
         f'{{"type":"progress","room_id":"{room_id}","turn":{turn},"placed":{{{counts}}},'
-        f'"connected":{{{links}}},"deadline_ms":{deadline}}}'
+        f'"connected":{{{links}}},"deadline_ms":{deadline},"dealt":{shown}}}'
     )
     return Prepared(Progress, fields, text)
 

@@ -22,6 +22,13 @@ The rules (docs/fairness.md, *Who sees a deal*):
   lifted by a stored event (``EmbargoLifted``) when the round is over (or its
   tournament is cancelled or abandoned and no table plays any more), so the
   HTTP API, which reads the database, keeps it across restarts.
+* **The card everyone holds.** While a deal is played, every member of its
+  room (its spectators too) may see the latest card that every seated player
+  has already been dealt (:func:`common_turn`): lockstep's card of the turn,
+  sent to all at once; in a race the card of the lowest turn any board has
+  reached. It tells nobody a card it does not hold. A deal under an embargo
+  shows none: another table of the round, or another player of the day, may
+  not have reached it.
 * **Numbers are not embargoed.** Ranks, scores, time used, a table's points and
   the standings name no card; a tournament shows them live as tables finish.
 * **The daily deal** (server.daily) is one deal played by everyone who tries
@@ -95,6 +102,23 @@ def sees_result(seated: bool, embargo: str | None, lifted: bool) -> bool:
     may unless the deal is under an embargo not yet lifted.
     """
     return seated or embargo is None or lifted
+
+
+def common_turn(
+    lockstep: bool, turn: int, reached: Iterable[int], embargo: str | None
+) -> int | None:
+    """The latest turn whose card every seated player of a deal being played holds,
+    which every member of the room may see; None for none (before the first card,
+    or under an embargo).
+
+    ``turn`` is lockstep's turn being played (its card goes to every seat at
+    once); ``reached`` is, for each board, the highest turn whose card it was
+    dealt or placed (a race deals each board its own way through the cards).
+    """
+    if embargo is not None:
+        return None
+    shown = turn if lockstep else min(reached, default=0)
+    return shown if shown >= 1 else None
 
 
 def deal_open(status: str, embargo: str | None, lifted: bool) -> bool:

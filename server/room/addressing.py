@@ -6,7 +6,8 @@ message (a dealt card, a placement, a snapshot with a board) to anyone but its
 owner, a card not yet due to that owner, a placement of a card its owner was
 never sent, the match result before the deal has finished, and the result to
 anyone :mod:`server.visibility` does not let see it (a spectator of a
-tournament table before its round is over). Snapshots come only from
+tournament table before its round is over), and a card shown to every member
+(``progress.dealt``) that not every seated player already holds. Snapshots come only from
 :meth:`~server.room.base.RoomBase.view_for`, which puts in the recipient's own
 board and nothing of anyone else's, and the result only for those who may see
 it.
@@ -27,7 +28,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from engine.grid import cell_name, legal_mask, mask_cells
-from protocol.deals import CardDealt, MatchResult, Placed
+from protocol.deals import CardDealt, MatchResult, Placed, Progress
 from protocol.prepared import Prepared, card_message, legal_json, progress_message
 from protocol.rooms import RoomState, RoomUpdate
 from server.room import views
@@ -75,6 +76,9 @@ class AddressingRoom(RoomBase):
                     self._check_card_seen(recipients[0], message.fields["turn"])
             if kind is MatchResult:  # the result, kept as its text
                 self._check_result_shown(recipients)
+            if kind is Progress and message.fields.get("dealt") is not None:
+                shown = message.fields["dealt"]
+                self._check_card_common(shown["turn"], shown["card"])
             return Outbound(recipients, message)
         if isinstance(message, PRIVATE_MESSAGES):
             if len(recipients) != 1:
@@ -85,6 +89,9 @@ class AddressingRoom(RoomBase):
                 self._check_card_seen(recipients[0], message.turn)
         if isinstance(message, MatchResult):
             self._check_result_shown(recipients)
+        for progress in (message, getattr(message, "progress", None)):
+            if isinstance(progress, Progress) and progress.dealt is not None:
+                self._check_card_common(progress.dealt.turn, progress.dealt.card)
         shown = message.result if isinstance(message, RoomState) else None
         if shown is not None and not views.sees_result(self, recipients[0]):
             raise AssertionError("the result is under its round's embargo")
@@ -95,6 +102,14 @@ class AddressingRoom(RoomBase):
             raise AssertionError("the result may only be sent once the deal is over")
         if not all(views.sees_result(self, p) for p in recipients):
             raise AssertionError("the result is under its round's embargo")
+
+    def _check_card_common(self, turn: int, card: str) -> None:
+        """A card shown to every member must be one every seated player holds."""
+        common = views.common_card(self)
+        if common is None or turn > common[0] or self.match is None:
+            raise AssertionError("a card shown to the room that not every player holds")
+        if card != str(self.match.deal.cards[turn - 1]):
+            raise AssertionError("a card shown to the room that is not that turn's")
 
     def _check_card_due(self, player_id: str, turn: int) -> None:
         m = self.match

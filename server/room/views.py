@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from engine.deal import commitment
 from engine.grid import cell_name
-from protocol.deals import MatchResult, Progress, SeriesInfo, SeriesStanding, YourBoard
+from protocol.deals import DealtToAll, MatchResult, Progress, SeriesInfo, SeriesStanding, YourBoard
 from protocol.fields import Pace, PlayerInfo
 from protocol.rooms import RoomInfo, RoomOrigin, RoomState, RoomStatus, RoomSummary, SeatInfo
 from server import visibility
@@ -174,8 +174,24 @@ def summary_key(room: RoomData) -> tuple[Any, ...]:
     return (room.id, room.phase, len(room.seats), room.settings, room.creator)
 
 
+def common_card(room: RoomData) -> tuple[int, str] | None:
+    """The latest card every seated player holds, with its turn, while the deal is
+    played (server.visibility.common_turn): what its spectators may see of it."""
+    m = room.match
+    if m is None or room.phase != Phase.PLAYING:
+        return None
+    turn = visibility.common_turn(
+        room.settings.pace == Pace.LOCKSTEP,
+        m.turn,
+        (max(b.dealt, len(b.placements)) for b in m.boards.values()),
+        room.series.embargo,
+    )
+    return None if turn is None else (turn, str(m.deal.cards[turn - 1]))
+
+
 def progress_fields(room: RoomData, now_ms: int) -> dict[str, Any]:
-    """The fields of a ``progress``: who has placed how many cards, who is connected."""
+    """The fields of a ``progress``: who has placed how many cards, who is connected,
+    and the card everyone holds (:func:`common_card`)."""
     m = room.match
     assert m is not None
     if room.settings.pace == Pace.LOCKSTEP:
@@ -188,11 +204,15 @@ def progress_fields(room: RoomData, now_ms: int) -> dict[str, Any]:
         "placed": {pid: len(b.placements) for pid, b in m.boards.items()},
         "connected": {s.player.id: s.connected and s.present for s in room.seats},
         "deadline_ms": deadline_left(room, now_ms) if room.phase == Phase.PLAYING else None,
+        "dealt": common_card(room),
     }
 
 
 def progress(room: RoomData, now_ms: int) -> Progress:
-    return Progress(**progress_fields(room, now_ms))
+    fields = progress_fields(room, now_ms)
+    dealt = fields.pop("dealt")
+    shown = None if dealt is None else DealtToAll(turn=dealt[0], card=dealt[1])
+    return Progress(**fields, dealt=shown)
 
 
 def view_for(room: RoomData, player_id: str, now_ms: int, ref: str | None = None) -> RoomState:

@@ -134,6 +134,7 @@ def test_card_is_the_models_json(
     st.dictionaries(texts, ints, max_size=6),
     st.dictionaries(texts, st.booleans(), max_size=6),
     st.one_of(st.none(), ints),
+    st.one_of(st.none(), st.tuples(ints, texts)),
 )
 def test_progress_is_the_models_json(
     room_id: str,
@@ -141,6 +142,7 @@ def test_progress_is_the_models_json(
     placed: dict[str, int],
     connected: dict[str, bool],
     deadline_ms: int | None,
+    dealt: tuple[int, str] | None,
 ) -> None:
     fields = {
         "room_id": room_id,
@@ -148,9 +150,10 @@ def test_progress_is_the_models_json(
         "placed": placed,
         "connected": connected,
         "deadline_ms": deadline_ms,
+        "dealt": None if dealt is None else {"turn": dealt[0], "card": dealt[1]},
     }
     try:
-        fast = progress_message(room_id, turn, placed, connected, deadline_ms)
+        fast = progress_message(room_id, turn, placed, connected, deadline_ms, dealt)
     except Exception:
         try:
             dump_server(Progress(**fields))

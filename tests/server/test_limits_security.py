@@ -282,6 +282,7 @@ async def test_before_the_starter_nobody_sees_another_board_or_a_future_card(
     assert results[0] == results[1] == results[2]
     boards = {b["player"]["name"]: b for b in results[0]["boards"]}
 
+    deal = {p["turn"]: p["card"] for p in boards["alice"]["placements"]}  # the same for all
     for client, name in ((alice, "alice"), (bob, "bob"), (watcher, None)):
         own = {p["turn"]: p for p in boards[name]["placements"]} if name else {}
         dealt: set[str] = set()
@@ -294,10 +295,17 @@ async def test_before_the_starter_nobody_sees_another_board_or_a_future_card(
             if message["type"] == "placed":
                 mine = own[message["turn"]]
                 assert (message["cell"], message["card"]) == (mine["cell"], mine["card"])
+            progress = message if message["type"] == "progress" else message.get("progress")
+            shown = (progress or {}).get("dealt")
+            if shown is not None:
+                # the card every player holds: lockstep's card of the turn being played
+                assert shown == {"turn": progress["turn"], "card": deal[progress["turn"]]}
+                if name is None:
+                    dealt.add(shown["card"])
             cards = {s for s in strings(message) if CARD.match(s)}
             assert cards <= dealt, (name, message)  # none of another's, none ahead
-        assert name or not dealt  # the spectator saw no card at all
-        assert len(dealt) == (16 if name else 0)
+        # a player saw its own 16 cards; the spectator each card as it was dealt to all
+        assert dealt == set(deal.values())
     assert json.dumps(watcher.log[:-1]).count('"cell"') == 0
 
 

@@ -18,6 +18,7 @@ from engine.grid import Grid, cell_name, parse_cell
 from engine.scoring import score_board
 from protocol.deals import CardDealt, MatchResult, MatchStarted, Place, Placed, Progress
 from protocol.fields import Pace
+from protocol.prepared import Prepared
 from protocol.rooms import (
     AddBot,
     JoinRoom,
@@ -40,7 +41,7 @@ from server.events import (
     SeriesEnded,
 )
 from server.fallback import fallback_cell
-from server.room import PROGRESS_DELAY_MS, TRANSITIONS, Phase, Room, views
+from server.room import PROGRESS_DELAY_MS, TRANSITIONS, Outbound, Phase, Room, views
 from tests.server.roomkit import (
     ALICE,
     BOB,
@@ -502,9 +503,26 @@ def _check_private(box: Mailbox, room: Room) -> None:
                 if msg.you.card is not None:
                     seen.add(msg.you.card)
             assert not isinstance(msg, RoomState) or msg.result is None
-            text = msg.model_dump_json()
+            # The card every player holds is checked when sent (_check_common).
+            text = msg.model_dump_json(exclude={"dealt": True, "progress": {"dealt"}})
             for card in CARD_TEXT.findall(text):
                 assert card in seen, f"{pid} saw {card} before it was dealt to it: {text}"
+
+
+def _check_common(room: Room, outs: list[Outbound]) -> list[Outbound]:
+    """A card shown to the whole room (``progress.dealt``) is, when it is sent, no
+    further on than the card any seated player holds (or placed, or holds next)."""
+    m = room.match
+    for out in outs:
+        message = out.message.model() if isinstance(out.message, Prepared) else out.message
+        progress = getattr(message, "progress", message)
+        if not isinstance(progress, Progress) or progress.dealt is None:
+            continue
+        assert m is not None
+        assert progress.dealt.card == str(m.deal.cards[progress.dealt.turn - 1])
+        for board in m.boards.values():
+            assert progress.dealt.turn <= len(board.placements) + 1, (progress, board.placed)
+    return outs
 
 
 @settings(max_examples=40, deadline=None)
@@ -515,24 +533,28 @@ def test_nobody_sees_a_future_card_or_another_board_before_the_result(
     rng = random.Random(seed)
     room = make_room(seats, pace=Pace.RACE if race else Pace.LOCKSTEP, card_clock_ms=3_000)
     box = Mailbox()
-    box.add(room.handle(SPECTATOR, JoinRoom(room_id=room.id, spectate=True), 0))
+    box.add(
+        _check_common(room, room.handle(SPECTATOR, JoinRoom(room_id=room.id, spectate=True), 0))
+    )
     for p in [BOB, CAROL, DAVE][: rng.randint(0, seats - 1)]:
-        box.add(room.handle(p, JoinRoom(room_id=room.id), 0))
+        box.add(_check_common(room, room.handle(p, JoinRoom(room_id=room.id), 0)))
     if rng.random() < 0.5 and len(room.seats) < seats:
-        box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="fallback"), 0))
-    box.add(room.handle(ALICE, StartMatch(room_id=room.id), 0))
+        box.add(
+            _check_common(room, room.handle(ALICE, AddBot(room_id=room.id, strategy="fallback"), 0))
+        )
+    box.add(_check_common(room, room.handle(ALICE, StartMatch(room_id=room.id), 0)))
     humans = [s.player for s in room.seats if s.bot is None]
     now = 0
     while room.phase == Phase.PLAYING:
         now += rng.choice([10, 200, 1_500, 4_000])
-        box.add(room.tick(now))
+        box.add(_check_common(room, room.tick(now)))
         who = rng.choice(humans)
         roll = rng.random()
         if roll < 0.1:
-            box.add(room.set_connected(who.id, rng.random() < 0.5, now))
+            box.add(_check_common(room, room.set_connected(who.id, rng.random() < 0.5, now)))
             continue
         if roll < 0.15:
-            box.add(room.handle(who, Resync(room_id=room.id), now))
+            box.add(_check_common(room, room.handle(who, Resync(room_id=room.id), now)))
             continue
         turn = views.waiting_turn(room, who.id)
         if turn is None or not room.is_member(who.id):
@@ -541,10 +563,13 @@ def test_nobody_sees_a_future_card_or_another_board_before_the_result(
         cell = rng.choice(board.grid.legal_cells())
         names = "abcd"
         box.add(
-            room.handle(
-                who,
-                Place(room_id=room.id, turn=turn, cell=f"{names[cell % 4]}{cell // 4 + 1}"),
-                now,
+            _check_common(
+                room,
+                room.handle(
+                    who,
+                    Place(room_id=room.id, turn=turn, cell=f"{names[cell % 4]}{cell // 4 + 1}"),
+                    now,
+                ),
             )
         )
         _check_private(box, room)
@@ -552,6 +577,35 @@ def test_nobody_sees_a_future_card_or_another_board_before_the_result(
     assert room.phase == Phase.FINISHED
     for pid in room.members():
         assert len([m for m in box.inbox.get(pid, []) if isinstance(m, MatchResult)]) == 1
+
+
+def test_the_room_is_shown_the_card_every_player_holds() -> None:
+    """Lockstep: the turn's card, to every member with the progress; a race: the
+    card of the lowest turn any board has reached."""
+    room, box = make_room(2), Mailbox()
+    box.add(room.handle(SPECTATOR, JoinRoom(room_id=room.id, spectate=True), 0))
+    seat_and_start(room, box, BOB)
+    assert room.match is not None
+    state = room.view_for(SPECTATOR.id, 1)
+    assert state.progress is not None and state.progress.dealt is not None
+    assert (state.progress.dealt.turn, state.progress.dealt.card) == (
+        1,
+        str(room.match.deal.cards[0]),
+    )
+    place(room, box, ALICE, 1)
+    place(room, box, BOB, 1)
+    shown = [m for m in box.of(SPECTATOR, Progress) if isinstance(m, Progress) and m.dealt]
+    assert shown[-1].dealt is not None and shown[-1].dealt.turn == 2
+    assert shown[-1].dealt.card == str(room.match.deal.cards[1])
+
+    race, box = make_room(2, pace=Pace.RACE), Mailbox()
+    seat_and_start(race, box, BOB)
+    for turn in (1, 2, 3):
+        place(race, box, ALICE, turn)
+    assert race.match is not None
+    progress = race.view_for(SPECTATOR.id, 1).progress
+    assert progress is not None and progress.dealt is not None
+    assert progress.dealt.turn == 1  # bob holds card 1 still; alice is on card 4
 
 
 def test_secret_is_never_sent_before_the_result() -> None:

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from protocol.deals import MatchResult, Place
+from protocol.deals import MatchResult, Place, Progress
+from protocol.prepared import Prepared, progress_message
 from protocol.rooms import AddBot, CreateRoom, JoinRoom, RoomState, StartMatch
 from protocol.tournaments import (
     AddTournamentBot,
@@ -130,6 +131,36 @@ async def test_a_finished_table_is_shown_to_its_spectator_and_the_api_once_the_r
     results = [o for o in run.outs if isinstance(o.message, MatchResult)]
     assert all(o.to == (ALICE.id,) for o in results)
     await storage.close()
+
+
+async def test_a_tournament_tables_spectator_is_shown_no_card_while_it_is_played(
+    tmp_path: Path,
+) -> None:
+    """Every table of a round plays the same cards, out of step: the card alice holds
+    may be one another table has not reached, so her table's room shows none."""
+    storage = await Storage.open(tmp_path / "db")
+    run = Run(storage)
+    _, mine, _ = await duplicate_with_alice_at_card_one(run)
+    state = mine.view_for(SPECTATOR.id, 10)
+    assert state.progress is not None and state.progress.dealt is None
+    shown = [
+        o.message.model() if isinstance(o.message, Prepared) else o.message
+        for o in run.outs
+        if SPECTATOR.id in o.to
+    ]
+    progresses = [m for m in shown if isinstance(m, Progress)]
+    assert progresses and all(m.dealt is None for m in progresses)
+    with pytest.raises(AssertionError, match="not every player holds"):
+        mine.address([SPECTATOR.id], progress_message(mine.id, 1, {}, {}, None, (1, "5H")))
+    await storage.close()
+
+
+def test_the_card_everyone_holds() -> None:
+    assert visibility.common_turn(True, 5, [5, 4, 16], None) == 5  # lockstep: the turn's
+    assert visibility.common_turn(False, 9, [9, 4, 16], None) == 4  # race: the lowest
+    assert visibility.common_turn(False, 1, [0, 3], None) is None  # not everyone has one
+    assert visibility.common_turn(True, 5, [5, 5], "t1/1") is None  # a round's embargo
+    assert visibility.common_turn(False, 5, [5], "daily/2026-03-14") is None
 
 
 async def test_a_database_made_before_embargoes_embargoes_its_rounds_in_play(

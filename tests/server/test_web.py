@@ -4,6 +4,7 @@ with the package; and its WebSocket admitted from the page's own origin."""
 
 from __future__ import annotations
 
+import gzip
 import re
 import tomllib
 from fnmatch import fnmatch
@@ -120,3 +121,39 @@ def test_the_client_checks_node_ids_as_the_server_does() -> None:
     found = re.search(r"^const NODE = /\^(.+)\$/;$", script, re.M)
     assert found is not None
     assert found[1] == NODE_ID_PATTERN
+
+
+async def test_text_is_sent_compressed_to_a_browser_that_takes_it(tmp_path: Path) -> None:
+    client = load()
+    app_js = f"/assets/{client.version}/js/app.js"
+    async with (
+        running_server(tmp_path / "db.sqlite") as live,
+        aiohttp.ClientSession(auto_decompress=False) as http,
+    ):
+        for path, plain in (("/", client.page), (app_js, client.assets["js/app.js"].body)):
+            async with http.get(live.http + path, headers={"Accept-Encoding": "br, gzip"}) as r:
+                assert r.headers["Content-Encoding"] == "gzip"
+                assert r.headers["Vary"] == "Accept-Encoding"
+                packed = await r.read()
+                assert gzip.decompress(packed) == plain and len(packed) < len(plain) / 2
+                etag = r.headers.get("ETag")
+            for refusing in ("identity", "gzip;q=0", ""):
+                async with http.get(live.http + path, headers={"Accept-Encoding": refusing}) as r:
+                    assert "Content-Encoding" not in r.headers, refusing
+                    assert r.headers["Vary"] == "Accept-Encoding"
+                    assert await r.read() == plain
+                    assert path == "/" or r.headers["ETag"] != etag  # another representation
+        # the compressed one's tag answers a revalidation of the compressed one
+        got = {"Accept-Encoding": "gzip", "If-None-Match": etag or ""}
+        async with http.get(live.http + app_js, headers=got) as again:
+            assert again.status == 304
+
+
+def test_the_page_preloads_every_module_the_client_imports() -> None:
+    client = load()
+    page = client.page.decode()
+    preloaded = re.findall(r'<link rel="modulepreload" href="/assets/[0-9a-f]+/([^"]+)">', page)
+    modules = sorted(p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.js"))
+    # every module but the entry (loaded by its script tag) is imported, and preloaded
+    assert sorted([*preloaded, "js/app.js"]) == modules
+    assert "@PRELOAD@" not in page and "@VERSION@" not in page

@@ -11,6 +11,7 @@ import asyncio
 import os
 import shutil
 import socket
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -193,9 +194,18 @@ async def place_one(page: Page, turn: int, how: str = "click") -> str:
     return cell
 
 
+async def custom_game(page: Page) -> None:
+    """Open the lobby's Custom game (its forms: a new room, quick play, an invite
+    code, a challenge), by a click on its summary as a person would."""
+    if not await page.locator("#new-name").is_visible():
+        await page.locator("summary", has_text="Custom game").click()
+    await page.wait_for_selector("#new-name")
+
+
 async def new_room(page: Page, name: str, **options: str) -> None:
     """Create a room from the lobby's form: ``options`` are its fields by id
     without the ``new-`` (``pace="race"``, ``deal="120"``, ``private="yes"``)."""
+    await custom_game(page)
     await page.fill("#new-name", name)
     for key, value in options.items():
         field = page.locator(f"#new-{key}")
@@ -217,6 +227,41 @@ async def shot(page: Page, name: str, *, full_page: bool = True) -> None:
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         await page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=full_page)
+
+
+# axe-core, the accessibility checker, from npm (tests/web/package.json pins it;
+# .ci/run installs it, and so does the first test that needs it where npm is at hand).
+HERE = Path(__file__).resolve().parent
+AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_source() -> str:
+    """axe-core's script, installed here first if it is missing (skips if it cannot be)."""
+    if not AXE.exists() and shutil.which("npm"):
+        subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--no-package-lock"],
+            cwd=HERE, check=False, timeout=300, capture_output=True,
+        )  # fmt: skip
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed (npm install in tests/web)")
+    return AXE.read_text("utf-8")
+
+
+_AXE_RUN = """async () => {
+  const found = await axe.run(document, { resultTypes: ["violations"] });
+  return found.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(" ")} :: ${n.failureSummary || ""}`),
+  }));
+}"""
+
+
+async def axe_violations(page: Page, source: str) -> list[dict[str, Any]]:
+    """What axe-core finds wrong on the page as it is now, every impact (the page's
+    own strict CSP stays on: the checker is run through the browser's devtools)."""
+    if not await page.evaluate("() => typeof window.axe === 'object'"):
+        await page.evaluate(source)
+    found: list[dict[str, Any]] = await page.evaluate(_AXE_RUN)
+    return found
 
 
 def free_port() -> int:

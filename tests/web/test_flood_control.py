@@ -14,7 +14,17 @@ from typing import Any
 import pytest
 
 from tests.server.live import Live, running_server
-from tests.web.conftest import DESKTOP, PHONE, new_room, place_one, shot, sign_in, store, wait_store
+from tests.web.conftest import (
+    DESKTOP,
+    PHONE,
+    custom_game,
+    new_room,
+    place_one,
+    shot,
+    sign_in,
+    store,
+    wait_store,
+)
 from tests.web.wire import Wire
 
 # Enough to sign in, open a room and place a card; a flood empties it, and it takes
@@ -98,6 +108,7 @@ async def test_a_dropped_request_is_sent_again_once_a_ping_shows_it_was_dropped(
     wire = Wire()
     bo = await wire.open(browser, tight.http + "/", page_errors, DESKTOP)
     await sign_in(bo, "bo")
+    await custom_game(bo)
     await bo.fill("#new-name", "once")
     await bo.evaluate(FLOOD_THEN_CREATE)
     await bo.wait_for_selector("text=Waiting for players", timeout=10_000)
@@ -110,6 +121,13 @@ async def test_a_dropped_request_is_sent_again_once_a_ping_shows_it_was_dropped(
     assert [m["code"] for m in wire.messages("error")] == ["rate_limited"]
     rooms = await (await bo.request.get(tight.http + "/api/rooms")).json()
     assert [r["name"] for r in rooms["rooms"]] == ["once"]  # created once
-    for kind in ("hello", "list_rooms", "list_online", "list_tournaments"):
+    for kind in (
+        "hello",
+        "list_bots",
+        "list_rooms",
+        "list_online",
+        "list_tournaments",
+        "get_daily",
+    ):
         assert types.count(kind) == 1, types  # answered before the flood: not again
     assert page_errors.errors == []

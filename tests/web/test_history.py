@@ -30,7 +30,7 @@ async def test_history_replay_analysis_and_leaderboard(
         await page.wait_for_selector(".replay-controls")
         await page.wait_for_selector(".verify.ok")  # the stored deal, checked again
         await page.keyboard.press("End")
-        await page.wait_for_selector(".result-board .hand", state="attached")
+        await page.wait_for_selector(".result-board .line-total", state="attached")
         await page.keyboard.press("Home")
         for _ in range(3):
             await page.keyboard.press("ArrowRight")

@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.server.live import running_server
-from tests.web.conftest import place_one, player, shot, store, wait_store
+from tests.web.conftest import custom_game, place_one, player, shot, store, wait_store
 
 
 async def test_quick_play_waits_then_plays_a_bot(browser, tmp_path: Path, page_errors) -> None:
     async with running_server(tmp_path / "db.sqlite") as live:
         page = await player(browser, live.http, "quincy", page_errors)
+        await custom_game(page)
         await page.fill("#qp-bot", "3")
         await page.get_by_role("button", name="Find an opponent").click()
         waiting = page.locator(".waiting")
@@ -40,7 +41,7 @@ async def test_a_challenge_from_one_browser_to_another(
         bo = await player(browser, live.http, "bo", page_errors)
         await ada.get_by_role("button", name="Refresh").last.click()  # who is online
         await ada.get_by_role("button", name="Challenge bo").click()
-        await ada.wait_for_function("() => document.getElementById('ch-name').value === 'bo'")
+        await ada.wait_for_function("() => document.getElementById('ch-name')?.value === 'bo'")
         await ada.select_option("#ch-deals", "3")
         await ada.get_by_role("button", name="Send the challenge").click()
         await ada.wait_for_selector("text=You challenged bo")

@@ -6,7 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.server.live import running_server, signed_in
-from tests.web.conftest import PHONE, open_page, place_one, player, shot, sign_in, store
+from tests.web.conftest import (
+    PHONE,
+    custom_game,
+    open_page,
+    place_one,
+    player,
+    shot,
+    sign_in,
+    store,
+)
 
 
 async def test_a_phone_plays_a_whole_deal(browser, tmp_path: Path, page_errors) -> None:
@@ -17,6 +26,7 @@ async def test_a_phone_plays_a_whole_deal(browser, tmp_path: Path, page_errors) 
         await page.goto(live.http + "/")
         await sign_in(page, "pip")
         await shot(page, "phone-lobby")
+        await custom_game(page)
         await page.select_option("#new-seats", "1")
         await page.get_by_role("button", name="Create the room").click()
         await page.get_by_role("button", name="Ready").tap()

@@ -41,7 +41,11 @@ async def test_two_browsers_play_a_lockstep_match_and_both_verify_the_deal(
                 ".verify.ok .verdict:text-is('✔ deal verified')", timeout=20_000
             )
             assert await page.locator(".result-board").count() == 2
-            # every row and column itemized, and the ranks shown
+            # every row and column itemized (each board's fold-out opened by a click),
+            # and the ranks shown
+            for summary in await page.locator("summary", has_text="Itemized score").all():
+                await summary.click()
+            await page.wait_for_selector("details.itemized[open] >> nth=1")
             assert await page.locator(".result-board .hand").count() == 16
             assert await page.locator("text=equal totals share a rank").count() == 1
         await ada.wait_for_function(

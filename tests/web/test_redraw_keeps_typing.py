@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.server.live import running_server, signed_in
-from tests.web.conftest import player, store, wait_store
+from tests.web.conftest import custom_game, player, store, wait_store
 
 FOCUSED = "[document.activeElement.id, document.activeElement.value]"
 
@@ -19,13 +19,15 @@ async def test_a_selection_typed_over_during_an_update_is_replaced(
     async with running_server(tmp_path / "db.sqlite") as live:
         host = await player(browser, live.http, "hana", page_errors)
         # the lobby: a room's name half typed, two letters selected, then a challenge comes
+        await custom_game(host)
         await host.fill("#new-name", "abcdef")
         await host.evaluate("document.getElementById('new-name').setSelectionRange(2, 4)")
-        main = await host.evaluate_handle("document.querySelector('main')")
+        form = await host.evaluate_handle("document.querySelector('.custom-game')")
         ivy = await signed_in(live, "ivy")
         await ivy.send(type="challenge", opponent="hana", rated=False)
         await wait_store(host, "s.challenges.size === 1")
-        assert await host.evaluate("(m) => m !== document.querySelector('main')", main)  # redrawn
+        # the lobby's sections were drawn anew (the challenge came in above them)
+        assert await host.evaluate("(f) => f !== document.querySelector('.custom-game')", form)
         await host.keyboard.type("X")
         assert await host.evaluate(FOCUSED) == ["new-name", "abXef"]
 

@@ -9,7 +9,7 @@ import signal
 from pathlib import Path
 
 from tests.server.live import Client, server_process
-from tests.web.conftest import free_port, place_one, player, shot, store, wait_store
+from tests.web.conftest import custom_game, free_port, place_one, player, shot, store, wait_store
 
 
 async def test_the_browser_resumes_after_the_server_restarts(
@@ -22,6 +22,7 @@ async def test_the_browser_resumes_after_the_server_restarts(
         ada = await player(browser, http, "ada", page_errors)
         bo = await Client.connect(live)
         await bo.hello("bo")
+        await custom_game(ada)
         await ada.get_by_role("button", name="Create the room").click()
         await ada.wait_for_selector("text=Waiting for players")
         room_id = await store(ada, "s.room.id")

@@ -2,11 +2,13 @@
 // banner, and one render of the current view whenever the store changes.
 
 import { Connection, socketUrl } from "./conn.js";
-import { adopt, append, clock, fill, h } from "./dom.js";
+import { adopt, append, clock, fill, h, patch } from "./dom.js";
+import { land } from "./motion.js";
 import { NodeRoute } from "./nodes.js";
 import { Store, freshContribution } from "./store.js";
 import { signInView, accountView } from "./views/signin.js";
 import { lobbyView, ratingRange } from "./views/lobby.js";
+import { edgeCue } from "./views/ui.js";
 import { roomView } from "./views/room.js";
 import { playerView, replayView } from "./views/history.js";
 import { leaderboardView } from "./views/leaderboard.js";
@@ -134,6 +136,7 @@ function afterWelcome() {
     if (mine) conn.send({ type: "get_tournament", tournament_id: tid });
     else if (page === "t" && id === tid) conn.send({ type: "join_tournament", tournament_id: tid, spectate: true });
   }
+  conn.send({ type: "list_bots" }); // the levels the pickers offer, each with its rating
   enterRoute();
   render();
 }
@@ -180,6 +183,7 @@ function enterRoute() {
     conn.send({ type: "list_rooms" });
     conn.send({ type: "list_online" });
     conn.send({ type: "list_tournaments" });
+    conn.send({ type: "get_daily", top: 3 });
   }
 }
 
@@ -261,22 +265,62 @@ function currentView() {
   }
 }
 
+/** What is on the screen, for focus to follow when it changes: the address, and in a
+room whether it shows the seats, a deal being played or a deal's results. */
+function screenOf() {
+  const room = store.room;
+  const match = store.match;
+  const phase = ctx.route[0] === "room" && room ? (match ? `${match.result ? "result" : "play"}:${match.match_id}` : "seats") : "";
+  return `${store.me ? "in" : "out"}|${ctx.route.join("/")}|${phase}`;
+}
+
+let shownScreen = null;
+
+/** A new screen: focus goes to its first action (data-focus-first) or its heading. */
+function focusScreen() {
+  const target = root.querySelector("[data-focus-first]") || root.querySelector("main h1");
+  if (!target) return;
+  focusOn(target);
+  target.scrollIntoView({ block: "nearest" });
+}
+
+function focusOn(el) {
+  if (!el.matches("button, a[href], input, select, textarea, summary, [tabindex]")) el.setAttribute("tabindex", "-1");
+  el.focus({ preventScroll: true });
+}
+
 function render() {
   if (ctx.held) return; // redrawn when the hold ends
   const active = document.activeElement;
-  const focused = active && active.dataset ? active.dataset.key : null;
   const projector = ctx.route[0] === "t" && ctx.route[2] === "projector";
   document.documentElement.classList.toggle("projector", projector);
   const drawing = append(document.createDocumentFragment(), [projector || !store.me ? null : nav(), currentView()]);
-  let again = focused ? drawing.querySelector(`[data-key="${CSS.escape(focused)}"]`) : null;
+  let again = sameElement(active, drawing);
   if (again && typing(active, again)) {
     adopt(active, again); // the field being typed in stays, caret and selection with it
     again = active;
   }
-  fill(root, drawing);
-  if (again) again.focus({ preventScroll: true });
+  patch(root, drawing);
+  const screen = screenOf();
+  if (shownScreen !== null && screen !== shownScreen) {
+    if (screen.split("|")[1] !== shownScreen.split("|")[1]) window.scrollTo(0, 0);
+    focusScreen();
+  } else if (again && again.isConnected && document.activeElement !== again) focusOn(again); // else kept, focused
+  shownScreen = screen;
+  land(root);
+  for (const el of root.querySelectorAll(".pan")) edgeCue(el);
   tick();
   renderBanner();
+}
+
+/** What stands for ``active`` in a new drawing: the element of the same data-key, or
+id, or the screen's heading (where focus goes on a new screen). */
+function sameElement(active, drawing) {
+  if (!active || active === document.body || !root.contains(active)) return null;
+  if (active.dataset && active.dataset.key) return drawing.querySelector(`[data-key="${CSS.escape(active.dataset.key)}"]`);
+  if (active.id) return drawing.querySelector(`#${CSS.escape(active.id)}`);
+  if (active.matches("main h1")) return drawing.querySelector("main h1");
+  return null;
 }
 
 /** A text field that a redraw draws again alike (same kind, same text): the one to keep. */
@@ -301,16 +345,16 @@ function renderBanner() {
 /** Clocks count down between messages: every element with data-deadline shows the time left. */
 function tick() {
   const now = Date.now();
+  // Written only when it changed: a text written again alike still costs a layout.
+  const put = (el, text) => { if (el.textContent !== text) el.textContent = text; };
   for (const el of root.querySelectorAll("[data-deadline]")) {
     const at = Number(el.dataset.deadline);
-    el.textContent = clock(at - now);
-    el.classList.toggle("low", at - now < 10000);
+    put(el, clock(at - now));
+    if (el.classList.contains("low") !== at - now < 10000) el.classList.toggle("low", at - now < 10000);
   }
-  for (const el of root.querySelectorAll("[data-since]")) {
-    el.textContent = clock(now - Number(el.dataset.since));
-  }
+  for (const el of root.querySelectorAll("[data-since]")) put(el, clock(now - Number(el.dataset.since)));
   for (const el of root.querySelectorAll("[data-range-since]")) {
-    el.textContent = ratingRange(Number(el.dataset.rating), Number(el.dataset.rangeSince));
+    put(el, ratingRange(Number(el.dataset.rating), Number(el.dataset.rangeSince)));
   }
 }
 setInterval(() => {
@@ -320,11 +364,12 @@ setInterval(() => {
 
 // While a press, a tap or a drag is under way the page is not redrawn: an update
 // from the server (someone's progress) would replace the element under the
-// pointer, and the click or the drop would be lost. It is redrawn when it ends.
-let dragging = false;
+// pointer, and the click or the drop would be lost. It is redrawn when it ends
+// (a drag of the card is pointer events too: js/views/play.js). A tap's click
+// comes after its pointerup, a frame or more later: the hold lasts until that
+// click (or, if none comes, a moment after the pointer is lifted).
 let holdTimer = null;
 function release() {
-  dragging = false;
   clearTimeout(holdTimer);
   ctx.hold(false);
 }
@@ -333,10 +378,12 @@ document.addEventListener("pointerdown", () => {
   clearTimeout(holdTimer);
   holdTimer = setTimeout(release, 10000); // never hold for good
 }, true);
-document.addEventListener("pointerup", () => { if (!dragging) release(); }, true);
-document.addEventListener("pointercancel", () => { if (!dragging) release(); }, true);
-document.addEventListener("dragstart", () => { dragging = true; ctx.hold(true); }, true);
-document.addEventListener("dragend", release, true);
+document.addEventListener("pointerup", () => {
+  clearTimeout(holdTimer);
+  holdTimer = setTimeout(release, 1000);
+}, true);
+document.addEventListener("pointercancel", release, true);
+document.addEventListener("click", () => { if (ctx.held) setTimeout(release, 0); }, true);
 
 // --- small helpers for views ----------------------------------------------------
 
@@ -348,7 +395,7 @@ function announce(text) {
 
 function toast({ text, kind }) {
   const list = document.getElementById("toasts");
-  const item = h("li", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
+  const item = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
   list.append(item);
   setTimeout(() => item.remove(), kind === "error" ? 8000 : 5000);
 }

@@ -18,6 +18,10 @@ export function cardName(card) {
   return `${RANK_NAMES[rank] || rank} of ${suit ? suit.name : card[1]}`;
 }
 
+export function suitSymbol(card) {
+  return (SUIT[card[1]] || { symbol: card[1] }).symbol;
+}
+
 export function rankText(card) {
   return card[0] === "T" ? "10" : card[0];
 }
@@ -26,7 +30,7 @@ export function rankText(card) {
 export function cardFace(card, extra = {}) {
   const suit = SUIT[card[1]] || { symbol: "?", colour: "black" };
   const { class: cls, ...rest } = extra;
-  return h("span", { class: `card suit-${card[1]} ${suit.colour} ${cls || ""}`.trim(),
+  return h("span", { class: `card suit-${card[1]} ${suit.colour} ${card[0] === "T" ? "ten" : ""} ${cls || ""}`.replace(/\s+/g, " ").trim(),
     role: "img", "aria-label": cardName(card), title: cardName(card), ...rest },
   h("span", { class: "card-rank", "aria-hidden": "true" }, rankText(card)),
   h("span", { class: "card-suit", "aria-hidden": "true" }, suit.symbol));

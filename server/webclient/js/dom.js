@@ -75,6 +75,58 @@ export function fill(el, ...children) {
   return append(el, children);
 }
 
+/** Form controls hold state in properties that isEqualNode does not compare. */
+function controlsAlike(a, b) {
+  const x = a.querySelectorAll ? a.querySelectorAll("input, select, textarea, option") : [];
+  const y = b.querySelectorAll ? b.querySelectorAll("input, select, textarea, option") : [];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i].value !== y[i].value || x[i].checked !== y[i].checked || x[i].selected !== y[i].selected) return false;
+  }
+  return !a.matches || !a.matches("input, select, textarea, option")
+    || (a.value === b.value && a.checked === b.checked && a.selected === b.selected);
+}
+
+/** ``kept`` stays where ``fresh`` was drawn alike: it takes ``fresh``'s handlers, all the way down. */
+function takeHandlers(kept, fresh) {
+  if (kept.nodeType !== 1) return;
+  for (const type of Object.keys(kept.handlers || {})) kept.handlers[type] = null;
+  for (const [type, handler] of Object.entries(fresh.handlers || {})) on(kept, type, handler);
+  for (let i = 0; i < kept.children.length; i++) takeHandlers(kept.children[i], fresh.children[i]);
+}
+
+function sameAttributes(a, b) {
+  if (a.nodeType !== 1 || b.nodeType !== 1 || a.tagName !== b.tagName || a.attributes.length !== b.attributes.length) return false;
+  for (const { name, value } of a.attributes) if (b.getAttribute(name) !== value) return false;
+  return !a.matches("input, select, textarea, option") || (a.value === b.value && a.checked === b.checked);
+}
+
+/**
+ * Draw ``fresh``'s children into ``el``, keeping what is drawn alike: a child the
+ * same as before stays (so the browser lays out, and focus leaves, only what
+ * changed), taking the new drawing's handlers; a child that differs only inside
+ * is patched the same way, ``depth`` levels down; anything else is replaced.
+ * The page is still drawn whole from its model each time: this only spares the
+ * browser the work of what did not change.
+ */
+export function patch(el, fresh, depth = 4) {
+  const olds = [...el.childNodes];
+  const news = [...fresh.childNodes];
+  if (olds.length !== news.length || depth <= 0) {
+    el.replaceChildren(...news);
+    return;
+  }
+  for (let i = 0; i < olds.length; i++) {
+    const old = olds[i], next = news[i];
+    if (old.isEqualNode(next) && controlsAlike(old, next)) takeHandlers(old, next);
+    else if (depth > 1 && sameAttributes(old, next)) {
+      for (const type of Object.keys(old.handlers || {})) old.handlers[type] = null;
+      for (const [type, handler] of Object.entries(next.handlers || {})) on(old, type, handler);
+      patch(old, next, depth - 1);
+    } else old.replaceWith(next);
+  }
+}
+
 export const svg = (tag, attrs, ...children) => h("svg:" + tag, attrs, ...children);
 
 /** "1:05" from milliseconds. */

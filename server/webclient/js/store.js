@@ -50,6 +50,7 @@ export class Store extends EventTarget {
     this.tournament = new Map(); // id -> {info, at}
     this.contribution = null; // the one this page sent for the current room
     this.leaderboards = new Map();
+    this.bots = null; // the server's bot levels (list_bots), weakest first
     this.dailies = new Map(); // day -> the daily message, as last told
     this.dailyReceived = new Map(); // day -> when it was (Date.now())
     this.dailyRefused = new Map(); // day (or "today") -> why get_daily was refused
@@ -208,6 +209,7 @@ export class Store extends EventTarget {
     this.match = newMatch({ ...msg, series_commitment: this.room.server_commitment });
     this.match.server_commitment = msg.server_commitment;
     this.room = { ...this.room, status: "playing", rematch: [] };
+    this.feed("start", (msg.best_of || 1) > 1 ? `Deal ${msg.deal || 1} of ${msg.best_of} begins` : "The deal begins");
   }
 
   on_card(msg) {
@@ -226,6 +228,7 @@ export class Store extends EventTarget {
     if (!match || !this.room || this.room.id !== msg.room_id) return;
     match.cells[cellIndex(msg.cell)] = msg.card;
     match.received[msg.turn] ??= msg.card;
+    match.placedAt[msg.turn] ??= Date.now();
     if (!match.placements.some((p) => p.turn === msg.turn)) {
       match.placements.push({ turn: msg.turn, cell: msg.cell, card: msg.card, auto: msg.auto });
     }
@@ -241,8 +244,34 @@ export class Store extends EventTarget {
 
   on_progress(msg) {
     if (!this.match || !this.room || this.room.id !== msg.room_id) return;
+    const before = this.match.progress;
     this.match.progress = msg;
     if (msg.deadline_ms != null) this.match.roundDeadlineAt = Date.now() + msg.deadline_ms;
+    this.feedProgress(before, msg);
+  }
+
+  /** What a progress says happened since the one before, as lines of the deal's feed. */
+  feedProgress(before, now) {
+    const name = (id) => (this.room.players.find((s) => s.player.id === id) || { player: { name: id } }).player.name;
+    if (now.dealt && (!before || !before.dealt || before.dealt.turn !== now.dealt.turn)) {
+      this.feed("card", `Card ${now.dealt.turn} of 16 is dealt to everyone`, now.dealt.card);
+    }
+    if (!before) return;
+    for (const [id, placed] of Object.entries(now.placed)) {
+      const was = before.placed[id] || 0;
+      if (placed > was) this.feed("placed", placed - was === 1 ? `${name(id)} placed card ${placed}` : `${name(id)} placed cards ${was + 1} to ${placed}`);
+    }
+    for (const [id, on] of Object.entries(now.connected)) {
+      if (id in before.connected && before.connected[id] !== on) this.feed("link", on ? `${name(id)} is back` : `${name(id)} lost the connection`);
+    }
+  }
+
+  /** A line of the current deal's feed (newest first, the last 60 kept). */
+  feed(kind, text, card = null) {
+    const match = this.match;
+    if (!match) return;
+    match.feed.unshift({ kind, text, card, at: Date.now() });
+    if (match.feed.length > 60) match.feed.pop();
   }
 
   on_match_result(msg) {
@@ -253,6 +282,7 @@ export class Store extends EventTarget {
         contributions: [], deal: msg.deal || 1, best_of: msg.series ? msg.series.best_of : 1 });
       this.match = match;
     }
+    if (!match.result) this.feed("end", "The deal is over: the starter is turned");
     match.result = msg;
     match.deal = msg.deal || 1;
     if (msg.series) match.best_of = msg.series.best_of;
@@ -341,6 +371,10 @@ export class Store extends EventTarget {
     if (this.room && this.room.id === msg.room_id) this.ratings = msg;
   }
 
+  on_bots(msg) {
+    this.bots = msg;
+  }
+
   on_leaderboard(msg) {
     this.leaderboards.set(msg.pace, msg);
   }
@@ -408,6 +442,8 @@ function newMatch(fields) {
     cells: Array(16).fill(null),
     placements: [],
     received: {},
+    placedAt: {}, // turn -> when this page learnt of its placement (Date.now())
+    feed: [], // what happened in the deal, newest first: {kind, text, card, at}
     turn: null,
     card: null,
     legal: [],

@@ -10,6 +10,7 @@ import { provider } from "../crypto.js";
 import { commitment, dealCards, roomSeed } from "../deal.js";
 import { CELLS } from "../store.js";
 import { fetched } from "./history.js";
+import { dataTable } from "./ui.js";
 
 const checks = new Map(); // day -> {pending} | {ok, checks}
 
@@ -136,15 +137,14 @@ function playForm(ctx) {
 function standingsPanel(view, me) {
   return h("section", { class: "card-panel", "aria-labelledby": "daily-standings-h" },
     h("h2", { id: "daily-standings-h" }, view.status === "over" ? "Final standings" : "Standings (live: scores only)"),
-    !view.standings.length ? h("p", { class: "empty" }, "Nobody has played this day yet.") : h("div", { class: "table-scroll" }, h("table", { class: "daily-standings" },
-      h("thead", {}, h("tr", {}, ["Rank", "Player", "Score", "Percentile", "Streak", "Pace"].map((t) => h("th", { scope: "col", class: t === "Player" || t === "Pace" ? "" : "num" }, t)))),
-      h("tbody", {}, view.standings.map((e) => h("tr", { class: me && e.player.id === me.id ? "mine" : "" },
-        h("td", { class: "num" }, e.rank == null ? "…" : String(e.rank)),
-        h("td", {}, e.player.name, e.player.bot ? h("span", { class: "tag" }, "bot") : null, me && e.player.id === me.id ? h("span", { class: "tag" }, "you") : null),
-        h("td", { class: "num" }, e.status === "playing" ? "playing" : String(e.score)),
-        h("td", { class: "num" }, e.percentile == null ? "" : `${e.percentile}%`),
-        h("td", { class: "num" }, String(e.streak)),
-        h("td", {}, e.pace)))))));
+    !view.standings.length ? h("p", { class: "empty" }, "Nobody has played this day yet.") : dataTable({ cls: "daily-standings",
+      columns: [{ title: "Rank", num: true }, { title: "Player" }, { title: "Score", num: true }, { title: "Percentile", num: true }, { title: "Streak", num: true }, { title: "Pace" }],
+      rows: view.standings.map((e) => ({ attrs: { class: me && e.player.id === me.id ? "mine" : null }, cells: [
+        e.rank == null ? "…" : String(e.rank),
+        [e.player.name, e.player.bot ? h("span", { class: "tag" }, "bot") : null, me && e.player.id === me.id ? h("span", { class: "tag" }, "you") : null],
+        e.status === "playing" ? "playing" : String(e.score),
+        e.percentile == null ? "" : `${e.percentile}%`,
+        String(e.streak), e.pace] })) }));
 }
 
 function schedulePanel(view) {
@@ -183,20 +183,17 @@ function dealPanel(ctx, view) {
     h("p", { class: "deal-cards" }, deal.cards.map((c) => cardFace(c)), " starter ", cardFace(deal.starter)),
     verifyPanel(check),
     lost,
-    h("div", { class: "table-scroll" }, h("table", { class: "daily-field" },
-      h("thead", {}, h("tr", {}, ["Turn", "Card", "You", best ? "Best" : null, "Where the field put it"].filter((t) => t !== null).map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, deal.cards.map((card, i) => {
+    dataTable({ cls: "daily-field",
+      columns: [{ title: "Turn", num: true }, { title: "Card" }, { title: "You" }, ...(best ? [{ title: "Best" }] : []), { title: "Where the field put it" }],
+      rows: deal.cards.map((card, i) => {
         const counts = deal.field[i];
-        const total = counts.reduce((s, n) => s + n, 0) || 1;
+        const total = counts.reduce((sum, n) => sum + n, 0) || 1;
         const top = counts.map((n, c) => [n, c]).filter(([n]) => n).sort((x, y) => y[0] - x[0] || x[1] - y[1]).slice(0, 4);
         const you = mine ? mine[card] : null;
-        return h("tr", {},
-          h("td", { class: "num" }, String(i + 1)),
-          h("td", {}, cardFace(card)),
-          h("td", {}, you || "–"),
-          best ? h("td", { class: best[i] === you ? "ok" : "" }, best[i]) : null,
-          h("td", {}, top.map(([n, c]) => h("span", { class: `share${CELLS[c] === you ? " mine" : ""}` }, `${CELLS[c]} ${Math.floor((100 * n) / total)}%`))));
-      })))));
+        return { cells: [String(i + 1), cardFace(card), you || "–",
+          ...(best ? [h("span", { class: best[i] === you ? "ok" : "" }, best[i])] : []),
+          top.map(([n, c]) => h("span", { class: `share${CELLS[c] === you ? " mine" : ""}` }, `${CELLS[c]} ${Math.floor((100 * n) / total)}%`))] };
+      }) }));
 }
 
 function verifyPanel(check) {

@@ -8,6 +8,7 @@ import { provider } from "../crypto.js";
 import { verifyResult } from "../deal.js";
 import { CELLS } from "../store.js";
 import { scoredBoard, staticGrid, tieRule, verificationPanel } from "./boards.js";
+import { count, dataTable, fold } from "./ui.js";
 
 const cache = new Map(); // url -> {status, data, error}
 
@@ -72,18 +73,16 @@ export function playerView(ctx) {
       h("h2", { id: "matches-h" }, `Matches (${matches.data.matches.length}, newest first)`),
       matches.data.all ? h("p", { class: "help" }, "All your games, private rooms and bots included; others see only the public ones.") : null,
       matches.data.matches.length === 0 ? h("p", { class: "empty" }, "No match yet.") :
-        h("div", { class: "table-scroll" }, h("table", { class: "matches" },
-          h("thead", {}, h("tr", {}, ["When", "Room", "Pace", "Opponents", "Rank", "Points", ""].map((t) => h("th", { scope: "col" }, t)))),
-          h("tbody", {}, matches.data.matches.map((m) => h("tr", {},
-            h("td", {}, when(m.started_ms)),
-            h("td", {}, m.room),
-            h("td", {}, m.pace),
-            h("td", {}, m.opponents.length === 0 ? h("span", { class: "muted" }, "solo") : m.opponents.map((o, i) => [
+        dataTable({ cls: "matches", columns: [{ title: "When" }, { title: "Room" }, { title: "Pace" }, { title: "Opponents" }, { title: "Rank" }, { title: "Points", num: true }, { title: "Replay", hidden: true }],
+          rows: matches.data.matches.map((m) => ({ cells: [
+            when(m.started_ms), m.room, m.pace,
+            m.opponents.length === 0 ? h("span", { class: "muted" }, "solo") : m.opponents.map((o, i) => [
               i ? ", " : "", h("a", { href: `#/player/${encodeURIComponent(o.player.id)}` }, o.player.name),
-              o.score != null ? ` (${o.score})` : ""])),
-            h("td", {}, m.rank != null ? `${m.rank} of ${m.players}` : m.status),
-            h("td", { class: "num" }, m.score != null ? String(m.score) : ""),
-            h("td", {}, m.status === "finished" ? h("a", { href: `#/match/${encodeURIComponent(m.match_id)}` }, "Replay") : m.status))))))));
+              o.score != null ? ` (${o.score})` : ""]),
+            m.rank != null ? `${m.rank} of ${m.players}` : m.status,
+            m.score != null ? String(m.score) : "",
+            m.status === "finished" ? h("a", { href: `#/match/${encodeURIComponent(m.match_id)}`, "aria-label": `Replay the match of ${when(m.started_ms)}` }, "Replay") : m.status] })) })),
+    ratings.data ? ratingHistory(ctx, ratings.data) : null);
 }
 
 function ratingsSection(data) {
@@ -91,12 +90,17 @@ function ratingsSection(data) {
   return h("section", { class: "card-panel", "aria-labelledby": "ratings-h" },
     h("h2", { id: "ratings-h" }, "Ratings"),
     paces.length === 0 ? h("p", { class: "empty" }, "No rated series yet.") :
-      h("ul", {}, paces.map(([pace, r]) => h("li", {}, `${pace}: ${Math.round(r.rating)} ± ${Math.round(r.deviation)}, ${r.games} games${r.provisional ? ", provisional" : ""}`))),
-    data.history.length ? ratingChart(data.history) : null,
-    data.history.length ? h("details", {}, h("summary", {}, "Rating history"),
-      h("table", {}, h("thead", {}, h("tr", {}, ["When", "Pace", "Opponent", "Result", "Rating"].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", {}, data.history.map((e) => h("tr", {}, h("td", {}, when(e.at_ms)), h("td", {}, e.pace), h("td", {}, e.opponent || ""), h("td", {}, e.result),
-          h("td", {}, `${e.before} → ${e.after}`)))))) : null);
+      h("ul", {}, paces.map(([pace, r]) => h("li", {}, `${pace}: ${Math.round(r.rating)} ± ${Math.round(r.deviation)}, ${count(r.games, "game")}${r.provisional ? ", provisional" : ""}`))),
+    data.history.length ? ratingChart(data.history) : null);
+}
+
+/** Every rated series, newest first: the player's own rating before and after, then the opponent. */
+function ratingHistory(ctx, data) {
+  if (!data.history.length) return null;
+  return h("section", { class: "card-panel", "aria-labelledby": "rh-h" }, h("h2", { id: "rh-h" }, "Rating history"),
+    fold(ctx, `rating-history-${ctx.route[1]}`, `${count(data.history.length, "rated series", "rated series")}`,
+      dataTable({ cls: "rating-history", columns: [{ title: "When" }, { title: "Pace" }, { title: "Rating" }, { title: "Result" }, { title: "Opponent" }],
+        rows: data.history.slice().sort((a, b) => b.at_ms - a.at_ms).map((e) => ({ cells: [when(e.at_ms), e.pace, `${e.before} → ${e.after}`, e.result, e.opponent || ""] })) })));
 }
 
 /** The rating after each rated series, oldest first, one line per pace (SVG). */
@@ -189,8 +193,8 @@ export function replayView(ctx) {
         return h("article", { class: "result-board" }, h("h3", {}, b.player.name), staticGrid(cells, { label: `${b.player.name}'s board after card ${step}`, highlight: last, marks }));
       }))
       : h("div", {}, h("p", {}, "Starter ", cardFace(match.starter), " ", cardName(match.starter)),
-        h("div", { class: "boards results-like" }, boards.map((b) => scoredBoard(asResultBoard(b, match), { me: ctx.store.me, pace: match.pace })))),
-    verificationPanel(replay.verification, provider()),
+        h("div", { class: "boards results-like" }, boards.map((b) => scoredBoard(ctx, asResultBoard(b, match), { me: ctx.store.me, pace: match.pace, key: `replay-${match.match_id}` })))),
+    verificationPanel(replay.verification, provider(), ctx, `replay-checks-${match.match_id}`),
     analysisSection(ctx, match, boards, analysis));
 }
 
@@ -240,16 +244,17 @@ function analysisBody(a) {
   const best = a.hindsight;
   const costly = a.moves.slice().filter((m) => m.loss >= 0.5).sort((x, y) => y.loss - x.loss || x.turn - y.turn).slice(0, 3).map((m) => m.turn);
   const method = best.optimal ? "proved optimal" : `the best found within the search budget${best.upper_bound != null ? ` (at most ${best.upper_bound} is possible)` : ""}`;
+  const marks = {};
+  CELLS.forEach((name, i) => { if (played[i] !== best.cells[i]) marks[name] = "differs"; });
+  const differ = Object.keys(marks).length;
   return h("div", { class: "analysis" },
-    h("div", { class: "pair" },
-      h("figure", {}, h("figcaption", {}, `${a.player.name}'s board: ${a.score} points`), staticGrid(played, { label: `${a.player.name}'s board` })),
-      h("figure", {}, h("figcaption", {}, `Hindsight best: ${best.score} points, ${method}`), staticGrid(best.cells, { label: "the hindsight best board" }))),
-    h("p", {}, `${best.score - a.score} points between them; the moves are expected to have lost ${a.total_loss.toFixed(2)} points in all.`),
-    h("div", { class: "table-scroll" }, h("table", { class: "moves" },
-      h("thead", {}, h("tr", {}, ["Turn", "Card", "Played", "Expert", "Expected loss"].map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, a.moves.map((m) => h("tr", { class: m.turn === replay.step ? "current" : "" },
-        h("td", {}, String(m.turn)), h("td", {}, cardFace(m.card)), h("td", {}, m.played), h("td", {}, m.bot),
-        h("td", { class: costly.includes(m.turn) ? "num loss" : "num" }, m.loss.toFixed(2), costly.includes(m.turn) ? " ◀" : "")))))));
+    h("div", { class: "pair side-by-side" },
+      h("figure", {}, h("figcaption", {}, `${a.player.name}'s board: ${a.score} points`), staticGrid(played, { label: `${a.player.name}'s board`, marks })),
+      h("figure", {}, h("figcaption", {}, `Hindsight best: ${best.score} points, ${method}`), staticGrid(best.cells, { label: "the hindsight best board", marks }))),
+    h("p", {}, `${best.score - a.score} points between them; ${differ === 0 ? "every card is where the best board has it" : `${count(differ, "cell")} hold${differ === 1 ? "s" : ""} another card (marked ≠)`}; the moves are expected to have lost ${a.total_loss.toFixed(2)} points in all.`),
+    dataTable({ cls: "moves", columns: [{ title: "Turn", num: true }, { title: "Card" }, { title: "Played" }, { title: "Expert" }, { title: "Expected loss", num: true }],
+      rows: a.moves.map((m) => ({ attrs: { class: [m.turn === replay.step ? "current" : "", costly.includes(m.turn) ? "costly" : ""].join(" ").trim() || null },
+        cells: [String(m.turn), cardFace(m.card), m.played, m.bot, [m.loss.toFixed(2), costly.includes(m.turn) ? " ◀" : ""]] })) }));
 }
 
 // ← → (or b, n), Home and End step through the replay from anywhere on its page.

@@ -1,50 +1,126 @@
-// The lobby: public rooms, a new room with every option, joining by invite
-// code, quick play, challenges with their countdown, and who is online.
+// The lobby, game first: play the computer (the server's ladder of levels, each
+// with its rating, one click to a game), quick match, today's daily deal and the
+// tournaments on now; then the custom game (custom.js) folded away, the public
+// rooms and who is online.
 
 import { h } from "../dom.js";
 import { freshContribution } from "../store.js";
-
-function select(ctx, id, label, options, fallback) {
-  return h("div", { class: "field" },
-    h("label", { for: id }, label),
-    h("select", { id, dataset: { key: id }, onchange: (e) => ctx.setField(id, e.target.value) },
-      options.map(([value, text]) => h("option", { value, selected: String(ctx.field(id, fallback)) === String(value) }, text))));
-}
-
-function number(ctx, id, label, fallback, attrs = {}) {
-  return h("div", { class: "field" },
-    h("label", { for: id }, label),
-    h("input", { id, type: "number", inputmode: "numeric", value: ctx.field(id, fallback), dataset: { key: id },
-      oninput: (e) => ctx.setField(id, e.target.value), ...attrs }));
-}
-
-function checkbox(ctx, id, label, fallback = false) {
-  return h("div", { class: "field check" },
-    h("input", { id, type: "checkbox", checked: ctx.field(id, fallback), dataset: { key: id },
-      onchange: (e) => { ctx.setField(id, e.target.checked); ctx.render(); } }),
-    h("label", { for: id }, label));
-}
-
-function text(ctx, id, label, attrs = {}) {
-  return h("div", { class: "field" },
-    h("label", { for: id }, label),
-    h("input", { id, value: ctx.field(id, attrs.value || ""), dataset: { key: id },
-      oninput: (e) => ctx.setField(id, e.target.value), ...attrs }));
-}
-
-const PACES = [["lockstep", "lockstep (everyone on the same card)"], ["race", "race (one clock for the deal)"]];
-const DEALS = [["1", "1 deal"], ["3", "best of 3"], ["5", "best of 5"]];
+import { customGame } from "./custom.js";
+import { botLevels, count, dataTable, fold, formatName } from "./ui.js";
 
 export function lobbyView(ctx) {
   const { store } = ctx;
   return h("main", { id: "main", class: "lobby" },
-    h("h1", { class: "visually-hidden" }, "Lobby"),
+    h("h1", { tabindex: "-1" }, "Play"),
     store.queue || store.challenges.size ? waitingBox(ctx) : null,
+    h("div", { class: "hero" }, computerSection(ctx), quickMatchSection(ctx), dailySection(ctx), tournamentsSection(ctx)),
     myTournaments(ctx),
-    h("div", { class: "columns" },
-      h("div", {}, roomsSection(ctx), createSection(ctx)),
-      h("div", {}, quickPlaySection(ctx), joinSection(ctx), challengeSection(ctx), onlineSection(ctx))));
+    fold(ctx, "custom", h("span", { class: "fold-title" }, "Custom game",
+      h("span", { class: "help" }, " — a room with every option, quick play's options, an invite code, a challenge")), () => customGame(ctx), { cls: "card-panel custom" }),
+    h("div", { class: "columns" }, roomsSection(ctx), onlineSection(ctx)));
 }
+
+// --- the four ways to a game ---------------------------------------------------------
+
+/** One step to a game against a bot: a private 2-seat room, the bot, start (as the terminal client does). */
+export async function playComputer(ctx, level) {
+  const { store } = ctx;
+  const contribution = freshContribution();
+  let roomId = null;
+  try {
+    const state = await ctx.request({ type: "create_room", name: `${store.me.name} vs ${level.title || level.name}`.slice(0, 40),
+      visibility: "private", seats: 2, contribution }, ["room_state"]);
+    roomId = state.room.id;
+    store.contribution = contribution;
+    await ctx.request({ type: "add_bot", room_id: roomId, strategy: level.name });
+    await ctx.request({ type: "start", room_id: roomId });
+    ctx.go(`#/room/${encodeURIComponent(roomId)}`);
+  } catch {
+    // shown; a half-made room is not left behind
+    if (roomId) ctx.request({ type: "leave_room", room_id: roomId }, ["left"]).then(() => store.leaveRoomLocally(), () => {});
+  }
+}
+
+function computerSection(ctx) {
+  const levels = botLevels(ctx.store);
+  return h("section", { class: "card-panel action computer", "aria-labelledby": "computer-h" },
+    h("h2", { id: "computer-h" }, "Play the computer"),
+    h("p", { class: "help" }, "One deal against the level you pick, 30 s a card. Each level's rating is its strength measured against the others."),
+    h("ul", { class: "ladder" }, levels.map((level) => h("li", {},
+      h("button", { type: "button", class: "level", dataset: { key: `vs-${level.name}` }, title: level.description || null,
+        onclick: () => playComputer(ctx, level) },
+      h("span", { class: "level-name" }, level.level ? `Level ${level.level}` : level.name),
+      h("span", { class: "level-title" }, h("span", { class: "visually-hidden" }, " "), level.title),
+      h("span", { class: "level-rating" }, level.rating != null ? [h("span", { class: "visually-hidden" }, ", rated "), String(level.rating)] : ""))))));
+}
+
+const QUICK = [
+  { key: "quick-1", label: "1 deal", pace: "lockstep", deals: 1, what: "lockstep" },
+  { key: "quick-3", label: "Best of 3", pace: "lockstep", deals: 3, what: "lockstep" },
+  { key: "quick-race", label: "Race", pace: "race", deals: 1, what: "1 deal, one clock" },
+];
+
+function quickMatchSection(ctx) {
+  const { store } = ctx;
+  const guest = store.me.guest;
+  const go = (q) => {
+    const botAfter = 30000;
+    store.queueBotAfter = botAfter;
+    const contribution = freshContribution();
+    ctx.request({ type: "quickplay", pace: q.pace, deals: q.deals, bot_after_ms: botAfter, contribution }, ["queue"])
+      .then(() => { store.contribution = contribution; }, () => {});
+  };
+  return h("section", { class: "card-panel action quick", "aria-labelledby": "quick-h" },
+    h("h2", { id: "quick-h" }, "Quick match"),
+    h("p", { class: "help" }, guest
+      ? "Quick match is rated: sign in with a name to play it."
+      : "A rated game against a player near your rating; a bot takes the seat after 30 s."),
+    h("div", { class: "quick-choices" }, QUICK.map((q) => h("button", { type: "button", class: "choice", dataset: { key: q.key },
+      disabled: guest || Boolean(store.queue), onclick: () => go(q) }, h("span", { class: "choice-main" }, q.label), h("span", { class: "choice-sub" }, q.what)))));
+}
+
+function dailySection(ctx) {
+  const { store } = ctx;
+  const d = store.dailyToday();
+  let status = h("p", { class: "muted" }, "…");
+  let action = h("a", { class: "button primary", href: "#/daily" }, "Today's daily deal");
+  if (d) {
+    const you = d.you;
+    const left = d.left_ms != null ? Math.max(0, d.left_ms - (Date.now() - (store.dailyReceived.get(d.day) || Date.now()))) : null;
+    const hours = left != null ? Math.floor(left / 3600000) : null;
+    status = h("p", {}, `${count(d.players, "player")} today`, d.status === "open" && left != null
+      ? `, ends in ${hours ? `${hours} h ` : ""}${Math.floor((left % 3600000) / 60000)} min` : "", ".",
+    you && you.status === "finished" ? [" ", h("strong", {}, `You scored ${you.score}, rank ${you.rank}.`)] : null);
+    if (you && you.status === "playing") action = h("a", { class: "button primary", href: `#/room/${encodeURIComponent(you.room_id)}` }, "Back to your attempt");
+    else if (you && you.status === "finished") action = h("a", { class: "button", href: "#/daily" }, "Today's standings");
+    else if (store.me.guest) action = h("a", { class: "button", href: "#/daily" }, "See today's deal");
+    else if (d.status === "open") action = h("a", { class: "button primary", href: "#/daily" }, "Play today's deal");
+  }
+  return h("section", { class: "card-panel action daily-card", "aria-labelledby": "daily-h" },
+    h("h2", { id: "daily-h" }, "Today's daily deal"),
+    h("p", { class: "help" }, "The same 16 cards for everyone today, one attempt each."),
+    status, h("div", { class: "actions" }, action));
+}
+
+function tournamentPhrase(t) {
+  if (t.status === "registering") return t.starts_ms != null ? ["registering, starts in ", h("span", { class: "clock", dataset: { deadline: Date.now() + t.starts_ms } })] : "registering";
+  if (t.status === "playing") return t.format === "knockout" ? `round ${t.round}` : `round ${t.round} of ${t.rounds}`;
+  return t.status;
+}
+
+function tournamentsSection(ctx) {
+  const list = (ctx.store.tournaments || []).filter((t) => ["registering", "playing", "paused"].includes(t.status)).slice(0, 4);
+  return h("section", { class: "card-panel action now", "aria-labelledby": "now-t-h" },
+    h("h2", { id: "now-t-h" }, "Tournaments now"),
+    !ctx.store.tournaments ? h("p", { class: "muted" }, "…") : list.length === 0
+      ? h("p", { class: "empty" }, "None running: host one.")
+      : h("ul", { class: "now-list" }, list.map((t) => h("li", {},
+        h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name), h("br"),
+        h("span", { class: "help" }, `${formatName(t.format)} · ${t.pace} · ${count(t.entrants, "player")} · `, tournamentPhrase(t))))),
+    h("div", { class: "actions" }, h("a", { class: "button", href: "#/tournaments" }, "All tournaments")));
+}
+
+// --- waiting, one's tournaments, the rooms ---------------------------------------------
 
 function waitingBox(ctx) {
   const { store } = ctx;
@@ -88,9 +164,9 @@ function myTournaments(ctx) {
   const mine = [...store.tournament.values()].map((t) => t.info).filter((info) =>
     info.host.id === store.me.id || info.entrants.some((e) => e.player.id === store.me.id));
   if (!mine.length) return null;
-  return h("section", { class: "card-panel" }, h("h2", {}, "My tournaments"),
+  return h("section", { class: "card-panel", "aria-labelledby": "my-t-h" }, h("h2", { id: "my-t-h" }, "My tournaments"),
     h("ul", {}, mine.map((info) => h("li", {},
-      h("a", { href: `#/t/${encodeURIComponent(info.id)}` }, info.name), ` — ${info.format}, ${info.status}, round ${info.round}`))));
+      h("a", { href: `#/t/${encodeURIComponent(info.id)}` }, info.name), ` — ${formatName(info.format)}, ${info.status}, round ${info.round}`))));
 }
 
 function roomsSection(ctx) {
@@ -101,22 +177,17 @@ function roomsSection(ctx) {
       h("h2", { id: "rooms-h" }, "Public rooms"),
       h("button", { type: "button", class: "small", onclick: paging.refresh }, "Refresh")),
     store.rooms.length === 0
-      ? h("p", { class: "empty" }, "No public room is open. Create one below, or try quick play.")
-      : h("div", { class: "table-scroll" }, h("table", { class: "rooms" },
-        h("thead", {}, h("tr", {}, ["Room", "Seats", "Pace", "Clock", "Status", "Creator", ""].map((t) =>
-          h("th", { scope: "col", class: t === "Clock" || t === "Creator" ? "wide" : null }, t)))),
-        h("tbody", {}, store.rooms.map((r) => h("tr", {},
-          h("td", {}, r.name),
-          h("td", {}, `${r.taken}/${r.seats}`),
-          h("td", {}, r.pace),
-          h("td", { class: "wide" }, r.pace === "lockstep" ? `${r.card_clock_ms / 1000} s a card` : `${r.deal_clock_ms / 1000} s a deal`),
-          h("td", {}, r.status),
-          h("td", { class: "wide" }, r.creator.name),
-          h("td", { class: "actions" },
+      ? h("p", { class: "empty" }, "No public room is open. Open one under Custom game, or try a quick match.")
+      : dataTable({ cls: "rooms", columns: [{ title: "Room" }, { title: "Seats" }, { title: "Pace" }, { title: "Clock" }, { title: "Status" }, { title: "Creator" }, { title: "Actions", hidden: true }],
+        rows: store.rooms.map((r) => ({ cells: [
+          r.name, `${r.taken}/${r.seats}`, r.pace,
+          r.pace === "lockstep" ? `${r.card_clock_ms / 1000} s a card` : `${r.deal_clock_ms / 1000} s a deal`,
+          r.status, r.creator.name,
+          h("span", { class: "row-actions" },
             r.status === "waiting" && r.taken < r.seats
               ? h("button", { type: "button", class: "small primary", "aria-label": `Join ${r.name}`, onclick: () => joinRoom(ctx, { room_id: r.id }) }, "Join")
               : null,
-            h("button", { type: "button", class: "small", "aria-label": `Watch ${r.name}`, onclick: () => ctx.go(`#/watch/${encodeURIComponent(r.id)}`) }, "Watch"))))))),
+            h("button", { type: "button", class: "small", "aria-label": `Watch ${r.name}`, onclick: () => ctx.go(`#/watch/${encodeURIComponent(r.id)}`) }, "Watch"))] })) }),
     paging.controls);
 }
 
@@ -151,98 +222,6 @@ export async function joinRoom(ctx, where) {
   } catch { /* the error is shown */ }
 }
 
-function createSection(ctx) {
-  return h("section", { class: "card-panel", "aria-labelledby": "create-h" },
-    h("h2", { id: "create-h" }, "New room"),
-    h("form", { class: "grid-form", onsubmit: async (e) => {
-      e.preventDefault();
-      const contribution = freshContribution();
-      const message = {
-        type: "create_room",
-        name: ctx.field("new-name", "").trim() || `${ctx.store.me.name}'s room`,
-        visibility: ctx.field("new-private", false) ? "private" : "public",
-        seats: Number(ctx.field("new-seats", 2)),
-        pace: ctx.field("new-pace", "lockstep"),
-        card_clock_ms: Math.round(Number(ctx.field("new-card", 30)) * 1000),
-        deal_clock_ms: Math.round(Number(ctx.field("new-deal", 300)) * 1000),
-        deals: Number(ctx.field("new-deals", 1)),
-        rated: ctx.field("new-rated", false),
-        contribution,
-      };
-      try {
-        const state = await ctx.request(message, ["room_state"]);
-        ctx.store.contribution = contribution;
-        ctx.go(`#/room/${encodeURIComponent(state.room.id)}`);
-      } catch { /* shown */ }
-    } },
-      text(ctx, "new-name", "Name", { maxlength: 40, placeholder: `${ctx.store.me.name}'s room` }),
-      select(ctx, "new-seats", "Seats", [1, 2, 3, 4, 5, 6, 7, 8].map((n) => [String(n), n === 1 ? "1 (solo)" : String(n)]), "2"),
-      select(ctx, "new-pace", "Pace", PACES, "lockstep"),
-      number(ctx, "new-card", "Card clock (seconds, lockstep)", 30, { min: 1, max: 600 }),
-      number(ctx, "new-deal", "Deal clock (seconds, race)", 300, { min: 10, max: 3600 }),
-      select(ctx, "new-deals", "Length", DEALS, "1"),
-      checkbox(ctx, "new-private", "Private (unlisted: share its invite link)"),
-      checkbox(ctx, "new-rated", "Rated (2 seats, registered players, no bots)"),
-      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Create the room"))));
-}
-
-function quickPlaySection(ctx) {
-  const { store } = ctx;
-  const guest = store.me.guest;
-  return h("section", { class: "card-panel", "aria-labelledby": "qp-h" },
-    h("h2", { id: "qp-h" }, "Quick play"),
-    guest ? h("p", { class: "help" }, "Quick play is rated: sign in with a name to play it.") : null,
-    h("form", { class: "grid-form", onsubmit: (e) => {
-      e.preventDefault();
-      const seconds = ctx.field("qp-bot", "30");
-      const botAfter = seconds === "" ? null : Math.round(Number(seconds) * 1000);
-      store.queueBotAfter = botAfter;
-      const contribution = freshContribution();
-      ctx.request({ type: "quickplay", pace: ctx.field("qp-pace", "lockstep"), deals: Number(ctx.field("qp-deals", 1)),
-        bot_after_ms: botAfter, contribution }, ["queue"]).then(() => { store.contribution = contribution; }, () => {});
-    } },
-      select(ctx, "qp-pace", "Pace", PACES, "lockstep"),
-      select(ctx, "qp-deals", "Length", DEALS, "1"),
-      number(ctx, "qp-bot", "A bot after (seconds; empty: wait for a person)", 30, { min: 0, max: 600 }),
-      h("p", { class: "help" }, "You are paired with a player within ±100 rating points at first; the range widens by 25 points a second, up to ±1000."),
-      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", disabled: guest || Boolean(store.queue) }, "Find an opponent"))));
-}
-
-function joinSection(ctx) {
-  return h("section", { class: "card-panel", "aria-labelledby": "join-h" },
-    h("h2", { id: "join-h" }, "Join by invite code"),
-    h("form", { class: "inline-form", onsubmit: (e) => {
-      e.preventDefault();
-      const code = ctx.field("invite", "").trim();
-      const m = code.match(/#\/join\/([^/]+)$/);
-      if (code) joinRoom(ctx, { invite_code: m ? decodeURIComponent(m[1]) : code });
-    } },
-      h("label", { for: "invite" }, "Invite code or link"),
-      h("input", { id: "invite", value: ctx.field("invite"), dataset: { key: "invite" }, oninput: (e) => ctx.setField("invite", e.target.value), autocomplete: "off" }),
-      h("button", { type: "submit" }, "Join")));
-}
-
-function challengeSection(ctx) {
-  const { store } = ctx;
-  return h("section", { class: "card-panel", "aria-labelledby": "ch-h" },
-    h("h2", { id: "ch-h" }, "Challenge a player"),
-    h("form", { class: "grid-form", onsubmit: (e) => {
-      e.preventDefault();
-      const contribution = freshContribution();
-      ctx.request({ type: "challenge", opponent: ctx.field("ch-name", "").trim(), pace: ctx.field("ch-pace", "lockstep"),
-        deals: Number(ctx.field("ch-deals", 1)), card_clock_ms: Math.round(Number(ctx.field("ch-card", 30)) * 1000),
-        deal_clock_ms: Math.round(Number(ctx.field("ch-deal", 300)) * 1000), rated: ctx.field("ch-rated", !store.me.guest), contribution },
-      ["challenge_state"]).then(() => { store.contribution = contribution; }, () => {});
-    } },
-      text(ctx, "ch-name", "Player", { required: true, maxlength: 24, autocomplete: "off" }),
-      select(ctx, "ch-pace", "Pace", PACES, "lockstep"),
-      select(ctx, "ch-deals", "Length", DEALS, "1"),
-      number(ctx, "ch-card", "Card clock (s)", 30, { min: 1, max: 600 }),
-      number(ctx, "ch-deal", "Deal clock (s)", 300, { min: 10, max: 3600 }),
-      checkbox(ctx, "ch-rated", "Rated", !store.me.guest),
-      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Send the challenge"))));
-}
-
 function onlineSection(ctx) {
   const { store } = ctx;
   const online = store.online;
@@ -259,8 +238,9 @@ function onlineSection(ctx) {
         p.id === store.me.id ? h("span", { class: "tag" }, "you") : null,
         !p.guest && !p.bot && !store.me.guest && p.id !== store.me.id ? h("button", { type: "button", class: "small", "aria-label": `Challenge ${p.name}`, onclick: () => {
           ctx.setField("ch-name", p.name);
+          ctx.setField("fold-custom", true);
           ctx.render();
-          document.getElementById("ch-name")?.focus();
+          requestAnimationFrame(() => requestAnimationFrame(() => document.getElementById("ch-name")?.focus()));
         } }, "Challenge") : null))),
     online && online.total > online.players.length ? h("p", { class: "help" }, `and ${online.total - online.players.length} more`) : null);
 }

@@ -7,8 +7,9 @@ import { h } from "../dom.js";
 import { freshContribution } from "../store.js";
 import { pager } from "./lobby.js";
 import { fetched } from "./history.js";
+import { count, dataTable, formatName, levelSelect, panning } from "./ui.js";
 
-const FORMATS = [["duplicate", "duplicate field (matchpoints)"], ["swiss", "Swiss"], ["knockout", "knockout"]];
+const FORMATS = [["duplicate", "Duplicate field (matchpoints)"], ["swiss", "Swiss"], ["knockout", "Knockout"]];
 
 function field(ctx, id, label, input) {
   return h("div", { class: "field" }, h("label", { for: id }, label), input);
@@ -44,15 +45,14 @@ export function tournamentListView(ctx) {
       h("div", { class: "section-head" }, h("h2", { id: "tl-h" }, "Public tournaments"),
         h("button", { type: "button", class: "small", onclick: paging.refresh }, "Refresh")),
       !list ? h("p", { role: "status" }, "Loading…") : list.length === 0 ? h("p", { class: "empty" }, "No public tournament right now: host one below.") :
-        h("div", { class: "table-scroll" }, h("table", { class: "tournaments" },
-          h("thead", {}, h("tr", {}, ["Name", "Format", "Pace", "Rounds", "Entrants", "Status", "Starts", "Host"].map((t) => h("th", { scope: "col" }, t)))),
-          h("tbody", {}, list.map((t) => h("tr", {},
-            h("td", {}, h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name), mine(t) ? h("span", { class: "tag" }, "✔ in") : null),
-            h("td", {}, t.format), h("td", {}, t.pace),
-            h("td", {}, t.format === "knockout" ? `best of ${t.best_of}` : String(t.rounds)),
-            h("td", {}, `${t.entrants}/${t.max_players}`), h("td", {}, t.status === "playing" ? `round ${t.round}` : t.status),
-            h("td", {}, t.starts_ms != null ? h("span", { dataset: { deadline: Date.now() + t.starts_ms } }) : t.status === "registering" ? "by the host" : ""),
-            h("td", {}, t.host.name)))))),
+        dataTable({ cls: "tournaments", columns: [{ title: "Name" }, { title: "Format" }, { title: "Pace" }, { title: "Rounds" }, { title: "Entrants" }, { title: "Status" }, { title: "Starts" }, { title: "Host" }],
+          rows: list.map((t) => ({ cells: [
+            [h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name), mine(t) ? h("span", { class: "tag" }, "✔ in") : null],
+            formatName(t.format), t.pace,
+            t.format === "knockout" ? `best of ${t.best_of}` : String(t.rounds),
+            `${t.entrants}/${t.max_players}`, t.status === "playing" ? `round ${t.round}` : t.status,
+            t.starts_ms != null ? h("span", { dataset: { deadline: Date.now() + t.starts_ms } }) : t.status === "registering" ? "by the host" : "",
+            t.host.name] })) }),
       paging.controls),
     pastTournaments(ctx),
     h("section", { class: "card-panel", "aria-labelledby": "tj-h" }, h("h2", { id: "tj-h" }, "A private tournament"),
@@ -89,14 +89,13 @@ function pastTournaments(ctx) {
           LIST_STATUSES.map(([v, t]) => h("option", { value: v, selected: v === status }, t))))),
     shown.error ? h("p", { class: "error" }, shown.error) : !rows ? h("p", { role: "status" }, "Loading…") :
       rows.length === 0 ? h("p", { class: "empty" }, `No public tournament ${status}.`) :
-        h("div", { class: "table-scroll" }, h("table", { class: "tournaments" },
-          h("thead", {}, h("tr", {}, ["Name", "Format", "Pace", "Entrants", "Rounds", "Result", "Host"].map((t) => h("th", { scope: "col" }, t)))),
-          h("tbody", {}, rows.map((t) => h("tr", {},
-            h("td", {}, h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name)),
-            h("td", {}, t.format), h("td", {}, t.settings.pace),
-            h("td", {}, String(t.entrants)), h("td", {}, String(t.rounds_played)),
-            h("td", {}, wonBy(t.winners) || t.status),
-            h("td", {}, t.host.name)))))));
+        dataTable({
+          cls: "tournaments",
+          columns: [{ title: "Name" }, { title: "Format" }, { title: "Pace" }, { title: "Entrants", num: true }, { title: "Rounds", num: true }, { title: "Result" }, { title: "Host" }],
+          rows: rows.map((t) => ({ cells: [
+            h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name), formatName(t.format), t.settings.pace,
+            String(t.entrants), String(t.rounds_played), wonBy(t.winners) || t.status, t.host.name] })),
+        }));
 }
 
 function createTournament(ctx) {
@@ -188,7 +187,7 @@ export function tournamentView(ctx) {
   const inviteLink = info.invite_code ? `${location.origin}/#/tjoin/${encodeURIComponent(info.invite_code)}` : null;
   return h("main", { id: "main", class: "tournament" },
     h("h1", {}, info.name),
-    h("p", {}, `${info.format}, ${info.pace}${info.format === "knockout" ? `, best of ${info.best_of}` : `, ${info.rounds} rounds`} · hosted by ${info.host.name}`),
+    h("p", {}, `${formatName(info.format)}, ${info.pace}${info.format === "knockout" ? `, best of ${info.best_of}` : `, ${count(info.rounds, "round")}`} · hosted by ${info.host.name}`),
     h("p", { class: "status", role: "status" }, statusLine(info, entry.at)),
     inviteLink ? h("p", {}, "Invite link: ", h("code", {}, inviteLink)) : null,
     h("div", { class: "actions" },
@@ -205,7 +204,8 @@ export function tournamentView(ctx) {
       h("a", { class: "button", href: `#/t/${encodeURIComponent(info.id)}/projector` }, "Projector view"),
       h("a", { class: "button", href: `/api/tournaments/${encodeURIComponent(info.id)}/export?format=csv&what=standings` }, "Standings (CSV)")),
     host ? hostControls(ctx, info) : null,
-    info.format === "knockout" && info.bracket && info.bracket.length ? h("section", { class: "card-panel", "aria-labelledby": "bracket-h" }, h("h2", { id: "bracket-h" }, "Bracket"), bracket(info, who)) : null,
+    info.format === "knockout" && info.bracket && info.bracket.length ? h("section", { class: "card-panel", "aria-labelledby": "bracket-h" }, h("h2", { id: "bracket-h" }, "Bracket"),
+      panning("Bracket", bracket(info, who)), h("p", { class: "help pan-help" }, "Swipe, or focus the bracket and use the arrow keys, to see every round.")) : null,
     h("section", { class: "card-panel", "aria-labelledby": "st-h" }, h("h2", { id: "st-h" }, over ? "Final standings" : "Standings"), standings(info, me)),
     info.tables.length ? h("section", { class: "card-panel", "aria-labelledby": "tables-h" }, h("h2", { id: "tables-h" }, `Round ${info.round}: tables`), tables(ctx, info, who)) : null,
     h("section", { class: "card-panel", "aria-labelledby": "entrants-h" }, h("h2", { id: "entrants-h" }, `Entrants (${info.entrants.length})`),
@@ -219,9 +219,9 @@ export function tournamentView(ctx) {
         } }, "Remove") : null)))),
     h("section", { class: "card-panel" }, h("h2", {}, "Fair deals"),
       h("p", {}, "Commitment to the round secrets, published at creation: ", h("code", {}, info.commitment)),
-      info.history.length ? h("div", { class: "table-scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["Round", "Contribution", "Commitment", "Secret"].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", {}, info.history.map((r) => h("tr", {}, h("td", {}, String(r.number)), h("td", {}, h("code", {}, r.contribution.slice(0, 12) + "…")),
-          h("td", {}, h("code", {}, r.server_commitment.slice(0, 12) + "…")), h("td", {}, r.server_secret ? h("code", {}, r.server_secret.slice(0, 12) + "…") : "hidden until the round is over")))))) : null));
+      info.history.length ? dataTable({ cls: "rounds", columns: [{ title: "Round", num: true }, { title: "Contribution" }, { title: "Commitment" }, { title: "Secret" }],
+        rows: info.history.map((r) => ({ cells: [String(r.number), h("code", {}, r.contribution.slice(0, 12) + "…"),
+          h("code", {}, r.server_commitment.slice(0, 12) + "…"), r.server_secret ? h("code", {}, r.server_secret.slice(0, 12) + "…") : "hidden until the round is over"] })) }) : null));
 }
 
 function hostControls(ctx, info) {
@@ -243,8 +243,7 @@ function hostControls(ctx, info) {
         ctx.request({ type: "add_tournament_bot", tournament_id: info.id, strategy: val(ctx, "tb-strategy", "greedy"), count: Number(val(ctx, "tb-count", 1)) }, ["tournament"]).catch(() => {});
       } },
         h("label", { for: "tb-count" }, "Add"), input(ctx, "tb-count", 1, { type: "number", min: 1, max: 256, class: "narrow" }),
-        h("label", { for: "tb-strategy", class: "visually-hidden" }, "Strategy"),
-        choose(ctx, "tb-strategy", [["greedy", "greedy bots"], ["expert", "expert bots"], ["random", "random bots"], ["fallback", "fallback bots"]], "greedy"),
+        levelSelect(ctx, "tb-strategy", "greedy", { label: "Bot level", plural: true }),
         h("button", { type: "submit" }, "Add bots")) : null));
 }
 
@@ -265,25 +264,23 @@ export function standings(info, me) {
       : [["Seed", (s) => String((info.entrants.find((e) => e.player.id === s.player.id) || {}).seed || "")],
         ["Status", (s) => (s.rank === 1 && info.status === "finished" ? "champion" : s.out_in_round ? `out in round ${s.out_in_round}` : "still in")],
         ["Points", (s) => String(s.points)], ["Deals", (s) => String(s.deals)]];
-  return h("div", { class: "table-scroll" }, h("table", { class: "standings" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "num" }, "Rank"), h("th", { scope: "col" }, "Player"), cols.map(([t]) => h("th", { scope: "col", class: "num" }, t)))),
-    h("tbody", {}, info.standings.map((s) => h("tr", { class: me && s.player.id === me.id ? "mine" : "" },
-      h("td", { class: "num" }, String(s.rank)),
-      h("td", {}, s.player.name, s.player.bot ? h("span", { class: "tag" }, "bot") : null, me && s.player.id === me.id ? h("span", { class: "tag" }, "you") : null,
-        s.status !== "active" && s.status !== "eliminated" ? h("span", { class: "tag" }, s.status) : null),
-      cols.map(([, f]) => h("td", { class: "num" }, f(s))))))));
+  return dataTable({ cls: "standings", columns: [{ title: "Rank", num: true }, { title: "Player" }, ...cols.map(([t]) => ({ title: t, num: true }))],
+    rows: info.standings.map((s) => ({ attrs: { class: me && s.player.id === me.id ? "mine" : null }, cells: [
+      String(s.rank),
+      [s.player.name, s.player.bot ? h("span", { class: "tag" }, "bot") : null, me && s.player.id === me.id ? h("span", { class: "tag" }, "you") : null,
+        s.status !== "active" && s.status !== "eliminated" ? h("span", { class: "tag" }, s.status) : null],
+      ...cols.map(([, f]) => f(s))] })) });
 }
 
 function tables(ctx, info, who) {
-  return h("div", { class: "table-scroll" }, h("table", {},
-    h("thead", {}, h("tr", {}, ["Table", "Players", "Status", "Points", ""].map((t) => h("th", { scope: "col" }, t)))),
-    h("tbody", {}, info.tables.map((t) => h("tr", {},
-      h("td", {}, String(t.number)),
-      h("td", {}, t.players.map((p) => (who.get(p) || { name: p }).name).join(" vs ")),
-      h("td", {}, t.status === "bye" ? "bye" : t.status === "finished" && t.winner ? `won by ${(who.get(t.winner) || { name: t.winner }).name}` : t.status),
-      h("td", {}, t.players.map((p) => (t.points[p] != null ? String(t.points[p]) : "–")).join(" – ")),
-      h("td", {}, t.room_id && t.status === "playing" && !t.players.includes(ctx.store.me.id)
-        ? h("button", { type: "button", class: "small", "aria-label": `Watch table ${t.number}`, onclick: () => ctx.go(`#/watch/${encodeURIComponent(t.room_id)}`) }, "Watch") : null))))));
+  const name = (p) => (who.get(p) || { name: p }).name;
+  return dataTable({ cls: "round-tables", columns: [{ title: "Table", num: true }, { title: "Players" }, { title: "Status" }, { title: "Points" }, { title: "Watch", hidden: true }],
+    rows: info.tables.map((t) => ({ cells: [
+      String(t.number), t.players.map(name).join(" vs "),
+      t.status === "bye" ? "bye" : t.status === "finished" && t.winner ? `won by ${name(t.winner)}` : t.status,
+      t.players.map((p) => (t.points[p] != null ? String(t.points[p]) : "–")).join(" – "),
+      t.room_id && t.status === "playing" && !t.players.includes(ctx.store.me.id)
+        ? h("button", { type: "button", class: "small", "aria-label": `Watch table ${t.number}`, onclick: () => ctx.go(`#/watch/${encodeURIComponent(t.room_id)}`) }, "Watch") : ""] })) });
 }
 
 /** The knockout bracket: every round of the draw, byes and walkovers included. */
@@ -293,11 +290,14 @@ export function bracket(info, who) {
   const roundsTotal = Math.max(1, Math.log2(size));
   const seed = new Map(info.entrants.map((e) => [e.player.id, e.seed]));
   const columns = [];
+  let slots = first;
+  let champion = null;
   for (let r = 0; r < roundsTotal; r++) {
-    const slots = info.bracket[r] || Array(size >> r).fill(undefined);
+    if (info.bracket[r]) slots = info.bracket[r];
     const next = info.bracket[r + 1];
     const tablesNow = r === info.bracket.length - 1 ? info.tables : [];
     const matches = [];
+    const through = []; // who goes on from each match: the next round's slots, where the draw has none yet
     for (let i = 0; i < slots.length; i += 2) {
       const a = slots[i], b = slots[i + 1];
       let winner = null;
@@ -308,17 +308,18 @@ export function bracket(info, who) {
       }
       if (a && b === null && r === 0) winner = a;
       if (b && a === null && r === 0) winner = b;
+      through.push(winner || undefined);
       matches.push(h("div", { class: "match", role: "group", "aria-label": `round ${r + 1}, match ${i / 2 + 1}` },
         slot(a, b, winner, who, seed, r), slot(b, a, winner, who, seed, r)));
     }
+    if (r === roundsTotal - 1) champion = through[0] || null;
     const title = r === roundsTotal - 1 ? "Final" : r === roundsTotal - 2 ? "Semi-finals" : `Round ${r + 1}`;
     columns.push(h("div", { class: "round" }, h("h3", {}, title), h("div", { class: "round-matches" }, matches)));
+    slots = next || through;
   }
-  const last = info.bracket[roundsTotal - 1];
-  const finalTable = info.bracket.length === roundsTotal ? info.tables.find((t) => t.winner && last && last.includes(t.winner)) : null;
-  if (finalTable) {
+  if (champion) {
     columns.push(h("div", { class: "round" }, h("h3", {}, "Champion"), h("div", { class: "round-matches" },
-      h("div", { class: "match" }, h("div", { class: "slot winner" }, (who.get(finalTable.winner) || { name: "?" }).name)))));
+      h("div", { class: "match" }, h("div", { class: "slot winner" }, (who.get(champion) || { name: "?" }).name)))));
   }
   return h("div", { class: "bracket" }, columns);
 }
@@ -342,12 +343,13 @@ export function projectorView(ctx) {
   const who = names(info);
   const knockout = info.format === "knockout" && info.bracket && info.bracket.length;
   return h("main", { id: "main", class: "projector-view" },
-    h("h1", {}, info.name),
+    h("header", { class: "proj-head" },
+      h("h1", { tabindex: "-1" }, info.name),
+      h("div", { class: "proj-tools" },
+        document.fullscreenEnabled ? h("button", { type: "button", onclick: () => (document.fullscreenElement ? document.exitFullscreen() : document.documentElement.requestFullscreen()) }, "Full screen") : null,
+        h("a", { class: "button", href: `#/t/${encodeURIComponent(info.id)}` }, "Back"))),
     h("p", { class: "proj-sub", role: "status" }, statusLine(info, entry.at)),
-    knockout ? bracket(info, who) : null,
-    h("div", { class: knockout ? "proj-standings small" : "proj-standings" }, standings(info, null)),
-    h("div", { class: "proj-tools" },
-      document.fullscreenEnabled ? h("button", { type: "button", onclick: () => (document.fullscreenElement ? document.exitFullscreen() : document.documentElement.requestFullscreen()) }, "Full screen") : null,
-      h("a", { class: "button", href: `#/t/${encodeURIComponent(info.id)}` }, "Back")));
+    knockout ? panning("Bracket", bracket(info, who)) : null,
+    h("div", { class: knockout ? "proj-standings small" : "proj-standings" }, standings(info, null)));
 }
 
