@@ -18,7 +18,7 @@ from aiohttp import WSCloseCode, web
 from server import identity
 from server.analysis import ANALYST, Analyst
 from server.analysis import routes as analysis_routes
-from server.bots import BotPool, bot_factory, bot_levels
+from server.bots import bot_factory, bot_levels
 from server.config import LobbyConfig, ServerConfig, store_of
 from server.config import check as check_config
 from server.daily.desk import Calendar
@@ -119,9 +119,9 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     node = None
     if config.redis_url:
         node = ClusterNode(config.redis_url, config.node_id or new_node_id(), storage, lobby)
-        hub = Hub(config, storage, lobby, BotPool(), delivery=node.delivery, cluster=node)
+        hub = Hub(config, storage, lobby, delivery=node.delivery, cluster=node)
     else:
-        hub = Hub(config, storage, lobby, BotPool())
+        hub = Hub(config, storage, lobby)
     app[HUB] = hub
     app[ANALYST] = Analyst()
     await daily_keeper.load(storage, lobby.daily, clock.now_ms())

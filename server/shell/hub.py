@@ -115,7 +115,8 @@ class Hub:
         self.config = config
         self.storage = storage
         self.lobby = lobby
-        self.bots = bots or BotPool()
+        self.bots = bots or BotPool(budget_s=config.bot_cpu_per_owner_s)
+        self.bots.wanted = lobby.bot_waits  # a move the clock placed first is not computed
         self._thinking: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
         # Addressed messages to the sessions that receive them (in a cluster: on any node).
@@ -294,6 +295,8 @@ class Hub:
     async def _think(self, turn: BotTurn) -> None:
         """A bot seat's move, computed off the loop, goes back in as its placement."""
         cell = await self.bots.move(turn)
+        if cell is None:  # the clock placed it first, or the room is gone
+            return
         try:
             await self.apply(
                 lambda: self.lobby.bot_move(
