@@ -95,6 +95,8 @@ class ServerConfig:
     joins_per_address: Quota = Quota(120, 60)  # join/leave a room or tournament, spectate
     joins_per_account: Quota = Quota(60, 60)
     http_per_address: Quota = Quota(600, 60)  # HTTP requests, the WebSocket upgrade included
+    analyses_per_address: Quota = Quota(60, 3_600)  # new analyses (server.analysis)
+    analyses_per_account: Quota = Quota(60, 3_600)
     quota_keys: int = 100_000  # addresses (or accounts) each quota remembers, LRU
     max_waiting_rooms_per_address: int = 20
     max_open_rooms_per_address: int = 40  # waiting or playing

@@ -28,6 +28,7 @@ from server.shell import clock, daily_keeper
 from server.shell.cluster.directory import SharedRegistry
 from server.shell.cluster.node import ClusterNode, new_node_id
 from server.shell.http import (
+    analysis_asker,
     daily,
     healthz,
     http_quota,
@@ -69,7 +70,7 @@ def create_app(
     app.router.add_get("/api/series/{series_id}", series_history)
     app.router.add_get("/api/leaderboard/{pace}", leaderboard)
     app.router.add_routes(tournament_routes(HUB, STORAGE))
-    app.router.add_routes(analysis_routes(STORAGE))
+    app.router.add_routes(analysis_routes(STORAGE, analysis_asker))
     app.router.add_get("/api/daily", daily)
     app.router.add_get("/api/daily/{day}", daily)
     app.router.add_routes(web_routes())

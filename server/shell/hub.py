@@ -94,6 +94,11 @@ def make_quotas(config: ServerConfig) -> Quotas:
             ),
             "join": ("joins and leaves", config.joins_per_address, config.joins_per_account),
             "http": ("HTTP requests", config.http_per_address, None),
+            "analysis": (
+                "analyses",
+                config.analyses_per_address,
+                config.analyses_per_account,
+            ),
         },
         config.quota_keys,
     )
@@ -136,6 +141,11 @@ class Hub:
         if stored is not None:
             self._players.move_to_end(digest)
         return stored
+
+    async def token_player(self, token: str) -> StoredPlayer | None:
+        """The player a token signs in (an HTTP request's ``Authorization: Bearer``)."""
+        digest = token_hash(token)
+        return self._cached_player(digest) or await self.storage.player_by_token_hash(digest)
 
     def _cache_player(self, digest: str, stored: StoredPlayer) -> None:
         self._players[digest] = stored
