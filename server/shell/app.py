@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator
 
@@ -29,6 +30,7 @@ from server.shell.cluster.directory import SharedRegistry
 from server.shell.cluster.node import ClusterNode, new_node_id
 from server.shell.http import (
     analysis_asker,
+    api_headers,
     daily,
     healthz,
     http_quota,
@@ -41,6 +43,7 @@ from server.shell.http import (
 )
 from server.shell.hub import Hub
 from server.shell.keys import CONFIG, DAILY_CALENDAR, HUB, STORAGE
+from server.shell.origins import local_port, socket_sources
 from server.shell.websocket import websocket
 from server.storage import Storage
 from server.store import Store
@@ -73,13 +76,19 @@ def create_app(
     app.router.add_routes(analysis_routes(STORAGE, analysis_asker))
     app.router.add_get("/api/daily", daily)
     app.router.add_get("/api/daily/{day}", daily)
-    app.router.add_routes(web_routes())
+    app.router.add_routes(web_routes(sockets=functools.partial(_page_sockets, config)))
+    app.on_response_prepare.append(api_headers)
     app.cleanup_ctx.append(_storage_and_lobby)
     app.cleanup_ctx.append(_clock)
     app.cleanup_ctx.append(_pruner)
     app.cleanup_ctx.append(_daily_keeper)
     app.on_shutdown.append(_close_sockets)
     return app
+
+
+def _page_sockets(config: ServerConfig, request: web.Request) -> tuple[str, ...]:
+    """Where the web client's page may open its WebSocket: the configured addresses."""
+    return socket_sources(config, local_port(request.transport, config.port))
 
 
 async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
