@@ -52,13 +52,16 @@ def socket_sources(config: ServerConfig, port: int) -> tuple[str, ...]:
     """Where the server's own page may open its WebSocket (the ``connect-src`` of its
     Content-Security-Policy): ``ws://`` or ``wss://`` at the address the server
     listens on and at each public URL, in a stable order. Never from the request's
-    ``Host``, which is the client's to write."""
+    ``Host``, which is the client's to write. An IPv6 address is left out: a
+    policy's grammar has none (browsers ignore the source, and say so), and the
+    policy's ``'self'`` covers a page served from one."""
     sources = []
     for scheme, host, port_of in sorted(_served_at(config, port, config.public_urls)):
+        if ":" in host:
+            continue
         secure = scheme == "https"
-        name = f"[{host}]" if ":" in host else host
         default = 443 if secure else 80
-        at = name if port_of == default else f"{name}:{port_of}"
+        at = host if port_of == default else f"{host}:{port_of}"
         sources.append(f"{'wss' if secure else 'ws'}://{at}")
     return tuple(sources)
 
