@@ -13,6 +13,7 @@ from protocol.names import (
     check_name,
     check_title,
     name_key,
+    name_words,
     printable,
     reserved,
 )
@@ -30,6 +31,15 @@ LOOKALIKES = [
     ("Bill", "BiII"),  # capital I for small l
     ("b0b", "BOB"),
     ("Straße", "STRASSE"),
+    # separators, spaces and trailing punctuation
+    ("John Smith", "John-Smith"),
+    ("John Smith", "John_Smith"),
+    ("John Smith", "John.Smith"),
+    ("John Smith", "JohnSmith"),
+    ("John Smith", "John Smith."),
+    ("Alice", "alice."),
+    ("Alice", "Al ice"),
+    ("Ada Lovelace", "ada-lovelace_"),
 ]
 
 
@@ -102,10 +112,32 @@ def test_accepted_names_are_stored_in_their_precis_form(text: str, stored: str) 
 
 
 def test_the_server_keeps_guest_and_bot_names_for_itself() -> None:
-    for name in ("guest-1a2b", "Guest", "GUEST-x", "greedy bot 1", "expert bot l"):
+    for name in ("guest-1a2b", "Guest", "GUEST-x", "guest 1a2b", "guest_1a2b", "guest bot",
+                 "greedy bot 1", "expert bot l", "expert bot-2"):  # fmt: skip
         assert reserved(name), name
-    for name in ("guesthouse", "guest bot", "ada", "robot 1", "bot", "expert bot-2"):
+    for name in ("guesthouse", "ada", "robot 1", "bot", "MyBot", "Bot Ross", "Abbott 8",
+                 "botany 3", "Talbot level"):  # fmt: skip
         assert not reserved(name), name
+
+
+# The finding: every one of these registered, and reads as a server bot.
+BOT_LOOKALIKES = [
+    "level-3-bot-1", "greedy_bot_1", "greedy.bot.1", "expert bot", "bot-level-3-1",
+    "bot-greedy-2", "GreedyBot", "Level8Bot", "master bot", "random bot 3", "fallback-bot",
+    "lvl 8 bot", "Ada bot 2", "ЕXPERT BOT", "ｇｒｅｅｄｙ ｂｏｔ",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", BOT_LOOKALIKES)
+def test_names_that_read_as_a_server_bot_are_kept_for_bots(name: str) -> None:
+    assert reserved(name)
+
+
+def test_words_split_at_separators_digits_and_capitals() -> None:
+    assert name_words("level-3-bot-1") == ["level", "3", "bot", "1"]
+    assert name_words("GreedyBot1") == ["Greedy", "Bot", "1"]
+    assert name_words("ＡＤＡ lovelace.") == ["ADA", "lovelace"]
+    assert name_words("...") == []
 
 
 def test_a_bad_name_is_a_bad_message_with_its_reason() -> None:

@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from server.limits import Quota
-from tests.server.live import Live, running_server, signed_in
+from tests.server.live import Client, Live, running_server, signed_in
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -110,3 +110,37 @@ async def test_a_private_tournament_is_not_found_over_http_as_over_the_socket(
         assert (status, answer["error"]["code"]) == (404, "tournament_not_found")
         await alice.close()
         await eve.close()
+
+
+async def test_look_alike_names_by_separators_and_server_bot_names_do_not_register(
+    tmp_path: Path,
+) -> None:
+    async with running_server(
+        tmp_path / "db.sqlite", new_players_per_address=Quota(100, 60)
+    ) as live:
+        holders = [await signed_in(live, name) for name in ("John Smith", "Alice")]
+        for name in ("John-Smith", "John_Smith", "John.Smith", "JohnSmith", "John Smith.",
+                     "alice.", "Al ice", "A-l-i-c-e"):  # fmt: skip
+            for extra in ({}, {"bot": True}, {"guest": True}):
+                client = await Client.connect(live)
+                reply = await client.hello(name, **extra)
+                assert reply.get("code") == "name_taken", (name, extra, reply)
+                await client.close()
+        for name in ("level-3-bot-1", "greedy_bot_1", "greedy.bot.1", "expert bot",
+                     "bot-level-3-1"):  # fmt: skip
+            for extra in ({}, {"bot": True}):
+                client = await Client.connect(live)
+                reply = await client.hello(name, **extra)
+                assert reply.get("code") == "name_taken" and "kept" in reply["reason"], name
+                await client.close()
+        # and the server's own bot, beside them, says it is one
+        john = holders[0]
+        await john.send(type="create_room", name="duel", seats=2)
+        room_id = (await john.until("room_state"))["room"]["id"]
+        await john.send(type="add_bot", room_id=room_id, strategy="level-3", ref="b")
+        while (reply := await john.recv()).get("ref") != "b":
+            pass
+        (bot,) = [s["player"] for s in reply["room"]["players"] if s["player"]["id"] != john.id]
+        assert bot == {"id": "bot-level-3-1", "name": "level-3 bot 1", "bot": True, "guest": False}
+        for c in holders:
+            await c.close()
