@@ -22,10 +22,12 @@ Three functions, pure (no I/O), shared by the protocol's types and the server:
   ``John-Smith``, ``John_Smith``, ``John.Smith``, ``JohnSmith`` and
   ``John Smith.``.
 * :func:`reserved`: the names the server gives its own players, and every
-  name that reads as one of them: a guest's (``guest`` as a word of its own,
-  first) and a server bot's (the word ``bot`` with a level, a strategy or a
-  level's title, or followed by a number: ``expert bot``, ``level-3-bot-1``,
-  ``GreedyBot``, ``bot-level-3-1``, ``Ada bot 2``). Words are split at
+  name that reads as one of them: a guest's (``guest`` and a few hex digits,
+  ``Guest 1a2b``) and a server bot's name or id (the word ``bot`` followed by a
+  number, ``level-3-bot-1``, ``Ada bot 2``; ``bot`` first, then a level or
+  strategy, ``bot-level-3-1``). :func:`bot_like`: a name that reads as a
+  computer player's (``bot`` with a level, a strategy or a level's title:
+  ``expert bot``, ``GreedyBot``), for bot programs only. Words are split at
   separators, between letters and digits and where a small letter meets a
   capital, and compared on their keys.
 * :func:`check_title`: room and tournament names, printable text: the PRECIS
@@ -56,7 +58,8 @@ MAX_TITLE = 40
 MAX_MARKS = 3  # combining marks in a row on one character of a title
 
 NAME_PUNCTUATION = ".-_"  # the ASCII punctuation a player name may hold
-GUEST_PREFIX = "guest"  # "guest" and names starting "guest-" are the server's for guests
+GUEST_PREFIX = "guest"  # "guest" and "guest-1a2b" (hex digits) are the server's for guests
+GUEST_HEX = 8  # hex digits after "guest" that read as a guest's name
 
 # What the keys depend on: a stored key made under another is made again (server.identity).
 # 2: separators no longer count.
@@ -186,20 +189,29 @@ def _composed_accents(name: str) -> None:
 
 def reserved(name: str) -> bool:
     """Names the server gives its own players, and those that read as one of them: a
-    guest's ``guest-…`` and a server bot's (its name ``… bot N``, its id ``bot-level-3-1``,
-    ``bot`` with any level, strategy or level's title). Only guests may have such a
-    name (the server makes theirs up)."""
-    words = [name_key(w) for w in name_words(name)]
-    if not words:
-        return False
-    if words[0] == name_key(GUEST_PREFIX):
+    guest's ``guest-1a2b`` (``guest`` and up to 8 hex digits, whatever separates
+    them), a server bot's name ``… bot N`` (``level-3 bot 1``, and so
+    ``level-3-bot-1``) and its id ``bot-STRATEGY-N`` (``bot-level-3-1``). Only guests
+    may have such a name (the server makes theirs up)."""
+    key, guest = name_key(name), name_key(GUEST_PREFIX)
+    if key.startswith(guest) and _is_guest_suffix(key[len(guest) :]):
         return True
+    words = [name_key(w) for w in name_words(name)]
     bot = name_key("bot")
     if bot not in words:
         return False
     at = words.index(bot)
     after = words[at + 1] if at + 1 < len(words) else ""
-    return bool(_bot_words() & set(words)) or (bool(after) and set(after) <= _digit_keys())
+    named = bool(after) and set(after) <= _digit_keys()  # "… bot N", a server bot's name
+    return named or (at == 0 and bool(_bot_words() & set(words[1:])))  # its id
+
+
+def bot_like(name: str) -> bool:
+    """A name that reads as a computer player's: the word ``bot`` with a level, a
+    strategy or a level's title (``expert bot``, ``GreedyBot``, ``master bot``). Kept
+    for bots: a bot program may hold one (it shows as a bot), a person may not."""
+    words = {name_key(w) for w in name_words(name)}
+    return name_key("bot") in words and bool(_bot_words() & words)
 
 
 def name_words(name: str) -> list[str]:
@@ -235,6 +247,17 @@ def _bot_words() -> frozenset[str]:
     for level in LEVELS:
         words |= set(name_words(level.name)) | {level.title}
     return frozenset(name_key(w) for w in words)
+
+
+def _is_guest_suffix(rest: str) -> bool:
+    """Does the rest of a key after ``guest`` read as the server's guest names' own,
+    a few hex digits (``guest-1a2b``; none: ``guest`` itself)?"""
+    return len(rest) <= GUEST_HEX and set(rest) <= _hex_keys()
+
+
+@functools.cache
+def _hex_keys() -> frozenset[str]:
+    return frozenset("".join(name_key(d) for d in "0123456789abcdef"))
 
 
 @functools.cache

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from protocol.connection import Hello, Ping, Pong, Welcome
 from protocol.fields import PROTOCOLS, PlayerInfo
-from protocol.names import reserved
+from protocol.names import bot_like, reserved
 from protocol.rooms import CreateRoom, JoinRoom, LeaveRoom, RoomOrigin
 from protocol.tournaments import CreateTournament, JoinTournament, LeaveTournament
 from protocol.wire import ClientMessage, ProtocolError, parse_client
@@ -426,6 +426,11 @@ class Hub:
             if not hello.guest and reserved(name):
                 raise errors.NameTaken(
                     f"the name {name!r} is kept for the server's guests and bots; pick another"
+                )
+            if not hello.bot and bot_like(name):
+                raise errors.NameTaken(
+                    f"the name {name!r} reads as a computer player's: it is kept for bot"
+                    " programs (hello with bot: true); pick another"
                 )
             issued = secrets.token_urlsafe(32)
             digest = token_hash(issued)

@@ -128,11 +128,13 @@ async def test_look_alike_names_by_separators_and_server_bot_names_do_not_regist
                 await client.close()
         for name in ("level-3-bot-1", "greedy_bot_1", "greedy.bot.1", "expert bot",
                      "bot-level-3-1"):  # fmt: skip
-            for extra in ({}, {"bot": True}):
-                client = await Client.connect(live)
-                reply = await client.hello(name, **extra)
-                assert reply.get("code") == "name_taken" and "kept" in reply["reason"], name
-                await client.close()
+            client = await Client.connect(live)  # a person: none of them
+            reply = await client.hello(name)
+            assert reply.get("code") == "name_taken" and "kept" in reply["reason"], name
+            await client.close()
+        client = await Client.connect(live)  # a bot program may be an "expert bot"
+        assert (await client.hello("expert bot", bot=True))["player"]["bot"] is True
+        await client.close()
         # and the server's own bot, beside them, says it is one
         john = holders[0]
         await john.send(type="create_room", name="duel", seats=2)

@@ -197,11 +197,20 @@ async def test_the_server_keeps_its_guest_and_bot_names(tmp_path: Path) -> None:
     async with running_server(tmp_path / "kept.db", new_players_per_address=LOTS) as live:
         # the finding: all of these registered, beside the server's own "level-3 bot 1"
         for name in ("guest-1a2b", "guest 1a2b", "expert bot 1", "level-3-bot-1", "greedy_bot_1",
-                     "greedy.bot.1", "expert bot", "bot-level-3-1", "GreedyBot"):  # fmt: skip
+                     "greedy.bot.1", "bot-level-3-1"):  # fmt: skip
             for extra in ({}, {"bot": True}):
                 client, reply = await hello(live, name, **extra)
                 assert reply["code"] == "name_taken" and "kept" in reply["reason"]
                 await client.close()
+        # a name that reads as a bot's is a bot program's, never a person's or a guest's
+        for name in ("expert bot", "GreedyBot"):
+            for extra in ({}, {"guest": True}):
+                client, reply = await hello(live, name, **extra)
+                assert reply["code"] == "name_taken" and "bot programs" in reply["reason"]
+                await client.close()
+            client, reply = await hello(live, name, bot=True)
+            assert reply["type"] == "welcome" and reply["player"]["bot"] is True
+            await client.close()
         client, reply = await hello(live, "guest-1a2b", guest=True)
         assert reply["type"] == "welcome"
         await client.close()
