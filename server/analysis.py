@@ -262,7 +262,8 @@ def routes(
         if match.get("embargoed") or match.get("seed") is None:
             # server.visibility decided, in storage: its cards are not shown yet.
             return _error(409, "match_embargoed",
-                          "this deal is hidden until its tournament round is over")  # fmt: skip
+                          "this deal is hidden until its embargo is lifted: its tournament"
+                          " round, or its day of the daily deal, is not over")  # fmt: skip
         who = request.query.get("player")
         boards = sorted(match["boards"], key=lambda b: (b["rank"], b["seat"]))
         if who is not None:
