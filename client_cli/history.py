@@ -309,7 +309,8 @@ async def replay_lines(session: Session, match_id: str) -> list[str]:
         lines.append(f"placement {step}: {moves}")
     lines.append(f"starter: {replay.starter}")
     for b in replay.boards:
-        lines.append(f"board of {b.player.name}: rank {b.rank}, {b.score.total} points")
+        bot = " [bot]" if b.player.bot else ""
+        lines.append(f"board of {b.player.name}{bot}: rank {b.rank}, {b.score.total} points")
         lines += [t.plain for t in board_lines(b.cells, b.score, glyphs=False)]
         lines += ["  " + t.plain for t in score_lines(b.score, glyphs=False)]
     return lines

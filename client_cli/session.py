@@ -52,6 +52,19 @@ from protocol.wire import SERVER_ADAPTER, ServerMessage, frame_messages
 
 CLIENT_NAME = "cribsquares-cli"
 MAX_NAME_TRIES = 20  # a bot whose name is taken tries NAME-2 … NAME-20
+
+
+def numbered(name: str, n: int) -> str:
+    """The ``n``-th name a bot program tries after ``name`` was taken: ``NAME-n``, or
+    before a last word ``bot`` (``expert-2 bot``: ``expert bot-2`` would read as the
+    server's own bot ``expert bot 2``, a name nobody else may take)."""
+    stem, space, last = name.rpartition(" ")
+    suffix = f"-{n}"
+    if space and last.casefold() == "bot":
+        return stem[: MAX_NAME - len(suffix) - len(space + last)] + suffix + space + last
+    return name[: MAX_NAME - len(suffix)] + suffix
+
+
 # A request unanswered this long counts as lost (a frame the server dropped
 # untold): a move to another node waits no longer for it.
 REPLY_WAIT_S = 10.0
@@ -396,14 +409,13 @@ class Session:
             welcome = await self._hello(ws, hello)
             # A bot program's name is registered like a person's (docs/protocol.md,
             # *Names*): taken (by itself on an earlier run, say), it registers as
-            # NAME-2, NAME-3 … instead, on the same connection.
+            # NAME-2, NAME-3 … (expert-2 bot …) instead, on the same connection.
             base = self.name or ""
             for n in range(2, MAX_NAME_TRIES + 1):
                 taken = isinstance(welcome, ErrorMessage) and welcome.code == "name_taken"
                 if not (self.bot and taken and base):
                     break
-                suffix = f"-{n}"
-                renamed = hello.model_copy(update={"name": base[: MAX_NAME - len(suffix)] + suffix})
+                renamed = hello.model_copy(update={"name": numbered(base, n)})
                 welcome = await self._hello(ws, renamed)
             if isinstance(welcome, ErrorMessage):
                 raise SignInRefused(f"sign-in refused: {welcome.reason}")

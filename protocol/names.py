@@ -12,12 +12,24 @@ Three functions, pure (no I/O), shared by the protocol's types and the server:
   Hangul), a Latin, Greek or Cyrillic letter takes no combining mark that NFC
   cannot compose into it, and spaces are single and inside the name.
 * :func:`name_key`: the one key names are compared on. Total (any text has
-  one): NFKC, case folding, invisible characters and extra spaces dropped,
-  then the confusable skeleton of Unicode TR39 (UTS #39, section 4, on the
-  confusables table that ``confusable-homoglyphs`` ships), so that ``Ada``,
+  one): NFKC, case folding, invisible characters dropped, then the confusable
+  skeleton of Unicode TR39 (UTS #39, section 4, on the confusables table that
+  ``confusable-homoglyphs`` ships), then every separator dropped (spaces and
+  punctuation, ``. - _`` among them, wherever they stand), so that ``Ada``,
   ``ada``, ``ＡＤＡ``, ``Аda`` (Cyrillic А) and ``AdA`` share a key, and so do
   ``bob1``, ``bobl`` and ``BobI`` (case does not count, and a capital I looks
-  like a small l: the key reads i and l as one letter).
+  like a small l: the key reads i and l as one letter), and ``John Smith``,
+  ``John-Smith``, ``John_Smith``, ``John.Smith``, ``JohnSmith`` and
+  ``John Smith.``.
+* :func:`reserved`: the names the server gives its own players, and every
+  name that reads as one of them: a guest's (``guest`` and a few hex digits,
+  ``Guest 1a2b``) and a server bot's name or id (the word ``bot`` followed by a
+  number, ``level-3-bot-1``, ``Ada bot 2``; ``bot`` first, then a level or
+  strategy, ``bot-level-3-1``). :func:`bot_like`: a name that reads as a
+  computer player's (``bot`` with a level, a strategy or a level's title:
+  ``expert bot``, ``GreedyBot``), for bot programs only. Words are split at
+  separators, between letters and digits and where a small letter meets a
+  capital, and compared on their keys.
 * :func:`check_title`: room and tournament names, printable text: the PRECIS
   ``NicknameCasePreserved`` profile (RFC 8266) refuses control characters (C0,
   C1, DEL, so every escape sequence), bidi controls and every other invisible
@@ -46,11 +58,13 @@ MAX_TITLE = 40
 MAX_MARKS = 3  # combining marks in a row on one character of a title
 
 NAME_PUNCTUATION = ".-_"  # the ASCII punctuation a player name may hold
-GUEST_PREFIX = "guest"  # "guest" and names starting "guest-" are the server's for guests
+GUEST_PREFIX = "guest"  # "guest" and "guest-1a2b" (hex digits) are the server's for guests
+GUEST_HEX = 8  # hex digits after "guest" that read as a guest's name
 
 # What the keys depend on: a stored key made under another is made again (server.identity).
+# 2: separators no longer count.
 KEY_VERSION = (
-    f"1; unicode {unicodedata.unidata_version}; precis-i18n {precis_i18n.__version__};"
+    f"2; unicode {unicodedata.unidata_version}; precis-i18n {precis_i18n.__version__};"
     f" confusable-homoglyphs {confusable_homoglyphs.__version__}"
 )
 
@@ -174,16 +188,82 @@ def _composed_accents(name: str) -> None:
 
 
 def reserved(name: str) -> bool:
-    """Names the server gives its own players: guests' ``guest-…`` and its bots' ``… bot N``.
-
-    Only guests may have such a name (the server makes theirs up).
-    """
-    key = name_key(name)
-    guest = name_key(GUEST_PREFIX)
-    if key == guest or key.startswith(guest + "-"):
+    """Names the server gives its own players, and those that read as one of them: a
+    guest's ``guest-1a2b`` (``guest`` and up to 8 hex digits, whatever separates
+    them), a server bot's name ``… bot N`` (``level-3 bot 1``, and so
+    ``level-3-bot-1``) and its id ``bot-STRATEGY-N`` (``bot-level-3-1``). Only guests
+    may have such a name (the server makes theirs up)."""
+    key, guest = name_key(name), name_key(GUEST_PREFIX)
+    if key.startswith(guest) and _is_guest_suffix(key[len(guest) :]):
         return True
-    words = key.split(" ")
-    return len(words) == 3 and words[1] == name_key("bot")
+    words = [name_key(w) for w in name_words(name)]
+    bot = name_key("bot")
+    if bot not in words:
+        return False
+    at = words.index(bot)
+    after = words[at + 1] if at + 1 < len(words) else ""
+    named = bool(after) and set(after) <= _digit_keys()  # "… bot N", a server bot's name
+    return named or (at == 0 and bool(_bot_words() & set(words[1:])))  # its id
+
+
+def bot_like(name: str) -> bool:
+    """A name that reads as a computer player's: the word ``bot`` with a level, a
+    strategy or a level's title (``expert bot``, ``GreedyBot``, ``master bot``). Kept
+    for bots: a bot program may hold one (it shows as a bot), a person may not."""
+    words = {name_key(w) for w in name_words(name)}
+    return name_key("bot") in words and bool(_bot_words() & words)
+
+
+def name_words(name: str) -> list[str]:
+    """The words of a name: split at every separator (anything but a letter, a mark or a
+    digit), between letters and digits, and where a small letter meets a capital
+    (``GreedyBot1``: ``Greedy``, ``Bot``, ``1``)."""
+    words: list[str] = []
+    word = ""
+    for char in unicodedata.normalize("NFKC", name):
+        kind = unicodedata.category(char)[0]
+        if kind not in "LMN":  # a separator ends the word
+            if word:
+                words.append(word)
+            word = ""
+            continue
+        digit, was_digit = kind == "N", unicodedata.category(word[-1:] or " ")[0] == "N"
+        if word and (digit != was_digit or (char.isupper() and word[-1].islower())):
+            words.append(word)
+            word = ""
+        word += char
+    if word:
+        words.append(word)
+    return words
+
+
+@functools.cache
+def _bot_words() -> frozenset[str]:
+    """The keys of every word that names a server bot's level: ``level``, each strategy,
+    alias and level title of the engine's ladder, and ``fallback``."""
+    from engine.bots.levels import ALIASES, LEVELS
+
+    words = {"level", "lvl", "fallback", *ALIASES}
+    for level in LEVELS:
+        words |= set(name_words(level.name)) | {level.title}
+    return frozenset(name_key(w) for w in words)
+
+
+def _is_guest_suffix(rest: str) -> bool:
+    """Does the rest of a key after ``guest`` read as the server's guest names' own,
+    a few hex digits (``guest-1a2b``; none: ``guest`` itself)?"""
+    return len(rest) <= GUEST_HEX and set(rest) <= _hex_keys()
+
+
+@functools.cache
+def _hex_keys() -> frozenset[str]:
+    return frozenset("".join(name_key(d) for d in "0123456789abcdef"))
+
+
+@functools.cache
+def _digit_keys() -> frozenset[str]:
+    """What the digits become in keys (a 1 reads as an l, a 0 as an o)."""
+    return frozenset("".join(name_key(d) for d in "0123456789"))
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -198,7 +278,8 @@ def name_key(text: str) -> str:
         if again == key:
             break
         key = again
-    return key
+    # Separators do not count either: "John Smith", "John-Smith" and "JohnSmith." are one.
+    return "".join(c for c in key if unicodedata.category(c)[0] not in "PZ" and not c.isspace())
 
 
 def _visible(text: str) -> str:

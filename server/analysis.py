@@ -7,10 +7,24 @@ and the expert's review of every move with its expected loss. A board takes a
 few CPU-seconds, so it is computed in one worker process, never on the event
 loop, and no request waits for it: the first asks for it and is answered 202
 ("computing", with ``Retry-After``), a later one gets it once it is done.
-Answers are kept (a finished board never changes); when too many are being
-computed at once the request is refused with 503 and ``Retry-After``.
-Only a match whose cards the API shows is analysed (finished, and not under a
-tournament round's embargo, server/visibility.py): the hidden-information rule holds.
+Answers are kept (a finished board never changes). Only a match whose cards
+the API shows is analysed (finished, and not under an embargo,
+server/visibility.py): the hidden-information rule holds.
+
+The worker is shared fairly (docs/server.md, *Analysis*):
+
+* **A player's own board first.** A request that carries its player's token
+  (``Authorization: Bearer TOKEN``) for a board of that player is *own*; it is
+  computed before any other waiting, in the order asked. The others take
+  turns by address, one board each.
+* **Limits per address and per account.** At most :data:`PER_ASKER` boards
+  waiting or being computed for one address (others' boards) or one account
+  (its own); a new analysis also spends the ``analysis`` quotas of its address
+  and account (``analyses_per_address``, ``analyses_per_account``). Over
+  either: 429 ``rate_limited`` with ``Retry-After``; asking for an analysis
+  already kept or under way costs nothing.
+* **503 only for real overload**: more than :data:`WAITING` boards waiting for
+  everyone together (own boards have as many places again of their own).
 """
 
 from __future__ import annotations
@@ -18,21 +32,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
-from collections import OrderedDict
+from collections import Counter, OrderedDict, deque
+from collections.abc import Awaitable, Callable
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from aiohttp import web
 
 from engine.analysis import analyse_game
 from engine.cards import Card
 from engine.grid import cell_name, parse_cell
+from server.limits import Refusal
 
 log = logging.getLogger(__name__)
 
 ANALYSIS_SEED = "analysis"  # client_cli.analysis.ANALYSIS_SEED: the same figures everywhere
 KEPT = 256  # analyses kept in memory
-AT_ONCE = 4  # analyses computed or waiting at once; more are refused (503)
+WAITING = 16  # others' boards waiting or computed at once; more: 503 (own boards as many again)
+PER_ASKER = 2  # boards waiting or computed for one address (others') or one account (its own)
 RETRY_S = 2  # "computing": ask again this many seconds later
 
 
@@ -49,44 +67,148 @@ def analyse(cards: list[str], starter: str, cells: list[str]) -> dict[str, Any]:
     return found
 
 
-class Analyst:
-    """The worker process, the answers kept, and the analyses under way.
+Key = tuple[str, str]  # (match id, player id): one board
 
-    A request never waits for the engine: the first one for a board starts its
+
+class Asker(NamedTuple):
+    """Who asks for an analysis, as the shell found out: the address its quotas are
+    kept under, the player its token names (None: no token, or not a player's),
+    and a way to spend one analysis of both quotas (a refusal, or None)."""
+
+    address: str
+    account: str | None
+    spend: Callable[[], Refusal | None]
+
+
+@dataclass(slots=True)
+class _Job:
+    key: Key
+    args: tuple[list[str], str, list[str]]  # cards, starter, cells
+    asker: str  # "account:ID" for an own board, "address:ADDR" for another's
+
+
+@dataclass(slots=True)
+class _Waiting:
+    """Own boards in the order asked; others' by asker, in turn."""
+
+    own: deque[_Job] = field(default_factory=deque)
+    others: OrderedDict[str, deque[_Job]] = field(default_factory=OrderedDict)
+    count: int = 0  # others' boards
+    served: dict[str, int] = field(default_factory=dict)  # asker -> when it last had a turn
+    turns: int = 0
+
+    def push(self, job: _Job, own: bool) -> None:
+        if own:
+            self.own.append(job)
+            return
+        self.others.setdefault(job.asker, deque()).append(job)
+        self.count += 1
+
+    def promote(self, key: Key) -> None:
+        """An own request for a board someone else asked for first: it goes on as own."""
+        for asker, jobs in self.others.items():
+            for job in jobs:
+                if job.key == key:
+                    jobs.remove(job)
+                    if not jobs:
+                        del self.others[asker]
+                    self.count -= 1
+                    self.own.append(job)
+                    return
+
+    def pop(self) -> _Job | None:
+        if self.own:
+            return self.own.popleft()
+        if not self.others:
+            return None
+        # The asker whose last turn is longest ago (or who never had one) goes next.
+        asker = min(self.others, key=lambda a: self.served.get(a, -1))
+        jobs = self.others[asker]
+        job = jobs.popleft()
+        if not jobs:
+            del self.others[asker]
+        self.count -= 1
+        self.turns += 1
+        self.served[asker] = self.turns
+        if len(self.served) > 4 * WAITING:  # only those waiting need remembering
+            self.served = {a: t for a, t in self.served.items() if a in self.others}
+        return job
+
+
+class Analyst:
+    """The worker process, the answers kept, and the analyses waiting or under way.
+
+    A request never waits for the engine: the first one for a board queues its
     analysis and is answered "computing"; once it is done the answer is kept
-    and every later request gets it at once.
+    and every later request gets it at once. One board is computed at a time
+    (one worker), the next chosen as the module says.
     """
 
     def __init__(self, executor: Executor | None = None) -> None:
         self._executor = executor
-        self._kept: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
-        self._running: dict[tuple[str, str], asyncio.Task[None]] = {}
-        self._failed: dict[tuple[str, str], str] = {}
+        self._kept: OrderedDict[Key, dict[str, Any]] = OrderedDict()
+        self._failed: dict[Key, str] = {}
+        self._queued: dict[Key, _Job] = {}  # waiting or being computed
+        self._waiting = _Waiting()
+        self._per_asker: Counter[str] = Counter()
+        self._task: asyncio.Task[None] | None = None
 
     def _pool(self) -> Executor:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         return self._executor
 
-    def board(self, key: tuple[str, str], cards: list[str], starter: str,
-              cells: list[str]) -> dict[str, Any] | str:  # fmt: skip
-        """The analysis if it is done; else "computing" (started now or earlier),
-        "busy" (too many under way: ask later) or "failed"."""
+    def found(self, key: Key) -> dict[str, Any] | str | None:
+        """The analysis if it is done; "failed", "computing" (queued earlier), or None:
+        nobody asked for it yet (:meth:`start` does)."""
         if key in self._kept:
             self._kept.move_to_end(key)
             return self._kept[key]
         if key in self._failed:
             return "failed"
-        if key in self._running:
+        if key in self._queued:
             return "computing"
-        if len(self._running) >= AT_ONCE:
-            return "busy"
-        task = asyncio.create_task(self._compute(key, cards, starter, cells))
-        self._running[key] = task
-        task.add_done_callback(lambda _: self._running.pop(key, None))
-        return "computing"
+        return None
 
-    async def _compute(self, key: tuple[str, str], cards: list[str], starter: str,
+    def promote(self, key: Key) -> None:
+        """Its player asks for a board queued as another's: it is computed as own."""
+        if key in self._queued:
+            self._waiting.promote(key)
+
+    def refusal(self, asker: str, own: bool) -> str | None:
+        """Why a new analysis for ``asker`` cannot be queued now: "limited" (it has
+        :data:`PER_ASKER` under way), "busy" (the server is overloaded), or None."""
+        if self._per_asker[asker] >= PER_ASKER:
+            return "limited"
+        waiting = len(self._waiting.own) if own else self._waiting.count
+        if waiting >= WAITING:
+            return "busy"
+        return None
+
+    def start(self, key: Key, cards: list[str], starter: str, cells: list[str], *,
+              asker: str, own: bool) -> None:  # fmt: skip
+        """Queue the analysis of a board (after :meth:`found` and :meth:`refusal`)."""
+        job = _Job(key, (cards, starter, cells), asker)
+        self._queued[key] = job
+        self._per_asker[asker] += 1
+        self._waiting.push(job, own)
+        if self._task is None:
+            self._task = asyncio.create_task(self._work(), name="analysis")
+
+    async def _work(self) -> None:
+        try:
+            while (job := self._waiting.pop()) is not None:
+                try:
+                    await self._compute(job.key, *job.args)
+                finally:
+                    self._queued.pop(job.key, None)
+                    self._per_asker[job.asker] -= 1
+                    if self._per_asker[job.asker] <= 0:
+                        del self._per_asker[job.asker]
+        finally:
+            self._task = None
+
+    async def _compute(self, key: Key, cards: list[str], starter: str,
                        cells: list[str]) -> None:  # fmt: skip
         pool = self._pool()
         loop = asyncio.get_running_loop()
@@ -109,9 +231,10 @@ class Analyst:
             self._kept.popitem(last=False)
 
     async def close(self) -> None:
-        for task in list(self._running.values()):
+        task, self._task = self._task, None
+        if task is not None:
             task.cancel()
-        await asyncio.gather(*self._running.values(), return_exceptions=True)
+            await asyncio.gather(task, return_exceptions=True)
         if self._executor is not None:
             executor, self._executor = self._executor, None
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
@@ -125,7 +248,11 @@ def _error(status: int, code: str, reason: str, **headers: str) -> web.Response:
                              headers=headers)  # fmt: skip
 
 
-def routes(storage_key: web.AppKey[Any]) -> list[web.RouteDef]:
+def routes(
+    storage_key: web.AppKey[Any], asker: Callable[[web.Request], Awaitable[Asker]]
+) -> list[web.RouteDef]:
+    """The route; ``asker`` finds out who asks (the shell's: address, token, quotas)."""
+
     async def analysis(request: web.Request) -> web.Response:
         match = await request.app[storage_key].match(request.match_info["match_id"])
         if match is None:
@@ -135,7 +262,8 @@ def routes(storage_key: web.AppKey[Any]) -> list[web.RouteDef]:
         if match.get("embargoed") or match.get("seed") is None:
             # server.visibility decided, in storage: its cards are not shown yet.
             return _error(409, "match_embargoed",
-                          "this deal is hidden until its tournament round is over")  # fmt: skip
+                          "this deal is hidden until its embargo is lifted: its tournament"
+                          " round, or its day of the daily deal, is not over")  # fmt: skip
         who = request.query.get("player")
         boards = sorted(match["boards"], key=lambda b: (b["rank"], b["seat"]))
         if who is not None:
@@ -148,18 +276,36 @@ def routes(storage_key: web.AppKey[Any]) -> list[web.RouteDef]:
         placements = sorted(board["placements"], key=lambda p: p["turn"])
         if [p["turn"] for p in placements] != list(range(1, 17)):
             return _error(409, "match_not_finished", "this board does not have its 16 placements")
-        found = request.app[ANALYST].board(
-            (match["match_id"], board["player"]["id"]),
-            [p["card"] for p in placements],
-            match["starter"],
-            [p["cell"] for p in placements],
-        )
+        analyst = request.app[ANALYST]
+        key = (match["match_id"], board["player"]["id"])
+        found = analyst.found(key)
+        own_token = found == "computing" and request.headers.get("Authorization")
+        if own_token and (await asker(request)).account == board["player"]["id"]:
+            analyst.promote(key)
+        if found is None:
+            asking = await asker(request)
+            own = asking.account == board["player"]["id"]
+            whose = f"account:{asking.account}" if own else f"address:{asking.address}"
+            refused = analyst.refusal(whose, own)
+            if refused == "limited":
+                return _error(429, "rate_limited",
+                              f"{PER_ASKER} analyses are under way for "
+                              f"{'you' if own else 'your address'}: ask again once one is done",
+                              **{"Retry-After": str(RETRY_S)})  # fmt: skip
+            if refused == "busy":
+                return _error(503, "busy",
+                              "the server is analysing too many boards; try again shortly",
+                              **{"Retry-After": "5"})  # fmt: skip
+            quota = asking.spend()
+            if quota is not None:
+                return _error(429, "rate_limited", quota.reason,
+                              **{"Retry-After": str(quota.wait_s)})  # fmt: skip
+            analyst.start(key, [p["card"] for p in placements], match["starter"],
+                          [p["cell"] for p in placements], asker=whose, own=own)  # fmt: skip
+            found = "computing"
         if found == "computing":
             return web.json_response({"status": "computing", "retry_after_s": RETRY_S},
                                      status=202, headers={"Retry-After": str(RETRY_S)})  # fmt: skip
-        if found == "busy":
-            return _error(503, "busy", "the server is analysing other boards; try again shortly",
-                          **{"Retry-After": "5"})  # fmt: skip
         if found == "failed":
             return _error(500, "analysis_failed", "the engine could not analyse this board")
         assert isinstance(found, dict)

@@ -95,6 +95,8 @@ class ServerConfig:
     joins_per_address: Quota = Quota(120, 60)  # join/leave a room or tournament, spectate
     joins_per_account: Quota = Quota(60, 60)
     http_per_address: Quota = Quota(600, 60)  # HTTP requests, the WebSocket upgrade included
+    analyses_per_address: Quota = Quota(60, 3_600)  # new analyses (server.analysis)
+    analyses_per_account: Quota = Quota(60, 3_600)
     quota_keys: int = 100_000  # addresses (or accounts) each quota remembers, LRU
     max_waiting_rooms_per_address: int = 20
     max_open_rooms_per_address: int = 40  # waiting or playing
@@ -104,6 +106,9 @@ class ServerConfig:
     waiting_room_ttl_ms: int = 3_600_000  # a room still waiting this long after it opened closes
     registration_ttl_ms: int = 86_400_000  # a tournament never started is cancelled after this
     player_cache_size: int = 10_000  # signed-in players kept in memory (LRU)
+    # CPU-seconds a minute one account's server bots may think (server.bot_queue; 0: no
+    # budget); over it they place by the fallback rule.
+    bot_cpu_per_owner_s: float = 10.0
     prune_after_ms: int = 604_800_000  # rooms never played, tournaments never started: forgotten
     prune_every_s: float = 3_600.0  # how often the server looks for them (server.storage.pruning)
     # -- A cluster (docs/scaling.md): Redis shared by every node ("" : one process alone),

@@ -10,8 +10,10 @@ found by id only.
 At every start (:func:`server.storage.players.index_names`, in the transaction
 that opens the store) each player row gets the key of its name, and the unique
 index is rebuilt. A database
-from before keys may hold names that now share a key (``Ada`` and ``ada``, or
-``ada`` and ``ada `` with a trailing space): every such player is kept, with
+from before keys, or keyed by an earlier version of the key (separators
+counted before version 2), may hold names that now share a key (``Ada`` and
+``ada``, ``ada`` and ``ada `` with a trailing space, ``John Smith`` and
+``John-Smith``): every such player is kept, with
 its id, name, history and rating, and reported (:class:`Clash`); the first to
 have registered holds the key, so the name finds that one, and the others
 are found by id. Nothing is merged. docs/operations.md, *Names*, says what
@@ -53,9 +55,9 @@ def report(clashes: list[Clash]) -> None:
     if not clashes:
         return
     log.warning(
-        "%d names are shared by players registered before names were compared on their"
-        " keys; each player is kept, the first holds the name and the others are found"
-        " by id (docs/operations.md, Names): %s",
+        "%d names are shared by players registered before names were compared as they"
+        " are now; each player is kept, the first holds the name and the others are"
+        " found by id (docs/operations.md, Names): %s",
         len(clashes),
         "; ".join(c.describe() for c in clashes),
     )

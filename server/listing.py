@@ -4,7 +4,8 @@ The lobby lists its public rooms, the tournament desk its public tournaments,
 with one of these each, kept up to date as rooms and tournaments change: a
 page costs the same with ten rooms or a hundred thousand (a binary search,
 then the page), never a scan. Pages are in the order things were added; the
-cursor of a page is the position of its last item, as opaque text.
+cursor of a page is the position of its last item, marked by the listing's
+seal (server.cursors): a cursor the listing never gave is refused.
 """
 
 from __future__ import annotations
@@ -12,17 +13,18 @@ from __future__ import annotations
 import bisect
 from typing import Generic, TypeVar
 
+from server.cursors import BadCursor, Seal
+
 T = TypeVar("T")
 
-
-class BadCursor(ValueError):
-    """A cursor this listing never gave."""
+__all__ = ["BadCursor", "Listing"]
 
 
 class Listing(Generic[T]):
-    __slots__ = ("_items", "_next", "_order", "_seq_of")
+    __slots__ = ("_items", "_next", "_order", "_seq_of", "seal")
 
-    def __init__(self) -> None:
+    def __init__(self, seal: Seal | None = None) -> None:
+        self.seal = seal or Seal()
         self._seq_of: dict[str, int] = {}  # key -> position
         self._items: dict[int, T] = {}  # position -> item
         self._order: list[int] = []  # positions, ascending
@@ -57,11 +59,7 @@ class Listing(Generic[T]):
         the cursor of the next page (None: this is the last)."""
         start = 0
         if after is not None:
-            try:
-                position = int(after)
-            except ValueError:
-                raise BadCursor(f"{after!r} is not a cursor this server gave") from None
-            start = bisect.bisect_right(self._order, position)
+            start = bisect.bisect_right(self._order, self.seal.read(after))  # BadCursor
         seqs = self._order[start : start + limit]
         more = start + limit < len(self._order)
-        return [self._items[s] for s in seqs], (str(seqs[-1]) if more and seqs else None)
+        return [self._items[s] for s in seqs], (self.seal.give(seqs[-1]) if more and seqs else None)

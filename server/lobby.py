@@ -14,6 +14,7 @@ the arena's pool only (:func:`server.head_to_head.rating_pool`).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
@@ -39,7 +40,7 @@ from protocol.head_to_head import (
 from protocol.names import name_key
 from protocol.rooms import CreateRoom, JoinRoom, Left, ListRooms, Rematch, RoomOrigin, Rooms
 from protocol.wire import ClientMessage
-from server import errors
+from server import errors, visibility
 from server.alarms import Alarms
 from server.config import LobbyConfig
 from server.daily.desk import DAILY_MESSAGES, Calendar, DailyDesk
@@ -109,6 +110,22 @@ class Lobby:
     def take_bot_turns(self) -> list[BotTurn]:
         turns, self.bot_turns = self.bot_turns, []
         return turns
+
+    def bot_owner(self, room: Room) -> str:
+        """Whose bots play in ``room``, for the share of bot workers each owner gets
+        (server.bot_queue): a tournament table's are its host's (a table whose
+        director runs on another node: its tournament's), any other room's its
+        creator's."""
+        tid = visibility.round_embargo_tournament(room.series.embargo)
+        if tid is None:
+            return room.creator.id
+        director = self.tournaments.directors.get(tid)
+        return director.host.id if director is not None else f"tournament:{tid}"
+
+    def bot_waits(self, turn: BotTurn) -> bool:
+        """Whether a bot's move asked for is still waited for (server.bots.BotPool.wanted)."""
+        room = self.rooms.get(turn.room_id)
+        return room is not None and room.bot_waits(turn.player_id, turn.turn)
 
     def rooms_of(self, player_id: str) -> list[Room]:
         return self.registry.rooms_of(player_id)
@@ -424,7 +441,10 @@ class Lobby:
         take its bots' turns, count and index it again, forget it if it is done, and
         set its alarm. Returns what the lobby itself has to say (rating changes)."""
         outs = self._take_events_of(room, now_ms)
-        self.bot_turns.extend(room.take_bot_turns())
+        turns = room.take_bot_turns()
+        if turns:
+            owner = self.bot_owner(room)
+            self.bot_turns.extend(dataclasses.replace(t, owner=owner) for t in turns)
         closing = room.closable(now_ms, self.config.finished_ttl_ms)
         self._hold(room, closing)
         if closing:

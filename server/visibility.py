@@ -95,6 +95,14 @@ def daily_shown(lifted: bool) -> bool:
     return lifted
 
 
+def tournament_found(visibility: str, member: bool) -> bool:
+    """Is a tournament there at all for someone? A public one for anyone; a private one
+    only for its members (the WebSocket's ``get_tournament`` by id and the HTTP
+    API alike: the HTTP API knows no player, so it finds no private tournament),
+    as a private room is found only by its members."""
+    return visibility != "private" or member
+
+
 def sees_result(seated: bool, embargo: str | None, lifted: bool) -> bool:
     """May a member of a room see the result of a deal that is over there?
 

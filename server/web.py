@@ -11,7 +11,9 @@ names every module the client imports (``modulepreload``), so a browser asks
 for them all at once instead of one level of imports after another. Every
 response carries a strict Content-Security-Policy: scripts, styles and images
 from the server's own origin only, no inline script or style attribute, and
-WebSocket connections to the server itself; the page cannot be framed.
+WebSocket connections to the server itself (the addresses it was configured
+with or listens on, given by the caller: never the request's ``Host``, which
+is the client's to write); the page cannot be framed.
 
 This module only serves files: the client speaks the documented WebSocket
 protocol and HTTP API like any other.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,8 +51,7 @@ TYPES = {
 COMPRESSED = {".js", ".css", ".html", ".svg", ".txt", ".json"}
 _IMPORT = re.compile(r"""^\s*(?:import|export)\b[^"';]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']""", re.M)
 
-# The Host header is the client's; only a plain host[:port] goes into the policy.
-_HOST = re.compile(r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
+Sockets = Callable[[web.Request], Iterable[str]]  # the page's connect-src, besides 'self'
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,20 +155,19 @@ def _encoded(
     return packed
 
 
-def content_security_policy(host: str | None) -> str:
-    sockets = ""
-    if host is not None and _HOST.match(host):
-        sockets = f" ws://{host} wss://{host}"
+def content_security_policy(sockets: Iterable[str] = ()) -> str:
+    """The page's policy; ``sockets``: the ``ws://``/``wss://`` sources it may connect to."""
+    extra = "".join(f" {source}" for source in sockets)
     return (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        f"font-src 'self'; connect-src 'self'{sockets}; object-src 'none'; base-uri 'none'; "
+        f"font-src 'self'; connect-src 'self'{extra}; object-src 'none'; base-uri 'none'; "
         "form-action 'self'; frame-ancestors 'none'; require-trusted-types-for 'script'"
     )
 
 
-def security_headers(request: web.Request) -> dict[str, str]:
+def security_headers(policy: str) -> dict[str, str]:
     return {
-        "Content-Security-Policy": content_security_policy(request.host),
+        "Content-Security-Policy": policy,
         "X-Content-Type-Options": "nosniff",
         "X-Frame-Options": "DENY",
         "Referrer-Policy": "no-referrer",
@@ -176,12 +177,16 @@ def security_headers(request: web.Request) -> dict[str, str]:
     }
 
 
-def routes(client: WebClient | None = None) -> list[web.RouteDef]:
-    """``GET /`` (the page) and ``GET /assets/{version}/{path}`` (its files)."""
+def routes(client: WebClient | None = None, sockets: Sockets = lambda _: ()) -> list[web.RouteDef]:
+    """``GET /`` (the page) and ``GET /assets/{version}/{path}`` (its files);
+    ``sockets`` says, for a request, where the page may open its WebSocket."""
     web_client = client or load()
 
+    def headers_for(request: web.Request) -> dict[str, str]:
+        return security_headers(content_security_policy(sockets(request)))
+
     async def page(request: web.Request) -> web.Response:
-        headers = security_headers(request)
+        headers = headers_for(request)
         headers["Cache-Control"] = "no-cache"
         body = _encoded(request, web_client.page, web_client.page_gzipped, headers)
         return web.Response(body=body, content_type="text/html", charset="utf-8", headers=headers)
@@ -189,8 +194,8 @@ def routes(client: WebClient | None = None) -> list[web.RouteDef]:
     async def asset(request: web.Request) -> web.Response:
         found = web_client.assets.get(request.match_info["path"])
         if found is None or request.match_info["version"] != web_client.version:
-            raise web.HTTPNotFound(text="no such file\n", headers=security_headers(request))
-        headers = security_headers(request)
+            raise web.HTTPNotFound(text="no such file\n", headers=headers_for(request))
+        headers = headers_for(request)
         headers["Cache-Control"] = f"public, max-age={YEAR_S}, immutable"
         body = _encoded(request, found.body, found.gzipped, headers)
         # Each encoding is its own representation, with its own tag (RFC 9110, 8.8.3).

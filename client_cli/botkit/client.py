@@ -129,6 +129,7 @@ class BotClient:
                 outcomes += await self._play(room_id, plan, runner, game + 1)
                 assert self.match is not None  # a challenge accepted may have moved it
                 await self._request(LeaveRoom(room_id=self.match.room_id))
+                self.match = None  # left: a reconnection has no room of ours to resync
             return outcomes
         finally:
             await self.session.close()

@@ -43,7 +43,8 @@ def board_line(
 ) -> str:
     """``"#2 bob: 58 points, 1:52.4 used"`` (a race's tie-break is the time used; a
     board alone, as at a duplicate table, has no rank)."""
-    who = board.player.name + (" (you)" if me is not None and board.player.id == me.id else "")
+    who = board.player.name + (" [bot]" if board.player.bot else "")
+    who += " (you)" if me is not None and board.player.id == me.id else ""
     win = " WIN" if board.score.total >= WIN_SCORE else ""
     used = f", {time_text(board.time_used_ms)} used" if pace == Pace.RACE else ""
     rank = f"#{board.rank} " if ranked else ""

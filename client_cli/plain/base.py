@@ -118,7 +118,10 @@ class PlainBase:
             me = " (you)" if self.model.me and board.player.id == self.model.me.id else ""
             rank = "" if alone else f"rank {board.rank}, "
             used = f", {time_text(board.time_used_ms)} used" if match.pace == Pace.RACE else ""
-            self.say(f"board of {board.player.name}{me}: {rank}{board.score.total} points{used}")
+            bot = " [bot]" if board.player.bot else ""
+            self.say(
+                f"board of {board.player.name}{bot}{me}: {rank}{board.score.total} points{used}"
+            )
             for line in board_lines(board.cells, board.score, glyphs=False):
                 self.say(line.plain)
             for line in score_lines(board.score, glyphs=False):

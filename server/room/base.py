@@ -169,9 +169,15 @@ class RoomBase:
             return not any(s.bot is None for s in self.seats)
         if self.phase == Phase.FINISHED:
             assert self.finished_at is not None
-            connected = any(s.receives and s.connected for s in self.seats) or self.spectators
-            return not connected or now_ms - self.finished_at >= finished_ttl_ms
+            # A player whose connection dropped, or who is moving to another node of a
+            # cluster (node_hint), is still waited for: its grace period keeps the room.
+            waited = any(s.receives and (s.connected or self._in_grace(s, now_ms))
+                         for s in self.seats)  # fmt: skip
+            return not (waited or self.spectators) or now_ms - self.finished_at >= finished_ttl_ms
         return False
+
+    def _in_grace(self, seat: Seat, now_ms: int) -> bool:
+        return seat.away_since is not None and now_ms - seat.away_since < self.grace_ms
 
     def next_deadline(self) -> int | None:
         """The next time :meth:`tick` has something to do (None: nothing timed)."""
@@ -183,6 +189,10 @@ class RoomBase:
             and s.present
             and self.phase in (Phase.WAITING, Phase.PLAYING)
         ]
+        if self.phase == Phase.FINISHED:  # looked at again when a grace ends: it may close
+            times += [s.away_since + self.grace_ms for s in self.seats
+                      if s.receives and s.away_since is not None
+                      and self._in_grace(s, self.now)]  # fmt: skip
         if self.phase == Phase.BETWEEN and self.series.next_at is not None:
             times.append(self.series.next_at)
         if self.room_due is not None:

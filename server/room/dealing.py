@@ -125,6 +125,7 @@ class DealingRoom(ResultsRoom):
         others_done = m is not None and all(
             m.boards[s.player.id].placed == TURNS for s in self.seats if not s.autopilot
         )
+        person = any(s.bot is None and not s.player.bot and not s.autopilot for s in self.seats)
         for seat in self.seats:
             if seat.autopilot and m is not None:
                 if race and not others_done:
@@ -151,9 +152,15 @@ class DealingRoom(ResultsRoom):
                         turn=turn,
                         placements=tuple((p.cell, str(p.card)) for p in board.placements),
                         card=str(m.deal.cards[turn - 1]),
+                        person=person,
                     )
                 )
         return outs
+
+    def bot_waits(self, player_id: str, turn: int) -> bool:
+        """Whether the bot seat ``player_id`` still has ``turn`` to place (the clock did
+        not place it first, and the deal is not over)."""
+        return self.match is not None and views.waiting_turn(self, player_id) == turn
 
     def bot_move(self, player_id: str, turn: int, cell: int, now_ms: int) -> list[Outbound]:
         """The move a bot seat's strategy chose for ``turn`` (trusted: from the server itself).

@@ -128,7 +128,8 @@ BotFactory = Callable[[str, str], CellChooser]
 
 @dataclass(frozen=True, slots=True)
 class BotTurn:
-    """A bot seat holds a card: what its strategy needs to choose a cell, and nothing more.
+    """A bot seat holds a card: what its strategy needs to choose a cell, and whose turn
+    it is to the queue of moves (server.bot_queue); nothing more.
 
     A room built with ``think_elsewhere`` asks for its bots' moves this way
     (:attr:`Room.bot_turns`) instead of calling their choosers; the answer comes
@@ -142,3 +143,5 @@ class BotTurn:
     turn: int
     placements: tuple[tuple[int, str], ...]  # the bot's own grid: (cell, card) in order
     card: str
+    person: bool = False  # a person plays in the room (server.bot_queue: such moves go first)
+    owner: str = ""  # whose bot it is: set by the lobby (Lobby.bot_owner)

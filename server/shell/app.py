@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator
 
@@ -18,7 +19,7 @@ from aiohttp import WSCloseCode, web
 from server import identity
 from server.analysis import ANALYST, Analyst
 from server.analysis import routes as analysis_routes
-from server.bots import BotPool, bot_factory, bot_levels
+from server.bots import bot_factory, bot_levels
 from server.config import LobbyConfig, ServerConfig, store_of
 from server.config import check as check_config
 from server.daily.desk import Calendar
@@ -28,6 +29,8 @@ from server.shell import clock, daily_keeper
 from server.shell.cluster.directory import SharedRegistry
 from server.shell.cluster.node import ClusterNode, new_node_id
 from server.shell.http import (
+    analysis_asker,
+    api_headers,
     daily,
     healthz,
     http_quota,
@@ -40,6 +43,7 @@ from server.shell.http import (
 )
 from server.shell.hub import Hub
 from server.shell.keys import CONFIG, DAILY_CALENDAR, HUB, STORAGE
+from server.shell.origins import local_port, socket_sources
 from server.shell.websocket import websocket
 from server.storage import Storage
 from server.store import Store
@@ -69,16 +73,22 @@ def create_app(
     app.router.add_get("/api/series/{series_id}", series_history)
     app.router.add_get("/api/leaderboard/{pace}", leaderboard)
     app.router.add_routes(tournament_routes(HUB, STORAGE))
-    app.router.add_routes(analysis_routes(STORAGE))
+    app.router.add_routes(analysis_routes(STORAGE, analysis_asker))
     app.router.add_get("/api/daily", daily)
     app.router.add_get("/api/daily/{day}", daily)
-    app.router.add_routes(web_routes())
+    app.router.add_routes(web_routes(sockets=functools.partial(_page_sockets, config)))
+    app.on_response_prepare.append(api_headers)
     app.cleanup_ctx.append(_storage_and_lobby)
     app.cleanup_ctx.append(_clock)
     app.cleanup_ctx.append(_pruner)
     app.cleanup_ctx.append(_daily_keeper)
     app.on_shutdown.append(_close_sockets)
     return app
+
+
+def _page_sockets(config: ServerConfig, request: web.Request) -> tuple[str, ...]:
+    """Where the web client's page may open its WebSocket: the configured addresses."""
+    return socket_sources(config, local_port(request.transport, config.port))
 
 
 async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
@@ -119,9 +129,9 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     node = None
     if config.redis_url:
         node = ClusterNode(config.redis_url, config.node_id or new_node_id(), storage, lobby)
-        hub = Hub(config, storage, lobby, BotPool(), delivery=node.delivery, cluster=node)
+        hub = Hub(config, storage, lobby, delivery=node.delivery, cluster=node)
     else:
-        hub = Hub(config, storage, lobby, BotPool())
+        hub = Hub(config, storage, lobby)
     app[HUB] = hub
     app[ANALYST] = Analyst()
     await daily_keeper.load(storage, lobby.daily, clock.now_ms())

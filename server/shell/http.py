@@ -14,6 +14,7 @@ from protocol.fields import PROTOCOL_VERSION, PROTOCOLS, Pace, PlayerInfo
 from protocol.head_to_head import GetLeaderboard
 from protocol.rooms import ListRooms
 from server import errors
+from server.analysis import Asker
 from server.daily import days
 from server.daily.views import daily as daily_view
 from server.limits import quota_key
@@ -183,13 +184,33 @@ async def public_rooms(request: web.Request) -> web.Response:
     return web.json_response(page.model_dump(mode="json", exclude={"type", "ref"}))
 
 
+def request_address(request: web.Request) -> str:
+    """The address an HTTP request's quotas are kept under (behind a trusted proxy,
+    the client's; an IPv6 address's /64)."""
+    config = request.app[HUB].config
+    return quota_key(client_address(request.remote, request.headers, config.trusted_proxies))
+
+
+async def analysis_asker(request: web.Request) -> Asker:
+    """Who asks for an analysis (server.analysis): its address, the player its
+    ``Authorization: Bearer TOKEN`` names (a token that names nobody is no one's),
+    and the spending of one analysis of their quotas."""
+    hub = request.app[HUB]
+    address = request_address(request)
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    account = None
+    if scheme.lower() == "bearer" and token.strip():
+        found = await hub.token_player(token.strip())
+        account = found.id if found is not None else None
+    return Asker(address, account,
+                 lambda: hub.quotas.take("analysis", address, account, clock.now_ms()))  # fmt: skip
+
+
 @web.middleware
 async def http_quota(request: web.Request, handler: Any) -> web.StreamResponse:
     """Every HTTP request (a WebSocket upgrade too) spends its address's quota; over it: 429."""
     hub = request.app[HUB]
-    config = hub.config
-    address = quota_key(client_address(request.remote, request.headers, config.trusted_proxies))
-    refused = hub.quotas.take("http", address, None, clock.now_ms())
+    refused = hub.quotas.take("http", request_address(request), None, clock.now_ms())
     if refused is not None:
         return web.json_response(
             {"error": {"code": errors.RateLimited.code, "reason": refused.reason}},
@@ -198,3 +219,14 @@ async def http_quota(request: web.Request, handler: Any) -> web.StreamResponse:
         )
     response: web.StreamResponse = await handler(request)
     return response
+
+
+async def api_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer but the web client's files and the WebSocket upgrade (the JSON API,
+    ``/healthz``, the errors and 404s of any path) is never sniffed as another type
+    and never cached: it says what is true now. The page and its assets keep the
+    headers server.web gives them."""
+    if isinstance(response, web.WebSocketResponse) or "Cache-Control" in response.headers:
+        return
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers["Cache-Control"] = "no-store"

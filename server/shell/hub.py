@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from protocol.connection import Hello, Ping, Pong, Welcome
 from protocol.fields import PROTOCOLS, PlayerInfo
-from protocol.names import reserved
+from protocol.names import bot_like, reserved
 from protocol.rooms import CreateRoom, JoinRoom, LeaveRoom, RoomOrigin
 from protocol.tournaments import (
     CreateTournament,
@@ -102,6 +102,11 @@ def make_quotas(config: ServerConfig) -> Quotas:
             ),
             "join": ("joins and leaves", config.joins_per_address, config.joins_per_account),
             "http": ("HTTP requests", config.http_per_address, None),
+            "analysis": (
+                "analyses",
+                config.analyses_per_address,
+                config.analyses_per_account,
+            ),
         },
         config.quota_keys,
     )
@@ -123,7 +128,8 @@ class Hub:
         self.config = config
         self.storage = storage
         self.lobby = lobby
-        self.bots = bots or BotPool()
+        self.bots = bots or BotPool(budget_s=config.bot_cpu_per_owner_s)
+        self.bots.wanted = lobby.bot_waits  # a move the clock placed first is not computed
         self._thinking: set[asyncio.Task[None]] = set()
         self.sessions: set[Session] = set()
         # Addressed messages to the sessions that receive them (in a cluster: on any node).
@@ -149,6 +155,11 @@ class Hub:
         if stored is not None:
             self._players.move_to_end(digest)
         return stored
+
+    async def token_player(self, token: str) -> StoredPlayer | None:
+        """The player a token signs in (an HTTP request's ``Authorization: Bearer``)."""
+        digest = token_hash(token)
+        return self._cached_player(digest) or await self.storage.player_by_token_hash(digest)
 
     def _cache_player(self, digest: str, stored: StoredPlayer) -> None:
         self._players[digest] = stored
@@ -308,6 +319,8 @@ class Hub:
     async def _think(self, turn: BotTurn) -> None:
         """A bot seat's move, computed off the loop, goes back in as its placement."""
         cell = await self.bots.move(turn)
+        if cell is None:  # the clock placed it first, or the room is gone
+            return
         try:
             await self.apply(
                 lambda: self.lobby.bot_move(
@@ -440,6 +453,11 @@ class Hub:
             if not hello.guest and reserved(name):
                 raise errors.NameTaken(
                     f"the name {name!r} is kept for the server's guests and bots; pick another"
+                )
+            if not hello.bot and bot_like(name):
+                raise errors.NameTaken(
+                    f"the name {name!r} reads as a computer player's: it is kept for bot"
+                    " programs (hello with bot: true); pick another"
                 )
             issued = secrets.token_urlsafe(32)
             digest = token_hash(issued)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 from server.config import ServerConfig
@@ -26,20 +27,51 @@ def parse_origin(url: str) -> Origin | None:
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-def own_origins(config: ServerConfig, port: int) -> frozenset[Origin]:
-    """The origins of pages the server trusts: from the address it listens on (every
-    loopback name when that is loopback or every interface), from each public URL
-    and each allowed origin. Never from anything a request says."""
+def _served_at(config: ServerConfig, port: int, urls: tuple[str, ...]) -> set[Origin]:
+    """The origins of the address the server listens on (every loopback name when that
+    is loopback or every interface) and of ``urls``."""
     host = config.host.strip("[]").lower()
     hosts = {host}
     if host in LOOPBACK or host.startswith("127.") or host in ("", "0.0.0.0", "::"):
         hosts = (hosts | set(LOOPBACK)) - {"", "0.0.0.0", "::"}
     found = {("http", h, port) for h in hosts}
-    for url in (*config.public_urls, *config.allowed_origins):
+    for url in urls:
         origin = parse_origin(url)
         if origin is not None:
             found.add(origin)
-    return frozenset(found)
+    return found
+
+
+def own_origins(config: ServerConfig, port: int) -> frozenset[Origin]:
+    """The origins of pages the server trusts: from the address it listens on, from
+    each public URL and each allowed origin. Never from anything a request says."""
+    return frozenset(_served_at(config, port, (*config.public_urls, *config.allowed_origins)))
+
+
+def socket_sources(config: ServerConfig, port: int) -> tuple[str, ...]:
+    """Where the server's own page may open its WebSocket (the ``connect-src`` of its
+    Content-Security-Policy): ``ws://`` or ``wss://`` at the address the server
+    listens on and at each public URL, in a stable order. Never from the request's
+    ``Host``, which is the client's to write. An IPv6 address is left out: a
+    policy's grammar has none (browsers ignore the source, and say so), and the
+    policy's ``'self'`` covers a page served from one."""
+    sources = []
+    for scheme, host, port_of in sorted(_served_at(config, port, config.public_urls)):
+        if ":" in host:
+            continue
+        secure = scheme == "https"
+        default = 443 if secure else 80
+        at = host if port_of == default else f"{host}:{port_of}"
+        sources.append(f"{'wss' if secure else 'ws'}://{at}")
+    return tuple(sources)
+
+
+def local_port(transport: Any, default: int) -> int:
+    """The port a connection reached the server on (its socket's, not a header's)."""
+    sockname = transport.get_extra_info("sockname") if transport is not None else None
+    if isinstance(sockname, tuple) and len(sockname) >= 2:
+        return int(sockname[1])
+    return default
 
 
 def origin_allowed(origin: str | None, trusted: frozenset[Origin]) -> bool:

@@ -18,8 +18,8 @@ from multidict import MultiMapping
 from server.config import NODE_ID
 from server.limits import TokenBucket, quota_key
 from server.shell import aiohttp_adapters, clock
-from server.shell.keys import CONFIG, HUB
-from server.shell.origins import client_address, origin_allowed, own_origins
+from server.shell.keys import HUB
+from server.shell.origins import client_address, local_port, origin_allowed, own_origins
 from server.shell.session import Session
 
 
@@ -27,7 +27,9 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     hub = request.app[HUB]
     config = hub.config
     origin = request.headers.get("Origin")
-    if origin is not None and not origin_allowed(origin, own_origins(config, _local_port(request))):
+    if origin is not None and not origin_allowed(
+        origin, own_origins(config, local_port(request.transport, config.port))
+    ):
         raise web.HTTPForbidden(text=f"WebSocket connections from {origin} are not allowed\n")
     asked = asked_node(request.query)
     address = client_address(request.remote, request.headers, config.trusted_proxies)
@@ -98,12 +100,3 @@ def asked_node(query: MultiMapping[str]) -> str | None:
         text=json.dumps({"error": {"code": BAD_NODE, "reason": reason}}),
         content_type="application/json",
     )
-
-
-def _local_port(request: web.Request) -> int:
-    """The port this connection reached the server on (its socket's, not a header's)."""
-    transport = request.transport
-    sockname = transport.get_extra_info("sockname") if transport is not None else None
-    if isinstance(sockname, tuple) and len(sockname) >= 2:
-        return int(sockname[1])
-    return request.app[CONFIG].port

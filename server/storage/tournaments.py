@@ -177,8 +177,9 @@ def _cursor(text: str | None) -> tuple[int, str]:
     if text is None:
         return _FIRST
     created, sep, tid = text.partition(".")
-    if not sep or not created.isdigit() or not tid:
-        raise BadCursor(f"{text!r} is not a cursor this server gave")
+    if (not sep or not created.isascii() or not created.isdigit() or not tid
+            or int(created) >= _FIRST[0]):  # fmt: skip
+        raise BadCursor(f"{text[:40]!r} is not a cursor this server gave")
     return int(created), tid
 
 
@@ -187,8 +188,17 @@ async def tournament_page(
 ) -> tuple[list[dict[str, Any]], str | None]:
     """A page of the public tournaments (``status``: only those in it), newest first,
     and the next page's cursor (None: the last). The index on (created_ms, id) makes
-    any page cost the same."""
+    any page cost the same.
+
+    A cursor is the (creation, id) of the last tournament of a page; one that names
+    no public tournament was never given and is refused (BadCursor)."""
     created, tid = _cursor(after)
+    if after is not None and not await db.fetch(
+        "SELECT 1 AS listed FROM tournaments WHERE id = ? AND created_ms = ?"
+        " AND visibility = 'public'",
+        (tid, created),
+    ):
+        raise BadCursor(f"{after[:40]!r} is not a cursor this server gave")
     only = "" if status is None else " AND t.status = ?"
     rows = await db.fetch(
         "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot,"

@@ -43,7 +43,7 @@ from protocol.tournaments import (
     Tournaments,
 )
 from protocol.wire import ClientMessage
-from server import errors
+from server import errors, visibility
 from server.alarms import Alarms
 from server.config import LobbyConfig
 from server.desk import RoomOpener
@@ -294,10 +294,9 @@ class TournamentDesk:
             raise errors.TournamentNotFound("no tournament has that invite code")
         director = self.directors.get(tid or "")
         # A private tournament is invisible to those not in it, as a private room is.
-        if director is None or (
-            director.settings.visibility == Visibility.PRIVATE
-            and not director.is_member(player.id)
-            and not self._admin(player)
+        if director is None or not visibility.tournament_found(
+            director.settings.visibility.value,
+            director.is_member(player.id) or self._admin(player),
         ):
             raise errors.TournamentNotFound(f"no tournament {tid}")
         return director

@@ -13,6 +13,7 @@ from aiohttp import web
 
 from protocol.fields import PAGE_DEFAULT, PAGE_MAX
 from protocol.tournaments import TournamentListStatus
+from server import visibility
 from server.storage.tournaments import BadCursor, boards_csv, standings_csv
 
 STATUSES: tuple[str, ...] = get_args(TournamentListStatus)
@@ -22,8 +23,8 @@ def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.R
     async def detail(request: web.Request) -> dict[str, Any] | None:
         tid = request.match_info["tournament_id"]
         found: dict[str, Any] | None = await request.app[storage_key].tournament(tid)
-        if found is None:
-            return None
+        if found is None or not visibility.tournament_found(found["visibility"], member=False):
+            return None  # a private tournament: not found, as on the WebSocket
         director = request.app[hub_key].lobby.tournaments.directors.get(tid)
         if director is not None and not director.over:
             found["status"] = director.status()

@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 
 from protocol.names import (
     BadName,
+    bot_like,
     check_name,
     check_title,
     name_key,
+    name_words,
     printable,
     reserved,
 )
@@ -30,6 +32,15 @@ LOOKALIKES = [
     ("Bill", "BiII"),  # capital I for small l
     ("b0b", "BOB"),
     ("Straße", "STRASSE"),
+    # separators, spaces and trailing punctuation
+    ("John Smith", "John-Smith"),
+    ("John Smith", "John_Smith"),
+    ("John Smith", "John.Smith"),
+    ("John Smith", "JohnSmith"),
+    ("John Smith", "John Smith."),
+    ("Alice", "alice."),
+    ("Alice", "Al ice"),
+    ("Ada Lovelace", "ada-lovelace_"),
 ]
 
 
@@ -102,10 +113,47 @@ def test_accepted_names_are_stored_in_their_precis_form(text: str, stored: str) 
 
 
 def test_the_server_keeps_guest_and_bot_names_for_itself() -> None:
-    for name in ("guest-1a2b", "Guest", "GUEST-x", "greedy bot 1", "expert bot l"):
+    for name in ("guest-1a2b", "Guest", "guest 1a2b", "guest_1a2b", "GUEST.BEEF", "guestbeef",
+                 "greedy bot 1", "expert bot l", "expert bot-2"):  # fmt: skip
         assert reserved(name), name
-    for name in ("guesthouse", "guest bot", "ada", "robot 1", "bot", "expert bot-2"):
+    # "guest" and a word of letters: not a guest's name (a guest's is hex digits)
+    for name in ("guesthouse", "guest bot", "GUEST-x", "ada", "robot 1", "bot", "MyBot",
+                 "Bot Ross", "Abbott 8", "botany 3", "Talbot level"):  # fmt: skip
         assert not reserved(name), name
+
+
+# The finding: every one of these registered, and reads as a server bot: its name or
+# its id (kept for the server), or "bot" with a level (kept for bot programs).
+SERVER_BOT_LOOKALIKES = [
+    "level-3-bot-1", "greedy_bot_1", "greedy.bot.1", "bot-level-3-1", "bot-greedy-2",
+    "random bot 3", "Ada bot 2", "expert bot-2", "bot-random-T1-3",
+]  # fmt: skip
+BOT_LIKE = [
+    "expert bot", "GreedyBot", "Level8Bot", "master bot", "fallback-bot", "lvl 8 bot",
+    "ЕXPERT BOT", "ｇｒｅｅｄｙ ｂｏｔ", "expert-2 bot",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SERVER_BOT_LOOKALIKES)
+def test_names_that_read_as_a_server_bots_name_or_id_are_the_servers(name: str) -> None:
+    assert reserved(name)
+
+
+@pytest.mark.parametrize("name", BOT_LIKE)
+def test_names_that_read_as_a_bots_are_for_bot_programs(name: str) -> None:
+    assert bot_like(name) and not reserved(name)
+
+
+def test_a_person_may_have_a_name_with_bot_in_it() -> None:
+    for name in ("bot", "robot 1", "MyBot", "Bot Ross", "Abbott 8", "Talbot level"):
+        assert not bot_like(name) and not reserved(name), name
+
+
+def test_words_split_at_separators_digits_and_capitals() -> None:
+    assert name_words("level-3-bot-1") == ["level", "3", "bot", "1"]
+    assert name_words("GreedyBot1") == ["Greedy", "Bot", "1"]
+    assert name_words("ＡＤＡ lovelace.") == ["ADA", "lovelace"]
+    assert name_words("...") == []
 
 
 def test_a_bad_name_is_a_bad_message_with_its_reason() -> None:

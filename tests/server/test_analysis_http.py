@@ -75,7 +75,7 @@ async def test_a_finished_board_is_analysed_as_the_command_line_does(tmp_path: P
 async def test_too_many_analyses_at_once_are_refused_for_now(tmp_path: Path, monkeypatch) -> None:
     import server.analysis
 
-    monkeypatch.setattr(server.analysis, "AT_ONCE", 0)
+    monkeypatch.setattr(server.analysis, "WAITING", 0)
     async with running_server(tmp_path / "db.sqlite") as live, aiohttp.ClientSession() as http:
         alice, bob, room_id = await two_player_room(live)
         result, _ = await asyncio.gather(alice.play_to_end(room_id), bob.play_to_end(room_id))

@@ -21,6 +21,7 @@ from server.identity import AdminNotFound
 from server.limits import Quota
 from server.storage import NameInUse, Storage, StoredPlayer
 from tests.server.live import ROOT, Client, Live, running_server, signed_in
+from tests.server.stores import StoreUnderTest
 
 LOTS = Quota(1_000, 60)  # registrations: the names are tested here, not the quota
 
@@ -193,12 +194,23 @@ async def test_a_bot_program_cannot_shadow_a_person_and_is_visibly_a_bot(
 
 
 async def test_the_server_keeps_its_guest_and_bot_names(tmp_path: Path) -> None:
-    async with running_server(tmp_path / "kept.db") as live:
-        for name in ("guest-1a2b", "expert bot 1"):
+    async with running_server(tmp_path / "kept.db", new_players_per_address=LOTS) as live:
+        # the finding: all of these registered, beside the server's own "level-3 bot 1"
+        for name in ("guest-1a2b", "guest 1a2b", "expert bot 1", "level-3-bot-1", "greedy_bot_1",
+                     "greedy.bot.1", "bot-level-3-1"):  # fmt: skip
             for extra in ({}, {"bot": True}):
                 client, reply = await hello(live, name, **extra)
                 assert reply["code"] == "name_taken" and "kept" in reply["reason"]
                 await client.close()
+        # a name that reads as a bot's is a bot program's, never a person's or a guest's
+        for name in ("expert bot", "GreedyBot"):
+            for extra in ({}, {"guest": True}):
+                client, reply = await hello(live, name, **extra)
+                assert reply["code"] == "name_taken" and "bot programs" in reply["reason"]
+                await client.close()
+            client, reply = await hello(live, name, bot=True)
+            assert reply["type"] == "welcome" and reply["player"]["bot"] is True
+            await client.close()
         client, reply = await hello(live, "guest-1a2b", guest=True)
         assert reply["type"] == "welcome"
         await client.close()
@@ -281,6 +293,49 @@ def _old_database(path: Path) -> None:
                 ("bot-greedy-1", "greedy bot 1", 0, 1, None, 7),  # the server's own
             ],
         )
+
+
+async def test_names_keyed_again_without_separators_are_kept_and_reported(
+    store: StoreUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A database whose names were keyed before separators stopped counting (version 1
+    of the key), on SQLite and on PostgreSQL: the next start keys them again; the six
+    accounts of the finding are all kept, the first holds the name, none is merged."""
+    storage = await Storage.open(store.target)
+    await storage.close()
+    names = ["John Smith", "John-Smith", "John_Smith", "John.Smith", "JohnSmith",
+             "John Smith.", "Alice", "alice.", "Al ice", "Bob"]  # fmt: skip
+    for n, name in enumerate(names, 1):
+        store.execute(
+            "INSERT INTO players (id, name, guest, bot, token_hash, created_ms, name_key)"
+            " VALUES (?, ?, 0, 0, ?, ?, ?)",
+            (f"p-{n}", name, f"h{n}", n, f"old key {n}"),  # distinct under the old key
+        )
+    store.execute("UPDATE settings SET value = '1; unicode 15.0.0' WHERE name = 'name_key'")
+    with caplog.at_level(logging.WARNING, logger="server.identity"):
+        storage = await Storage.open(store.target)
+    try:
+        (report,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert report.startswith("2 names are shared")
+        assert (
+            "'John Smith' (p-1, found by name) shadows 'John-Smith' (p-2), 'John_Smith'"
+            " (p-3), 'John.Smith' (p-4), 'JohnSmith' (p-5), 'John Smith.' (p-6)"
+        ) in report
+        assert "'Alice' (p-7, found by name) shadows 'alice.' (p-8), 'Al ice' (p-9)" in report
+        assert {r[0] for r in store.rows("SELECT id FROM players")} == {
+            f"p-{n}" for n in range(1, 11)
+        }  # none merged
+        assert await storage.shadowed_players() == {"p-2", "p-3", "p-4", "p-5", "p-6", "p-8",
+                                                    "p-9"}  # fmt: skip
+        for who, pid in (("john_smith", "p-1"), ("ALICE", "p-7"), ("p-5", "p-5"), ("bob", "p-10")):
+            assert (await storage.find_player(who))["id"] == pid  # type: ignore[index]
+        for taken in ("JOHN.SMITH", "Al-Ice", "bob."):
+            with pytest.raises(NameInUse):
+                await storage.create_player(StoredPlayer("p-new", taken, False, False), "hx")
+        keys = store.rows("SELECT value FROM settings WHERE name = 'name_key'")
+        assert keys[0][0].startswith("2; ")
+    finally:
+        await storage.close()
 
 
 def test_the_leaderboard_finds_around_a_name_by_its_key() -> None:

@@ -8,6 +8,7 @@ import pytest
 from protocol.rooms import CreateRoom, LeaveRoom, ListRooms, Rooms
 from server import errors
 from server.config import LobbyConfig
+from server.cursors import Seal
 from server.limits import Quota, QuotaBook, Quotas, quota_key
 from server.listing import BadCursor, Listing
 from server.lobby import Lobby
@@ -96,6 +97,25 @@ def test_rooms_held_open_are_counted_per_address_without_scanning() -> None:
     assert lobby.held("*", "waiting") == 3
     with pytest.raises(errors.LimitReached, match="the server has 3"):
         create(lobby, ALICE)
+
+
+def test_a_cursor_is_one_the_listing_gave_or_it_is_refused() -> None:
+    listing: Listing[str] = Listing()
+    for n in range(5):
+        listing.add(f"k{n}", f"v{n}")
+    _, after = listing.page(None, 2)
+    assert after is not None and listing.page(after, 2)[0] == ["v2", "v3"]
+    other: Listing[str] = Listing()  # another server, or this one before a restart
+    for n in range(5):
+        other.add(f"k{n}", f"v{n}")
+    _, theirs = other.page(None, 2)
+    position, mark = after.split(".")
+    for forged in (theirs, position, "99999999999999999999999999", "-1", f"3.{mark}",
+                   f"0{position}.{mark}", f"{position}.{mark.upper()}", "", "x" * 32):  # fmt: skip
+        with pytest.raises(BadCursor):
+            listing.page(forged, 2)
+    with pytest.raises(ValueError):
+        Seal().give(-1)
 
 
 def test_a_waiting_room_expires_and_leaves_the_listing() -> None:

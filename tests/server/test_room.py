@@ -714,3 +714,34 @@ def test_rank_notes_name_the_deciding_figure() -> None:
     close = rank_notes([((0, -20, 5_001), BOB), ((0, -20, 5_004), CAROL)], [2, 3])
     assert close[0].text == "bob ranked above carol on time used: 5.001 s against carol's 5.004 s"
     assert rank_notes([((0, -20, 0), BOB), ((0, -20, 0), CAROL)], [1, 1]) == []  # lockstep
+
+
+def test_a_finished_room_waits_out_the_grace_of_a_player_who_dropped_or_is_moving() -> None:
+    """The cluster's resync answered not_in_room: a player moving to its room's node
+    (node_hint) is connected nowhere for a moment, and a finished room whose last
+    connected player dropped was forgotten at once; its player, back a moment later,
+    found its own room gone. Now the room waits out the grace, then closes."""
+    from protocol.rooms import Resync
+    from server.room import Phase
+
+    room = make_room(grace_ms=5_000)
+    box = Mailbox()
+    seat_and_start(room, box, BOB)
+    now = 0
+    while room.phase != Phase.FINISHED:
+        now += 10
+        for who in (ALICE, BOB):
+            place(room, box, who, now)
+    room.handle(ALICE, LeaveRoom(room_id=room.id), now)  # one leaves for good
+    room.set_connected(BOB.id, False, now)  # the other's connection closes: a move
+    assert not room.closable(now + 100, 600_000)
+    due = room.next_deadline()  # the room update held back for the others first
+    assert due is not None and due < now + 5_000
+    room.tick(due)
+    assert room.next_deadline() == now + 5_000  # then looked at when the grace ends
+    room.set_connected(BOB.id, True, now + 100)  # back, on the room's node
+    (state,) = room.handle(BOB, Resync(room_id=room.id), now + 150)
+    assert state.message.type == "room_state"
+    room.set_connected(BOB.id, False, now + 200)  # gone for good this time
+    assert not room.closable(now + 5_199, 600_000)
+    assert room.closable(now + 5_200, 600_000)  # the grace is over: nobody waits

@@ -312,8 +312,13 @@ async def test_refusals_over_the_socket(tmp_path: Path) -> None:
         await alice.send(type="manage_tournament", tournament_id=t["id"], action="cancel")
         cancelled = await bob.until("tournament")
         assert cancelled["tournament"]["status"] == "cancelled"
-        stored = await get(live, f"/api/tournaments/{t['id']}")
-        assert stored["status"] == "cancelled"
+        # A private tournament over HTTP (which knows no player) is not found, as on
+        # the WebSocket for whoever is not in it; nor are its exports.
+        for path in (f"/api/tournaments/{t['id']}", f"/api/tournaments/{t['id']}/export"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                await get(live, path)
+            assert refused.value.code == 404
+            assert json.loads(refused.value.read())["error"]["code"] == "tournament_not_found"
         await alice.still_alive()
         await alice.close()
         await bob.close()

@@ -4,7 +4,9 @@ The owner of a room keeps its entry: a public room waiting or playing is in
 the sorted set ``cs:listed`` (scored in the order rooms were first listed, the
 score being the page cursor, so a cursor from one node pages on another) with
 its summary and owner in the hash ``cs:listed:rooms``; a private room's invite
-code is ``cs:invite:CODE``. An entry whose owner is gone is not shown (and is
+code is ``cs:invite:CODE``. Cursors are marked (server.cursors) under the key
+``cs:listed:key``, drawn by the first node that needs it, so a cursor no node
+gave is refused by every node. An entry whose owner is gone is not shown (and is
 removed) until a new owner lists the room again. A node writes its changes in
 one pipeline a round trip, those made meanwhile in the next.
 
@@ -16,6 +18,7 @@ which players took a seat in a room here (server/shell/cluster/hints.py).
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Collection
 from typing import Any
 
@@ -23,12 +26,14 @@ import redis.asyncio as aioredis
 
 from protocol.fields import Visibility
 from protocol.rooms import RoomSummary
+from server.cursors import BadCursor, Seal
 from server.registry import RoomRegistry
 from server.room import Phase, Room
 
 LISTED = "cs:listed"
 SUMMARIES = "cs:listed:rooms"
 SEQ = "cs:listed:seq"
+SEAL_KEY = "cs:listed:key"  # the key of the cursors' marks, shared by every node
 # A room's place in cs:listed, the next of cs:listed:seq, unless it has one.
 RANK = """
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
@@ -87,6 +92,23 @@ class Directory:
         self._entries: dict[str, str | None] = {}
         self._invites: dict[str, str | None] = {}
         self._writing = False
+        self._seal: Seal | None = None
+
+    async def seal(self, again: bool = False) -> Seal:
+        """The cursors' seal, its key read from Redis (drawn there by the first node to
+        ask); ``again``: read it anew (Redis lost it, or another node drew it since)."""
+        if self._seal is None or again:
+            await self.redis.set(SEAL_KEY, secrets.token_hex(16), nx=True)
+            key = await self.redis.get(SEAL_KEY)
+            self._seal = Seal(bytes.fromhex(key))
+        return self._seal
+
+    async def position(self, after: str) -> int:
+        """The position of the cursor ``after``; BadCursor if no node gave it."""
+        try:
+            return (await self.seal()).read(after)
+        except BadCursor:
+            return (await self.seal(again=True)).read(after)
 
     def changes(self, touched: Collection[Room]) -> tuple[dict[str, str], list[str]]:
         """What to list (room id -> entry) and unlist, of ``touched``, against what we listed."""
@@ -171,9 +193,9 @@ class Directory:
     async def page(
         self, after: str | None, limit: int, alive: Collection[str]
     ) -> tuple[list[RoomSummary], str | None, int]:
-        """A page of the public rooms of live nodes after cursor ``after``; ValueError:
-        not a cursor."""
-        low = "-inf" if after is None else f"({int(after)}"
+        """A page of the public rooms of live nodes after cursor ``after``; BadCursor
+        (a ValueError): not a cursor a node gave."""
+        low = "-inf" if after is None else f"({await self.position(after)}"
         found = await self.redis.zrangebyscore(LISTED, low, "+inf", 0, limit + 1, withscores=True)
         ids = [room_id for room_id, _ in found[:limit]]
         entries = await self.redis.hmget(SUMMARIES, ids) if ids else []
@@ -190,7 +212,8 @@ class Directory:
         if stale:
             await self.redis.zrem(LISTED, *stale)
         more = len(found) > limit
-        cursor = str(int(found[limit - 1][1])) if more and limit else None
+        seal = await self.seal()
+        cursor = seal.give(int(found[limit - 1][1])) if more and limit else None
         total = await self.redis.zcard(LISTED)
         return rooms, cursor, int(total)
 

@@ -7,9 +7,11 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 
 from protocol.rooms import JoinRoom
+from server.cursors import BadCursor
 from server.room import Room
 from server.shell.cluster.directory import LISTED, SUMMARIES, Directory, invite_key
 from tests.server.roomkit import BOB, make_room
@@ -64,5 +66,27 @@ async def test_writes_under_way_are_taken_in_order_and_a_listed_room_keeps_its_p
         ranks = dict(await client.zrange(LISTED, 0, -1, withscores=True))
         assert ranks == {second.id: 1.0, third.id: 3.0, first.id: 4.0}
         assert await client.get(invite_key("CODE2")) == second.id
+    finally:
+        await client.aclose()
+
+
+async def test_a_cursor_one_node_gave_pages_on_another_and_no_other_text_does(
+    redis_url: str,
+) -> None:
+    client: Any = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        one, two = Directory(client, "n1"), Directory(client, "n2")
+        rooms = [_room(n) for n in range(3)]
+        await one.write(*one.changes(rooms), {})
+        page, cursor, total = await one.page(None, 1, {"n1"})
+        assert [r.id for r in page] == ["room0"] and total == 3 and cursor is not None
+        page, _, _ = await two.page(cursor, 1, {"n1"})  # the key is shared in Redis
+        assert [r.id for r in page] == ["room1"]
+        position, mark = cursor.split(".")
+        for forged in ("99999999999999999999999999", "-1", position, f"{int(position) + 1}.{mark}",
+                       f"{position}.{'0' * len(mark)}"):  # fmt: skip
+            for node in (one, two):
+                with pytest.raises(BadCursor):
+                    await node.page(forged, 1, {"n1"})
     finally:
         await client.aclose()

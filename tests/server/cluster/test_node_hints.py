@@ -282,3 +282,39 @@ async def test_a_quick_play_pair_split_over_two_nodes_is_hinted_to_where_its_roo
         await settled(alice, bob)
         # Never of the coordinator, which only opened the room and handed it on.
         assert len(hints(hinted)) == 1 and hints(not_hinted) == []
+
+
+async def test_a_player_following_a_hint_after_its_match_finds_its_finished_room(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    """The cluster run of the third hostile round: a few ``resync``s for a player's own
+    room got ``not_in_room``. A player who follows its hint late, once the match is
+    over and the others have left, is connected to no node for a moment; the finished
+    room was forgotten the moment its last connected member went. It waits out the
+    seat's grace now: the player finds its room, result and all, on the room's node."""
+    with cluster(cluster_db, redis_url, 2, logs=tmp_path) as nodes:
+        a, b = nodes
+        alice = await hello(at(a.live.url), "alice", follow_node=True)
+        bob = await hello(at(b.live.url), "bob", follow_node=True)
+        room_id = await room_of(alice)
+        await join(bob, room_id)
+        while not hints(bob):  # it may have come before the room_state join() read to
+            await bob.recv()
+        (hint,) = hints(bob)
+        for c in (alice, bob):
+            await c.send(type="ready", room_id=room_id)
+        result, _ = await asyncio.gather(alice.play_to_end(room_id), bob.play_to_end(room_id))
+        await alice.send(type="leave_room", room_id=room_id)
+        await alice.until("left")
+        # bob follows the hint now: closes on B, then signs in on the room's node, A
+        await bob.ws.close(1000)
+        assert await connected_at(redis_url, bob.id, nodes, set()) == set()
+        moved = await hello(at(a.live.url, hint["node"]), None, token=bob.token,
+                            follow_node=True)  # fmt: skip
+        state = await moved.until("room_state")
+        assert state["room"]["id"] == room_id and state["result"] == result
+        await moved.send(type="resync", room_id=room_id, ref="again")
+        again = await moved.until("room_state", "error")
+        assert again["type"] == "room_state" and again["ref"] == "again", again
+        for c in (alice, moved):
+            await c.close()

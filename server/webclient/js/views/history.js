@@ -77,7 +77,7 @@ export function playerView(ctx) {
           rows: matches.data.matches.map((m) => ({ cells: [
             when(m.started_ms), m.room, m.pace,
             m.opponents.length === 0 ? h("span", { class: "muted" }, "solo") : m.opponents.map((o, i) => [
-              i ? ", " : "", h("a", { href: `#/player/${encodeURIComponent(o.player.id)}` }, o.player.name),
+              i ? ", " : "", h("a", { href: `#/player/${encodeURIComponent(o.player.id)}` }, o.player.name), o.player.bot ? h("span", { class: "tag" }, "bot") : null,
               o.score != null ? ` (${o.score})` : ""]),
             m.rank != null ? `${m.rank} of ${m.players}` : m.status,
             m.score != null ? String(m.score) : "",
@@ -190,7 +190,7 @@ export function replayView(ctx) {
         let last = null;
         for (const p of b.placements) if (p.turn <= step) { cells[CELLS.indexOf(p.cell)] = p.card; if (p.turn === step) last = p.cell; }
         const marks = review && analysis.data.player.id === b.player.id ? { [review.bot]: "expert" } : null;
-        return h("article", { class: "result-board" }, h("h3", {}, b.player.name), staticGrid(cells, { label: `${b.player.name}'s board after card ${step}`, highlight: last, marks }));
+        return h("article", { class: "result-board" }, h("h3", {}, b.player.name, b.player.bot ? h("span", { class: "tag" }, "bot") : null), staticGrid(cells, { label: `${b.player.name}'s board after card ${step}`, highlight: last, marks }));
       }))
       : h("div", {}, h("p", {}, "Starter ", cardFace(match.starter), " ", cardName(match.starter)),
         h("div", { class: "boards results-like" }, boards.map((b) => scoredBoard(ctx, asResultBoard(b, match), { me: ctx.store.me, pace: match.pace, key: `replay-${match.match_id}` })))),
@@ -218,7 +218,7 @@ function analysisSection(ctx, match, boards, analysis) {
   const controls = h("div", { class: "inline-form" },
     h("label", { for: "analyse-who" }, "Board"),
     h("select", { id: "analyse-who", dataset: { key: "analyse-who" }, onchange: (e) => { ctx.setField("analyse-who", e.target.value); } },
-      boards.map((b) => h("option", { value: b.player.id, selected: b.player.id === chosen }, b.player.name))),
+      boards.map((b) => h("option", { value: b.player.id, selected: b.player.id === chosen }, b.player.name + (b.player.bot ? " (bot)" : "")))),
     h("button", { type: "button", class: "primary", dataset: { key: "analyse" }, onclick: () => {
       const who = document.getElementById("analyse-who").value;
       ctx.setField("analyse-who", who);
