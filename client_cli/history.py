@@ -19,7 +19,7 @@ from client_cli.model.checks import verify_result
 from client_cli.ratings import RatingEvent, RatingsError, parse_ratings, ratings_path
 from client_cli.render import board_lines, score_lines
 from engine.verification import Verification
-from protocol.deals import BoardResult, MatchResult
+from protocol.deals import BoardResult, MatchResult, RankNote
 
 if TYPE_CHECKING:
     from client_cli.model.state import ClientModel
@@ -49,6 +49,7 @@ class Replay:
     server_commitment: str = ""
     contributions: tuple[str, ...] = ()
     room: str = ""
+    ranking: tuple[RankNote, ...] = ()  # why a board ranks where its score alone would not
 
     def verification(self) -> Verification | None:
         """The deal checked from the stored seed, as at the end of the match."""
@@ -96,6 +97,7 @@ def parse_match(data: Any) -> Replay:
         raise ValueError("that match is not finished yet: nothing to replay")
     try:
         boards = tuple(_board(b) for b in data["boards"] if isinstance(b, dict))
+        ranking = tuple(RankNote.model_validate(n) for n in data.get("ranking") or ())
     except ValidationError as exc:
         raise ValueError(f"the server's match is not readable: {exc.errors()[0]['msg']}") from None
     room = data.get("room")
@@ -109,6 +111,7 @@ def parse_match(data: Any) -> Replay:
         server_commitment=str(data.get("server_commitment") or ""),
         contributions=tuple(str(c) for c in data.get("contributions") or ()),
         room=str(room.get("name", "")) if isinstance(room, dict) else str(room or ""),
+        ranking=ranking,
     )
 
 
@@ -313,4 +316,5 @@ async def replay_lines(session: Session, match_id: str) -> list[str]:
         lines.append(f"board of {b.player.name}{bot}: rank {b.rank}, {b.score.total} points")
         lines += [t.plain for t in board_lines(b.cells, b.score, glyphs=False)]
         lines += ["  " + t.plain for t in score_lines(b.score, glyphs=False)]
+    lines += [note.text for note in replay.ranking]  # the server's words, as live
     return lines

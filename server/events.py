@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from protocol.deals import RankNote
 from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.rooms import RoomOrigin
 from protocol.tournaments import EntrantStatus, TableStatus, TournamentFormat
@@ -111,6 +112,7 @@ class MatchEnded:
     starter: str = field(repr=False)
     outcomes: tuple[BoardOutcome, ...]
     at_ms: int
+    ranking: tuple[RankNote, ...] = ()  # why, where the score did not decide (match_result's)
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout)
         sys.stdout.write("\n")
         return 0
-    sys.stdout.write(_text(analyses, source))
+    from client_cli.safe import visible_lines
+
+    sys.stdout.write(visible_lines(_text(analyses, source)))  # names and notes from a server
     return 0
 
 
@@ -99,7 +101,7 @@ def _inputs(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
 
         d = deal(args.seed)
         board = board_from_moves(d.cards, d.starter, args.moves)
-        return [board], {"source": "seed", "seed": args.seed, "match_id": None}
+        return [board], {"source": "seed", "seed": args.seed, "match_id": None, "ranking": []}
     if args.moves:
         raise UsageError("--moves goes with --seed")
     if args.match_id is None:
@@ -124,7 +126,9 @@ def _inputs(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
     boards = [board_from_result(b, replay.starter) for b in pick_boards(replay.boards, args.player)]
     if not boards:
         raise UsageError(f"match {args.match_id} has no finished board")
-    return boards, {**where, "match_id": replay.match_id, "seed": replay.seed or None}
+    ranking = [note.model_dump() for note in replay.ranking]
+    return boards, {**where, "match_id": replay.match_id, "seed": replay.seed or None,
+                    "ranking": ranking}  # fmt: skip
 
 
 async def _from_store(store: str, match_id: str) -> dict[str, Any]:
@@ -168,6 +172,7 @@ def _text(analyses: list[Any], source: dict[str, Any]) -> str:
     out: list[str] = []
     if source.get("match_id"):
         out.append(f"match {source['match_id']}: {len(analyses)} board(s) analysed")
+        out += [note["text"] for note in source["ranking"]]  # why, where score did not decide
     else:
         out.append(f"deal of seed {source['seed']!r}")
     for a in analyses:

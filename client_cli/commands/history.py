@@ -189,6 +189,10 @@ def _match_text(m: dict[str, Any]) -> str:
             + (f", {autos} placed automatically" if autos else "")
         )
         out.append(_render_cells(b["cells"]))
+    notes = [n["text"] for n in m.get("ranking") or () if isinstance(n, dict) and "text" in n]
+    if notes:  # why a board ranks where its score alone would not: the server's words
+        out.append("")
+        out += notes
     return "\n".join(out) + "\n"
 
 

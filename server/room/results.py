@@ -91,7 +91,7 @@ class ResultsRoom(AddressingRoom):
                 times={o.player_id: o.time_used_ms for o in outcomes},
             )
         )
-        self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms))
+        self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms, tuple(ranking)))
         outs = self.progress_now(now_ms)
         idle = series.aborts() if self.settings.rated else []
         if idle:  # a side placed no card of the first deal: nobody is rated on it

@@ -97,6 +97,9 @@ async def _match_facts(db: Reader, match_id: str) -> dict[str, Any] | None:
         "server_commitment": m["server_commitment"],
         "contributions": [b["contribution"] for b in sorted(boards, key=lambda b: b["seat"])],
         "starter": m["starter"] if finished else None,
+        # Why a board ranks where its score alone would not (match_result's ranking);
+        # none kept for a deal stored before they were.
+        "ranking": json.loads(m["ranking"]) if finished and m["ranking"] else [],
         "seed": seed.get("seed"),
         "server_secret": seed.get("server_secret"),
         "boards": boards,

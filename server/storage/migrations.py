@@ -65,6 +65,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "daily deal", _run(schema.DAILY)),
     Migration(3, "fences", _run(schema.FENCES)),  # a cluster's lease tokens (docs/scaling.md)
     Migration(4, "expected row counts", _expect),
+    Migration(5, "rank notes", _run(schema.RANKING)),  # replays say why a board ranks
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -263,6 +263,12 @@ CREATE TABLE IF NOT EXISTS fences (
 );
 """
 
+# Version 5: a finished deal's rank notes (match_result's ``ranking``: who resigned, a
+# race's tie broken on time used), as JSON; NULL for a deal stored before they were kept.
+RANKING = """
+ALTER TABLE matches ADD COLUMN ranking TEXT;
+"""
+
 # PostgreSQL only: a write's count of rows changed, checked in the database (Tx.expect),
 # so that a transaction's fences go to the server with its commit. It raises
 # EXPECTATION, the expect()'s index as its detail. SQLite counts them in the writer.

@@ -205,8 +205,14 @@ def _apply(tx: Tx, event: Write) -> None:
             _insert_placements(tx, [_placement_row(event)])
         case MatchEnded():
             tx.write(
-                "UPDATE matches SET status = 'finished', starter = ?, finished_ms = ? WHERE id = ?",
-                (event.starter, event.at_ms, event.match_id),
+                "UPDATE matches SET status = 'finished', starter = ?, finished_ms = ?,"
+                " ranking = ? WHERE id = ?",
+                (
+                    event.starter,
+                    event.at_ms,
+                    json.dumps([note.model_dump() for note in event.ranking]),
+                    event.match_id,
+                ),
             )
             tx.executemany(
                 "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
