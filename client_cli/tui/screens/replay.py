@@ -16,6 +16,7 @@ from textual.widgets import (
 from client_cli import analysis as ana
 from client_cli import history as hist
 from client_cli.render import card_text
+from client_cli.safe import visible
 from client_cli.tui.screens.analysis import AnalysisScreen
 from client_cli.tui.screens.base import BOARD_SCROLL, BaseScreen
 from client_cli.tui.widgets import (
@@ -90,6 +91,9 @@ Escape    back"""
             head.append(" and the scores", "bold")
         head.append("   (←/→ step, Space play, a analyse)", "dim")
         head.append_text(self._analysis_text(step))
+        if step > 16:  # with the scores: why, where the score did not decide (as live)
+            for note in replay.ranking:
+                head.append("\n" + visible(note.text), "bold yellow")
         if self.verification is not None:
             head.append("\n")
             if self.verification.ok:

@@ -264,7 +264,14 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
         if match is None or match.result is None:
             return
         r = match.result
-        replay = hist.Replay(r.match_id, r.starter, tuple(r.boards), r.seed, r.seed_commitment)
+        replay = hist.Replay(
+            r.match_id,
+            r.starter,
+            tuple(r.boards),
+            r.seed,
+            r.seed_commitment,
+            ranking=tuple(r.ranking),
+        )
         self.app.push_screen(ReplayScreen(replay=replay))
 
     def action_analyse(self) -> None:

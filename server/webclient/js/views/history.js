@@ -8,6 +8,7 @@ import { provider } from "../crypto.js";
 import { verifyResult } from "../deal.js";
 import { CELLS } from "../store.js";
 import { scoredBoard, staticGrid, tieRule, verificationPanel } from "./boards.js";
+import { dealOutcome } from "./outcome.js";
 import { count, dataTable, fold } from "./ui.js";
 
 const cache = new Map(); // url -> {status, data, error}
@@ -193,9 +194,20 @@ export function replayView(ctx) {
         return h("article", { class: "result-board" }, h("h3", {}, b.player.name, b.player.bot ? h("span", { class: "tag" }, "bot") : null), staticGrid(cells, { label: `${b.player.name}'s board after card ${step}`, highlight: last, marks }));
       }))
       : h("div", {}, h("p", {}, "Starter ", cardFace(match.starter), " ", cardName(match.starter)),
+        replayOutcome(ctx, match, boards),
         h("div", { class: "boards results-like" }, boards.map((b) => scoredBoard(ctx, asResultBoard(b, match), { me: ctx.store.me, pace: match.pace, key: `replay-${match.match_id}` })))),
     verificationPanel(replay.verification, provider(), ctx, `replay-checks-${match.match_id}`),
     analysisSection(ctx, match, boards, analysis));
+}
+
+/** The deal's outcome in the words of its live result: the server's stored ranking
+notes (a resignation, a tie broken on time used) where the score did not decide. */
+function replayOutcome(ctx, match, boards) {
+  const result = { boards: boards.map((b) => asResultBoard(b, match)), ranking: match.ranking || [] };
+  const outcome = dealOutcome(result, ctx.store.me, match.pace);
+  return h("div", { class: "replay-outcome" },
+    h("p", {}, h("strong", {}, outcome.headline)),
+    outcome.detail ? h("p", { class: "outcome-detail" }, outcome.detail) : null);
 }
 
 function asResultBoard(b, match) {
