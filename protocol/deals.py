@@ -121,8 +121,14 @@ class CardDealt(Message):
     deadline_ms: int  # lockstep: time left for this card; race: left on the deal clock
 
 
+# Why the server placed a player's card for it (``placed.why``): lockstep's card clock,
+# a race's deal clock or a tournament round's clock ran out; everyone else left, so the
+# deal ended at once; or the player was away beyond the grace period.
+PlacedWhy = Literal["card_clock", "deal_clock", "round_clock", "others_left", "away"]
+
+
 class Placed(Message):
-    """This player's placement was accepted (``auto``: made by the server)."""
+    """This player's placement was accepted (``auto``: made by the server, ``why``)."""
 
     type: Literal["placed"] = "placed"
     room_id: str
@@ -130,6 +136,7 @@ class Placed(Message):
     cell: str
     card: str
     auto: bool = False
+    why: PlacedWhy | None = None  # auto: why the server placed it (optional, protocol 1)
     ref: Ref = None
 
 

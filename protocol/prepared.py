@@ -16,7 +16,7 @@ This module must never import from ``server/`` or do I/O.
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, get_args
 
 from pydantic import BaseModel
 
@@ -26,6 +26,7 @@ from protocol.deals import (
     CardDealt,
     MatchResult,
     Placed,
+    PlacedWhy,
     PlacementOut,
     Progress,
     RankNote,
@@ -84,12 +85,21 @@ def legal_json(legal: list[str]) -> str | None:
     return '["' + '","'.join(legal) + '"]' if legal else "[]"
 
 
+_WHYS = frozenset(get_args(PlacedWhy))  # written as they are: plain ASCII words
+
+
 def _is_int(value: object) -> bool:
     return type(value) is int
 
 
 def placed_message(
-    room_id: str, turn: int, cell: str, card: str, auto: bool, ref: str | None
+    room_id: str,
+    turn: int,
+    cell: str,
+    card: str,
+    auto: bool,
+    ref: str | None,
+    why: PlacedWhy | None = None,
 ) -> Prepared | Placed:
     fields: dict[str, Any] = {
         "room_id": room_id,
@@ -97,6 +107,7 @@ def placed_message(
         "cell": cell,
         "card": card,
         "auto": auto,
+        "why": why,
         "ref": ref,
     }
     if not (
@@ -105,13 +116,15 @@ def placed_message(
         and _plain(cell)
         and _plain(card)
         and type(auto) is bool
+        and (why is None or why in _WHYS)
         and (ref is None or _plain(ref))
     ):
         return Placed(**fields)
     quoted_ref = "null" if ref is None else '"' + ref + '"'
+    quoted_why = "null" if why is None else '"' + why + '"'
     text = (
         f'{{"type":"placed","room_id":"{room_id}","turn":{turn},"cell":"{cell}","card":"{card}",'
-        f'"auto":{"true" if auto else "false"},"ref":{quoted_ref}}}'
+        f'"auto":{"true" if auto else "false"},"why":{quoted_why},"ref":{quoted_ref}}}'
     )
     return Prepared(Placed, fields, text)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from engine.deal import commitment, deal, room_seed
 from engine.grid import cell_name
-from protocol.deals import MatchStarted, Place
+from protocol.deals import MatchStarted, Place, PlacedWhy
 from protocol.fields import Pace
 from protocol.prepared import placed_message
 from server import errors
@@ -59,24 +59,33 @@ class DealingRoom(ResultsRoom):
         self.last_deal = True
         if self.phase == Phase.BETWEEN:
             return self.end_series(now_ms)
-        return self.end_deal_now(now_ms)
+        return self.end_deal_now(now_ms, "round_clock")
 
-    def end_deal_now(self, now_ms: int) -> list[Outbound]:
+    def end_deal_now(self, now_ms: int, why: PlacedWhy) -> list[Outbound]:
         """End the deal in play at once: every card still unplaced, on every board,
-        is placed automatically (shown as such in the result), and it is scored."""
+        is placed automatically (shown as such in the result; ``why`` says to the
+        player whose card it was), and it is scored."""
         m = self.match
         if self.phase != Phase.PLAYING or m is None:
             return []
         outs: list[Outbound] = []
         for seat in self.seats:
             while m.boards[seat.player.id].placed < TURNS:
-                outs += self.auto_place(seat.player.id, now_ms)
+                outs += self.auto_place(seat.player.id, now_ms, why)
         return outs + self.advance(now_ms)
 
     def put_card(
-        self, player_id: str, cell: int, now_ms: int, *, auto: bool, ref: str | None = None
+        self,
+        player_id: str,
+        cell: int,
+        now_ms: int,
+        *,
+        auto: bool,
+        why: PlacedWhy | None = None,
+        ref: str | None = None,
     ) -> list[Outbound]:
-        """Place the waiting card of ``player_id`` on a cell already checked legal."""
+        """Place the waiting card of ``player_id`` on a cell already checked legal
+        (``auto``: by the server, for the reason ``why``)."""
         m = self.match
         assert m is not None
         board = m.boards[player_id]
@@ -95,10 +104,12 @@ class DealingRoom(ResultsRoom):
             # Not a member, or the deal clock ran out and the server is filling the
             # board with cards this player never saw: the result will show them.
             return []
-        placed = placed_message(self.id, turn, name, text, auto, ref)
+        placed = placed_message(self.id, turn, name, text, auto, ref, why if auto else None)
         return [self.address([player_id], placed)]
 
-    def auto_place(self, player_id: str, now_ms: int) -> list[Outbound]:
+    def auto_place(self, player_id: str, now_ms: int, why: PlacedWhy | None) -> list[Outbound]:
+        """Place the waiting card of ``player_id`` for it: a server bot's by its bot (its
+        own move), any other by the fallback rule, marked ``auto`` for the reason ``why``."""
         m = self.match
         assert m is not None
         board = m.boards[player_id]
@@ -112,7 +123,7 @@ class DealingRoom(ResultsRoom):
             cell = fallback_cell(board.grid.copy(), card)
         # A bot thinking elsewhere that the clock overtook is placed for, like a person.
         auto = seat is None or seat.bot is None or self.think_elsewhere
-        return self.put_card(player_id, cell, now_ms, auto=auto)
+        return self.put_card(player_id, cell, now_ms, auto=auto, why=why)
 
     def bots_play(self, now_ms: int) -> list[Outbound]:
         """Bot seats holding a card: place it now, or ask for the move (think_elsewhere)."""
@@ -131,13 +142,13 @@ class DealingRoom(ResultsRoom):
                 if race and not others_done:
                     continue
                 while views.waiting_turn(self, seat.player.id) is not None:
-                    outs += self.auto_place(seat.player.id, now_ms)
+                    outs += self.auto_place(seat.player.id, now_ms, "away")
                 continue
             if seat.bot is None or m is None:
                 continue
-            if not self.think_elsewhere:
+            if not self.think_elsewhere:  # the bot's own move, not placed for it: no why
                 while views.waiting_turn(self, seat.player.id) is not None:
-                    outs += self.auto_place(seat.player.id, now_ms)
+                    outs += self.auto_place(seat.player.id, now_ms, None)
                 continue
             turn = views.waiting_turn(self, seat.player.id)
             if turn is not None and seat.asked < turn:

@@ -123,7 +123,7 @@ class Room(DealingRoom):
             # deal (No free rating): only the leaver may have been.
             if series.started == 1:
                 series.moved.update(s.player.id for s in staying)
-            outs += self.end_deal_now(now_ms)
+            outs += self.end_deal_now(now_ms, "others_left")
         elif self.phase == Phase.PLAYING:
             outs += self.bots_play(now_ms) + self.advance(now_ms)
         elif series.decided():
@@ -346,12 +346,12 @@ class Room(DealingRoom):
             if now_ms >= m.turn_started + self.settings.card_clock_ms:
                 for seat in self.seats:
                     if m.boards[seat.player.id].placed < m.turn:
-                        outs += self.auto_place(seat.player.id, now_ms)
+                        outs += self.auto_place(seat.player.id, now_ms, "card_clock")
                 outs += self.advance(now_ms)
         elif now_ms >= m.started_at + self.settings.deal_clock_ms:
             for seat in self.seats:
                 while m.boards[seat.player.id].placed < TURNS:
-                    outs += self.auto_place(seat.player.id, now_ms)
+                    outs += self.auto_place(seat.player.id, now_ms, "deal_clock")
             outs += self.advance(now_ms)
         due = self.progress_due
         if self.phase == Phase.PLAYING and due is not None and now_ms >= due:

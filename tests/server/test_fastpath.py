@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import given, settings
@@ -23,6 +23,7 @@ from protocol.deals import (
     MatchResult,
     Place,
     Placed,
+    PlacedWhy,
     Progress,
     SeriesInfo,
     SeriesStanding,
@@ -80,22 +81,26 @@ def same_as_model(prepared: Prepared | object, kind: type, fields: dict[str, obj
             assert dump_server(prepared) == expected
 
 
+# Every reason the server gives, and text that is none (which the model refuses).
+whys = st.one_of(st.none(), st.sampled_from(get_args(PlacedWhy)), texts)
+
+
 @settings(max_examples=300, deadline=None)
-@given(texts, ints, texts, texts, st.booleans(), st.one_of(st.none(), texts))
+@given(texts, ints, texts, texts, st.booleans(), st.one_of(st.none(), texts), whys)
 def test_placed_is_the_models_json(
-    room_id: str, turn: int, cell: str, card: str, auto: bool, ref: str | None
+    room_id: str, turn: int, cell: str, card: str, auto: bool, ref: str | None, why: Any
 ) -> None:
     fields = {"room_id": room_id, "turn": turn, "cell": cell, "card": card, "auto": auto}
     try:
-        fast = placed_message(room_id, turn, cell, card, auto, ref)
+        fast = placed_message(room_id, turn, cell, card, auto, ref, why)
     except Exception:
         # Declined and the model refused too (e.g. a lone surrogate): the same as before.
         try:
-            dump_server(Placed(**fields, ref=ref))
+            dump_server(Placed(**fields, why=why, ref=ref))
         except Exception:
             return
         raise
-    same_as_model(fast, Placed, {**fields, "ref": ref})
+    same_as_model(fast, Placed, {**fields, "why": why, "ref": ref})
 
 
 @settings(max_examples=300, deadline=None)
@@ -331,6 +336,8 @@ def test_plain_values_take_the_fast_path() -> None:
     """The values a room sends (its ids, cells, cards) are written without a model."""
     assert isinstance(placed_message("r-1_x", 3, "b3", "TD", False, None), Prepared)
     assert isinstance(placed_message("r-1_x", 3, "b3", "TD", True, "ref 7"), Prepared)
+    for why in get_args(PlacedWhy):
+        assert isinstance(placed_message("r-1_x", 3, "b3", "TD", True, None, why), Prepared)
     assert isinstance(card_message("r-1_x", 3, "TD", ["a1", "b2"], 0), Prepared)
     assert isinstance(card_message("r-1_x", 1, "TD", [], 30_000), Prepared)
     assert isinstance(progress_message("r", 2, {"p-1": 1}, {"p-1": True}, None), Prepared)

@@ -110,6 +110,9 @@ async def test_the_leaver_loses_at_once_and_is_ranked_last(
             # The deal ended at once for bo: every card left was placed for him.
             mine = next(b for b in results[0]["boards"] if b["player"]["id"] == stayers[0].id)
             assert [p["auto"] for p in mine["placements"]] == [False] * 3 + [True] * 13
+            # Told of the one card he held as placed for him because ada left, not the clock.
+            told = [m for m in stayers[0].log if m["type"] == "placed" and m["auto"]]
+            assert [(m["turn"], m["why"]) for m in told] == [(4, "others_left")]
             assert series["finished"] and series["winner"]["id"] == stayers[0].id
             room = (await stayers[0].until("room"))["room"]
             while room["status"] != "finished":

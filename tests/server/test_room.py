@@ -17,7 +17,7 @@ from engine.deal import commitment, room_seed, verify
 from engine.grid import Grid, cell_name, parse_cell
 from engine.scoring import score_board
 from protocol.deals import CardDealt, MatchResult, MatchStarted, Place, Placed, Progress
-from protocol.fields import Pace
+from protocol.fields import Pace, PlayerInfo
 from protocol.prepared import Prepared
 from protocol.rooms import (
     AddBot,
@@ -212,6 +212,46 @@ def test_card_clock_auto_places_for_the_late_player() -> None:
         ("id-alice", False, 1_000),
         ("id-bob", True, 5_000),
     ]
+
+
+def whys(box: Mailbox, who: PlayerInfo) -> list[str | None]:
+    """Why each card ``who`` was told of was placed for it (None: it placed it)."""
+    return [m.why for m in box.of(who, Placed) if isinstance(m, Placed)]
+
+
+def test_a_card_placed_for_a_player_says_why() -> None:
+    """Each cause in its words: the card clock, the deal clock, a round's clock, the
+    others leaving, and being away; a card one placed oneself has none."""
+    room, box = make_room(2, card_clock_ms=5_000), Mailbox()
+    seat_and_start(room, box, BOB)
+    place(room, box, ALICE, 1_000)
+    box.add(room.tick(5_000))
+    assert whys(box, ALICE) == [None] and whys(box, BOB) == ["card_clock"]
+
+    room, box = make_room(2, pace=Pace.RACE, deal_clock_ms=30_000), Mailbox()
+    seat_and_start(room, box, BOB)
+    place(room, box, ALICE, 1_000)
+    box.add(room.tick(30_000))  # each was sent one card more: only that one is told
+    assert whys(box, ALICE) == [None, "deal_clock"] and whys(box, BOB) == ["deal_clock"]
+
+    room, box = make_room(2), Mailbox()
+    seat_and_start(room, box, BOB)
+    box.add(room.time_up(3_000))  # a tournament round's clock, above the room's
+    assert whys(box, ALICE) == whys(box, BOB) == ["round_clock"]
+
+    room, box = make_room(2), Mailbox()
+    seat_and_start(room, box, BOB)
+    box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 10))  # the deal ends for alice
+    assert room.phase == Phase.FINISHED
+    assert whys(box, ALICE) == ["others_left"] and whys(box, BOB) == []
+
+    room, box = make_room(2, card_clock_ms=1_000, grace_ms=2_500), Mailbox()
+    seat_and_start(room, box, BOB)
+    box.add(room.set_connected("id-bob", False, 0))
+    for now in (1_000, 2_000, 3_000):  # away past the grace from 2.5 s on
+        place(room, box, ALICE, now - 10)
+        box.add(room.tick(now))
+    assert whys(box, BOB)[:3] == ["card_clock", "card_clock", "away"]
 
 
 def test_an_absent_player_is_auto_placed_until_the_match_ends() -> None:
