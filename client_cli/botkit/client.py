@@ -33,7 +33,7 @@ from client_cli.botkit.api import (
     cell_index,
 )
 from client_cli.flood import BACKOFF_S, backoff_s, is_drop_notice
-from client_cli.model.text import series_text
+from client_cli.model.text import placed_for_you, series_text
 from client_cli.session import Session, SessionError
 from engine.bots import BotView, fallback_cell
 from engine.cards import Card
@@ -367,7 +367,7 @@ class BotClient:
                 match.cells[cell] = card
                 match.order.append((cell, card))
                 if self.verbose:
-                    auto = " (placed by the server: too late)" if message.auto else ""
+                    auto = f" ({placed_for_you(message)})" if message.auto else ""
                     self.say(f"turn {message.turn}: {message.card} on {message.cell}{auto}")
             elif isinstance(message, RoomState) and message.room.id == match.room_id:
                 if message.match_id is not None and message.match_id != match.match_id:

@@ -15,6 +15,7 @@ from client_cli.model.events import rematch_lines, seat_lines, tournament_lines
 from client_cli.model.text import (
     deal_heading,
     match_terms,
+    placed_for_you,
     rating_text,
     result_lines,
     series_text,
@@ -557,7 +558,7 @@ class ClientModel:
             match.used_ms.setdefault(self.me.id, max(0, match.deal_clock_ms - left))
         if match.turn == msg.turn:
             match.turn, match.card, match.legal, match.clock = None, None, [], None
-        how = " (out of time: placed for you)" if msg.auto else ""
+        how = f" ({placed_for_you(msg)})" if msg.auto else ""
         return [f"placed {msg.card} on {msg.cell}{how}"]
 
     def _on_progress(self, msg: Progress, now: float) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from engine import WIN_SCORE
 from engine.verification import Verification
-from protocol.deals import BoardResult, MatchResult, SeriesInfo, SeriesStanding
+from protocol.deals import BoardResult, MatchResult, Placed, SeriesInfo, SeriesStanding
 from protocol.fields import Pace, PlayerInfo
 from protocol.head_to_head import RatingChange
 
@@ -30,6 +30,26 @@ def result_lines(
     if verification is not None:
         lines.append(verification.summary)
     return lines
+
+
+# Why the server placed a card for the player (``placed.why``), in its words; an
+# older server says no why.
+PLACED_WHY = {
+    "card_clock": "out of time",
+    "deal_clock": "the deal's clock ran out",
+    "round_clock": "the round's clock ran out",
+    "others_left": "the others left, so the deal ended",
+    "away": "you were away",
+}
+
+
+def placed_for_you(msg: Placed) -> str:
+    """``"out of time: placed for you"``, or why else the server placed it ("" if it
+    did not)."""
+    if not msg.auto:
+        return ""
+    why = PLACED_WHY.get(msg.why or "")
+    return f"{why}: placed for you" if why else "placed for you by the server"
 
 
 def time_text(ms: int) -> str:

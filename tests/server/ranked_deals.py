@@ -1,6 +1,7 @@
 """Deals whose ranks the score alone does not explain, played over real sockets: a
 race tie on points broken by the time used, and a resignation. Each returns the
-live ``match_result`` its players were sent, for the replays to be held to."""
+live ``match_result`` its players were sent, for the replays to be held to; and
+a resignation that leaves a client under test holding its card."""
 
 from __future__ import annotations
 
@@ -56,6 +57,25 @@ async def resignation(ada: Client, bo: Client) -> dict[str, Any]:
     result = await bo.until("match_result", timeout=20)
     await leave(room_id, bo)
     return result
+
+
+async def host_then_resign(live: Live) -> tuple[Client, str]:
+    """ada opens a lockstep room of two; returns her and its id."""
+    ada = await signed_in(live, "ada")
+    await ada.send(type="create_room", name="duel", seats=2, card_clock_ms=60_000)
+    return ada, (await ada.until("room_state"))["room"]["id"]
+
+
+async def resign_once_started(ada: Client, room_id: str) -> None:
+    """Once bo has joined: ready, place card 1 and resign, bo still holding his."""
+    while len((await ada.until("room", timeout=30))["room"]["players"]) < 2:
+        pass
+    await ada.send(type="ready", room_id=room_id)
+    card = await ada.until("card", timeout=30)
+    await ada.send(type="place", room_id=room_id, turn=1, cell=card["legal"][0])
+    await ada.until("placed")
+    await ada.send(type="leave_room", room_id=room_id)
+    await ada.until("left")
 
 
 async def leave(room_id: str, *clients: Client) -> None:

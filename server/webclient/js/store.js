@@ -13,6 +13,15 @@ export function freshContribution() {
 const COMMITMENTS_KEY = "cribsquares-daily-commitments";
 const KEEP_COMMITMENTS = 60; // days
 
+// Why the server placed a card for the player (placed.why, docs/protocol.md).
+const PLACED_WHY = {
+  card_clock: "Out of time",
+  deal_clock: "The deal's clock ran out",
+  round_clock: "The round's clock ran out",
+  others_left: "The others left, so the deal ended",
+  away: "You were away",
+};
+
 function readJSON(key, fallback) {
   try {
     const text = globalThis.localStorage && localStorage.getItem(key);
@@ -239,7 +248,11 @@ export class Store extends EventTarget {
       if (match.pace === "lockstep") match.deadlineAt = null;
     }
     match.pending = null;
-    if (msg.auto) this.notice(`Out of time: ${msg.card} was placed for you on ${msg.cell}.`, "warn");
+    if (msg.auto) {
+      const why = PLACED_WHY[msg.why]; // an older server says no why
+      const placed = `${msg.card} was placed for you on ${msg.cell}.`;
+      this.notice(why ? `${why}: ${placed}` : placed[0].toUpperCase() + placed.slice(1), msg.why === "others_left" ? "info" : "warn");
+    }
   }
 
   on_progress(msg) {
