@@ -13,6 +13,10 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from engine.deal import deal
+from engine.grid import cell_name
+from engine.scoring import score_board
+
 # What a hostile peer would put in a name: retitle the window, clear the screen,
 # ring the bell, turn the text around, and Textual / Rich markup.
 EVIL = "\x1b]0;pwned\x07\x1b[2J[bold red]boom[/bold red]\u202e"
@@ -80,12 +84,42 @@ async def _history(request: web.Request) -> web.Response:
     return web.json_response({"player": ME, "matches": [match]})
 
 
+def finished_match() -> dict[str, Any]:
+    """A finished deal of one board, placed row by row, whose ranking note and player
+    name carry the hostile text (``GET /api/matches/{id}``)."""
+    dealt = deal("hostile")
+    cells = [str(c) for c in dealt.cards]
+    placements = [
+        {"turn": t + 1, "cell": cell_name(t), "card": cells[t], "elapsed_ms": 5, "auto": False}
+        for t in range(16)
+    ]
+    score = score_board(list(dealt.cards), dealt.starter)
+    board = {
+        "seat": 0, "player": player(), "contribution": "c", "rank": 1, "score": score.total,
+        "time_used_ms": 80, "cells": cells, "placements": placements, "detail": score.to_dict(),
+    }  # fmt: skip
+    note = {"player_id": "p-evil", "reason": "left", "text": f"{EVIL} resigned: ranked last"}
+    return {
+        "match_id": "m-evil", "room": {"id": "Xk3r9TqZ", "name": EVIL}, "series_id": "m-evil",
+        "deal": 1, "pace": "lockstep", "status": "finished", "card_clock_ms": 30000,
+        "deal_clock_ms": 300000, "started_ms": 1, "finished_ms": 2, "seed_commitment": "x",
+        "server_commitment": "y", "contributions": ["c"], "starter": str(dealt.starter),
+        "seed": "s", "server_secret": "t", "boards": [board], "embargoed": False,
+        "ranking": [note],
+    }  # fmt: skip
+
+
+async def _match(request: web.Request) -> web.Response:
+    return web.json_response(finished_match())
+
+
 @asynccontextmanager
 async def hostile_server() -> AsyncIterator[str]:
     """Serve on a free loopback port; yield its WebSocket URL."""
     app = web.Application()
     app.router.add_get("/ws", _ws)
     app.router.add_get("/api/players/{player}/matches", _history)
+    app.router.add_get("/api/matches/{match}", _match)
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", 0).start()

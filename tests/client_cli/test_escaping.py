@@ -75,6 +75,31 @@ async def test_plain_prints_a_hostile_servers_text_escaped(tmp_path: Path) -> No
     assert f"room {SHOWN}" in out  # the history
 
 
+async def test_a_hostile_servers_ranking_note_is_shown_escaped_in_every_replay(
+    tmp_path: Path,
+) -> None:
+    """A stored match's ranking note (a sentence the clients show as the server wrote
+    it) with escapes in it: ``history --match``, ``analyze`` and the plain ``replay``."""
+    note = f"{SHOWN} resigned: ranked last"
+    async with hostile_server() as url:
+        runs = [
+            ("history", "--match", "m-evil", "--server", url),
+            ("analyze", "m-evil", "--server", url, "--simulations", "5", "--budget", "50"),
+            ("play", "--plain", "--server", url, "--name", "me"),
+        ]
+        for argv in runs:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "client_cli", *argv, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT,
+                env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path)},
+            )  # fmt: skip
+            out_b, err_b = await asyncio.wait_for(proc.communicate(b"replay m-evil\nquit\n"), 40)
+            out, err = out_b.decode(), err_b.decode()
+            assert proc.returncode == 0, err
+            assert not any(raw in out + err for raw in RAW), argv
+            assert note in out.splitlines(), (argv, out)
+
+
 async def test_the_full_screen_client_shows_a_hostile_servers_text_escaped(
     tmp_path: Path,
 ) -> None:
