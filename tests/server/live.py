@@ -192,15 +192,20 @@ async def two_player_room(
     if given), both ready: the match has started. ``protocols``: what each one speaks."""
     alice = await signed_in(live, "alice", protocol=protocols[0])
     bob = await signed_in(bob_at or live, "bob", protocol=protocols[1])
-    await alice.send(type="create_room", name="duel", seats=2, contribution="a-share", **room)
-    room_id = (await alice.until("room_state"))["room"]["id"]
-    await bob.send(type="join_room", room_id=room_id, contribution="b-share")
-    await bob.until("room_state")
-    await alice.send(type="ready", room_id=room_id)
-    await bob.send(type="ready", room_id=room_id)
-    for c in (alice, bob):
+    return alice, bob, await duel(alice, bob, **room)
+
+
+async def duel(host: Client, guest: Client, **room: Any) -> str:
+    """``host`` opens a room of two, ``guest`` joins, both ready: the match has started."""
+    await host.send(type="create_room", name="duel", seats=2, contribution="a-share", **room)
+    room_id: str = (await host.until("room_state"))["room"]["id"]
+    await guest.send(type="join_room", room_id=room_id, contribution="b-share")
+    await guest.until("room_state")
+    await host.send(type="ready", room_id=room_id)
+    await guest.send(type="ready", room_id=room_id)
+    for c in (host, guest):
         await c.until("match_started")
-    return alice, bob, room_id
+    return room_id
 
 
 async def duel_with_a_non_reader(live: Live, **room: Any) -> tuple[Client, Client, str]:

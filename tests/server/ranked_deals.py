@@ -8,20 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.server.live import Client, Live, signed_in
-
-
-async def duel(ada: Client, bo: Client, **room: Any) -> str:
-    """ada opens a room of two, bo joins, both ready: the deal has started."""
-    await ada.send(type="create_room", name="duel", seats=2, contribution="a-share", **room)
-    room_id: str = (await ada.until("room_state"))["room"]["id"]
-    await bo.send(type="join_room", room_id=room_id, contribution="b-share")
-    await bo.until("room_state")
-    for c in (ada, bo):
-        await c.send(type="ready", room_id=room_id)
-    for c in (ada, bo):
-        await c.until("match_started")
-    return room_id
+from tests.server.live import Client, Live, duel, signed_in
 
 
 async def place_all(client: Client, room_id: str, cards: int = 16) -> None:
