@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         doc = {
             **source,
+            "ranking": source.get("ranking", []),  # a stored match's notes; none for a seed
             "simulations": args.simulations,
             "budget": args.budget,
             "boards": [
@@ -78,9 +79,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout)
         sys.stdout.write("\n")
         return 0
-    from client_cli.safe import visible_lines
-
-    sys.stdout.write(visible_lines(_text(analyses, source)))  # names and notes from a server
+    sys.stdout.write(_text(analyses, source))
     return 0
 
 
@@ -101,7 +100,7 @@ def _inputs(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
 
         d = deal(args.seed)
         board = board_from_moves(d.cards, d.starter, args.moves)
-        return [board], {"source": "seed", "seed": args.seed, "match_id": None, "ranking": []}
+        return [board], {"source": "seed", "seed": args.seed, "match_id": None}
     if args.moves:
         raise UsageError("--moves goes with --seed")
     if args.match_id is None:
@@ -123,12 +122,11 @@ def _inputs(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
         replay = parse_match(data)
     except ValueError as exc:
         raise UsageError(f"match {args.match_id}: {exc}") from None
+    where["ranking"] = [note.model_dump() for note in replay.ranking]  # why, as live
     boards = [board_from_result(b, replay.starter) for b in pick_boards(replay.boards, args.player)]
     if not boards:
         raise UsageError(f"match {args.match_id} has no finished board")
-    ranking = [note.model_dump() for note in replay.ranking]
-    return boards, {**where, "match_id": replay.match_id, "seed": replay.seed or None,
-                    "ranking": ranking}  # fmt: skip
+    return boards, {**where, "match_id": replay.match_id, "seed": replay.seed or None}
 
 
 async def _from_store(store: str, match_id: str) -> dict[str, Any]:
@@ -168,14 +166,16 @@ async def _from_server(server: str, match_id: str) -> Any:
 
 def _text(analyses: list[Any], source: dict[str, Any]) -> str:
     from client_cli.analysis import analysis_lines
+    from client_cli.safe import visible_lines
 
     out: list[str] = []
     if source.get("match_id"):
         out.append(f"match {source['match_id']}: {len(analyses)} board(s) analysed")
-        out += [note["text"] for note in source["ranking"]]  # why, where score did not decide
     else:
         out.append(f"deal of seed {source['seed']!r}")
     for a in analyses:
         out.append("")
         out += [t.plain.rstrip() for t in analysis_lines(a, glyphs=False)]
-    return "\n".join(out) + "\n"
+    if source.get("ranking"):  # last, as history --match: why, where score did not decide
+        out += ["", *(note["text"] for note in source["ranking"])]
+    return visible_lines("\n".join(out) + "\n")  # names and notes a server sent

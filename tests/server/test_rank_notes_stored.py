@@ -50,9 +50,9 @@ async def test_replays_say_why_as_the_live_result_did(store: StoreUnderTest) -> 
             assert json.loads(whole.stdout)["ranking"] == live_result["ranking"]
             review = cli("analyze", match_id, "--player", "bo", "--server", live.url, *FAST)
             assert review.returncode == 0, review.stderr
-            head = review.stdout.splitlines()
-            assert head[0] == f"match {match_id}: 1 board(s) analysed"
-            assert head[1 : 1 + len(notes(live_result))] == notes(live_result)
+            said = review.stdout.splitlines()
+            assert said[0] == f"match {match_id}: 1 board(s) analysed"
+            assert said[-len(notes(live_result)) :] == notes(live_result)
             figures = cli("analyze", match_id, "--player", "bo", "--server", live.url, "--json",
                           *FAST)  # fmt: skip
             assert json.loads(figures.stdout)["ranking"] == live_result["ranking"]
