@@ -59,13 +59,29 @@ def _expect(tx: Tx) -> None:
         tx.execute(schema.EXPECT)
 
 
+# Whether matches has the column ranking, in each engine's catalogue.
+_HAS_RANKING = {
+    "sqlite": "SELECT 1 FROM pragma_table_info('matches') WHERE name = 'ranking'",
+    "postgresql": "SELECT 1 FROM information_schema.columns"
+    " WHERE table_schema = current_schema() AND table_name = 'matches'"
+    " AND column_name = 'ranking'",
+}
+
+
+def _ranking(tx: Tx) -> None:
+    """Version 5: matches.ranking (schema.RANKING); left as it is where the column is
+    there already (a database this version made whose record of versions was lost)."""
+    if not tx.fetchall(_HAS_RANKING[tx.dialect]):
+        _run(schema.RANKING)(tx)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline", _baseline),
     # IF NOT EXISTS: a SQLite file from before versions may have them already.
     Migration(2, "daily deal", _run(schema.DAILY)),
     Migration(3, "fences", _run(schema.FENCES)),  # a cluster's lease tokens (docs/scaling.md)
     Migration(4, "expected row counts", _expect),
-    Migration(5, "rank notes", _run(schema.RANKING)),  # replays say why a board ranks
+    Migration(5, "rank notes", _ranking),  # replays say why a board ranks
 )
 
 LATEST = MIGRATIONS[-1].version
