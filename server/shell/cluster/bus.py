@@ -186,6 +186,6 @@ class Bus:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         with contextlib.suppress(Exception):
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            await self._pubsub.aclose()
         await self._publisher.aclose()
         await self.redis.aclose()
