@@ -1,65 +1,74 @@
-"""Session-wide checks: nothing the tests started may outlive them.
+"""Session-wide rules: which tests are slow, and nothing the tests started may outlive them.
 
-At the end of the run every process this run started (below it, or
-orphaned: run from this checkout's interpreter or working in it, its parent
-gone; or running in the directory of a service the tests started,
-tests/services) that was not there at the start must have ended; one that lives on
-fails the run, named with its command line. The only exception is
-multiprocessing's resource tracker of the test process itself, which ends
-with it (its pipe closes when the test process exits). The processes of
-another run in the same checkout, still living, are that run's.
+The fast tier is ``pytest -m "not slow"``. A test is ``slow`` when it starts
+processes, kills them, drives Chromium or tmux, needs PostgreSQL, Redis or
+nginx, or takes over a second of real time (real sockets and clocks). Modules
+and tests mark themselves; what follows from a test's place or fixtures is
+marked here: everything in tests/web (Chromium) and tests/server/cluster
+(nodes as processes on PostgreSQL and Redis), every test using one of
+SLOW_FIXTURES, and the PostgreSQL half of the tests run on both stores.
+
+Every process started during a run carries its mark in the environment, and
+stays below the run's main process, its subreaper (tests/reaper.py, which also
+kills them all if the run itself is killed). At the end of the run, in its main
+process (after every xdist worker has ended), each process below it or still
+carrying the mark must end within SETTLE_S; one that lives on fails the run,
+named with its command line. So must whatever still runs in the directory of a
+service the main process started (tests/services). The only exceptions are
+multiprocessing's resource tracker of the main process and the reaper, which
+end with it.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from tests import services
-from tests.processes import Process, descendants, gone, of_checkout
+from tests.processes import MARK, Process, all_processes, family, gone, marked
 
-ROOT = Path(__file__).resolve().parents[1]
+pytest_plugins = ["tests.reaper"]
+
 SETTLE_S = 10.0  # how long processes being stopped get to end before they count
+TESTS = Path(__file__).resolve().parent
+SLOW_FOLDERS = (TESTS / "web", TESTS / "server" / "cluster")
+SLOW_FIXTURES = {"browser", "postgres_cluster", "redis_session", "redis_url", "cluster_db"}
 
-_before: set[int] = set()
 
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    _before.update(p.pid for p in of_checkout(ROOT))
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.path))
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if (
+            any(folder in path.parents for folder in SLOW_FOLDERS)
+            or SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
+            or params.get("store") == "postgresql"
+        ):
+            item.add_marker(pytest.mark.slow)
 
 
 def _ends_with_us(p: Process) -> bool:
-    import os
-
-    return p.ppid == os.getpid() and "multiprocessing.resource_tracker" in p.cmdline
-
-
-def _ours(p: Process, mine: set[int], checkout: set[int]) -> bool:
-    """Started by this run: below it, or orphaned (its parent gone). A process whose
-    parent is another living process of the checkout (another test run's) is not."""
-    return p.pid in mine or p.ppid not in checkout
+    """Multiprocessing's resource tracker of this process, or the reaper watching it."""
+    return (p.ppid == os.getpid() and "multiprocessing.resource_tracker" in p.cmdline) or (
+        f"-m tests.reaper {os.getpid()} " in p.cmdline
+    )
 
 
 def leftovers() -> list[Process]:
-    import os
-
-    processes = of_checkout(ROOT)
-    mine = {p.pid for p in descendants(os.getpid())}
-    checkout = {p.pid for p in processes} | {os.getpid()}
-    started = [
-        p
-        for p in processes
-        if p.pid not in _before and not _ends_with_us(p) and _ours(p, mine, checkout)
-    ]
-    # And whatever still runs in a service's directory (tests/services: a database
-    # cluster runs as its own user, outside the checkout).
-    started += [p for p in services.leftovers() if p.pid not in {q.pid for q in started}]
+    mark = os.environ.get(MARK)
+    ours = set(marked(mark)) if mark else set()
+    ours |= set(family(os.getpid()))  # the daemons too: this process is their subreaper
+    started = [p for p in all_processes() if p.pid in ours and not _ends_with_us(p)]
+    started += [p for p in services.leftovers() if p.pid not in ours]
     alive = gone({p.pid for p in started}, SETTLE_S)
     return [p for p in started if p.pid in alive]
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if hasattr(session.config, "workerinput"):
+        return  # a worker: the main process checks once every worker has ended
     left = leftovers()
     if not left:
         return

@@ -8,11 +8,14 @@ and check that nothing it started lives on.
 from __future__ import annotations
 
 import os
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 PROC = Path("/proc")
+# The variable a test run marks the environment of every process it starts with (tests/reaper.py).
+MARK = "CRIBSQUARES_TEST_RUN"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,18 +70,6 @@ def descendants(pid: int) -> list[Process]:
     return below
 
 
-def of_checkout(root: Path) -> list[Process]:
-    """Processes run from this checkout: its interpreter, or working in it."""
-    here = str(root)
-    mine = []
-    for p in all_processes():
-        if p.pid == os.getpid():
-            continue
-        if p.cwd == here or p.cwd.startswith(here + os.sep) or p.cmdline.startswith(here + os.sep):
-            mine.append(p)
-    return mine
-
-
 def gone(pids: set[int], timeout: float) -> set[int]:
     """Wait up to ``timeout`` seconds for ``pids`` to end; the ones still alive."""
     deadline = time.monotonic() + timeout
@@ -89,3 +80,79 @@ def gone(pids: set[int], timeout: float) -> set[int]:
             break
         time.sleep(0.05)
     return alive
+
+
+def started_at(pid: int) -> str | None:
+    """The start time of ``pid`` (to tell it from a later process given the same pid)."""
+    try:
+        stat = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    if fields[0] in ("Z", "X"):
+        return None
+    return fields[19]  # field 22 of proc(5): starttime
+
+
+def marked(mark: str) -> list[int]:
+    """The living processes whose environment carries ``MARK=mark``."""
+    needle = f"{MARK}={mark}".encode()
+    found = []
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if needle in environ.split(b"\0") and started_at(int(entry.name)) is not None:
+            found.append(int(entry.name))
+    return found
+
+
+def family(pid: int) -> dict[int, str]:
+    """Every living process below ``pid``, by pid, with its start time (stat only: cheap
+    enough to ask several times a second)."""
+    parents: dict[int, list[tuple[int, str]]] = {}
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] not in ("Z", "X"):
+            parents.setdefault(int(fields[1]), []).append((int(entry.name), fields[19]))
+    below: dict[int, str] = {}
+    todo = [pid]
+    while todo:
+        for child, started in parents.get(todo.pop(), []):
+            if child not in below:
+                below[child] = started
+                todo.append(child)
+    return below
+
+
+def kill_all(known: dict[int, str], mark: str | None, rounds: int = 50) -> list[int]:
+    """SIGKILL every process of ``known`` (pid: start time, so that a pid used again
+    by another process is spared) that still runs, with whatever it started, and every
+    process whose environment carries ``MARK=mark``; again until none is left."""
+    killed: list[int] = []
+    for _ in range(rounds):
+        left = {pid for pid, started in known.items() if started_at(pid) == started}
+        for pid in list(left):
+            left |= set(family(pid))
+        if mark is not None:
+            left |= set(marked(mark))
+        left.discard(os.getpid())  # the reaper is below the run it watches
+        if not left:
+            break
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            except OSError:
+                pass
+        known = {**known, **{pid: s for pid in left if (s := started_at(pid)) is not None}}
+        time.sleep(0.1)
+    return killed

@@ -89,6 +89,7 @@ async def test_two_bots_play_each_other_one_joining_by_room_id(live: Live) -> No
     assert sorted([mine.rank, theirs.rank]) in ([1, 1], [1, 2])
 
 
+@pytest.mark.slow
 async def test_quickplay_joins_an_open_room_and_starts_alone_after_the_wait(live: Live) -> None:
     first = BotClient(live.url, load_chooser("random"), name="early bot", say=quiet)
     waiting = asyncio.create_task(first.run(Plan(seats=3, wait_s=1.5)))
@@ -118,6 +119,7 @@ async def test_joining_a_room_that_does_not_exist_is_a_readable_error(live: Live
         await bot.run(Plan(room="nowhere"))
 
 
+@pytest.mark.slow
 async def test_the_command_and_the_example_script_play_over_the_network(live: Live) -> None:
     async def run(*argv: str) -> tuple[int, str, str]:
         proc = await asyncio.create_subprocess_exec(
@@ -171,6 +173,7 @@ def test_cells_are_indices_or_names() -> None:
     assert default_name("expert") == "expert bot"
 
 
+@pytest.mark.slow
 async def test_a_queued_bot_is_taken_by_a_person_whose_wait_for_a_person_ran_out(
     live: Live,
 ) -> None:

@@ -22,7 +22,7 @@ from protocol.deals import Placed
 from protocol.wire import ServerMessage
 from tests.server.live import Live, running_server
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 
 BUCKET = 4  # frames: a burst of 4, then 4 a second
 

@@ -20,6 +20,8 @@ from engine.deal import deal
 from engine.grid import cell_name
 from engine.scoring import score_board, score_hand
 
+pytestmark = pytest.mark.slow
+
 
 def _command() -> list[str]:
     # The script next to this interpreter, as installed with the package;

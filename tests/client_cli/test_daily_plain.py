@@ -11,7 +11,7 @@ from tests.client_cli.test_play_plain import ROW_BY_ROW, plain
 from tests.server.live import running_server, signed_in
 from tests.server.test_embargo_sweep import DAY_MS, Calendar
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 async def test_a_script_plays_the_daily_deal_and_analyses_it_the_next_day(

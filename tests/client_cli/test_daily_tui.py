@@ -18,7 +18,7 @@ from tests.client_cli.test_play_tui import text_of, until, wait_card
 from tests.server.live import running_server, signed_in
 from tests.server.test_embargo_sweep import DAY_MS, Calendar
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 ROW_ORDER = [f"{c}{r}" for r in "1234" for c in "abcd"]  # always legal, in this order
 
 

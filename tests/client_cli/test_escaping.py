@@ -23,7 +23,7 @@ from client_cli.tui.screens.lobby import LobbyScreen
 from tests.client_cli.hostile import EVIL, RAW, SHOWN, hostile_server
 from tests.client_cli.test_play_tui import text_of, until
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 ROOT = Path(__file__).resolve().parents[2]
 
 

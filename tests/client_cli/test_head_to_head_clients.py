@@ -27,6 +27,7 @@ async def live(tmp_path: Path) -> AsyncIterator[Live]:
         yield server
 
 
+@pytest.mark.slow
 async def test_plain_quick_play_against_a_bot_then_a_rematch(live: Live, tmp_path: Path) -> None:
     # the first placement waits for the opponent, then for its card
     script = ["quickplay --bot-after 0", *ROW_BY_ROW, "wait", "rematch", "leaderboard", "quit"]

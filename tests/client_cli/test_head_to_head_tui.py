@@ -114,6 +114,7 @@ def status(app: CribApp) -> str:
     return text_of(app.screen.query_one("#lobby-status", Static))
 
 
+@pytest.mark.slow
 async def test_quick_play_waits_with_a_cancel_then_is_matched_into_a_match() -> None:
     app = CribApp("ws://127.0.0.1:9/ws")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -181,6 +182,7 @@ def seconds_to_answer(text: str) -> int:
     return int(found.group(1))
 
 
+@pytest.mark.slow
 async def test_a_challenge_is_put_as_a_prompt_with_its_clock_and_answered() -> None:
     app = CribApp("ws://127.0.0.1:9/ws")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -225,6 +227,7 @@ async def test_a_challenge_is_put_as_a_prompt_with_its_clock_and_answered() -> N
         await reach(pilot, app, LobbyScreen, "the prompt closes")
 
 
+@pytest.mark.slow
 async def test_challenging_a_player_by_name_and_withdrawing() -> None:
     app = CribApp("ws://127.0.0.1:9/ws")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -253,6 +256,7 @@ async def test_challenging_a_player_by_name_and_withdrawing() -> None:
         await until(pilot, lambda: not app.screen.query_one("#lobby-status").display, "gone")
 
 
+@pytest.mark.slow
 async def test_a_new_room_can_be_a_rated_best_of_three() -> None:
     app = CribApp("ws://127.0.0.1:9/ws")
     async with app.run_test(size=(120, 45)) as pilot:
@@ -342,6 +346,7 @@ def series_line(app: CribApp) -> str:
     return text_of(app.screen.query_one("#results-series", Static))
 
 
+@pytest.mark.slow
 async def test_a_best_of_three_shows_its_score_the_rating_and_a_rematch() -> None:
     app = CribApp("ws://127.0.0.1:9/ws")
     async with app.run_test(size=(130, 45)) as pilot:
@@ -417,6 +422,7 @@ async def test_a_best_of_three_shows_its_score_the_rating_and_a_rematch() -> Non
         assert app.model.my_rating_change() is None and app.model.secrets == {}
 
 
+@pytest.mark.slow
 async def test_the_match_screen_tells_the_series_and_escape_resigns_after_asking() -> None:
     from client_cli.tui.screens.confirm import ConfirmDialog
 
@@ -464,6 +470,7 @@ async def test_the_match_screen_tells_the_series_and_escape_resigns_after_asking
         await until(pilot, lambda: any(isinstance(m, LeaveRoom) for m in wire.sent), "the leave")
 
 
+@pytest.mark.slow
 async def test_a_tournament_tables_results_offer_no_rematch() -> None:
     app = CribApp("ws://127.0.0.1:9/ws")
     async with app.run_test(size=(120, 40)) as pilot:

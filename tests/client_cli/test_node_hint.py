@@ -126,6 +126,7 @@ async def test_a_hint_moves_the_connection_to_the_node_and_play_goes_on(live: Li
         assert len(proxy.connections) == 2 and second.close_code is None
 
 
+@pytest.mark.slow
 async def test_hints_past_three_moves_a_minute_are_ignored(live: Live) -> None:
     # Every node tells of another: n1, n2, n3, n4...
     async with (

@@ -11,9 +11,12 @@ import sys
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from tests.client_cli.test_play_plain import ROOT, ROW_BY_ROW, plain
 from tests.client_cli.test_play_plain import server as server
+
+pytestmark = pytest.mark.slow
 
 
 async def test_an_unknown_id_or_code_is_refused_once(server: str, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from aiohttp import web
 from server.config import ServerConfig
 from server.shell.app import create_app
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 ROOT = Path(__file__).resolve().parents[2]
 ROW_BY_ROW = [f"{col}{row}" for row in "1234" for col in "abcd"]  # always legal
 

@@ -98,6 +98,7 @@ async def wait_card(pilot: Pilot[int], app: CribApp, turn: int) -> list[str]:
     return list(app.model.match.legal)
 
 
+@pytest.mark.slow
 async def test_a_whole_solo_match_then_its_replay_and_history(server) -> None:
     url, _ = server
     app = CribApp(url, name="ada")
@@ -200,6 +201,7 @@ async def test_a_saved_sign_in_the_server_forgot_registers_the_name_again(server
     assert saved.player_id == app.model.me.id
 
 
+@pytest.mark.slow
 async def test_a_dropped_connection_is_resumed_where_the_match_stands(server) -> None:
     url, server_app = server
     app = CribApp(url, name="bea")
@@ -252,6 +254,7 @@ async def test_a_question_mark_in_the_name_field_opens_the_help() -> None:
         assert field.value == "ada"
 
 
+@pytest.mark.slow
 async def test_an_enter_after_a_typed_cell_confirms_it_and_a_card_is_sent_once(server) -> None:
     """Typing a1 then Enter, as after a command, places the card on a1 and nothing more: the
     next card is not placed under the cursor by that Enter. A second placement of a card

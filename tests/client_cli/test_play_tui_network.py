@@ -38,7 +38,7 @@ from tests.client_cli.test_play_tui import (
 )
 from tests.server.live import running_server
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 
 MOVED = "moved to the room's server node n1"
 

@@ -25,7 +25,7 @@ from tests.client_cli.test_play_plain import server as plain_server  # noqa: F40
 from tests.client_cli.test_play_tui import server, text_of, until, wait_card
 
 __all__ = ["server"]  # fixtures
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 
 async def test_vs_bot_then_the_analysis_on_results_and_replay(server) -> None:

@@ -22,7 +22,7 @@ from tests.client_cli.test_play_tui import text_of, until
 from tests.server.live import running_server
 from tests.server.ranked_deals import notes, pair, race_tie, resignation
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 async def test_replays_in_the_terminal_clients_say_why(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ async def test_the_plain_client_says_the_deal_ended(tmp_path: Path) -> None:
         await ada.close()
 
 
+@pytest.mark.slow
 async def test_the_textual_client_says_the_deal_ended(tmp_path: Path) -> None:
     resource_tracker.ensure_running()  # before Textual replaces stderr (test_play_tui.py)
     async with running_server(tmp_path / "server.db") as live:

@@ -13,7 +13,7 @@ from server.config import ServerConfig
 from server.shell.app import create_app
 from tests.client_cli.test_play_plain import ROW_BY_ROW, plain
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 
 @pytest.fixture

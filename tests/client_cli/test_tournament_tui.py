@@ -99,6 +99,7 @@ def status_text(app: CribApp) -> str:
     return text_of(app.screen.query_one("#tournament-status", Static))
 
 
+@pytest.mark.slow
 async def test_the_list_shows_a_tournament_registers_and_withdraws_with_a_confirmation() -> None:
     app = CribApp("ws://127.0.0.1:9/ws")
     async with app.run_test(size=(130, 40)) as pilot:
@@ -238,6 +239,7 @@ async def test_duplicate_standings_are_live_and_swiss_shows_its_tie_breaks() -> 
         assert not app.screen.check_action("bracket", ())
 
 
+@pytest.mark.slow
 async def test_a_knockout_shows_its_bracket_with_byes_and_b_switches_to_standings() -> None:
     app = CribApp("ws://127.0.0.1:9/ws")
     async with app.run_test(size=(130, 40)) as pilot:
@@ -274,6 +276,7 @@ async def test_a_knockout_shows_its_bracket_with_byes_and_b_switches_to_standing
         assert "52 ✔" in drawn and "40 ✖" in drawn
 
 
+@pytest.mark.slow
 async def test_the_host_creates_a_tournament_from_the_form_and_runs_it() -> None:
     app = CribApp("ws://127.0.0.1:9/ws")
     async with app.run_test(size=(130, 45)) as pilot:
@@ -361,6 +364,7 @@ async def test_the_host_creates_a_tournament_from_the_form_and_runs_it() -> None
         await until(pilot, lambda: wire.last(ManageTournament).action == "cancel", "c")
 
 
+@pytest.mark.slow
 async def test_a_round_takes_me_to_my_tables_game_and_the_results_back_to_the_standings() -> None:
     app = CribApp("ws://127.0.0.1:9/ws")
     async with app.run_test(size=(130, 42)) as pilot:

@@ -55,6 +55,7 @@ def test_the_ladder_has_eight_levels_from_random_to_the_full_expert() -> None:
         get_level("level-9")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [lv.name for lv in LEVELS])
 @settings(max_examples=15, deadline=None)
 @given(position=positions(), seed=st.text(max_size=12))
@@ -148,6 +149,7 @@ def test_measured_ratings_are_shipped_for_every_level_in_order() -> None:
     assert values == sorted(values)
 
 
+@pytest.mark.slow
 def test_without_numpy_the_bots_play_on_in_pure_python() -> None:
     """numpy is optional: blocked from importing, the expert levels play the same moves."""
     import subprocess

@@ -5,6 +5,8 @@ from __future__ import annotations
 from itertools import combinations
 from math import comb
 
+import pytest
+
 from engine.cards import DECK
 from engine.scoring import score_hand
 from engine.tally import TOTAL_PAIRS, Tally, brute_force_tally, tally
@@ -31,6 +33,7 @@ def test_tally_matches_the_published_distribution() -> None:
     assert abs(result.mean - 4.7692) < 1e-4
 
 
+@pytest.mark.slow
 def test_structural_tally_matches_brute_force_over_the_clubs() -> None:
     """Suits are symmetric, so the 13 club starters, times 4, give the whole tally."""
     clubs = brute_force_tally(range(13))

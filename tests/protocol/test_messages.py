@@ -94,6 +94,7 @@ def test_progress_deadline_is_optional_for_older_servers() -> None:
     assert isinstance(progress, Progress) and progress.deadline_ms is None
 
 
+@pytest.mark.slow
 def test_schema_command_prints_both_directions() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "client_cli", "protocol", "schema"],

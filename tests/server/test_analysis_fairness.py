@@ -114,6 +114,7 @@ async def finished_boards(client: Client, bots: int, strategy: str = "random") -
     return match_id
 
 
+@pytest.mark.slow
 async def test_one_address_cannot_keep_a_player_from_its_own_board(tmp_path: Path) -> None:
     async with running_server(tmp_path / "db.sqlite") as live, aiohttp.ClientSession() as http:
         attacker = await connect_over(live, source="127.0.0.3")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 from client_cli.analysis import analyse, board_from_result
 from protocol.deals import BoardResult
@@ -30,6 +31,7 @@ async def analysis(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
     raise AssertionError("the analysis took more than 30 s")
 
 
+@pytest.mark.slow
 async def test_a_finished_board_is_analysed_as_the_command_line_does(tmp_path: Path) -> None:
     async with running_server(tmp_path / "db.sqlite") as live, aiohttp.ClientSession() as http:
         alice, bob, room_id = await two_player_room(live)

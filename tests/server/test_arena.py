@@ -50,6 +50,7 @@ async def people_play_a_rated_match(live: Live) -> None:
         await c.close()
 
 
+@pytest.mark.slow
 async def test_two_bot_programs_play_a_rated_arena_match_apart_from_people(
     tmp_path: Path,
 ) -> None:
@@ -142,6 +143,7 @@ async def test_a_person_cannot_enter_the_arena_nor_a_bot_peoples_rated_play(
             await c.close()
 
 
+@pytest.mark.slow
 async def test_the_bot_command_joins_the_arena(tmp_path: Path) -> None:
     async with running_server(tmp_path / "cmd.db", **FAST) as live:
         command = [sys.executable, "-m", "client_cli", "bot", "--server", live.url, "--arena"]

@@ -15,7 +15,7 @@ import websockets
 from tests.server.live import Client, Live, server_process
 from tests.server.stores import StoreUnderTest
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 
 
 def get(live: Live, path: str) -> Any:

@@ -24,7 +24,7 @@ import pytest
 from tests.server.live import Client, Live, server_process, signed_in
 from tests.server.stores import StoreUnderTest
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 @dataclass

@@ -46,7 +46,7 @@ from server.web import load as load_web_client
 from tests.server.fairworld import card_leaks
 from tests.server.live import Client, Live, running_server, signed_in
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 # The sweep asks every route again and again, far more often than the HTTP quota
 # lets one address (600 a minute): it is raised, as it is not what is tested here.

@@ -182,6 +182,7 @@ async def toggle(live: Live, room_id: str, seconds: float) -> int:
     return frames
 
 
+@pytest.mark.slow
 async def test_spectators_toggling_do_not_knock_out_a_slow_player(tmp_path: Path) -> None:
     # The attack of the issue at full speed: quotas that would stop it are off.
     config: dict[str, Any] = {
@@ -215,6 +216,7 @@ async def test_spectators_toggling_do_not_knock_out_a_slow_player(tmp_path: Path
             await c.close()
 
 
+@pytest.mark.slow
 async def test_a_reader_past_the_bound_drops_at_once_and_its_grace_period_runs(
     tmp_path: Path,
 ) -> None:
@@ -307,6 +309,7 @@ async def test_a_registered_only_tournament_refuses_guests(tmp_path: Path) -> No
             await c.close()
 
 
+@pytest.mark.slow
 async def test_rooms_never_played_and_tournaments_never_started_are_forgotten(
     tmp_path: Path,
 ) -> None:

@@ -277,6 +277,7 @@ def match_results(draw: st.DrawFn) -> tuple[bool, dict[str, object]]:
     return odd, {k: draw(v) for k, v in result_parts(odd).items()}
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(match_results())
 def test_match_result_is_the_models_json(case: tuple[bool, dict[str, Any]]) -> None:
@@ -485,12 +486,14 @@ def outcome(parse: Callable[[str], object], frame: str) -> tuple[object, ...]:
     return ("ok", type(message), message)
 
 
+@pytest.mark.slow
 @settings(max_examples=1_500, deadline=None)
 @given(frames)
 def test_parse_client_fast_path_is_the_slow_path(frame: str) -> None:
     assert outcome(parse_client, frame) == outcome(_parse_client_slowly, frame)
 
 
+@pytest.mark.slow
 @settings(max_examples=1_500, deadline=None)
 @given(wrong_typed)
 def test_the_two_paths_agree_on_frames_of_the_wrong_types(frame: str) -> None:

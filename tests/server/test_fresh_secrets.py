@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -223,6 +224,7 @@ async def run_tournament(path: Path, spec: dict[str, Any], data: st.DataObject) 
         await world.close()
 
 
+@pytest.mark.slow
 @given(spec=tournaments(), data=st.data())
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_no_tournament_deal_is_foreseeable_or_shown_before_its_round_is_over(
@@ -304,6 +306,7 @@ async def run_rooms(path: Path, spec: dict[str, Any], data: st.DataObject) -> No
         await world.close()
 
 
+@pytest.mark.slow
 @given(spec=rooms(), data=st.data())
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_no_room_deal_is_foreseeable_or_shown_before_it_is_over(

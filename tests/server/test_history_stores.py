@@ -15,7 +15,7 @@ from tests.server.test_restart import play_solo
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ("--simulations", "200", "--budget", "2000")
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

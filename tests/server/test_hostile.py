@@ -23,7 +23,7 @@ from protocol.wire import SERVER_ADAPTER, ClientMessage
 from server.errors import ALL_CODES
 from tests.server.live import Client, Live, two_player_room, unlimited_server_logging_no_error
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 CLIENT_MODELS = typing.get_args(typing.get_args(ClientMessage)[0])
 

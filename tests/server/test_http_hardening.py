@@ -62,6 +62,7 @@ async def live(tmp_path: Path):  # type: ignore[no-untyped-def]
         yield s
 
 
+@pytest.mark.slow
 async def test_connections_sending_their_headers_slowly_are_closed(live: Live) -> None:
     loop = asyncio.get_running_loop()
     opened = [await asyncio.open_connection(*address(live)) for _ in range(SLOW)]
@@ -83,6 +84,7 @@ async def test_connections_sending_their_headers_slowly_are_closed(live: Live) -
     assert elapsed < 4.0, elapsed  # 1 s of header timeout, and the time to open them
 
 
+@pytest.mark.slow
 async def test_a_connection_that_never_sends_a_request_is_closed(live: Live) -> None:
     reader, writer = await asyncio.open_connection(*address(live))
     try:
@@ -91,6 +93,7 @@ async def test_a_connection_that_never_sends_a_request_is_closed(live: Live) -> 
         writer.close()
 
 
+@pytest.mark.slow
 async def test_a_keep_alive_connection_is_closed_once_idle(live: Live) -> None:
     reader, writer = await asyncio.open_connection(*address(live))
     writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -105,6 +108,7 @@ async def test_a_keep_alive_connection_is_closed_once_idle(live: Live) -> None:
         writer.close()
 
 
+@pytest.mark.slow
 async def test_a_body_sent_slowly_is_not_waited_for(live: Live) -> None:
     reader, writer = await asyncio.open_connection(*address(live))
     writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")

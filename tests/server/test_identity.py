@@ -89,6 +89,7 @@ async def test_admin_rights_belong_to_a_person_never_to_a_name(tmp_path: Path) -
             await c.close()
 
 
+@pytest.mark.slow
 async def test_an_admin_must_be_a_registered_person(tmp_path: Path) -> None:
     db = tmp_path / "who.db"
     async with running_server(db) as live:

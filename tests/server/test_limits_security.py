@@ -29,7 +29,7 @@ from tests.server.live import (
     two_player_room,
 )
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 
 @pytest.fixture

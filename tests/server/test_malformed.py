@@ -24,7 +24,7 @@ from websockets.sync.client import connect as connect_sync
 from server.errors import ALL_CODES
 from tests.server.live import unlimited_server_logging_no_error
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 PAD = " " * (4_096 - len('{"type":"ping","ref":"x"}'))
 

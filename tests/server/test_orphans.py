@@ -13,6 +13,7 @@ from tests.processes import descendants, gone
 from tests.server.live import server_process, signed_in
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.timeout(90),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
 ]

@@ -23,7 +23,7 @@ from tests.server.daily.test_attempts_live import begin
 from tests.server.live import Client, Live, running_server, signed_in
 from tests.server.test_embargo_sweep import DAY_MS, Calendar
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 async def matches(live: Live, who: str, token: str | None = None) -> tuple[int, Any]:

@@ -125,6 +125,7 @@ async def test_batched_frames_show_no_card_early_in_a_race(live: Live) -> None:
     assert any(quoted(cards[1]) in f for f in bob.frames[seen:])
 
 
+@pytest.mark.slow
 async def test_batched_frames_show_no_card_early_in_lockstep(live: Live) -> None:
     """In lockstep the next card waits for the last placement of the turn: alice, who
     placed first, gets no frame holding it before bob has placed."""

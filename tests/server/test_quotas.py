@@ -158,6 +158,7 @@ async def test_http_requests_per_address_are_limited(tmp_path: Path) -> None:
         assert refused.value.response.status_code == 429
 
 
+@pytest.mark.slow
 async def test_a_connection_that_never_says_hello_is_closed(tmp_path: Path) -> None:
     async with running_server(tmp_path / "n.db", hello_timeout_s=0.5) as live:
         silent = await connect_from(live)

@@ -19,7 +19,7 @@ from tests.server.ranked_deals import notes, pair, race_tie, resignation
 from tests.server.stores import StoreUnderTest
 from tests.server.test_history_stores import FAST, cli
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 TIE = re.compile(r"ada won on time used: \d+\.\d{2,3} s against bo's \d+\.\d{2,3} s")
 
 

@@ -17,7 +17,7 @@ import pytest
 from tests.server.live import Client, Live, server_process
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 
 @contextmanager

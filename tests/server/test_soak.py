@@ -21,7 +21,7 @@ import pytest
 
 from benchmarks.bench_soak import MIN_SAMPLES, Sample, memory_trend, verdict
 
-pytestmark = pytest.mark.timeout(150)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
 
 ROOT = Path(__file__).resolve().parents[2]
 DURATION_S = 24

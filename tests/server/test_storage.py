@@ -198,6 +198,7 @@ async def test_bot_seats_stored_before_their_strategy_was_are_migrated(
     assert (bot.strategy, bot.bot_seed) == saved.seat_bots[1] and bot.bot is not None
 
 
+@pytest.mark.slow
 async def test_a_postgresql_restart_holds_writes_until_it_is_back_and_loses_none() -> None:
     """The PostgreSQL server stops (as an operator's restart) while a match is played:
     the write waits, retried, ``failing`` says why; PostgreSQL back, it commits on a
@@ -229,6 +230,7 @@ async def test_a_postgresql_restart_holds_writes_until_it_is_back_and_loses_none
         await storage.close()
 
 
+@pytest.mark.slow
 async def test_postgresql_reads_share_a_pool_and_ride_out_a_restart() -> None:
     """Reads at once go to several connections (up to READERS), not one after another
     on one; after a restart of PostgreSQL, every pooled connection being dead, the

@@ -22,7 +22,7 @@ import websockets
 from tests.server.live import Client, Live, server_process, signed_in
 from tests.server.test_tournaments_live import check_round_secrets, play_tournament, play_until
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 
 
 def get(live: Live, path: str) -> Any:

@@ -118,6 +118,7 @@ async def same_deal_on_every_table(live: Live, stored: dict[str, Any]) -> None:
         assert len(seeds) == len(deals), f"round {r['round']}: tables were dealt differently"
 
 
+@pytest.mark.slow
 async def test_duplicate_field_people_and_bots_with_a_spectator(tmp_path: Path) -> None:
     async with running_server(tmp_path / "dup.db", **FAST) as live:
         clients, tid = await host_with_bots(
@@ -179,6 +180,7 @@ async def test_duplicate_field_people_and_bots_with_a_spectator(tmp_path: Path) 
             await c.close()
 
 
+@pytest.mark.slow
 async def test_swiss_pairs_without_repeats_and_plays_for_a_dropped_player(tmp_path: Path) -> None:
     async with running_server(tmp_path / "swiss.db", grace_ms=200, **FAST) as live:
         clients, tid = await host_with_bots(
@@ -247,6 +249,7 @@ async def test_swiss_pairs_without_repeats_and_plays_for_a_dropped_player(tmp_pa
             await c.close()
 
 
+@pytest.mark.slow
 async def test_knockout_bracket_best_of_three(tmp_path: Path) -> None:
     async with running_server(tmp_path / "ko.db", **FAST) as live:
         clients, tid = await host_with_bots(

@@ -11,11 +11,14 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 import aiohttp
+import pytest
 import websockets
 
 from protocol.fields import NODE_ID_PATTERN
 from server.web import ROOT, content_security_policy, load
 from tests.server.live import running_server
+
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 

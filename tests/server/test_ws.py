@@ -122,6 +122,7 @@ async def test_reconnect_mid_match_restores_the_state(live: Live) -> None:
     assert results[0] == results[1]
 
 
+@pytest.mark.slow
 async def test_card_clock_auto_places_over_the_wire(live: Live) -> None:
     solo = await signed_in(live, "sol")
     await solo.send(type="create_room", name="slow", seats=1, card_clock_ms=1_000)
@@ -269,6 +270,7 @@ async def test_session_errors(live: Live) -> None:
     await anon.still_alive()
 
 
+@pytest.mark.slow
 async def test_flooding_is_rate_limited_and_the_connection_survives(midmatch) -> None:  # type: ignore[no-untyped-def]
     _, alice, bob, room_id, carol, other = midmatch
     await asyncio.gather(*(alice.send(type="ping", ref=str(i)) for i in range(120)))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.server.live import Live, server_process
+from tests.waiting import Watched
 
 
 @dataclass
@@ -17,6 +18,11 @@ class Node:
     process: subprocess.Popen[str]
     live: Live
     port: int
+    log: Path
+
+    def watched(self) -> Watched:
+        """For a bounded wait (tests/waiting.py): its death fails the wait at once."""
+        return Watched(self.id, self.process, self.log)
 
 
 @contextlib.contextmanager
@@ -37,7 +43,8 @@ def cluster_node(
         open(folder / f"{node_id}.log", "a") as log,
         server_process(db, port, extra, stderr=log) as (process, live),
     ):
-        yield Node(node_id, process, live, int(live.url.split(":")[2].split("/")[0]))
+        port_of = int(live.url.split(":")[2].split("/")[0])
+        yield Node(node_id, process, live, port_of, folder / f"{node_id}.log")
 
 
 @contextlib.contextmanager

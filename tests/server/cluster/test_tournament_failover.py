@@ -5,9 +5,11 @@ the director and the tables over from the database, and the tournament finishes.
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import time
 import urllib.request
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +18,33 @@ import pytest
 from tests.server.cluster.nodes import cluster
 from tests.server.live import Client, Live, signed_in
 from tests.server.test_tournament_restart import place_cards
+from tests.waiting import Watched, dead
 
 pytestmark = pytest.mark.timeout(180)
 
 
-async def play_on(client: Client, pick: int) -> dict[str, Any]:
+async def play_on(
+    client: Client, pick: int, *, within: float = 120.0, watching: Iterable[Watched] = ()
+) -> dict[str, Any]:
     """Every card dealt (by a ``card``, or waiting in a table's snapshot) placed, until the
-    tournament is over; its last state."""
+    tournament is over; its last state. Bounded: after ``within`` seconds, or at once if
+    a node of ``watching`` died, it fails saying so and what it heard last."""
+    deadline = time.monotonic() + within
+    heard: collections.deque[str] = collections.deque(maxlen=6)
     while True:
-        m = await client.recv(timeout=30)
+        dead(watching)
+        left = deadline - time.monotonic()
+        try:
+            m = await client.recv(timeout=max(0.01, min(left, 1.0)))
+        except TimeoutError:
+            if time.monotonic() < deadline:
+                continue
+            pytest.fail(
+                f"waited {within:g} s for the tournament to finish as player {client.id};"
+                f" last heard: {list(heard)}",
+                pytrace=False,
+            )
+        heard.append(m["type"] + (f" turn {m['turn']}" if "turn" in m else ""))
         card = None
         if m["type"] == "card":
             card = (m["room_id"], m["turn"], m["legal"])

@@ -171,6 +171,7 @@ async def kill_mid_round(
     victim: Node,
     owners_expected: list[Node],
     rejoin: tuple[list[int], Live] | None = None,
+    survivors: tuple[Node, ...] = (),
 ) -> tuple[LeaseWatch, list[tuple[str, dict[int, str]]], dict[str, str]]:
     """Round 1 played five cards in, its tables' owners checked, ``victim`` SIGKILLed,
     then everyone plays on to the end of the tournament (bounded); the clients of
@@ -189,7 +190,10 @@ async def kill_mid_round(
             indexes, live = rejoin
             for i in indexes:
                 clients[i] = await rejoined(clients[i], live)
-        finals = await asyncio.gather(*(play_on(c, i % 3) for i, c in enumerate(clients)))
+        watching = [n.watched() for n in survivors]
+        finals = await asyncio.gather(
+            *(play_on(c, i % 3, watching=watching) for i, c in enumerate(clients))
+        )
         assert time.monotonic() - killed < 150
     assert all(f["status"] == "finished" and len(f["history"]) == 2 for f in finals)
     return watch, played, held
@@ -210,7 +214,12 @@ async def test_tables_land_on_several_nodes_and_survive_their_owner_killed(
         # carol reconnect to the keeper.
         clients, created = await start_swiss(victim.live, keeper.live)
         watch, played, held = await kill_mid_round(
-            redis_url, clients, victim, [victim, keeper], rejoin=([0, 2], keeper.live)
+            redis_url,
+            clients,
+            victim,
+            [victim, keeper],
+            rejoin=([0, 2], keeper.live),
+            survivors=(coordinator, keeper),
         )
         (moved,) = [room for room, node in held.items() if node == victim.id]
         after = await asyncio.to_thread(owners, redis_url, {moved})
@@ -234,7 +243,9 @@ async def test_the_coordinator_killed_while_tables_play_on_other_nodes(
         coordinator, one, two = nodes
         clients, created = await start_swiss(one.live, two.live)
         # Both tables of round 1 on the other nodes, none on the coordinator.
-        watch, played, _ = await kill_mid_round(redis_url, clients, coordinator, [one, two])
+        watch, played, _ = await kill_mid_round(
+            redis_url, clients, coordinator, [one, two], survivors=(one, two)
+        )
         logs = log_of(tmp_path, one) + log_of(tmp_path, two)
         assert "coordinates the lobby" in logs
         record = await asyncio.to_thread(stored, one.live, created["id"])
