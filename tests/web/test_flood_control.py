@@ -7,6 +7,8 @@ player put it, and nothing the server had taken is sent again."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -71,21 +73,29 @@ async def test_a_dropped_placement_is_waited_for_resynced_and_placed_once(
 
     line = ada.locator("#toasts .toast.warn", has_text="Too many messages at once")
     await line.wait_for(timeout=5_000)
-    assert "Waiting 1 s" in await line.inner_text()
+    # (2 s if a second drop was told already: see below)
+    assert re.search(r"Waiting [12] s", await line.inner_text())
     await shot(ada, f"flood-{'phone' if viewport is PHONE else 'desktop'}-waiting")
     await wait_store(ada, "s.match && s.match.placements.some((p) => p.turn === 2)")
+    # One line, however many drops were told: a later one replaces it ("Waiting 2 s").
+    assert await line.count() == 1
 
     [socket] = wire.sockets
     sent = socket.sent
     places = [i for i, f in enumerate(sent) if f["type"] == "place" and f["turn"] == 2]
-    assert len(places) == 2, [f["type"] for f in sent]  # dropped once, then taken
-    first, again = places
+    # Dropped, then taken. On a busy machine the frames of the flood may reach the
+    # server over more than a second: a second drop is then told (the server tells
+    # one a second) and the placement may be dropped again; each time, it goes again
+    # only after a resync.
+    assert len(places) >= 2, [f["type"] for f in sent]
     assert all(sent[i]["cell"] == cell for i in places)
-    # Between the two: a resync of the room, and nothing for at least the back-off.
-    between = [f["type"] for f in sent[first + 1 : again]]
-    assert "resync" in between, between
-    [told] = [at for at, m in socket.heard if m.get("code") == "rate_limited"]  # one drop told
-    assert not any(told < at < told + 0.95 for at in socket.sent_at), "sent while told to wait"
+    for before, again in itertools.pairwise(places):
+        between = [f["type"] for f in sent[before + 1 : again]]
+        assert "resync" in between, between
+    told = [at for at, m in socket.heard if m.get("code") == "rate_limited"]
+    assert told and len(places) <= len(told) + 1, (told, places)
+    for at in told:  # nothing sent while told to wait
+        assert not any(at < t < at + 0.95 for t in socket.sent_at), "sent while told to wait"
     errors = [m for _, m in socket.heard if m["type"] == "error"]
     assert {m["code"] for m in errors} == {"rate_limited"}  # no already_placed, no past_turn
     assert all(m["ref"] is None for m in errors)
@@ -95,6 +105,16 @@ async def test_a_dropped_placement_is_waited_for_resynced_and_placed_once(
     assert "dropped" not in await ada.locator(".to-place").inner_text()  # no error shown
     await place_one(ada, 3)  # and play goes on
     await shot(ada, f"flood-{'phone' if viewport is PHONE else 'desktop'}-after")
+    # Told again soon after (the first line still shown): one line, the latest wait.
+    dropped = {"type": "error", "code": "rate_limited", "ref": None, "reason": "too many"}
+    limited = "s.notices.filter((n) => n.topic === 'limited')"
+    for _ in range(2):
+        await ada.wait_for_function("() => !window.cribsquares.conn.quietTimer")
+        told_before = await store(ada, f"{limited}.length")
+        socket.tell(dropped)
+        await wait_store(ada, f"{limited}.length > {told_before}", timeout=5_000)
+        assert await line.count() == 1
+        assert await line.inner_text() == await store(ada, f"{limited}.at(-1).text")
     assert page_errors.errors == []
 
 

@@ -119,7 +119,7 @@ conn.addEventListener("message", (event) => {
 conn.addEventListener("state", () => renderBanner());
 conn.addEventListener("limited", (event) => {
   const seconds = event.detail.waitMs / 1000;
-  store.notice(`Too many messages at once: the server dropped some. Waiting ${seconds} s, then catching up.`, "warn");
+  store.notice(`Too many messages at once: the server dropped some. Waiting ${seconds} s, then catching up.`, "warn", "limited");
 });
 store.addEventListener("change", () => schedule());
 store.addEventListener("notice", (event) => toast(event.detail));
@@ -393,11 +393,21 @@ function announce(text) {
   setTimeout(() => { live.textContent = text; }, 30);
 }
 
-function toast({ text, kind }) {
+const toastTimers = new WeakMap(); // a toast -> the timer that removes it
+
+function toast({ text, kind, topic }) {
   const list = document.getElementById("toasts");
   const item = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
-  list.append(item);
-  setTimeout(() => item.remove(), kind === "error" ? 8000 : 5000);
+  if (topic) item.dataset.topic = topic;
+  // A toast of the same topic still shown gives way to this one, in its place.
+  const shown = topic ? [...list.children].find((t) => t.dataset.topic === topic) : null;
+  if (shown) {
+    clearTimeout(toastTimers.get(shown));
+    shown.replaceWith(item);
+  } else {
+    list.append(item);
+  }
+  toastTimers.set(item, setTimeout(() => item.remove(), kind === "error" ? 8000 : 5000));
 }
 
 function confirmDialog(text, yes = "Yes", no = "Cancel") {

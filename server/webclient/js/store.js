@@ -74,10 +74,12 @@ export class Store extends EventTarget {
     this.dispatchEvent(new CustomEvent("change", { detail: what }));
   }
 
-  notice(text, kind = "info") {
-    this.notices.push({ text, kind, at: Date.now() });
+  /** A line for the player. ``topic``: a later notice of the same topic replaces this
+   * one on screen (one line that says how things stand, not a stack of them). */
+  notice(text, kind = "info", topic = null) {
+    this.notices.push({ text, kind, topic, at: Date.now() });
     if (this.notices.length > 50) this.notices.shift();
-    this.dispatchEvent(new CustomEvent("notice", { detail: { text, kind } }));
+    this.dispatchEvent(new CustomEvent("notice", { detail: { text, kind, topic } }));
   }
 
   apply(msg) {
