@@ -78,7 +78,9 @@ def test_the_readme_and_ci_install_the_pins() -> None:
         " && .venv/bin/pip install -q --no-deps --no-build-isolation -e ."
     )
     assert install.format("serve.txt") + " && .venv/bin/cribsquares serve" in readme
-    test_command = install.format("test.txt") + " && .venv/bin/python -m pytest"
+    test_command = (
+        install.format("test.txt") + " && .venv/bin/python -m pytest -n 2 --dist worksteal"
+    )
     assert test_command in readme
     assert ci.rstrip().splitlines()[-1].endswith(test_command), (
         ".ci/run runs the README's test command"

@@ -73,7 +73,15 @@ for _ in $(seq 100); do
 done
 [ -n "$URL" ] || fail "the server did not start"
 
-tmux -L "$SOCK" new-session -d -s play -x 110 -y 36 \
+# The window's size is fixed before the client starts, so that the client reads
+# 110x36 when it starts (a detached session may be given its size late, and a
+# client started meanwhile would lay itself out for the default 80x24).
+tmux -L "$SOCK" -f /dev/null new-session -d -s play -x 110 -y 36 "sleep 600"
+tmux -L "$SOCK" set-option -t play window-size manual
+tmux -L "$SOCK" resize-window -t play -x 110 -y 36
+size=$(tmux -L "$SOCK" display-message -p -t play '#{window_width}x#{window_height}')
+[ "$size" = 110x36 ] || fail "the tmux window is $size, not 110x36"
+tmux -L "$SOCK" respawn-pane -k -t play \
     "cd '$ROOT' && XDG_CONFIG_HOME='$WORK/config' '$PY' -m client_cli play --server '$URL' --name tmuxer; sleep 30"
 
 # sign-in and the lobby, with its help
