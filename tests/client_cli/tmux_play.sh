@@ -8,6 +8,10 @@
 set -euo pipefail
 
 PY=${PYTHON:-python3}
+# The client must take its size from its terminal (tmux's pane), never from these:
+# pytest-xdist's workers set them to 80 and 24, and the tmux server and the client
+# in its pane would inherit them.
+unset COLUMNS LINES
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$(mktemp -d)
 SOCK="cribsquares-test-$$-$RANDOM"
