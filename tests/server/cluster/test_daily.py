@@ -24,6 +24,7 @@ from server.shell.keys import HUB
 from tests.server.cluster.nodes import Node, cluster
 from tests.server.live import Client, Live, running_server, signed_in
 from tests.server.test_embargo_sweep import DAY_MS, NOON, Calendar
+from tests.waiting import bounded
 
 pytestmark = pytest.mark.timeout(180)
 TODAY = NOON // DAY_MS  # the in-process nodes' day (the others' is the wall clock's)
@@ -235,7 +236,12 @@ async def test_an_attempt_survives_the_death_of_the_coordinator(
         cards[card["turn"]] = card["card"]
         # The next coordinator resumes her attempt; she plays it out from her node.
         while True:
-            m = await erin.recv(timeout=30)
+            m = await bounded(
+                f"erin's next message, the coordinator {stop}ed, having heard"
+                f" {[x['type'] for x in erin.log[-6:]]}",
+                erin.recv(timeout=60),
+                within=30,
+            )
             card = None
             if m["type"] == "card":
                 card = (m["turn"], m["legal"], m["card"])
