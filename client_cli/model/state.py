@@ -9,6 +9,8 @@ drive it with plain data.
 
 from __future__ import annotations
 
+import secrets
+
 from client_cli.flood import is_drop_notice
 from client_cli.model.checks import table_round_checks, tournament_checks, verify_result
 from client_cli.model.events import rematch_lines, seat_lines, tournament_lines
@@ -76,7 +78,12 @@ class ClientModel:
         self.rooms: list[RoomSummary] = []
         self.room: RoomInfo | None = None
         self.match: MatchView | None = None
-        self.contribution: str | None = None  # what this client sent for the seed
+        self.contribution: str | None = None  # what this client sent last for a seed
+        # The room it went to: the first room this player is seated in after it was sent
+        # (a room it created, joined, was matched or challenged into, or rematched in).
+        # A deal elsewhere (the daily deal, a tournament's table, a room watched) took
+        # none of this client's, and is not checked against it.
+        self.contribution_room: str | None = None
         self.series: SeriesInfo | None = None  # the room's series, as last told
         self.next_deal: Clock | None = None  # until the next deal of the series starts
         # The last "match in progress" line: after a reconnect the server pushes the
@@ -121,6 +128,17 @@ class ClientModel:
     @property
     def is_creator(self) -> bool:
         return bool(self.me and self.room and self.room.creator.id == self.me.id)
+
+    def new_contribution(self) -> str:
+        """A fresh contribution for a seed, to send; it belongs to the next room this
+        player is seated in."""
+        self.contribution = secrets.token_hex(16)
+        self.contribution_room = None
+        return self.contribution
+
+    def my_contribution(self, room_id: str) -> str | None:
+        """What this client contributed to ``room_id``'s deals, if anything."""
+        return self.contribution if self.contribution_room == room_id else None
 
     def my_seat(self) -> int | None:
         if self.me is None or self.room is None:
@@ -466,6 +484,9 @@ class ClientModel:
     def _set_room(self, room: RoomInfo, now: float = 0.0) -> list[str]:
         old = self.room
         self.room = room
+        pending = self.contribution is not None and self.contribution_room is None
+        if pending and self.my_seat() is not None:
+            self.contribution_room = room.id  # the room the last one was sent for
         if old is None or old.id != room.id:
             self.match = None
             self.series, self.next_deal, self.secrets = None, None, {}
@@ -603,7 +624,7 @@ class ClientModel:
             match.received,
             # A tournament table's seats share the round's contribution, made from
             # every entrant's: checked against what the tournament published instead.
-            self.contribution if tournament is None else None,
+            self.my_contribution(msg.room_id) if tournament is None else None,
             self.my_seat(),
             deal_number=msg.deal,
             series_commitment=series_commitment or None,

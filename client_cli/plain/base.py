@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -288,5 +287,4 @@ class PlainBase:
         return self.model.room.id
 
     def _contribution(self) -> str:
-        self.model.contribution = secrets.token_hex(16)
-        return self.model.contribution
+        return self.model.new_contribution()

@@ -9,7 +9,6 @@ so no key press ever waits on the network.
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -280,8 +279,7 @@ class CribApp(App[int]):
             return None
 
     def _contribution(self) -> str:
-        self.model.contribution = secrets.token_hex(16)
-        return self.model.contribution
+        return self.model.new_contribution()
 
     def list_rooms(self) -> None:
         if self.session.connected:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.server.live import running_server, signed_in
 from tests.server.test_embargo_sweep import DAY_MS, Calendar
-from tests.web.conftest import PHONE, place_one, player, shot, wait_store
+from tests.web.conftest import PHONE, new_room, place_one, player, shot, store, wait_store
 
 
 async def test_the_daily_page_from_today_to_yesterday_against_the_field(
@@ -21,7 +21,16 @@ async def test_the_daily_page_from_today_to_yesterday_against_the_field(
         ann = await signed_in(live, "ann")
         await ann.send(type="play_daily", pace="race", deal_clock_ms=600_000)
         ann_result = await ann.play_to_end((await ann.until("room_state"))["room"]["id"], pick=3)
-        page = await player(browser, live.http, "wes", page_errors, path="/#/daily")
+        # wes plays a room of his own first: the daily deal, which takes none of his
+        # contributions, must not be checked against the one he sent for that room.
+        page = await player(browser, live.http, "wes", page_errors)
+        await new_room(page, "warm-up", seats="1")
+        await page.get_by_role("button", name="Start").click()
+        for turn in range(1, 17):
+            await place_one(page, turn)
+        await page.wait_for_selector(".verify.ok", timeout=20_000)
+        assert await store(page, "s.contribution") is not None
+        await page.get_by_role("link", name="Daily", exact=True).click()
         await page.wait_for_selector("h1:text-is('Daily deal 2024-10-04')")
         text = await page.inner_text("main")
         assert "open today" in text and "1 played, 1 finished" in text
@@ -37,6 +46,7 @@ async def test_the_daily_page_from_today_to_yesterday_against_the_field(
         for turn in range(1, 17):
             await place_one(page, turn)
         await page.wait_for_selector(".verify.ok", timeout=20_000)  # its own result, verified
+        assert "my contribution" not in await page.inner_text(".verify")
         assert await page.get_by_role("button", name="Offer a rematch").count() == 0
         await page.get_by_role("link", name="Today's standings").click()
         # The page asks again on arriving: the count follows (the page drawn from the

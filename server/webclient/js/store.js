@@ -57,7 +57,7 @@ export class Store extends EventTarget {
     this.tournaments = null;
     this.tournamentsPage = null;
     this.tournament = new Map(); // id -> {info, at}
-    this.contribution = null; // the one this page sent for the current room
+    this.contribution = null; // the one this page sent last for a seed (the setter below)
     this.leaderboards = new Map();
     this.bots = null; // the server's bot levels (list_bots), weakest first
     this.dailies = new Map(); // day -> the daily message, as last told
@@ -139,9 +139,30 @@ export class Store extends EventTarget {
     this.setRoom(msg.room);
   }
 
+  /** The contribution this page sent last for a seed. It belongs to the first room this
+   * player is seated in after it was sent (one created, joined, matched, challenged
+   * into or rematched in): a deal elsewhere (the daily deal, a tournament's table, a
+   * room watched) took none of this page's and is not checked against it. */
+  set contribution(value) {
+    this._contribution = value;
+    this.contributionRoom = null;
+  }
+
+  get contribution() {
+    return this._contribution;
+  }
+
+  /** What this page contributed to the deals of ``roomId``, if anything. */
+  myContribution(roomId) {
+    return this.contributionRoom === roomId ? this._contribution : null;
+  }
+
   setRoom(room) {
     const before = this.room;
     this.room = room;
+    if (this._contribution != null && this.contributionRoom === null && this.mySeat() !== null) {
+      this.contributionRoom = room.id; // the room the last one was sent for
+    }
     if (room.series && room.series.next_deal_ms != null) {
       this.nextDealAt = Date.now() + room.series.next_deal_ms;
     }
@@ -316,7 +337,7 @@ export class Store extends EventTarget {
       seriesCommitment: seriesCommitment || null,
       previousSecret: this.secrets[match.deal - 1] || null,
       received: match.received,
-      mine: tid === null && !this.spectating ? this.contribution : null,
+      mine: tid === null && !this.spectating ? this.myContribution(msg.room_id) : null,
       seat: this.mySeat(),
     };
     this.secrets[match.deal] = msg.server_secret;
