@@ -54,11 +54,25 @@ class _Parser(argparse.ArgumentParser):
 
 def dash_hint(words: Sequence[str]) -> str | None:
     """One line for a word that looks like an id beginning with ``-`` (ids made
-    before they never did), which argparse reads as an unknown option."""
+    before they never did), which argparse reads as an unknown option: the value of
+    an option is joined to it with ``=`` (``--match=-ID``), any other goes last,
+    after ``--``."""
     if "--" in words:
+        # "--match -- -ID": the option got no value; joined with "=" it gets it.
+        at = list(words).index("--")
+        before, after = words[at - 1] if at > 0 else "", words[at + 1 : at + 2]
+        if before.startswith("--") and "=" not in before and after and after[0][:1] == "-":
+            joined = [*words[: at - 1], f"{before}={after[0]}", *words[at + 2 :]]
+            shown = " ".join(["cribsquares", *joined])
+            return f"hint: an id beginning with '-' is joined to its option with '=': {shown}"
         return None
-    for word in words:
+    for i, word in enumerate(words):
         if word.startswith("-") and not word.startswith("--") and len(word) > 2:
+            option = words[i - 1] if i > 0 and words[i - 1].startswith("--") else None
+            if option is not None and "=" not in option:
+                joined = [*words[: i - 1], f"{option}={word}", *words[i + 1 :]]
+                shown = " ".join(["cribsquares", *joined])
+                return f"hint: an id beginning with '-' is joined to its option with '=': {shown}"
             rest = [w for w in words if w != word]
             shown = " ".join(["cribsquares", *rest, "--", word])
             return f"hint: an id beginning with '-' goes last, after '--': {shown}"

@@ -132,5 +132,25 @@ def test_an_id_beginning_with_a_dash_gets_a_hint_to_use_double_dash(
     assert hint == f"hint: an id beginning with '-' goes last, after '--': {shown}"
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["history", "--match", "-3KdKZAjbkuO"], ["history", "--match", "--", "-3KdKZAjbkuO"]],
+)
+def test_an_option_s_id_beginning_with_a_dash_gets_a_hint_to_join_it(
+    run_cli: Runner, argv: list[str], tmp_path: Path
+) -> None:
+    result = run_cli(*argv)
+    assert result.code == 2 and result.out == ""
+    error, hint = result.err.splitlines()
+    assert error.startswith("cribsquares")
+    shown = "cribsquares history --match=-3KdKZAjbkuO"
+    assert hint == f"hint: an id beginning with '-' is joined to its option with '=': {shown}"
+    # The form shown is read as the id (the database asked for is missing: one line).
+    missing = tmp_path / "none.db"
+    joined = run_cli("history", "--match=-3KdKZAjbkuO", "--db", str(missing))
+    assert joined.code != 0 and "expected one argument" not in joined.err
+    assert str(missing) in joined.err
+
+
 def test_an_unknown_short_option_gets_no_id_hint(run_cli: Runner) -> None:
     assert_one_line_error(run_cli("hand", "5H", "TD", "QS", "TC", "-x"), "cribsquares")
