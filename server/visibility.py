@@ -113,19 +113,30 @@ def sees_result(seated: bool, embargo: str | None, lifted: bool) -> bool:
 
 
 def common_turn(
-    lockstep: bool, turn: int, reached: Iterable[int], embargo: str | None
+    lockstep: bool,
+    turn: int,
+    reached: Iterable[int],
+    embargo: str | None,
+    sent: Iterable[int] = (),
 ) -> int | None:
     """The latest turn whose card every seated player of a deal being played holds,
     which every member of the room may see; None for none (before the first card,
     or under an embargo).
 
     ``turn`` is lockstep's turn being played (its card goes to every seat at
-    once); ``reached`` is, for each board, the highest turn whose card it was
-    dealt or placed (a race deals each board its own way through the cards).
+    once); ``reached`` is, for each board the server plays (a server bot's, or a
+    person's who is away), the highest turn whose card it was dealt or placed (a
+    race deals each board its own way through the cards); ``sent`` is, for each
+    seat that is sent its cards, the highest turn whose card that player was
+    actually sent. A card the server placed for a player without sending it (the
+    deal clock ran out, or everyone else left and the deal ended) is not held.
     """
     if embargo is not None:
         return None
-    shown = turn if lockstep else min(reached, default=0)
+    sent = list(sent)
+    shown = turn if lockstep else min([*reached, *sent], default=0)
+    if sent:
+        shown = min(shown, *sent)
     return shown if shown >= 1 else None
 
 

@@ -108,6 +108,10 @@ class AddressingRoom(RoomBase):
         common = views.common_card(self)
         if common is None or turn > common[0] or self.match is None:
             raise AssertionError("a card shown to the room that not every player holds")
+        for seat in self.seats:  # and, on its own, every player sent cards was sent it
+            board = self.match.boards.get(seat.player.id)
+            if seat.receives and board is not None and board.dealt < turn:
+                raise AssertionError("a card shown to the room that a player was never sent")
         if card != str(self.match.deal.cards[turn - 1]):
             raise AssertionError("a card shown to the room that is not that turn's")
 

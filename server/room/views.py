@@ -180,11 +180,17 @@ def common_card(room: RoomData) -> tuple[int, str] | None:
     m = room.match
     if m is None or room.phase != Phase.PLAYING:
         return None
+    played_for, sent = [], []
+    for seat in room.seats:
+        board = m.boards.get(seat.player.id)
+        if board is None:
+            continue
+        if seat.receives:
+            sent.append(board.dealt)
+        else:
+            played_for.append(max(board.dealt, len(board.placements)))
     turn = visibility.common_turn(
-        room.settings.pace == Pace.LOCKSTEP,
-        m.turn,
-        (max(b.dealt, len(b.placements)) for b in m.boards.values()),
-        room.series.embargo,
+        room.settings.pace == Pace.LOCKSTEP, m.turn, played_for, room.series.embargo, sent
     )
     return None if turn is None else (turn, str(m.deal.cards[turn - 1]))
 

@@ -313,6 +313,53 @@ def test_race_deal_clock_auto_places_the_rest() -> None:
     assert all(p.auto for p in boards["id-bob"].placements)
 
 
+def dealt_shown(box: Mailbox, who: PlayerInfo) -> list[int]:
+    """The turns of every ``progress.dealt`` ``who`` was shown (models or prepared text)."""
+    turns = []
+    for m in box.of(who):
+        model = m.model() if isinstance(m, Prepared) else m
+        progress = model if isinstance(model, Progress) else getattr(model, "progress", None)
+        if isinstance(progress, Progress) and progress.dealt is not None:
+            turns.append(progress.dealt.turn)
+    return turns
+
+
+def sent_turns(box: Mailbox, who: PlayerInfo) -> int:
+    cards = [m for m in box.of(who) if isinstance(m, CardDealt)]
+    return max((c.turn for c in cards), default=0)
+
+
+def test_the_deal_clock_filling_the_boards_shows_no_card_a_player_was_never_sent() -> None:
+    """A race whose deal clock runs out: the server fills both boards, and the
+    ``progress`` before the result shows no card beyond the last one bob was sent."""
+    room, box = make_room(2, pace=Pace.RACE, deal_clock_ms=30_000), Mailbox()
+    box.add(room.handle(SPECTATOR, JoinRoom(room_id=room.id, spectate=True), 0))
+    seat_and_start(room, box, BOB)
+    for i in range(5):
+        place(room, box, ALICE, 1_000 * (i + 1))
+    place(room, box, BOB, 6_000)
+    box.add(room.tick(30_000))
+    assert room.phase == Phase.FINISHED
+    held = min(sent_turns(box, ALICE), sent_turns(box, BOB))
+    assert held == 2
+    for who in (ALICE, BOB, SPECTATOR):
+        assert dealt_shown(box, who) and max(dealt_shown(box, who)) <= held, who.name
+
+
+def test_the_others_leaving_shows_no_card_the_stayer_was_never_sent() -> None:
+    """Lockstep, bob leaves at card 3: the deal ends at once, alice's board filled for
+    her; no ``progress`` shows her a card after the third."""
+    room, box = make_room(2), Mailbox()
+    seat_and_start(room, box, BOB)
+    for now in (100, 200):
+        place(room, box, ALICE, now)
+        place(room, box, BOB, now + 10)
+    box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 300))
+    assert room.phase == Phase.FINISHED
+    assert sent_turns(box, ALICE) == 3
+    assert max(dealt_shown(box, ALICE)) <= 3
+
+
 def test_reconnect_restores_board_card_and_clock() -> None:
     room, box = make_room(2, card_clock_ms=10_000), Mailbox()
     seat_and_start(room, box, BOB)

@@ -161,6 +161,9 @@ def test_the_card_everyone_holds() -> None:
     assert visibility.common_turn(False, 1, [0, 3], None) is None  # not everyone has one
     assert visibility.common_turn(True, 5, [5, 5], "t1/1") is None  # a round's embargo
     assert visibility.common_turn(False, 5, [5], "daily/2026-03-14") is None
+    # Cards the server placed for a player without sending them are not held by it.
+    assert visibility.common_turn(True, 16, [], None, sent=[3]) == 3  # the others left
+    assert visibility.common_turn(False, 16, [16], None, sent=[2, 6]) == 2  # a deal clock
 
 
 async def test_a_database_made_before_embargoes_embargoes_its_rounds_in_play(
