@@ -77,6 +77,27 @@ def test_the_room_and_its_series_follow_from_the_story() -> None:
             assert p["card"] == str(dealt.cards[p["turn"] - 1])
 
 
+def test_the_room_s_cards_are_its_first_deal_s() -> None:
+    """Every card the examples show in the room's first deal (dealt, placed, everyone's
+    in ``progress.dealt``, a snapshot's board) is that deal's card of its turn."""
+    cards = [str(c) for c in deal(story.SEEDS[0]).cards]
+    shown = []
+    for m in MESSAGES:
+        if m.get("room_id") != story.ROOM_ID and m["type"] != "room_state":
+            continue
+        if m["type"] in ("card", "placed"):
+            shown.append((m["turn"], m["card"]))
+        if m["type"] == "progress" and m.get("dealt"):
+            shown.append((m["dealt"]["turn"], m["dealt"]["card"]))
+        you = m.get("you") if m["type"] == "room_state" else None
+        if you and m["room"]["id"] == story.ROOM_ID and m.get("match_id") != "Pq7s1BzY2wXc":
+            shown += [(p["turn"], p["card"]) for p in you.get("placements", [])]
+            if you.get("card"):
+                shown.append((you["turn"], you["card"]))
+    assert len(shown) >= 5
+    assert [(t, c) for t, c in shown if cards[t - 1] != c] == []
+
+
 def test_the_tournament_chains_its_round_secrets() -> None:
     (update,) = of_type("tournament")
     t = update["tournament"]
