@@ -26,15 +26,24 @@ class Process:
     cmdline: str
 
 
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (from the state on:
+    ``[state, ppid, ...]``), or None for a process gone or ended (not yet reaped)."""
+    try:
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        fields = (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if not fields or fields[0] in ("Z", "X") else fields
+
+
 def _read(pid: int) -> Process | None:
     base = PROC / str(pid)
+    stat = _stat(pid)
+    if stat is None:
+        return None
     try:
-        stat = (base / "stat").read_text()
-        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-        state, ppid_text = stat.rsplit(")", 1)[1].split()[:2]
-        if state in ("Z", "X"):  # ended, not yet reaped by its parent
-            return None
-        ppid = int(ppid_text)
+        ppid = int(stat[1])
         cmdline = (base / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         cwd = os.readlink(base / "cwd")
     except (OSError, ValueError, IndexError):
@@ -84,14 +93,8 @@ def gone(pids: set[int], timeout: float) -> set[int]:
 
 def started_at(pid: int) -> str | None:
     """The start time of ``pid`` (to tell it from a later process given the same pid)."""
-    try:
-        stat = (PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    if fields[0] in ("Z", "X"):
-        return None
-    return fields[19]  # field 22 of proc(5): starttime
+    stat = _stat(pid)
+    return None if stat is None else stat[19]  # field 22 of proc(5): starttime
 
 
 def marked(mark: str) -> list[int]:
@@ -115,13 +118,8 @@ def family(pid: int) -> dict[int, str]:
     enough to ask several times a second)."""
     parents: dict[int, list[tuple[int, str]]] = {}
     for entry in PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] not in ("Z", "X"):
+        fields = _stat(int(entry.name)) if entry.name.isdigit() else None
+        if fields is not None:
             parents.setdefault(int(fields[1]), []).append((int(entry.name), fields[19]))
     below: dict[int, str] = {}
     todo = [pid]
