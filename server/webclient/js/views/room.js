@@ -13,10 +13,19 @@ import { botLevels, findLevel, levelLabel, levelSelect } from "./ui.js";
 let typed = "";
 let typedAt = 0;
 let current = null; // the ctx of the room view being shown, for the keyboard handler
+// Cells typed while no card could be placed (the last one not yet answered, or the
+// next card not yet dealt): placed in order as the cards come, so that a burst of
+// keys ("a1b1c1d1") loses none. Cleared by Escape, a refused cell, or the deal's end.
+let queued = [];
+let draining = false;
 
 export function roomView(ctx) {
   const { store } = ctx;
   current = ctx;
+  if (!draining) {
+    draining = true;
+    store.addEventListener("change", () => queueMicrotask(drain));
+  }
   const wanted = ctx.route[1];
   const room = store.room;
   if (!room || room.id !== wanted) {
@@ -146,9 +155,35 @@ function commitmentLine(value, what) {
 
 // --- typing a cell ----------------------------------------------------------------
 
+/** The next queued cell, once a card can be placed. */
+function drain() {
+  const ctx = current;
+  if (!queued.length || !ctx) return;
+  const match = ctx.store.match;
+  if (ctx.route[0] !== "room" || !match || match.result || ctx.store.spectating) {
+    queued = [];
+    return;
+  }
+  if (!match.card || match.pending) return;
+  place(ctx, queued.shift());
+  if (!match.pending) queued = []; // refused (the reason is shown): the rest was planned on it
+}
+
+function typedCell(ctx, name) {
+  const match = ctx.store.match;
+  if (match.card && !match.pending && !queued.length) {
+    place(ctx, name);
+    return;
+  }
+  queued.push(name);
+  ctx.setField("place-error", `${queued.join(", ")}: placed as the cards come`);
+  ctx.render();
+}
+
 document.addEventListener("keydown", (e) => {
   const ctx = current;
-  if (!ctx || ctx.route[0] !== "room" || !ctx.store.match || !ctx.store.match.card) return;
+  const match = ctx && ctx.store.match;
+  if (!ctx || ctx.route[0] !== "room" || !match || match.result || ctx.store.spectating) return;
   const target = e.target;
   if (target && (target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA")) return;
   if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -163,9 +198,10 @@ document.addEventListener("keydown", (e) => {
   } else if (/^[1-4]$/.test(key) && typed.length === 1) {
     const name = typed + key;
     typed = "";
-    place(ctx, name);
-  } else if (key === "escape" && typed) {
+    typedCell(ctx, name);
+  } else if (key === "escape" && (typed || queued.length)) {
     typed = "";
+    queued = [];
     ctx.setField("place-error", "");
     ctx.render();
   }
