@@ -69,6 +69,11 @@ async def test_vs_bot_then_the_analysis_on_results_and_replay(server) -> None:
         assert "hindsight best" in head
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, AnalysisScreen), "the full analysis")
+        # made already: drawn at once (it was once handed back before the screen counted
+        # as mounted, and "analysing…" stayed for good)
+        full = app.screen.query_one("#analysis-body", Static)
+        await until(pilot, lambda: "hindsight best:" in text_of(full), "the full analysis drawn", 5)
+        assert "analysing" not in text_of(full)
 
 
 def legal_name(cell: int) -> str:

@@ -47,6 +47,7 @@ Escape          back"""
         self.starter = starter
         self.board = board
         self.analysis: ana.BoardAnalysis | None = None
+        self.answered = False
 
     def compose(self) -> ComposeResult:
         yield from self.compose_bar()
@@ -58,18 +59,22 @@ Escape          back"""
         head = Text(f"Match {self.match_id}: analysis of the board of {self.board.player.name}")
         head.stylize("bold")
         self.query_one("#analysis-head", Static).update(head)
-        self.query_one("#analysis-body", Static).update(
-            Text("analysing… (a few seconds: the expert weighs every move)", "italic")
-        )
         self.query_one("#analysis-scroll").focus()
+        # An analysis already made (a replay's second 'a') is handed back at once,
+        # before this screen counts as mounted: the body is drawn after asking.
         self.crib.analyse(self.match_id, self.starter, self.board, self._analysed)
+        self._draw()
 
     def _analysed(self, found: ana.BoardAnalysis | None) -> None:
-        self.analysis = found
-        if not self.is_mounted:
-            return
+        self.analysis, self.answered = found, True
+        if self.is_mounted:
+            self._draw()
+
+    def _draw(self) -> None:
         body = self.query_one("#analysis-body", Static)
-        if found is None:
+        if not self.answered:
+            body.update(Text("analysing… (a few seconds: the expert weighs every move)", "italic"))
+        elif self.analysis is None:
             body.update(Text("✖ this board cannot be analysed", "bold red"))
-            return
-        body.update(Text("\n").join(ana.analysis_lines(found)))
+        else:
+            body.update(Text("\n").join(ana.analysis_lines(self.analysis)))
