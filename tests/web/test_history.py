@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tests.server.live import running_server, two_player_room
+from tests.server.live import duel, running_server, two_player_room
 from tests.web.conftest import player, shot
 
 
@@ -51,6 +51,39 @@ async def test_history_replay_analysis_and_leaderboard(
         await page.get_by_role("button", name="Show").click()
         await page.wait_for_selector("#lb-around-h:text-is('Around bob')")
         assert "bob" in await page.locator("table.leaderboard").nth(1).inner_text()
+        for c in (alice, bob):
+            await c.close()
+    assert page_errors.errors == []
+
+
+async def test_a_page_fetched_over_http_is_asked_again_on_every_visit(
+    browser, tmp_path: Path, page_errors
+) -> None:
+    """A player's games and the tournaments listed by status are fetched over HTTP:
+    each visit asks again, so a game played or a tournament hosted since shows
+    without a reload (they kept their first answer until one)."""
+    async with running_server(tmp_path / "db.sqlite") as live:
+        alice, bob, room_id = await two_player_room(live)
+        await asyncio.gather(alice.play_to_end(room_id), bob.play_to_end(room_id, pick=2))
+        page = await player(browser, live.http, "cy", page_errors, path="/#/player/alice")
+        await page.wait_for_selector("#matches-h:text-is('Matches (1, newest first)')")
+        await page.goto(live.http + "/#/tournaments")
+        await page.select_option("#t-status", "cancelled")
+        await page.wait_for_selector("text=No public tournament cancelled.")
+
+        second = await duel(alice, bob)
+        await asyncio.gather(alice.play_to_end(second), bob.play_to_end(second, pick=2))
+        await alice.send(type="create_tournament", name="late cup")
+        tid = (await alice.until("tournament"))["tournament"]["id"]
+        await alice.send(type="manage_tournament", tournament_id=tid, action="cancel")
+        await alice.until("tournament")
+
+        await page.get_by_role("link", name="Lobby").click()
+        await page.goto(live.http + "/#/player/alice")
+        await page.wait_for_selector("#matches-h:text-is('Matches (2, newest first)')")
+        await page.get_by_role("link", name="Tournaments").click()
+        assert await page.input_value("#t-status") == "cancelled"  # kept from the first visit
+        await page.wait_for_selector("[aria-labelledby=tp-h] table a:text-is('late cup')")
         for c in (alice, bob):
             await c.close()
     assert page_errors.errors == []

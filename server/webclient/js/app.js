@@ -39,6 +39,7 @@ const ctx = {
     else window.location.hash = hash;
   },
   route: [],
+  visit: 0, // counts the routes entered: a page fetched over HTTP asks again on each visit
   render: () => schedule(),
   held: false,
   hold(on) {
@@ -151,6 +152,7 @@ function parseRoute() {
 /** What entering a route asks the server for. */
 function enterRoute() {
   ctx.route = parseRoute();
+  ctx.visit += 1;
   const [page, id] = ctx.route;
   if (conn.state !== "online") return;
   if (page === "join" && id) {

@@ -50,12 +50,13 @@ export function forget(url) {
 
 // --- the player's page ---------------------------------------------------------
 
-let shownPlayer = null;
+let shownVisit = null;
 
 export function playerView(ctx) {
   const who = ctx.route[1];
-  const fresh = shownPlayer !== who;
-  shownPlayer = who;
+  // Asked again on every visit: a game played since shows when one comes back.
+  const fresh = shownVisit !== ctx.visit;
+  shownVisit = ctx.visit;
   // One's own page is asked with one's token: every game one sat in, private rooms too.
   const own = ctx.store.me && (who === ctx.store.me.name || who === ctx.store.me.id);
   const token = own ? ctx.savedToken() : null;

@@ -79,8 +79,10 @@ with its winners), newest first: GET /api/tournaments?status=S. */
 function pastTournaments(ctx) {
   const status = val(ctx, "t-status", "finished");
   const url = `/api/tournaments?status=${encodeURIComponent(status)}&limit=50`;
-  const shown = fetched(ctx, url, { again: ctx.field("t-status-asked", null) !== status });
-  ctx.setField("t-status-asked", status);
+  // Asked again when the status changes and on every visit of the page.
+  const asked = `${ctx.visit} ${status}`;
+  const shown = fetched(ctx, url, { again: ctx.field("t-status-asked", null) !== asked });
+  ctx.setField("t-status-asked", asked);
   const rows = shown.data ? shown.data.tournaments : null;
   return h("section", { class: "card-panel", "aria-labelledby": "tp-h" },
     h("div", { class: "section-head" }, h("h2", { id: "tp-h" }, "All tournaments by status"),
