@@ -163,3 +163,34 @@ async def test_a_browser_plays_its_tournament_table_and_checks_the_round(
 
 
 _ = asyncio
+
+
+async def test_a_host_who_plays_is_taken_to_every_round_s_table(
+    browser, tmp_path: Path, page_errors
+) -> None:
+    """Hosted and entered from the page (Register, add bots, Start now), a Swiss of two
+    rounds: the page goes to round 1's table, and from its results to round 2's (whose
+    snapshot, sent while the table waited for its match, was dropped: another room's
+    snapshot replaced a finished one only if it was playing, and the page moved only
+    from outside a room)."""
+    async with running_server(tmp_path / "db.sqlite", between_rounds_ms=300) as live:
+        me = await player(browser, live.http, "hana", page_errors, path="/#/tournaments")
+        await me.fill("#tc-name", "Home cup")
+        await me.select_option("#tc-format", "swiss")
+        await me.fill("#tc-rounds", "2")
+        await me.get_by_role("button", name="Create the tournament").click()
+        await me.wait_for_selector("#host-h")
+        await me.get_by_role("button", name="Register", exact=True).click()
+        await me.fill("#tb-count", "3")
+        await me.get_by_role("button", name="Add bots").click()
+        await wait_store(me, "[...s.tournament.values()][0].info.entrants.length === 4")
+        await me.get_by_role("button", name="Start now").click()
+        for round_ in (1, 2):
+            # taken to the table (from round 1's results, to round 2's)
+            await me.wait_for_selector(
+                f".room-head:has-text('Home cup — round {round_},')", timeout=20_000
+            )
+            for turn in range(1, 17):
+                await place_one(me, turn, "click")
+            await me.wait_for_selector(".verify.ok", timeout=20_000)
+    assert page_errors.errors == []

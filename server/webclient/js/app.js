@@ -113,7 +113,7 @@ conn.addEventListener("message", (event) => {
   // tournament's round): take the player to its table.
   const room = store.room;
   if ((msg.type === "room_state" || msg.type === "match_started") && room && room.id === (msg.room_id || (msg.room && msg.room.id))
-      && !store.spectating && room.status === "playing" && ctx.route[0] !== "room" && room.origin !== "room") {
+      && !store.spectating && room.status === "playing" && !(ctx.route[0] === "room" && ctx.route[1] === room.id) && room.origin !== "room") {
     ctx.go(`#/room/${encodeURIComponent(room.id)}`);
   }
 });

@@ -175,13 +175,16 @@ export class Store extends EventTarget {
 
   on_room_state(msg) {
     const current = this.room;
-    // One room at a time: a snapshot of another room replaces this one only if
-    // this one is over (or there is none), or it was asked for (a join).
+    // One room at a time: a snapshot of another room replaces this one only if it
+    // was asked for (a join), or this one is over (or watched) and the other is
+    // playing or seats this player (a tournament's next table, still waiting for
+    // its match to start when the server seats its players).
     if (current && current.id !== msg.room.id) {
       const asked = msg.ref !== null && msg.ref !== undefined;
       const busy = current.status === "playing" && !this.spectating;
+      const seated = this.me !== null && msg.room.players.some((s) => s.player.id === this.me.id);
       if (!asked && busy) return;
-      if (!asked && msg.room.status !== "playing") return;
+      if (!asked && msg.room.status !== "playing" && !seated) return;
       this.leaveRoomLocally();
     }
     const newRoom = !this.room || this.room.id !== msg.room.id;
