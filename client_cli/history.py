@@ -50,6 +50,13 @@ class Replay:
     contributions: tuple[str, ...] = ()
     room: str = ""
     ranking: tuple[RankNote, ...] = ()  # why a board ranks where its score alone would not
+    # Under an embargo (docs/fairness.md): one's own table, its seed not revealed yet.
+    embargoed: bool = False
+
+    EMBARGO_TEXT = (
+        "the deal is checked once nobody can still play it (for the daily deal, once"
+        " the day is over; for a tournament, once its round is): its seed is revealed then"
+    )
 
     def verification(self) -> Verification | None:
         """The deal checked from the stored seed, as at the end of the match."""
@@ -93,6 +100,11 @@ def parse_match(data: Any) -> Replay:
     """The server's match JSON -> :class:`Replay`; raise ValueError if unusable."""
     if not isinstance(data, dict) or not isinstance(data.get("boards"), list):
         raise ValueError("the server's match has no boards")
+    if data.get("embargoed") and not data.get("starter"):
+        raise ValueError(
+            "others may still play this deal: its boards are shown once nobody can (for the"
+            " daily deal, once the day is over; for a tournament, once its round is)"
+        )
     if data.get("status") not in (None, "finished") or not data.get("starter"):
         raise ValueError("that match is not finished yet: nothing to replay")
     try:
@@ -112,6 +124,7 @@ def parse_match(data: Any) -> Replay:
         contributions=tuple(str(c) for c in data.get("contributions") or ()),
         room=str(room.get("name", "")) if isinstance(room, dict) else str(room or ""),
         ranking=ranking,
+        embargoed=bool(data.get("embargoed")),
     )
 
 
@@ -307,6 +320,8 @@ async def replay_lines(session: Session, match_id: str) -> list[str]:
     verification = replay.verification()
     if verification is not None:
         lines.append(verification.summary)
+    elif replay.embargoed:
+        lines.append(replay.EMBARGO_TEXT)
     for step in range(1, 17):
         moves = "; ".join(f"{b.player.name} {replay.placement_at(b, step)}" for b in replay.boards)
         lines.append(f"placement {step}: {moves}")

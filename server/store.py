@@ -73,7 +73,7 @@ class Store(Protocol):
         """The daily deal's stored secrets of day ``since`` on, and the days lifted."""
 
     # -- The history the HTTP API serves
-    async def match(self, match_id: str) -> dict[str, Any] | None: ...
+    async def match(self, match_id: str, viewer: str | None = None) -> dict[str, Any] | None: ...
 
     async def player_matches(
         self, who: str, limit: int = 100, viewer: str | None = None

@@ -29,8 +29,12 @@ The rules (docs/fairness.md, *Who sees a deal*):
   reached. It tells nobody a card it does not hold. A deal under an embargo
   shows none: another table of the round, or another player of the day, may
   not have reached it.
-* **Numbers are not embargoed.** Ranks, scores, time used, a table's points and
-  the standings name no card; a tournament shows them live as tables finish.
+* **Scores are held back with the cards** in the stored history: a deal under an
+  embargo shows nobody but its own players its boards' ranks, scores, time used
+  or ranking notes (:func:`public_match`, :func:`listed_result`); each of its
+  players sees its own table whole but the seed and secret, and lists every
+  deal it played. The live standings (a tournament's, the day's) still show
+  the numbers as tables finish.
 * **The daily deal** (server.daily) is one deal played by everyone who tries
   it on its day, each alone: its attempts are an embargo group of their own
   (:func:`daily_embargo`), lifted by a stored event once the day is over and no
@@ -41,7 +45,8 @@ The rules (docs/fairness.md, *Who sees a deal*):
   (:func:`daily_shown`).
 * **Listing.** A match appears in public lists (a player's matches, recent
   matches) when its room was public, or rated (its result is public in the
-  rating history anyway), or a table of a public tournament. A private room's
+  rating history anyway), or a table of a public tournament; in its own
+  player's list, always. A private room's
   matches are found only by their id, which only its members were told.
 """
 
@@ -53,6 +58,9 @@ from typing import Any
 # The hidden parts of a deal and of its boards, as the history API names them.
 DEAL_FIELDS = ("seed", "server_secret", "starter")
 BOARD_FIELDS = ("cells", "placements", "detail")
+# What a board's result tells of the deal's worth: hidden, under an embargo, from
+# everyone but the deal's own players until it is lifted (the score embargo).
+RESULT_FIELDS = ("rank", "score", "time_used_ms")
 
 # An SQL condition on a ``rooms`` row aliased ``r``: may its matches be listed publicly?
 LISTED_ROOM_SQL = (
@@ -61,14 +69,8 @@ LISTED_ROOM_SQL = (
     " WHERE lt.room_id = r.id AND lv.visibility = 'public'))"
 )
 
-# An SQL condition on a match ``m`` of a room ``r`` that its own player lists: every
-# match it sat in, private rooms and bots included, except a daily attempt while its
-# day's embargo is on (an attempt is known to its player, and listed, once the day
-# is over: docs/daily.md).
-OWN_MATCH_SQL = (
-    "(m.embargo IS NULL OR m.embargo NOT LIKE 'daily/%' OR EXISTS ("
-    "SELECT 1 FROM embargoes oe WHERE oe.id = m.embargo AND oe.lifted_ms IS NOT NULL))"
-)
+# A player lists every match it sat in itself, private rooms, bots and daily attempts
+# included: there is no condition for that.
 
 
 def round_embargo(tournament_id: str, round_number: int) -> str:
@@ -150,28 +152,49 @@ def round_secret(secret: str, finished: bool) -> str | None:
     return secret if finished else None
 
 
-def public_match(facts: Mapping[str, Any]) -> dict[str, Any]:
-    """One stored match as anyone may see it (``GET /api/matches/{id}``).
+def public_match(facts: Mapping[str, Any], viewer: str | None = None) -> dict[str, Any]:
+    """One stored match as ``viewer`` (a player id; None: anyone) may see it
+    (``GET /api/matches/{id}``).
 
     ``facts`` is everything storage read, its internal ``embargo`` and
     ``embargo_lifted`` included. A deal not open shows who played it, the
-    commitments, the contributions and (once it is over) each board's rank,
-    score and time used; never its seed, secret, starter, cells, placements or
-    itemized scores. ``embargoed`` says whether a finished deal is still held back.
+    commitments and the contributions; never its seed, secret, starter, cells,
+    placements or itemized scores; and, while it is under an embargo, nor each
+    board's rank, score and time used, nor the ranking's notes, its boards in seat
+    order (:func:`sees_result`). A player of a finished deal under an embargo sees
+    its own table whole (every card of it was dealt to it), all but the seed and
+    the secret, which wait for the lift. ``embargoed`` says whether a finished deal
+    is still held back.
     """
     view = {k: v for k, v in facts.items() if k not in ("embargo", "embargo_lifted")}
     embargo = facts.get("embargo")
     lifted = bool(facts.get("embargo_lifted"))
-    is_open = deal_open(str(facts.get("status")), embargo, lifted)
+    status = str(facts.get("status"))
+    boards = list(facts.get("boards", []))
+    seated = viewer is not None and any(b["player"]["id"] == viewer for b in boards)
     view["embargoed"] = embargo is not None and not lifted
-    if not is_open:
-        for key in DEAL_FIELDS:
-            view[key] = None
-        view["boards"] = [
-            {k: v for k, v in board.items() if k not in BOARD_FIELDS}
-            for board in facts.get("boards", [])
-        ]
+    if deal_open(status, embargo, lifted):
+        return view
+    if seated and status == "finished":
+        view["seed"] = view["server_secret"] = None
+        return view
+    for key in DEAL_FIELDS:
+        view[key] = None
+    hidden: tuple[str, ...] = BOARD_FIELDS
+    if not sees_result(False, embargo, lifted):
+        hidden += RESULT_FIELDS
+        view["ranking"] = []
+        boards.sort(key=lambda b: b["seat"])
+    view["boards"] = [{k: v for k, v in b.items() if k not in hidden} for b in boards]
     return view
+
+
+def listed_result(row: Mapping[str, Any], viewer: str | None, player: str) -> bool:
+    """May ``viewer`` see, in ``player``'s list of matches, the rank and score of a
+    listed match (``row``: its ``embargo`` and ``embargo_lifted_ms``)? Its own list
+    always; anyone else's unless the match is under an embargo not yet lifted."""
+    lifted = row["embargo_lifted_ms"] is not None
+    return sees_result(viewer == player, row["embargo"], lifted)
 
 
 def public_boards(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -95,9 +95,11 @@ def _ask_server(server: str, args: argparse.Namespace) -> tuple[dict[str, Any] |
     except SessionError as exc:
         raise UsageError(str(exc)) from None
     base = http_base(url)
-    if args.match:
-        return _get(base, match_path(path_quote(args.match)), None), base
     saved = TokenStore().get(url)
+    if args.match:
+        # As oneself: a player of a deal still under an embargo sees its own table.
+        token = saved.token if saved is not None else None
+        return _get(base, match_path(path_quote(args.match)), token), base
     who = args.player
     if who is None:
         if saved is None:
@@ -178,6 +180,14 @@ def _match_text(m: dict[str, Any]) -> str:
     ]
     if m["seed"]:
         out.append(f"seed {m['seed']}  starter {m['starter']}")
+    elif m.get("starter"):
+        out.append(f"starter {m['starter']}")
+    if m.get("embargoed"):
+        out.append(
+            "under an embargo: others may still play this deal (a tournament's round, the"
+            " day's daily deal); its seed, and to anyone but its players its boards and"
+            " scores, are shown once nobody can"
+        )
     for b in m["boards"]:
         who = b["player"]["name"]
         if "rank" not in b:

@@ -70,27 +70,41 @@ def _ratings(store: Store, who: str) -> Awaitable[dict[str, Any] | None]:
     return store.player_ratings(who)
 
 
-def _match(store: Store, match_id: str) -> Awaitable[dict[str, Any] | None]:
-    return store.match(match_id)
+async def _viewer(request: web.Request) -> str | web.Response | None:
+    """Whom a history request was made as: the player of its ``Authorization: Bearer
+    TOKEN``, None without one, or the 401 reply to a token no player has."""
+    auth = request.headers.get("Authorization")
+    if auth is None:
+        return None
+    scheme, _, token = auth.partition(" ")
+    found = await request.app[HUB].player_of_token(token.strip()) if token.strip() else None
+    if scheme.lower() != "bearer" or found is None:
+        reason = "no player has that token: sign in again, or ask without Authorization"
+        return web.json_response(
+            {"error": {"code": errors.BadToken.code, "reason": reason}}, status=401
+        )
+    return found.id
 
 
-match_history = stored(_match, "match_id", "match_not_found", "no such match")
+async def match_history(request: web.Request) -> web.Response:
+    """``/api/matches/{match_id}``: a match as anyone may see it; asked with the token
+    of one of its players, a finished deal under an embargo shows that player its
+    table whole (server.visibility.public_match)."""
+    viewer = await _viewer(request)
+    if isinstance(viewer, web.Response):
+        return viewer
+    found = await request.app[STORAGE].match(request.match_info["match_id"], viewer=viewer)
+    if found is None:
+        return _not_found("match_not_found", "no such match")
+    return web.json_response(found)
 
 
 async def player_history(request: web.Request) -> web.Response:
     """``/api/players/{name}/matches``: the matches anyone may list; asked with the
     player's own token (``Authorization: Bearer TOKEN``), every match it sat in."""
-    viewer: str | None = None
-    auth = request.headers.get("Authorization")
-    if auth is not None:
-        scheme, _, token = auth.partition(" ")
-        found = await request.app[HUB].player_of_token(token.strip()) if token.strip() else None
-        if scheme.lower() != "bearer" or found is None:
-            reason = "no player has that token: sign in again, or ask without Authorization"
-            return web.json_response(
-                {"error": {"code": errors.BadToken.code, "reason": reason}}, status=401
-            )
-        viewer = found.id
+    viewer = await _viewer(request)
+    if isinstance(viewer, web.Response):
+        return viewer
     matches = await request.app[STORAGE].player_matches(request.match_info["name"], viewer=viewer)
     if matches is None:
         return _not_found("player_not_found", "no such player")

@@ -16,10 +16,13 @@ from server.storage.players import find_player, player_json
 from server.storage.sql import Reader, Row, chunks, marks
 
 
-async def match_detail(db: Reader, match_id: str) -> dict[str, Any] | None:
-    """One match as anyone may see it (server.visibility.public_match)."""
+async def match_detail(
+    db: Reader, match_id: str, viewer: str | None = None
+) -> dict[str, Any] | None:
+    """One match as ``viewer`` (a player id; None: anyone) may see it
+    (server.visibility.public_match)."""
     facts = await _match_facts(db, match_id)
-    return None if facts is None else visibility.public_match(facts)
+    return None if facts is None else visibility.public_match(facts, viewer)
 
 
 async def _match_facts(db: Reader, match_id: str) -> dict[str, Any] | None:
@@ -185,16 +188,19 @@ async def player_matches(
     """The matches of a player given by id or name (registered names first): for
     anyone, those that may be listed publicly (server.visibility: not a private
     room's); for the player itself (``viewer``, the id the request was made as),
-    every one it sat in that server.visibility lets its owner list."""
+    every one it sat in. Ranks and scores of a match under an embargo not yet
+    lifted are null but in one's own list (server.visibility.listed_result)."""
     p = await find_player(db, who)
     if p is None:
         return None
-    listed = visibility.OWN_MATCH_SQL if viewer == p["id"] else visibility.LISTED_ROOM_SQL
+    listed = "1 = 1" if viewer == p["id"] else visibility.LISTED_ROOM_SQL
     rows = await db.fetch(
-        _SUMMARY_SQL + ", res.rank, res.score, res.time_used_ms"
+        _SUMMARY_SQL + ", res.rank, res.score, res.time_used_ms,"
+        " m.embargo, e.lifted_ms AS embargo_lifted_ms"
         " FROM match_players mp JOIN matches m ON m.id = mp.match_id"
         " JOIN rooms r ON r.id = m.room_id"
         " LEFT JOIN results res ON res.match_id = m.id AND res.player_id = mp.player_id"
+        " LEFT JOIN embargoes e ON e.id = m.embargo"
         f" WHERE mp.player_id = ? AND {listed}"
         " ORDER BY m.started_ms DESC LIMIT ?",
         (p["id"], limit),
@@ -203,8 +209,14 @@ async def player_matches(
     matches = []
     for row in rows:
         item = _summary(row)
-        item.update(rank=row["rank"], score=row["score"], time_used_ms=row["time_used_ms"],
-                    opponents=opponents.get(row["id"], []))  # fmt: skip
+        shown = visibility.listed_result(row, viewer, p["id"])
+        against = opponents.get(row["id"], [])
+        if not shown:
+            against = [{**o, "rank": None, "score": None} for o in against]
+        item.update(rank=row["rank"] if shown else None,
+                    score=row["score"] if shown else None,
+                    time_used_ms=row["time_used_ms"] if shown else None,
+                    opponents=against)  # fmt: skip
         matches.append(item)
     return {
         "player": player_json(p),

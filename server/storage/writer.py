@@ -322,8 +322,8 @@ class Storage:
         row = await first(self._reader, "SELECT MAX(token) AS token FROM fences")
         return int(row["token"] or 0) if row is not None else 0
 
-    async def match(self, match_id: str) -> dict[str, Any] | None:
-        return await history.match_detail(self._reader, match_id)
+    async def match(self, match_id: str, viewer: str | None = None) -> dict[str, Any] | None:
+        return await history.match_detail(self._reader, match_id, viewer)
 
     async def player_matches(
         self, who: str, limit: int = 100, viewer: str | None = None

@@ -1,6 +1,6 @@
 """A player's own history is all its games, over real sockets: asked with its own
 token, ``/api/players/{name}/matches`` lists its private rooms, its games against
-bots and its daily attempts once their day is over; anyone else, another player's
+bots and its daily attempts, the day's still on too; anyone else, another player's
 token included, gets the public list, and a token nobody has is refused."""
 
 from __future__ import annotations
@@ -35,6 +35,15 @@ async def matches(live: Live, who: str, token: str | None = None) -> tuple[int, 
         return reply.status, await reply.json()
 
 
+async def match(live: Live, match_id: str, token: str | None = None) -> tuple[int, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    async with (
+        aiohttp.ClientSession() as http,
+        http.get(f"{live.http}/api/matches/{match_id}", headers=headers) as reply,
+    ):
+        return reply.status, await reply.json()
+
+
 async def private_game_against_a_bot(ada: Client) -> str:
     await ada.send(type="create_room", name="practice", seats=2, visibility="private")
     room_id = str((await ada.until("room_state"))["room"]["id"])
@@ -60,22 +69,42 @@ async def test_own_history_holds_private_rooms_bots_and_finished_days(tmp_path: 
         assert status == 200 and as_bob["matches"] == []  # bob's token shows bob nothing more
         status, own = await matches(live, "ada", ada.token)
         assert status == 200 and own["all"] is True
-        # The daily attempt is not listed while its day is on; the practice game is.
-        assert [m["match_id"] for m in own["matches"]] == [practice]
-        (row,) = own["matches"]
+        # Both are listed with their scores, the daily attempt while its day is on too.
+        assert [m["match_id"] for m in own["matches"]] == [attempt, practice]
+        day_row, row = own["matches"]
         assert row["status"] == "finished" and row["rank"] is not None
         assert [o["player"]["bot"] for o in row["opponents"]] == [True]
+        assert day_row["score"] is not None and day_row["rank"] == 1 and day_row["opponents"] == []
         # By id as by name.
         assert (await matches(live, str(ada.id), ada.token))[1]["matches"] == own["matches"]
+        # The attempt by id: its board and score to ada; to anyone else, not even a score.
+        status, seen = await match(live, attempt, ada.token)
+        (board,) = seen["boards"]
+        assert status == 200 and seen["embargoed"] and seen["starter"] and seen["seed"] is None
+        assert len(board["cells"]) == 16 and board["score"] == day_row["score"]
+        for token in (None, bob.token):
+            status, seen = await match(live, attempt, token)
+            assert status == 200 and seen["starter"] is None and seen["ranking"] == []
+            assert set(seen["boards"][0]) == {"seat", "player", "contribution"}
+        assert (await match(live, attempt, "nobody-has-this"))[0] == 401
+        # cribsquares history --match, with ada's saved sign-in and without one.
+        code, out, err = await cli(tmp_path, "history", "--match", attempt, "--server", live.url)
+        assert code == 0 and "under an embargo" in out and " points" not in out, err
+        with patched_config(tmp_path):
+            TokenStore().put(normalize_url(live.url), SavedSignIn(ada.token, "ada", ada.id))
+        code, out, err = await cli(tmp_path, "history", "--match", attempt, "--server", live.url)
+        assert code == 0 and f"#1 ada: {day_row['score']} points" in out, err
+        assert "under an embargo" in out and "seed " not in out.replace("seed commitment", "")
 
         calendar.ms += DAY_MS  # the day is over; its embargo is lifted by the desk
-        listed: list[str] = []
         for _ in range(100):  # bounded: 10 s at most
-            listed = [m["match_id"] for m in (await matches(live, "ada", ada.token))[1]["matches"]]
-            if attempt in listed:
+            status, seen = await match(live, attempt)
+            if not seen["embargoed"]:
                 break
             await asyncio.sleep(0.1)
-        assert sorted(listed) == sorted([practice, attempt])
+        assert not seen["embargoed"] and seen["seed"] and seen["boards"][0]["score"] is not None
+        listed = [m["match_id"] for m in (await matches(live, "ada", ada.token))[1]["matches"]]
+        assert listed == [attempt, practice]
         assert (await matches(live, "ada"))[1]["matches"] == []  # still private to others
 
         for bad in ("nobody-has-this", ""):

@@ -104,7 +104,13 @@ async def test_a_finished_table_is_shown_to_its_spectator_and_the_api_once_the_r
     shown = await storage.match(m.id)
     assert shown is not None and shown["status"] == "finished" and shown["embargoed"]
     assert shown["seed"] is None and shown["server_secret"] is None and shown["starter"] is None
-    assert all("cells" not in b and "placements" not in b and b["score"] for b in shown["boards"])
+    # Nor its scores, ranks or notes: alice, still at card 1, would learn what the deal is worth.
+    assert all(set(b) == {"seat", "player", "contribution"} for b in shown["boards"])
+    assert shown["ranking"] == []
+    # A bot of that table sees it whole, but for the seed and the secret.
+    seen = await storage.match(m.id, viewer=shown["boards"][0]["player"]["id"])
+    assert seen is not None and seen["seed"] is None and seen["server_secret"] is None
+    assert seen["starter"] and all(len(b["cells"]) == 16 and b["score"] for b in seen["boards"])
     assert await storage.tournament_boards(director.id) == []
     # A restart: the storage is read again, and the embargo still holds.
     await storage.close()

@@ -52,6 +52,17 @@ async def test_the_daily_page_from_today_to_yesterday_against_the_field(
         # The page asks again on arriving: the count follows (the page drawn from the
         # answer it had before may show first).
         await page.wait_for_selector("text=2 played, 2 finished")
+        # One's own board, while the day is on, and the attempt in one's own games.
+        await page.wait_for_selector(".daily-board .result-board")
+        assert await page.locator(".daily-board .cell.filled").count() == 16
+        await shot(page, "daily-own-board")
+        await page.get_by_role("link", name="My games").click()
+        await page.wait_for_selector("#matches-h:text-is('Matches (2, newest first)')")
+        await page.get_by_role("link", name="Replay").first.click()
+        await page.wait_for_selector("text=Your own table. The deal is checked here once")
+        await page.keyboard.press("End")
+        await page.wait_for_selector(".result-board .line-total", state="attached")
+        await page.get_by_role("link", name="Daily", exact=True).click()
         # The day is over: yesterday's deal opens.
         calendar.ms += DAY_MS
         await page.get_by_role("link", name="Daily", exact=True).click()

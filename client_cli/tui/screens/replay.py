@@ -94,6 +94,8 @@ Escape    back"""
         if step > 16:  # with the scores: why, where the score did not decide (as live)
             for note in replay.ranking:
                 head.append("\n" + visible(note.text), "bold yellow")
+        if self.verification is None and replay.embargoed:
+            head.append("\n" + replay.EMBARGO_TEXT, "italic")
         if self.verification is not None:
             head.append("\n")
             if self.verification.ok:

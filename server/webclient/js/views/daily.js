@@ -9,7 +9,8 @@ import { cardFace } from "../cards.js";
 import { provider } from "../crypto.js";
 import { commitment, dealCards, roomSeed } from "../deal.js";
 import { CELLS } from "../store.js";
-import { fetched } from "./history.js";
+import { asResultBoard, fetched } from "./history.js";
+import { scoredBoard } from "./boards.js";
 import { dataTable } from "./ui.js";
 
 const checks = new Map(); // day -> {pending} | {ok, checks}
@@ -89,7 +90,8 @@ function youPanel(ctx, view) {
   if (!you) return null;
   let body;
   if (you.status === "finished") {
-    body = h("p", { class: "result" }, h("strong", {}, `${you.score} points`), `, rank ${you.rank} of ${view.finished}, percentile ${you.percentile}`);
+    body = [h("p", { class: "result" }, h("strong", {}, `${you.score} points`), `, rank ${you.rank} of ${view.finished}, percentile ${you.percentile}`),
+      ownBoard(ctx, you.match_id, you.rank)];
   } else if (you.status === "playing") {
     body = h("p", {}, "Your attempt is being played. ", h("a", { href: `#/room/${encodeURIComponent(you.room_id)}` }, "Back to it"));
   } else if (view.status === "open" && store.me && store.me.guest) {
@@ -102,6 +104,21 @@ function youPanel(ctx, view) {
     body,
     h("p", {}, `Streak: ${you.streak} day${you.streak === 1 ? "" : "s"} (longest ${you.longest_streak}).`),
     h("p", { class: "help" }, "A streak counts the days in a row you began the daily deal; not playing today yet keeps yesterday's until midnight."));
+}
+
+/** One's own board of the day, asked as oneself (shown to its player while the day
+is on; to anyone once it is over), with a link to its replay. */
+function ownBoard(ctx, matchId, rank) {
+  if (!matchId || !ctx.store.me) return null;
+  const got = fetched(ctx, `/api/matches/${encodeURIComponent(matchId)}`, { token: ctx.savedToken() });
+  if (got.error) return h("p", { class: "error" }, got.error);
+  const match = got.data;
+  const board = match && match.boards.find((b) => b.player.id === ctx.store.me.id);
+  if (!board || !board.cells) return h("p", { role: "status" }, "Loading your board…");
+  return h("div", { class: "daily-board" },
+    // ranked in the day's field, not in its room of one
+    scoredBoard(ctx, { ...asResultBoard(board, match), rank }, { me: ctx.store.me, pace: match.pace, key: `daily-${matchId}` }),
+    h("p", {}, h("a", { href: `#/match/${encodeURIComponent(matchId)}` }, "Replay your attempt")));
 }
 
 function playForm(ctx) {

@@ -152,14 +152,22 @@ export function replayView(ctx) {
     clearInterval(replay.timer);
     Object.assign(replay, { id, step: 0, timer: null, analysed: null, verification: null, verifying: false });
   }
-  const got = fetched(ctx, `/api/matches/${encodeURIComponent(id)}`);
+  const fresh = replay.visit !== ctx.visit; // asked again on every visit: an embargo may be lifted since
+  replay.visit = ctx.visit;
+  // Asked as oneself: a player of a deal still under an embargo is shown its own table.
+  const got = fetched(ctx, `/api/matches/${encodeURIComponent(id)}`, { again: fresh, token: ctx.store.me ? ctx.savedToken() : null });
   if (got.error) return h("main", { id: "main" }, h("h1", {}, "Replay"), h("p", { class: "error" }, got.error));
   if (!got.data) return h("main", { id: "main" }, h("h1", {}, "Replay"), h("p", { role: "status" }, "Loading…"));
   const match = got.data;
   if (match.status !== "finished") {
     return h("main", { id: "main" }, h("h1", {}, "Replay"), h("p", {}, "This match is still being played: its boards are shown once it is over."));
   }
-  if (!replay.verification && !replay.verifying) checkStored(ctx, match);
+  if (match.embargoed && !match.boards.every((b) => b.placements)) {
+    return h("main", { id: "main" }, h("h1", {}, "Replay"), h("p", {}, embargoWords()));
+  }
+  if (match.embargoed) {
+    replay.verification = null; // the seed is revealed with the lift: checked then
+  } else if (!replay.verification && !replay.verifying) checkStored(ctx, match);
   const boards = match.boards.slice().sort((a, b) => a.rank - b.rank || a.seat - b.seat);
   const step = replay.step;
   const setStep = (n) => { replay.step = Math.max(0, Math.min(16, n)); ctx.render(); };
@@ -197,8 +205,19 @@ export function replayView(ctx) {
       : h("div", {}, h("p", {}, "Starter ", cardFace(match.starter), " ", cardName(match.starter)),
         replayOutcome(ctx, match, boards),
         h("div", { class: "boards results-like" }, boards.map((b) => scoredBoard(ctx, asResultBoard(b, match), { me: ctx.store.me, pace: match.pace, key: `replay-${match.match_id}` })))),
-    verificationPanel(replay.verification, provider(), ctx, `replay-checks-${match.match_id}`),
-    analysisSection(ctx, match, boards, analysis));
+    match.embargoed
+      ? h("p", { class: "verify pending", role: "status" }, "Your own table. The deal is checked here once ", embargoEnd(), ": its seed is revealed then.")
+      : verificationPanel(replay.verification, provider(), ctx, `replay-checks-${match.match_id}`),
+    match.embargoed ? null : analysisSection(ctx, match, boards, analysis));
+}
+
+/** When a deal under an embargo is shown whole. */
+function embargoEnd() {
+  return "nobody can still play it (for the daily deal, once the day is over; for a tournament, once its round is)";
+}
+
+function embargoWords() {
+  return `Others may still play this deal, so its cards and scores are shown once ${embargoEnd()}.`;
 }
 
 /** The deal's outcome in the words of its live result: the server's stored ranking
@@ -211,7 +230,7 @@ function replayOutcome(ctx, match, boards) {
     outcome.detail ? h("p", { class: "outcome-detail" }, outcome.detail) : null);
 }
 
-function asResultBoard(b, match) {
+export function asResultBoard(b, match) {
   return { player: b.player, seat: b.seat, rank: b.rank, cells: b.cells, placements: b.placements, score: b.detail, time_used_ms: b.time_used_ms, pace: match.pace };
 }
 
