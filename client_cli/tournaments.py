@@ -183,10 +183,10 @@ def standings_state(info: TournamentInfo) -> str:
     """Whether the standings are final: ``""``, or what makes them live."""
     current = info.history[-1] if info.history else None
     if info.status in ("playing", "paused") and current is not None and current.status == "playing":
+        before = f"after round {current.number - 1}" if current.number > 1 else "before any round"
         return (
-            f"live: round {current.number} is being played "
-            f"({current.finished_tables}/{current.tables} tables done); "
-            "they count only the tables done"
+            f"{current.finished_tables} of {current.tables} tables done in round"
+            f" {current.number}: its results when the round is over (standings {before})"
         )
     if info.status in ("playing", "paused"):
         return "after the rounds played"
@@ -248,7 +248,9 @@ def table_text(
         tail = "playing" + (f", {mine} points so far" if mine is not None else "")
     else:
         tail = "finished" + (f", {mine} points" if mine is not None else "")
-        if len(table.players) < 2:
+        if mine is None and table.status == "finished" and table.winner is None:
+            tail += " (the results when the round is over)"
+        elif len(table.players) < 2:
             pass  # a duplicate board: its matchpoints are in the standings
         elif table.winner == me:
             tail += ", you won"

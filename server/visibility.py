@@ -33,8 +33,9 @@ The rules (docs/fairness.md, *Who sees a deal*):
   embargo shows nobody but its own players its boards' ranks, scores, time used
   or ranking notes (:func:`public_match`, :func:`listed_result`); each of its
   players sees its own table whole but the seed and secret, and lists every
-  deal it played. The live standings (a tournament's, the day's) still show
-  the numbers as tables finish.
+  deal it played. A tournament round's results (its tables' points and
+  winners, the standings they make, a table's series standings to its
+  spectators) wait for the round's end (:func:`round_results_shown`).
 * **The daily deal** (server.daily) is one deal played by everyone who tries
   it on its day, each alone: its attempts are an embargo group of their own
   (:func:`daily_embargo`), lifted by a stored event once the day is over and no
@@ -147,6 +148,15 @@ def deal_open(status: str, embargo: str | None, lifted: bool) -> bool:
     return status == "finished" and (embargo is None or lifted)
 
 
+def round_results_shown(finished: bool) -> bool:
+    """May anyone see the results of a tournament round's tables: their points and
+    winners, and the standings they make? Only once the round is over: its tables
+    all play its deal, and a score tells a table still playing what the deal is
+    worth (the score embargo). Until then anyone sees which tables are done; each
+    table's own players see their own result in its room (:func:`sees_result`)."""
+    return finished
+
+
 def round_secret(secret: str, finished: bool) -> str | None:
     """A tournament round's secret, as shown: only once the round is over."""
     return secret if finished else None
@@ -197,6 +207,29 @@ def listed_result(row: Mapping[str, Any], viewer: str | None, player: str) -> bo
     return sees_result(viewer == player, row["embargo"], lifted)
 
 
+def public_series(facts: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored series as anyone may see it (``GET /api/series/{id}``): each deal under
+    an embargo not yet lifted without its results (its players' ranks and scores),
+    and while one is, the series' standings and winner held back too (a tournament
+    table's match, a daily attempt). ``facts``' deals carry their internal
+    ``embargo`` and ``embargo_lifted``, which the view leaves out."""
+    internal = ("embargo", "embargo_lifted")
+    view = dict(facts)
+    deals = []
+    held = False
+    for deal in facts.get("deals", []):
+        shown = sees_result(False, deal.get("embargo"), bool(deal.get("embargo_lifted")))
+        held = held or not shown
+        row = {k: v for k, v in deal.items() if k not in internal}
+        if not shown:
+            row["results"] = {}
+        deals.append(row)
+    view["deals"] = deals
+    if held:
+        view["standings"], view["winner_id"] = None, None
+    return view
+
+
 def public_boards(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Stored boards (the tournament export) as anyone may see them: only those of
     open deals, each without the internal ``status``, ``embargo`` and ``embargo_lifted``."""
@@ -209,10 +242,19 @@ def public_boards(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def public_round(facts: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored tournament round as anyone may see it: its secret once it is over."""
+    """A stored tournament round as anyone may see it: its secret, and its tables'
+    winners, points and deals' ranks and scores, once it is over."""
+    finished = facts.get("finished_ms") is not None
     view = dict(facts)
-    view["server_secret"] = (
-        round_secret(str(facts.get("server_secret") or ""), facts.get("finished_ms") is not None)
-        or None
-    )
+    view["server_secret"] = round_secret(str(facts.get("server_secret") or ""), finished) or None
+    if not round_results_shown(finished):
+        view["tables"] = [
+            {
+                **table,
+                "winner_id": None,
+                "points": {},
+                "deals": [{**d, "results": {}} for d in table.get("deals", [])],
+            }
+            for table in facts.get("tables", [])
+        ]
     return view

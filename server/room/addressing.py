@@ -95,6 +95,10 @@ class AddressingRoom(RoomBase):
         shown = message.result if isinstance(message, RoomState) else None
         if shown is not None and not views.sees_result(self, recipients[0]):
             raise AssertionError("the result is under its round's embargo")
+        room = message.room if isinstance(message, (RoomState, RoomUpdate)) else None
+        standings = room.series.standings if room is not None and room.series else []
+        if standings and not all(views.sees_result(self, p) for p in recipients):
+            raise AssertionError("the series' standings are under its round's embargo")
         return Outbound(recipients, message)
 
     def _check_result_shown(self, recipients: tuple[str, ...]) -> None:
@@ -157,12 +161,29 @@ class AddressingRoom(RoomBase):
         if now or sent is None or at - sent >= ROOM_UPDATE_INTERVAL_MS:
             self.room_due = None
             self.room_sent_at = at
-            return self.to_members(RoomUpdate(room=self.info()), ref=ref, actor=actor)
+            return self._room_to_members(ref, actor)
         if self.room_due is None:
             self.room_due = sent + ROOM_UPDATE_INTERVAL_MS
         if actor and self.is_member(actor):
-            return [self.address([actor], RoomUpdate(room=self.info(), ref=ref))]
+            shown = views.sees_result(self, actor)
+            return [self.address([actor], RoomUpdate(room=self.info(shown), ref=ref))]
         return []
+
+    def _room_to_members(self, ref: str | None, actor: str) -> list[Outbound]:
+        """The room to every member: those who may not see the deal's result (a
+        spectator under its round's embargo) get it without the series' standings."""
+        by_sight: dict[bool, list[str]] = {}
+        for member in self.members():
+            by_sight.setdefault(views.sees_result(self, member), []).append(member)
+        outs: list[Outbound] = []
+        for shown, group in by_sight.items():
+            update = RoomUpdate(room=self.info(shown))
+            if ref is not None and actor in group:
+                outs.append(self.address([actor], update.model_copy(update={"ref": ref})))
+                group = [m for m in group if m != actor]
+            if group:
+                outs.append(self.address(group, update))
+        return outs
 
     def send_state(self, player_id: str, now_ms: int, ref: str | None = None) -> Outbound:
         """Send ``player_id`` its snapshot (:meth:`view_for`). A command, not a query:

@@ -150,8 +150,8 @@ class RoomBase:
     def series_info(self, now_ms: int | None = None) -> SeriesInfo | None:
         return views.series_info(self, now_ms)
 
-    def info(self) -> RoomInfo:
-        return views.info(self)
+    def info(self, results: bool = True) -> RoomInfo:
+        return views.info(self, results)
 
     def summary(self) -> RoomSummary:
         return views.summary(self)

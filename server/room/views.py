@@ -76,8 +76,12 @@ def sees_result(room: RoomData, player_id: str) -> bool:
     return visibility.sees_result(seated, series.embargo, series.embargo_lifted)
 
 
-def series_info(room: RoomData, now_ms: int | None = None) -> SeriesInfo | None:
-    """The series as members see it; None before its first deal."""
+def series_info(
+    room: RoomData, now_ms: int | None = None, results: bool = True
+) -> SeriesInfo | None:
+    """The series as members see it; None before its first deal. Without ``results``
+    (a member who may not see the deal's result: :func:`sees_result`), its standings
+    are empty and its winner null: they are the deals' scores."""
     series = room.series
     if not series.started:
         return None
@@ -98,16 +102,18 @@ def series_info(room: RoomData, now_ms: int | None = None) -> SeriesInfo | None:
                 forfeited=st.forfeited,
             )
             for st in series.standings()
-            if st.player_id in names
+            if st.player_id in names and results
         ],
         finished=series.finished,
         aborted=series.aborted,
-        winner=names.get(winner) if winner is not None else None,
+        winner=names.get(winner) if winner is not None and results else None,
         next_deal_ms=next_ms,
     )
 
 
-def info(room: RoomData) -> RoomInfo:
+def info(room: RoomData, results: bool = True) -> RoomInfo:
+    """The room as its members see it; without ``results``, its series' standings
+    held back (:func:`series_info`)."""
     s = room.settings
     return RoomInfo(
         id=room.id,
@@ -133,7 +139,7 @@ def info(room: RoomData) -> RoomInfo:
         server_commitment=room.server_commitment,
         deals=s.best_of,
         rated=s.rated,
-        series=series_info(room, room.now),
+        series=series_info(room, room.now, results),
         rematch=[seat.player.id for seat in room.seats if seat.rematch],
         origin=s.origin,
         can_rematch=can_rematch(room),
@@ -241,7 +247,7 @@ def view_for(room: RoomData, player_id: str, now_ms: int, ref: str | None = None
                 time_used_ms=board.time_used_ms,
             )
     return RoomState(
-        room=info(room),
+        room=info(room, sees_result(room, player_id)),
         match_id=m.id if m else None,
         seed_commitment=commitment(m.seed) if m else None,
         contributions=list(m.contributions) if m else [],

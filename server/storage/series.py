@@ -2,7 +2,7 @@
 
 :func:`unfinished_series`: every series being played when the server stopped,
 with everything a room needs to be rebuilt (server.room.restore);
-:func:`series_detail`: a series as the history shows it.
+:func:`series_detail`: a series as the history shows it (server.visibility.public_series).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from server import visibility
 from server.events import PlayerRecord
 from server.recovery import Resumable, StoredDeal, StoredPlacement
 from server.storage.players import player_json
@@ -131,8 +132,8 @@ async def series_detail(db: Reader, series_id: str) -> dict[str, Any] | None:
     ]
     deals = []
     for m in await db.fetch(
-        "SELECT id, deal, status, started_ms, finished_ms FROM matches WHERE series_id = ?"
-        " ORDER BY deal",
+        "SELECT m.id, m.deal, m.status, m.embargo, e.lifted_ms FROM matches m"
+        " LEFT JOIN embargoes e ON e.id = m.embargo WHERE m.series_id = ? ORDER BY m.deal",
         (series_id,),
     ):
         scores = {
@@ -142,20 +143,23 @@ async def series_detail(db: Reader, series_id: str) -> dict[str, Any] | None:
             )
         }
         deals.append(
-            {"match_id": m["id"], "deal": m["deal"], "status": m["status"], "results": scores}
-        )
-    return {
-        "series_id": row["id"],
-        "room_id": row["room_id"],
-        "best_of": row["best_of"],
-        "rated": bool(row["rated"]),
-        "pace": row["pace"],
-        "origin": row["origin"],
-        "status": row["status"],
-        "players": players,
-        "deals": deals,
-        "standings": json.loads(row["standings"]) if row["standings"] else None,
-        "winner_id": row["winner_id"],
-        "started_ms": row["started_ms"],
-        "finished_ms": row["finished_ms"],
-    }
+            {"match_id": m["id"], "deal": m["deal"], "status": m["status"], "results": scores,
+             "embargo": m["embargo"], "embargo_lifted": m["lifted_ms"] is not None}
+        )  # fmt: skip
+    return visibility.public_series(
+        {
+            "series_id": row["id"],
+            "room_id": row["room_id"],
+            "best_of": row["best_of"],
+            "rated": bool(row["rated"]),
+            "pace": row["pace"],
+            "origin": row["origin"],
+            "status": row["status"],
+            "players": players,
+            "deals": deals,
+            "standings": json.loads(row["standings"]) if row["standings"] else None,
+            "winner_id": row["winner_id"],
+            "started_ms": row["started_ms"],
+            "finished_ms": row["finished_ms"],
+        }
+    )

@@ -18,6 +18,7 @@ This module must never await, read a clock, or touch sockets or the database.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -30,6 +31,7 @@ from protocol.tournaments import (
     TournamentSummary,
     TournamentUpdate,
 )
+from server import visibility
 from server.events import (
     Event,
     TournamentChange,
@@ -203,7 +205,15 @@ class DirectorBase:
     def record_entry(self, entrant: Entrant) -> None:
         self.entry_event(entrant, self.now)
 
-    def standings(self) -> list[TournamentStanding]:
+    def standings(self, *, shown: bool = False) -> list[TournamentStanding]:
+        """Everyone in the draw, best first. ``shown``: as anyone may see them while a
+        round is played, from the rounds that are over (server.visibility's
+        round_results_shown); else from every table finished (the tournament's own
+        decisions, and its final standings)."""
+        if shown and self.rounds and not visibility.round_results_shown(self.rounds[-1].finished):
+            decided = copy.copy(self)
+            decided.rounds = self.rounds[:-1]
+            return decided.standings()
         played: dict[str, int] = dict.fromkeys(self.entrants, 0)
         points: dict[str, int] = dict.fromkeys(self.entrants, 0)
         for r in self.rounds:

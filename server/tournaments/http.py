@@ -28,7 +28,8 @@ def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.R
         director = request.app[hub_key].lobby.tournaments.directors.get(tid)
         if director is not None and not director.over:
             found["status"] = director.status()
-            found["standings"] = [s.model_dump(mode="json") for s in director.standings()]
+            live = director.standings(shown=True)  # as of the rounds over (server.visibility)
+            found["standings"] = [s.model_dump(mode="json") for s in live]
         return found
 
     async def listing(request: web.Request) -> web.Response:

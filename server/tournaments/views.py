@@ -41,7 +41,7 @@ class TournamentData(Field, Protocol):
 
     def status(self) -> str: ...
 
-    def standings(self) -> list[TournamentStanding]: ...
+    def standings(self, *, shown: bool = False) -> list[TournamentStanding]: ...
 
 
 def summary(d: TournamentData, now_ms: int) -> TournamentSummary:
@@ -113,7 +113,8 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
     left = None
     if current is not None and not current.finished:
         left = max(0, current.ends_at - now_ms)
-    standings = d.standings()
+    standings = d.standings(shown=True)
+    shown = current is None or visibility.round_results_shown(current.finished)
     return TournamentInfo(
         id=d.id,
         name=s.name,
@@ -143,7 +144,7 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
         ],
         standings=standings,
         history=[round_info(r) for r in d.rounds],
-        tables=[table_info(t) for t in current.tables] if current else [],
+        tables=[table_info(t, shown) for t in current.tables] if current else [],
         bracket=[list(slots) for slots in d.bracket] if d.format.has_bracket else None,
         registered_only=s.registered_only,
         winners=winners(standings) if d.status() == "finished" else [],
@@ -163,13 +164,14 @@ def round_info(r: Round) -> TournamentRound:
     )
 
 
-def table_info(t: Table) -> TournamentTable:
-    """A table of the current round: who plays, its room, its points and winner."""
+def table_info(t: Table, shown: bool) -> TournamentTable:
+    """A table of the current round: who plays, its room, whether it is done, and
+    once the round's results are ``shown`` (server.visibility), its points and winner."""
     return TournamentTable(
         number=t.number,
         room_id=t.room_id,
         players=list(t.players),
         status=t.status,
-        winner=t.winner,
-        points=dict(t.points),
+        winner=t.winner if shown else None,
+        points=dict(t.points) if shown else {},
     )

@@ -323,3 +323,54 @@ def card_leaks(value: Any, hidden: Callable[[str], bool]) -> Iterator[str]:
     elif isinstance(value, list):
         for v in value:
             yield from card_leaks(v, hidden)
+
+
+RESULT_KEYS = ("rank", "score", "time_used_ms")
+
+
+def score_leaks(value: Any, hidden: Callable[[str], bool], best_of: int = 1) -> Iterator[str]:
+    """Where ``value`` shows a result of a deal still hidden (the score embargo): a
+    board's rank, score or time used of a match ``hidden`` says is, or its ranking
+    notes, a listed row's or an opponent's; a tournament round being played's table
+    points or winners (the ``tournament`` message, ``GET /api/tournaments/{id}``), or
+    standings that count more deals than the rounds over hold (``best_of`` a round)."""
+    if isinstance(value, dict):
+        mid = value.get("match_id")
+        if isinstance(mid, str) and hidden(mid):
+            for board in value.get("boards") or []:
+                for key in RESULT_KEYS:
+                    if isinstance(board, dict) and board.get(key) is not None:
+                        yield f"a board's {key} of {mid}"
+            if value.get("ranking"):
+                yield f"the ranking notes of {mid}"
+            if "boards" not in value:  # a row of a list, or a stored tournament's deal
+                for key in RESULT_KEYS:
+                    if value.get(key) is not None:
+                        yield f"the {key} of {mid} in a list"
+                if value.get("results"):
+                    yield f"the results of {mid}"
+                for other in value.get("opponents") or []:
+                    if isinstance(other, dict) and other.get("score") is not None:
+                        yield f"an opponent's score of {mid}"
+        history, tables = value.get("history"), value.get("tables")
+        if isinstance(history, list) and history and isinstance(tables, list):
+            playing = history[-1] if isinstance(history[-1], dict) else {}
+            if playing.get("status") == "playing":
+                for t in tables:
+                    if isinstance(t, dict) and (t.get("points") or t.get("winner")):
+                        yield f"round {playing.get('number')}'s table {t.get('number')}'s result"
+                over = sum(1 for r in history if isinstance(r, dict) and r["status"] == "finished")
+                for row in value.get("standings") or []:
+                    if isinstance(row, dict) and row.get("deals", 0) > over * best_of:
+                        yield f"standings counting round {playing.get('number')}"
+        rounds = value.get("rounds")
+        for r in rounds if isinstance(rounds, list) else []:
+            if isinstance(r, dict) and "finished_ms" in r and r["finished_ms"] is None:
+                for t in r.get("tables") or []:
+                    if isinstance(t, dict) and (t.get("winner_id") or t.get("points")):
+                        yield f"stored round {r.get('round')}'s table {t.get('table')}'s result"
+        for v in value.values():
+            yield from score_leaks(v, hidden, best_of)
+    elif isinstance(value, list):
+        for v in value:
+            yield from score_leaks(v, hidden, best_of)

@@ -43,7 +43,7 @@ from server.limits import Quota
 from server.room import Phase
 from server.shell.keys import HUB
 from server.web import load as load_web_client
-from tests.server.fairworld import card_leaks
+from tests.server.fairworld import card_leaks, score_leaks
 from tests.server.live import Client, Live, running_server, signed_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
@@ -80,9 +80,12 @@ class Calendar:
 class Hidden:
     values: set[str] = field(default_factory=set)  # seeds and secrets of live deals
     matches: set[str] = field(default_factory=set)  # ids of matches whose cards are hidden
+    rooms: set[str] = field(default_factory=set)  # rooms whose series is under an embargo
 
     def __and__(self, other: Hidden) -> Hidden:
-        return Hidden(self.values & other.values, self.matches & other.matches)
+        return Hidden(
+            self.values & other.values, self.matches & other.matches, self.rooms & other.rooms
+        )
 
 
 def hidden_now(live: Live, known_matches: dict[str, str]) -> Hidden:
@@ -99,6 +102,7 @@ def hidden_now(live: Live, known_matches: dict[str, str]) -> Hidden:
             hidden.values |= {m.seed, series.secret(series.started)}
         if embargoed:
             hidden.matches.update(d.match_id for d in series.deals)
+            hidden.rooms.add(room.id)
     daily = lobby.daily
     for day, secret in daily.secrets.items():  # every day's deal until it is revealed
         if day not in daily.revealed:
@@ -134,6 +138,7 @@ class Sweep:
         self.polls = 0
         self.violations: list[str] = []
         self.embargoed_seen = 0  # answers showing a finished deal still under embargo
+        self.best_of = 3  # the most deals a tournament table plays (knockout best of 3)
         self.routes = _routes(live)
 
     def watch(self, name: str, client: Client) -> None:
@@ -213,6 +218,10 @@ class Sweep:
             return
         for leak in card_leaks(data, lambda mid: mid in hidden.matches):
             self.violations.append(f"{where}: {leak}")
+        for leak in score_leaks(data, lambda mid: mid in hidden.matches, self.best_of):
+            self.violations.append(f"{where}: {leak}")
+        for leak in series_leaks(data, hidden.rooms):
+            self.violations.append(f"{where}: {leak}")
         if '"embargoed": true' in text and '"status": "finished"' in text:
             self.embargoed_seen += 1
 
@@ -251,6 +260,22 @@ class _Collect(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.into.append((time.monotonic(), self.format(record)))
+
+
+def series_leaks(value: Any, rooms: set[str]) -> list[str]:
+    """A room under an embargo shown with its series' standings (the deals' scores):
+    only its players may see them."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        series = value.get("series")
+        if value.get("id") in rooms and isinstance(series, dict) and series.get("standings"):
+            found.append(f"the series standings of room {value['id']}")
+        for v in value.values():
+            found += series_leaks(v, rooms)
+    elif isinstance(value, list):
+        for v in value:
+            found += series_leaks(v, rooms)
+    return found
 
 
 def _routes(live: Live) -> list[str]:

@@ -11,7 +11,7 @@ from tests.server.live import running_server, signed_in
 from tests.web.conftest import PHONE, open_page, place_one, player, shot, sign_in, store, wait_store
 
 
-async def test_standings_follow_the_tables_as_they_finish(
+async def test_standings_wait_for_the_round_then_follow_it(
     browser, tmp_path: Path, page_errors
 ) -> None:
     async with running_server(tmp_path / "db.sqlite", between_rounds_ms=300) as live:
@@ -41,23 +41,27 @@ async def test_standings_follow_the_tables_as_they_finish(
         for c in players:
             state = await c.until("room_state")
             tables[c.id] = state["room"]["id"]
-        # pia finishes first: her board is in the standings while quin still plays
+        # pia finishes first: nothing of her score shows while quin still plays the deal
+        # (the score embargo), only that her table is done
         await pia.play_to_end(tables[pia.id])
-        standings = f"s.tournament.get('{tid}').info.standings"
-        pia_in = standings + ".some((x) => x.player.name === 'pia' && x.deals === 1)"
-        await wait_store(host, pia_in)
-        text = await host.inner_text("table.standings")
-        assert "pia" in text and "%" in text
-        quin_line = standings + ".find((x) => x.player.name === 'quin')"
-        assert await store(host, quin_line + ".deals") == 0
-        assert "tables done" in await host.inner_text(".status")
-        await wait_store(wall, pia_in)
+        info = f"s.tournament.get('{tid}').info"
+        await wait_store(host, info + ".history[0].finished_tables >= 1")
+        assert await store(host, info + ".standings.every((x) => x.deals === 0 && x.points === 0)")
+        assert await store(host, info + ".tables.every((t) => Object.keys(t.points).length === 0)")
+        note = await host.inner_text(".pending-results")
+        assert "tables done in round 1: its results when the round is over" in note
+        assert "done: results when the round is over" in await host.inner_text("table.round-tables")
+        await wall.wait_for_selector(".pending-results")
         await shot(host, "desktop-tournament-standings")
         await shot(wall, "desktop-projector", full_page=False)
         # a watcher of the tournament may watch quin's table, which is still being played
         watch = host.get_by_role("button", name="Watch table")
         assert await watch.count() >= 1
         await quin.play_to_end(tables[quin.id], pick=3)
+        # the round is over: its results all at once
+        standings = info + ".standings"
+        await wait_store(host, standings + ".every((x) => x.deals === 1)", timeout=20_000)
+        assert "%" in await host.inner_text("table.standings")
         await wait_store(host, f"s.tournament.get('{tid}').info.round === 2", timeout=20_000)
         for c in players:
             state = await c.until("room_state")

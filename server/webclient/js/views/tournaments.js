@@ -155,6 +155,24 @@ function names(info) {
   return by;
 }
 
+/** The round being played, while its tables' results are held back (the server
+shows them once the round is over: a score would tell a table still playing what
+the deal is worth); null otherwise. */
+function roundPending(info) {
+  if (info.status !== "playing" && info.status !== "paused") return null;
+  const r = info.history.find((x) => x.number === info.round);
+  return r && r.status === "playing" ? r : null;
+}
+
+/** What the standings wait for during a round: "2 of 3 tables done in round 1: …". */
+function pendingNote(info) {
+  const r = roundPending(info);
+  if (!r) return null;
+  const before = r.number > 1 ? `after round ${r.number - 1}` : "before any round";
+  return h("p", { class: "help pending-results", role: "status" },
+    `${r.finished_tables} of ${r.tables} tables done in round ${r.number}: its results when the round is over (standings ${before}).`);
+}
+
 function statusLine(info, at) {
   const elapsed = Date.now() - at;
   const parts = [];
@@ -208,7 +226,7 @@ export function tournamentView(ctx) {
     host ? hostControls(ctx, info) : null,
     info.format === "knockout" && info.bracket && info.bracket.length ? h("section", { class: "card-panel", "aria-labelledby": "bracket-h" }, h("h2", { id: "bracket-h" }, "Bracket"),
       panning("Bracket", bracket(info, who)), h("p", { class: "help pan-help" }, "Swipe, or focus the bracket and use the arrow keys, to see every round.")) : null,
-    h("section", { class: "card-panel", "aria-labelledby": "st-h" }, h("h2", { id: "st-h" }, over ? "Final standings" : "Standings"), standings(info, me)),
+    h("section", { class: "card-panel", "aria-labelledby": "st-h" }, h("h2", { id: "st-h" }, over ? "Final standings" : "Standings"), pendingNote(info), standings(info, me)),
     info.tables.length ? h("section", { class: "card-panel", "aria-labelledby": "tables-h" }, h("h2", { id: "tables-h" }, `Round ${info.round}: tables`), tables(ctx, info, who)) : null,
     h("section", { class: "card-panel", "aria-labelledby": "entrants-h" }, h("h2", { id: "entrants-h" }, `Entrants (${info.entrants.length})`),
       h("ul", { class: "online" }, info.entrants.map((e) => h("li", {}, e.player.name, e.player.bot ? h("span", { class: "tag" }, "bot") : null,
@@ -279,7 +297,8 @@ function tables(ctx, info, who) {
   return dataTable({ cls: "round-tables", columns: [{ title: "Table", num: true }, { title: "Players" }, { title: "Status" }, { title: "Points" }, { title: "Watch", hidden: true }],
     rows: info.tables.map((t) => ({ cells: [
       String(t.number), t.players.map(name).join(" vs "),
-      t.status === "bye" ? "bye" : t.status === "finished" && t.winner ? `won by ${name(t.winner)}` : t.status,
+      t.status === "bye" ? "bye" : t.status === "finished" && t.winner ? `won by ${name(t.winner)}`
+        : t.status === "finished" && roundPending(info) ? "done: results when the round is over" : t.status,
       t.players.map((p) => (t.points[p] != null ? String(t.points[p]) : "–")).join(" – "),
       t.room_id && t.status === "playing" && !t.players.includes(ctx.store.me.id)
         ? h("button", { type: "button", class: "small", "aria-label": `Watch table ${t.number}`, onclick: () => ctx.go(`#/watch/${encodeURIComponent(t.room_id)}`) }, "Watch") : ""] })) });
@@ -352,6 +371,7 @@ export function projectorView(ctx) {
         h("a", { class: "button", href: `#/t/${encodeURIComponent(info.id)}` }, "Back"))),
     h("p", { class: "proj-sub", role: "status" }, statusLine(info, entry.at)),
     knockout ? panning("Bracket", bracket(info, who)) : null,
+    pendingNote(info),
     h("div", { class: knockout ? "proj-standings small" : "proj-standings" }, standings(info, null)));
 }
 
