@@ -82,7 +82,21 @@ def head_lines(view: Daily, left_ms: int, play_hint: str = "p plays it") -> list
         lines.append(mine)
     count = Text(f"{view.players} played, {view.finished} finished", "dim")
     lines.append(count)
+    if (held := held_text(view)) is not None:
+        lines.append(Text(held, "italic"))
     return lines
+
+
+def held_text(view: Daily) -> str | None:
+    """Why the standings show no scores (the server holds them back from a player who
+    may still play the day); None when they show them."""
+    if view.scores_shown:
+        return None
+    if view.you is not None and view.you.status == "playing":
+        return "the field's scores once your attempt is over"
+    if view.you is not None:
+        return "play today's deal to see the field's scores (or wait for midnight UTC)"
+    return "the field's scores once the day is over"
 
 
 def standings_row(e: DailyEntry, me: str | None) -> list[str]:
@@ -94,6 +108,8 @@ def standings_row(e: DailyEntry, me: str | None) -> list[str]:
     )
     if e.status == "playing":
         return ["…", name, "playing", "", str(e.streak), e.pace.value]
+    if e.score is None:  # held back from this viewer (held_text says why)
+        return ["", name, "done", "", str(e.streak), e.pace.value]
     return [str(e.rank), name, str(e.score), f"{e.percentile}%", str(e.streak), e.pace.value]
 
 

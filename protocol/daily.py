@@ -55,7 +55,7 @@ class DailyCommitment(Message):
 class DailyEntry(Message):
     """One attempt in the day's standings: numbers only, never a card."""
 
-    rank: int | None = None  # None while it is being played
+    rank: int | None = None  # None while it is being played, or while scores are held back
     player: PlayerInfo
     status: Literal["playing", "finished"]
     score: int | None = None
@@ -112,6 +112,9 @@ class Daily(Message):
     players: int  # attempts begun
     finished: int
     standings: list[DailyEntry]
+    # False while the standings' ranks, scores, percentiles and times are held back
+    # from this viewer, who may still play the day (docs/daily.md); added within 1
+    scores_shown: bool = True
     you: DailyYou | None = None
     deal: DailyDeal | None = None
     ref: Ref = None

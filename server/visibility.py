@@ -92,6 +92,20 @@ def daily_embargo(day: str) -> str:
     return f"daily/{day}"
 
 
+def daily_scores_shown(lifted: bool, open_today: bool, may_play: bool, own: str | None) -> bool:
+    """May someone see the day's standings: each attempt's rank, score, percentile and
+    time used? Anyone once the day's embargo is ``lifted``; before, a player whose
+    ``own`` attempt is ``finished``; one ``playing`` it, no; one who has not played
+    (``none``), only if it can no longer play the day (it may not, as a guest, or the
+    day is no longer ``open_today``). Someone unknown (``own`` None: the HTTP API) is
+    taken as someone who may still play it."""
+    if lifted or own == "finished":
+        return True
+    if own == "none":
+        return not (open_today and may_play)
+    return False
+
+
 def daily_shown(lifted: bool) -> bool:
     """May anyone see a day's deal (its secret, seed, cards, every board's cells and
     where the field put each card)? Only once the day's embargo is lifted."""

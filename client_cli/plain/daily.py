@@ -37,7 +37,7 @@ class DailyCommands(PlainBase):
                 self.say(row)
         if view.deal is None:
             if view.status == "open":
-                self.say("scores only until the day is over (midnight UTC): no cards are shown")
+                self.say("no cards are shown until the day is over (midnight UTC)")
             return
         self.say(dd.cards_line(view.deal.cards, view.deal.starter, glyphs=False).plain)
         for check in dd.verify_lines(view, self.model.daily_commitments):

@@ -174,6 +174,7 @@ class DailyDesk:
             top=asked.top,
             now_ms=self.calendar(now_ms),
             player_id=player.id if player else None,
+            may_play=player is not None and not player.guest,
             held=held,
             ref=asked.ref,
         )

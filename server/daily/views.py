@@ -3,9 +3,11 @@
 Pure. The desk (from memory, for ``get_daily``) and the HTTP API (from the
 database, for any day) gather the same facts (:class:`DayFacts`) and this
 module makes the one view of them, so that both show the same thing.
-What may be shown is :mod:`server.visibility`'s to say: numbers at any time,
-one's own board once one's attempt is over, and the day's secret, deal and
-where the field put each card only once the day's embargo is lifted.
+What may be shown is :mod:`server.visibility`'s to say: who played at any time,
+the standings' numbers to whoever can no longer play the day (one's own attempt
+over, a guest, the day over; to anyone once it is revealed), one's own board
+once one's attempt is over, and the day's secret, deal and where the field put
+each card only once the day's embargo is lifted.
 """
 
 from __future__ import annotations
@@ -75,7 +77,8 @@ def status(facts: DayFacts) -> str:
 
 def entries(facts: DayFacts) -> list[DailyEntry]:
     """Every attempt of the day: the finished ones ranked, best first, then those
-    being played in the order they began."""
+    being played in the order they began (the numbers, for :func:`held_back` to keep
+    from a viewer who may still play the day)."""
     done = {a.player.id: a for a in facts.attempts if a.finished}
     ranked = standings.rank({pid: a.score or 0 for pid, a in done.items()})
     rows = [
@@ -102,6 +105,17 @@ def entries(facts: DayFacts) -> list[DailyEntry]:
         for a in playing
     ]
     return rows
+
+
+def held_back(rows: Sequence[DailyEntry], facts: DayFacts) -> list[DailyEntry]:
+    """The standings without their numbers (rank, score, percentile, time used), in
+    the order the attempts began: the order of the ranks would tell them too."""
+    began = {a.player.id: a.started_ms for a in facts.attempts}
+    bare = [
+        r.model_copy(update={"rank": None, "score": None, "percentile": None, "time_used_ms": None})
+        for r in rows
+    ]
+    return sorted(bare, key=lambda r: began.get(r.player.id, 0))
 
 
 def the_deal(facts: DayFacts) -> DailyDeal | None:
@@ -148,14 +162,22 @@ def daily(
     top: int,
     now_ms: int,
     player_id: str | None = None,
+    may_play: bool = True,
     held: Streaks | None = None,
     ref: str | None = None,
 ) -> Daily:
     """The ``daily`` message of ``facts``: for ``player_id`` (with its own attempt and
-    the streaks it ``held``), or for anyone (``player_id`` None), at ``now_ms`` of the
-    daily deal's calendar."""
+    the streaks it ``held``; ``may_play``: not a guest), or for anyone (``player_id``
+    None), at ``now_ms`` of the daily deal's calendar. Its standings' numbers only to
+    a viewer server.visibility.daily_scores_shown lets see them."""
     rows = entries(facts)
     finished = sum(1 for a in facts.attempts if a.finished)
+    mine = you(facts, player_id, rows, held or Streaks()) if player_id is not None else None
+    shown = visibility.daily_scores_shown(
+        facts.revealed, status(facts) == "open", may_play, mine.status if mine else None
+    )
+    if not shown:
+        rows = held_back(rows, facts)
     return Daily(
         day=days.day_name(facts.day),
         today=days.day_name(facts.today),
@@ -168,7 +190,8 @@ def daily(
         players=len(facts.attempts),
         finished=finished,
         standings=rows[:top],
-        you=None if player_id is None else you(facts, player_id, rows, held or Streaks()),
+        scores_shown=shown,
+        you=mine,
         deal=the_deal(facts),
         ref=ref,
     )

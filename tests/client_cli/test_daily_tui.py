@@ -40,7 +40,11 @@ async def test_the_daily_deal_from_the_lobby_to_yesterdays_analysis(tmp_path: Pa
             head = screen.query_one("#daily-head", Static)
             await until(pilot, lambda: "2 played" in text_of(head), "today's standings")
             assert "open today" in text_of(head) and "not played" in text_of(head)
-            assert screen.query_one("#daily-standings", DataTable).row_count == 2
+            standings = screen.query_one("#daily-standings", DataTable)
+            assert standings.row_count == 2
+            # ada may still play it: who played, not their scores, and why
+            assert "play today's deal to see the field's scores" in text_of(head)
+            assert [str(c) for c in standings.get_row_at(0)][2] == "done"
             await pilot.press("p")
             await until(pilot, lambda: isinstance(app.screen, DailyDialog), "the pace dialog")
             await pilot.press("enter")
@@ -59,6 +63,10 @@ async def test_the_daily_deal_from_the_lobby_to_yesterdays_analysis(tmp_path: Pa
             head = app.screen.query_one("#daily-head", Static)
             await until(pilot, lambda: "3 played" in text_of(head), "ada in the standings")
             assert "points, rank" in text_of(head) and "streak 1 day" in text_of(head)
+            assert "to see the field's scores" not in text_of(head)
+            standings = app.screen.query_one("#daily-standings", DataTable)
+            scores = [str(standings.get_row_at(i)[2]) for i in range(standings.row_count)]
+            assert all(s.isdigit() for s in scores), scores  # ada played: the numbers
             body = app.screen.query_one("#daily-body", Static)
             assert "nobody's cards" in text_of(body)  # the day is not over: no deal
             # Midnight: yesterday's deal opens.

@@ -333,7 +333,10 @@ def score_leaks(value: Any, hidden: Callable[[str], bool], best_of: int = 1) -> 
     board's rank, score or time used of a match ``hidden`` says is, or its ranking
     notes, a listed row's or an opponent's; a tournament round being played's table
     points or winners (the ``tournament`` message, ``GET /api/tournaments/{id}``), or
-    standings that count more deals than the rounds over hold (``best_of`` a round)."""
+    standings that count more deals than the rounds over hold (``best_of`` a round);
+    the daily deal's standings with their numbers on a day still open, to anyone
+    over HTTP or a registered player who has not finished it (a guest may see them:
+    do not pass a guest's messages)."""
     if isinstance(value, dict):
         mid = value.get("match_id")
         if isinstance(mid, str) and hidden(mid):
@@ -363,6 +366,12 @@ def score_leaks(value: Any, hidden: Callable[[str], bool], best_of: int = 1) -> 
                 for row in value.get("standings") or []:
                     if isinstance(row, dict) and row.get("deals", 0) > over * best_of:
                         yield f"standings counting round {playing.get('number')}"
+        if "schedule" in value and value.get("status") == "open":  # a day of the daily deal
+            you = value.get("you")
+            if not isinstance(you, dict) or you.get("status") != "finished":
+                for row in value.get("standings") or []:
+                    if isinstance(row, dict) and (row.get("score") is not None or row.get("rank")):
+                        yield "the day's scores to someone who may still play it"
         rounds = value.get("rounds")
         for r in rounds if isinstance(rounds, list) else []:
             if isinstance(r, dict) and "finished_ms" in r and r["finished_ms"] is None:

@@ -35,6 +35,12 @@ async def test_the_daily_page_from_today_to_yesterday_against_the_field(
         text = await page.inner_text("main")
         assert "open today" in text and "1 played, 1 finished" in text
         assert "ann" in await page.inner_text("table.daily-standings")
+        # wes may still play it: who played, not the score, and why
+        assert "Play today's deal to see the field's scores" in await page.inner_text(
+            ".held-scores"
+        )
+        assert "done" in await page.inner_text("table.daily-standings")
+        ann_score = str(ann_result["boards"][0]["score"]["total"])
         assert await page.locator("table.daily-field").count() == 0  # no card before midnight
         assert not set("♣♦♥♠") & set(text)  # no card drawn at all
         for card in ann_result["boards"][0]["cells"]:  # nor written as a code ("TC", not UTC)
@@ -52,6 +58,8 @@ async def test_the_daily_page_from_today_to_yesterday_against_the_field(
         # The page asks again on arriving: the count follows (the page drawn from the
         # answer it had before may show first).
         await page.wait_for_selector("text=2 played, 2 finished")
+        await page.wait_for_selector(f"table.daily-standings .cell-value:text-is('{ann_score}')")
+        assert await page.locator(".held-scores").count() == 0
         # One's own board, while the day is on, and the attempt in one's own games.
         await page.wait_for_selector(".daily-board .result-board")
         assert await page.locator(".daily-board .cell.filled").count() == 16

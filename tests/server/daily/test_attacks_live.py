@@ -128,11 +128,22 @@ async def test_todays_deal_on_every_route_before_the_day_is_over(tmp_path: Path)
             ahead = shown[f"/api/daily/{day_name(day)}"]
             assert ahead["status"] == "upcoming" and ahead["deal"] is None
             assert all(d["secret"] is None for d in ahead["schedule"])
-        # Another player over the WebSocket: numbers only, never a cell.
+        # Over HTTP, anyone: who played, no score (whoever asks may still play it).
+        today = shown["/api/daily"]
+        assert today["scores_shown"] is False and today["standings"][0]["score"] is None
+        # Another player over the WebSocket, who may still play it: not even the numbers.
         bo = await signed_in(live, "bo")
         seen = await daily(bo)
         assert seen["deal"] is None and seen["you"]["status"] == "none"
+        assert seen["scores_shown"] is False
+        assert [(r["rank"], r["score"], r["percentile"], r["time_used_ms"])
+                for r in seen["standings"]] == [(None, None, None, None)]  # fmt: skip
+        # A guest, who may not play it: the numbers, never a cell.
+        guest = await signed_in(live, None, guest=True)  # type: ignore[arg-type]
+        seen = await daily(guest)
+        assert seen["deal"] is None and seen["scores_shown"] is True
         assert seen["standings"][0]["score"] == result["boards"][0]["score"]["total"]
+        await guest.close()
         assert "cells" not in seen["standings"][0]
         for day in range(TODAY + 1, TODAY + 8):
             ahead = await daily(bo, day=day_name(day))

@@ -155,8 +155,11 @@ async def test_standings_streaks_and_yesterdays_deal_against_the_field(tmp_path:
             assert r["rank"] == 1 + sum(v > r["score"] for v in others)
         assert all(r["streak"] == 1 for r in rows)
         status, public = await http_json(live, "/api/daily")
-        assert status == 200 and "you" not in public
-        assert public["standings"] == rows and public["deal"] is None
+        assert status == 200 and "you" not in public and public["deal"] is None
+        # anyone over HTTP may still play it: who played, in the order they began
+        assert public["scores_shown"] is False and view["scores_shown"] is True
+        assert [r["player"]["name"] for r in public["standings"]] == ["ann", "ben", "cat"]
+        assert all(r["score"] is r["rank"] is r["percentile"] is None for r in public["standings"])
         # Day 2: ann and ben play again; cat does not.
         calendar.ms += DAY_MS
         for name in ("ann", "ben"):

@@ -151,15 +151,27 @@ function playForm(ctx) {
     h("button", { type: "submit", class: "primary" }, "Play today's deal"));
 }
 
+/** Why the standings show no scores: the server holds them back from a player who may
+still play the day. */
+function heldNote(view) {
+  if (view.scores_shown !== false) return null;
+  const you = view.you;
+  const why = you && you.status === "playing" ? "The field's scores once your attempt is over."
+    : you ? "Play today's deal to see the field's scores (or wait for midnight UTC)."
+      : "The field's scores once the day is over.";
+  return h("p", { class: "help held-scores", role: "status" }, why);
+}
+
 function standingsPanel(view, me) {
   return h("section", { class: "card-panel", "aria-labelledby": "daily-standings-h" },
     h("h2", { id: "daily-standings-h" }, view.status === "over" ? "Final standings" : "Standings (live: scores only)"),
+    heldNote(view),
     !view.standings.length ? h("p", { class: "empty" }, "Nobody has played this day yet.") : dataTable({ cls: "daily-standings",
       columns: [{ title: "Rank", num: true }, { title: "Player" }, { title: "Score", num: true }, { title: "Percentile", num: true }, { title: "Streak", num: true }, { title: "Pace" }],
       rows: view.standings.map((e) => ({ attrs: { class: me && e.player.id === me.id ? "mine" : null }, cells: [
-        e.rank == null ? "…" : String(e.rank),
+        e.rank == null ? (e.status === "playing" ? "…" : "") : String(e.rank),
         [e.player.name, e.player.bot ? h("span", { class: "tag" }, "bot") : null, me && e.player.id === me.id ? h("span", { class: "tag" }, "you") : null],
-        e.status === "playing" ? "playing" : String(e.score),
+        e.status === "playing" ? "playing" : e.score == null ? "done" : String(e.score),
         e.percentile == null ? "" : `${e.percentile}%`,
         String(e.streak), e.pace] })) }));
 }
