@@ -10,7 +10,9 @@ every id it knows, and reads every WebSocket message received by those who are
 not entitled (the tournament's host, a spectator of every table and of the
 tournament, a player signed in elsewhere) and every log record at INFO and above.
 Nothing may show a live deal's seed or server secret, or a starter or board's
-cards of a deal not yet shown: a room's deal until it is over, a tournament's
+cards of a deal not yet shown, nor its scores and ranks (a board's, a listed
+row's, a round's tables' points and the standings they make, a table's series
+standings, the day's standings to someone who may still play it): a room's deal until it is over, a tournament's
 until its whole round is. What is live is read from the server's own state
 (rooms, and each round's secret in its director), and a value counts as hidden
 only if it was hidden both before and after an HTTP answer was read.
@@ -26,6 +28,7 @@ import contextlib
 import json
 import logging
 import random
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -203,6 +206,10 @@ class Sweep:
             for value in before.values:
                 if value in record:
                     self.violations.append(f"log: {record}")
+            # nor a hidden deal's result: its match or room named with a score
+            named = any(i in record for i in (*before.matches, *before.rooms))
+            if named and re.search(r"\b(score|points|rank)\b", record):
+                self.violations.append(f"log, a result: {record}")
         self.polls += 1
 
     def _check(self, where: str, text: str, hidden: Hidden) -> None:
