@@ -13,8 +13,9 @@ Nothing may show a live deal's seed or server secret, or a starter or board's
 cards of a deal not yet shown, nor its scores and ranks (a board's, a listed
 row's, a round's tables' points and the standings they make, a table's series
 standings, the day's standings to someone who may still play it): a room's
-deal until it is over, a tournament's until its whole round is. What is live is read from the server's own state
-(rooms, and each round's secret in its director), and a value counts as hidden
+deal until it is over, a tournament's until its whole round is. What is live is
+read from the server's own state (rooms, and each round's secret in its
+director), and a value counts as hidden
 only if it was hidden both before and after an HTTP answer was read.
 
 Then the embargo lifts: the spectators get the results they were not shown, and
