@@ -123,7 +123,7 @@ def score_lines(score: BoardScoreOut, *, glyphs: bool = True) -> list[Text]:
         lines.append(Text(f"heels {score.heels:>3}  the starter is a jack", style="bold"))
     total = Text(f"total {score.total:>3}", style="bold")
     if score.win:
-        total.append("  WIN (61+)", style="bold green")
+        total.append("  61+", style="bold green")  # the solitaire's win; the rank decides here
     lines.append(total)
     return lines
 
@@ -147,6 +147,6 @@ def score_table(score: BoardScoreOut, *, glyphs: bool = True) -> Table:
             table.add_row(name, str(hand.total), hand_items(hand, glyphs=glyphs))
     if score.heels:
         table.add_row("heels", str(score.heels), Text("the starter is a jack"))
-    win = Text("WIN (61+)", "bold green") if score.win else Text("")
+    win = Text("61+", "bold green") if score.win else Text("")
     table.add_row(Text("total", "bold"), Text(str(score.total), "bold cyan"), win)
     return table

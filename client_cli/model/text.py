@@ -65,7 +65,8 @@ def board_line(
     board alone, as at a duplicate table, has no rank)."""
     who = board.player.name + (" [bot]" if board.player.bot else "")
     who += " (you)" if me is not None and board.player.id == me.id else ""
-    win = " WIN" if board.score.total >= WIN_SCORE else ""
+    # 61 or more: the solitaire's win, marked; between players the rank decides
+    win = " (61+)" if board.score.total >= WIN_SCORE else ""
     used = f", {time_text(board.time_used_ms)} used" if pace == Pace.RACE else ""
     rank = f"#{board.rank} " if ranked else ""
     return f"{rank}{who}: {board.score.total} points{win}{used}"
@@ -144,7 +145,9 @@ def series_text(series: SeriesInfo, me: PlayerInfo | None, next_in_ms: int | Non
 
 def resigned_text(series: SeriesInfo, me: PlayerInfo | None) -> str:
     """A series ended by a resignation: "ada resigned — you win the series 2–1"
-    (a spectator's: "ada resigned — bo wins the series 2–1"; one deal: "… you win")."""
+    (a spectator's: "ada resigned — bo wins the series 2–1"; one deal: "… you win").
+    Where the deals won do not say it ("… 1–1"), the score is the one at the
+    resignation: "ada resigned at 1–1 — you win the series"."""
     standings = list(series.standings)
     gone = [s for s in standings if s.forfeited]
     names = ", ".join("you" if me is not None and s.player.id == me.id else s.player.name
@@ -158,6 +161,8 @@ def resigned_text(series: SeriesInfo, me: PlayerInfo | None) -> str:
     who, verb = ("you", "win") if mine else (winner.name, "wins")
     if series.best_of == 1 or rival is None:
         return f"{names} resigned — {who} {verb}"
+    if first.deals_won <= rival.deals_won:
+        return f"{names} resigned at {_score(first, rival)} — {who} {verb} the series"
     return f"{names} resigned — {who} {verb} the series {_score(first, rival)}"
 
 

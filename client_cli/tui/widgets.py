@@ -322,7 +322,7 @@ class ResultBoard(Static):
         if reveal:
             head.append(f"   {board.score.total} points", "bold cyan")
             if board.score.win:
-                head.append("  WIN", "bold green")
+                head.append("  61+", "bold green")
             if race:
                 head.append(f"\n{time_text(board.time_used_ms)} used", "cyan")
         parts: list[RenderableType] = [head]

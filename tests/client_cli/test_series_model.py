@@ -477,6 +477,12 @@ def test_series_text_for_every_standing() -> None:
     )
     one = forfeit.model_copy(update={"best_of": 1})
     assert series_text(one, ME) == "bob resigned \u2014 you win"
+    # level (or behind) when the other resigned: the score is the one at the resignation
+    level = SeriesInfo.model_validate(
+        {**forfeit.model_dump(), "standings": [standing(ME, 1), standing(BOB, 1, forfeited=True)]}
+    )
+    assert series_text(level, ME) == "bob resigned at 1\u20131 \u2014 you win the series"
+    assert series_text(level, BOB) == "you resigned at 1\u20131 \u2014 ada wins the series"
     # a spectator sees the two leaders by name
     watcher = PlayerInfo(id="p9", name="cy")
     assert series_text(series(1, 1, 0), watcher) == "deal 1 of 3 \u2014 ada 1, bob 0"

@@ -104,7 +104,7 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
             if race:
                 head.append(f", {time_text(mine.time_used_ms)} used", "bold cyan")
             if mine.score.win:
-                head.append("  — a WIN (61+)", "bold green")
+                head.append("  (61+)", "bold green")
         if ranked:
             for note in result.ranking:  # why, where the score did not decide
                 head.append("\n" + visible(note.text), "bold yellow")

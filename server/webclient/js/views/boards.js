@@ -120,7 +120,7 @@ export function scoredBoard(ctx, board, { me, pace, key } = {}) {
   return h("article", { class: `result-board ${you ? "mine" : ""}`, "aria-label": `${board.player.name}: rank ${board.rank}, ${s.total} points` },
     h("h3", {}, h("span", { class: "rank" }, `#${board.rank}`), " ", board.player.name,
       board.player.bot ? h("span", { class: "tag" }, "bot") : null, you ? h("span", { class: "tag" }, "you") : null,
-      " — ", h("strong", {}, `${s.total} points`), s.win ? h("span", { class: "tag win" }, "61+ WIN") : null, time),
+      " — ", h("strong", {}, `${s.total} points`), s.win ? h("span", { class: "tag win", title: "61 or more: the solitaire's win; between players the rank decides" }, "61+") : null, time),
     staticGrid(board.cells, { label: `${board.player.name}'s board`, rowTotals: s.rows.map((r) => r.total), colTotals: s.columns.map((c) => c.total), line, onLine }),
     h("div", { class: "how", role: "status" }, hand
       ? [h("p", { class: "hand-head" }, h("strong", {}, `${title}: ${hand.total}`), " ", h("span", { class: "hand-cards" }, cardsText(hand.hand), " + ", cardsText([hand.starter]))), howList(hand)]

@@ -107,6 +107,8 @@ export function seriesOutcome(series, me) {
     const won = st.find((s) => s.player.id === series.winner.id);
     const lost = st.find((s) => s !== won);
     const who = mine && won === mine ? "you win" : `${won.player.name} wins`;
+    // Where the deals won do not say it, the score at the resignation: "ada resigned at 1–1 — you win the series".
+    if (won.deals_won <= lost.deals_won) return `${gone.join(" and ")} resigned at ${score(won, lost)} — ${who} the series`;
     return `${gone.join(" and ")} resigned — ${who} the series ${score(won, lost)}`;
   }
   if (st.length === 2) {
