@@ -21,6 +21,8 @@ from textual.containers import Horizontal
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
+from client_cli.tui.keys import FieldInput
+
 T = TypeVar("T")
 
 CLOCK_HINT = "seconds per card (lockstep) or per deal (race)"
@@ -32,7 +34,7 @@ def number_field(
     """A labelled short whole-number input with a dim hint after it, on one line."""
     with Horizontal(classes="field"):
         yield Label(label)
-        yield Input(
+        yield FieldInput(
             value=value, id=id, type="integer", max_length=max_length, compact=True,
             classes="short", placeholder=placeholder,
         )  # fmt: skip

@@ -29,6 +29,7 @@ from client_cli.tui.forms import (
     number_field,
     pace,
 )
+from client_cli.tui.keys import FieldInput
 from client_cli.tui.levels import chosen_level, level_choices
 from protocol.head_to_head import Bots
 
@@ -39,7 +40,7 @@ class CreateRoomDialog(FormDialog[dict[str, Any]]):
             yield Static(Text("New room", "bold"), classes="title")
             with Horizontal(classes="field"):
                 yield Label("Name")
-                yield Input(value="Squares", id="room-name", max_length=40, compact=True)
+                yield FieldInput(value="Squares", id="room-name", max_length=40, compact=True)
             yield from number_field(
                 "Seats", "room-seats", "1 plays solo, up to 8", value="2", max_length=1
             )
@@ -101,7 +102,7 @@ class InviteDialog(ModalScreen[str | None]):
             yield Static(Text("Join a private room", "bold"), classes="title")
             with Horizontal(classes="field"):
                 yield Label("Code")
-                yield Input(
+                yield FieldInput(
                     id="invite-code",
                     max_length=32,
                     compact=True,
@@ -192,7 +193,7 @@ class ChallengeDialog(FormDialog[dict[str, Any]]):
             yield Static(Text("Challenge a player", "bold"), classes="title")
             with Horizontal(classes="field"):
                 yield Label("Player")
-                yield Input(
+                yield FieldInput(
                     value=self.opponent, id="ch-name", max_length=24, compact=True,
                     placeholder="the name of a player who is online",
                 )  # fmt: skip

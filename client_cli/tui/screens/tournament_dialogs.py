@@ -31,6 +31,7 @@ from client_cli.tui.forms import (
     number_field,
     pace,
 )
+from client_cli.tui.keys import FieldInput
 from client_cli.tui.levels import chosen_level, level_choices
 from protocol.head_to_head import Bots
 
@@ -45,7 +46,7 @@ class TournamentCodeDialog(ModalScreen[tuple[str, bool] | None]):
             yield Static(Text("A private tournament", "bold"), classes="title")
             with Horizontal(classes="field"):
                 yield Label("Code")
-                yield Input(
+                yield FieldInput(
                     id="tournament-code", max_length=32, compact=True, placeholder="its invite code"
                 )
             with Horizontal(classes="field"):
@@ -112,7 +113,7 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
             yield Static(Text("New tournament", "bold"), classes="title")
             with Horizontal(classes="field"):
                 yield Label("Name")
-                yield Input(value="Squares open", id="tn-name", max_length=40, compact=True)
+                yield FieldInput(value="Squares open", id="tn-name", max_length=40, compact=True)
             with Horizontal(classes="field"):
                 yield Label("Format")
                 with RadioSet(id="tn-format", compact=True, classes="across"):
