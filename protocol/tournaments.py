@@ -239,6 +239,9 @@ class TournamentInfo(Message):
     bracket: list[list[str | None]] | None = None  # knockout: each round's slots
     registered_only: bool = False  # guests may not enter
     winners: list[PlayerInfo] = Field(default_factory=list)  # finished: those ranked first
+    # Why a line ranks above the next where the format's first figure is level: the
+    # tie-break that decided, in words every client shows as they are (added within 1)
+    tie_notes: list[str] = Field(default_factory=list)
 
 
 class TournamentUpdate(Message):

@@ -13,6 +13,7 @@ from client_cli.plain.words import (
     _host_parser,
 )
 from client_cli.render import clock_text
+from client_cli.safe import visible
 from client_cli.session import (
     SessionError,
 )
@@ -91,6 +92,7 @@ class TournamentCommands(PlainBase):
         for row in info.standings:
             finished = info.status == "finished"
             lines.append("  " + tt.standing_line(row, info.format, me, seeds, finished))
+        lines += [f"  {visible(note)}" for note in info.tie_notes]  # the tie-break that decided
         rounds = tt.bracket(info, view.tables)
         if rounds:
             lines.append("bracket:")

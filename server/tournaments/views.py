@@ -9,6 +9,7 @@ This module must never await, read a clock, or touch sockets or the database.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Protocol
 
 from engine.deal import commitment
@@ -17,6 +18,7 @@ from protocol.tournaments import (
     EntrantStatus,
     TableStatus,
     TournamentEntrant,
+    TournamentFormat,
     TournamentInfo,
     TournamentRound,
     TournamentStanding,
@@ -148,7 +150,48 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
         bracket=[list(slots) for slots in d.bracket] if d.format.has_bracket else None,
         registered_only=s.registered_only,
         winners=winners(standings) if d.status() == "finished" else [],
+        tie_notes=tie_notes(s.format, standings),
     )
+
+
+# Each format's figures in ranking order (the first decides; the others break its
+# ties), with their names as the notes say them. A knockout ranks by how far one got.
+TIE_BREAKS: dict[TournamentFormat, tuple[tuple[str, str], ...]] = {
+    TournamentFormat.DUPLICATE: (("percentage", "matchpoint %"), ("points", "card points")),
+    TournamentFormat.SWISS: (
+        ("score", "score"),
+        ("buchholz", "Buchholz"),
+        ("sonneborn_berger", "Sonneborn-Berger"),
+    ),
+}
+
+
+def tie_notes(fmt: TournamentFormat, standings: list[TournamentStanding]) -> list[str]:
+    """Why a line ranks above the next where the first figure is level: "ada ranks
+    above bo: level on score (1.5), ahead on Buchholz (3.5 to 2)". Lines level on
+    every figure share a rank and need no note."""
+    chain = TIE_BREAKS.get(fmt)
+    if chain is None:
+        return []
+    (first, first_words), *rest = chain
+    notes = []
+    for a, b in itertools.pairwise(standings):
+        level = getattr(a, first)
+        if a.rank == b.rank or level is None or level != getattr(b, first):
+            continue
+        for field, words in rest:
+            if getattr(a, field) != getattr(b, field):
+                notes.append(
+                    f"{a.player.name} ranks above {b.player.name}: level on {first_words}"
+                    f" ({_figure(level)}), ahead on {words}"
+                    f" ({_figure(getattr(a, field))} to {_figure(getattr(b, field))})"
+                )
+                break
+    return notes
+
+
+def _figure(x: float | int | None) -> str:
+    return "-" if x is None else f"{round(x, 2):g}"
 
 
 def round_info(r: Round) -> TournamentRound:

@@ -20,6 +20,7 @@ from client_cli import tournaments as tt
 from client_cli.levels import picked
 from client_cli.model.views import TournamentView, entrant_count
 from client_cli.render import clock_text
+from client_cli.safe import visible
 from client_cli.tui.screens.base import BaseScreen
 from client_cli.tui.screens.confirm import ConfirmDialog, confirm_withdrawal
 from client_cli.tui.screens.tournament_dialogs import AddBotsDialog
@@ -265,7 +266,10 @@ a        add server bots (strategy and how many)"""
         if not info.standings:
             t.append("Nobody has registered yet. ", "italic")
         elif (state := tt.standings_state(info)) and not bracket_now:
-            t.append(f"Standings {state}. ", "bold yellow" if state.startswith("live") else "dim")
+            t.append(f"Standings {state}. ", "bold yellow" if "tables done" in state else "dim")
+        if not bracket_now:
+            for note in info.tie_notes:  # the tie-break that decided, in the server's words
+                t.append(visible(note) + ". ", "yellow")
         if info.format == TournamentFormat.KNOCKOUT:
             t.append("b: the standings. " if bracket_now else "b: the bracket. ", "dim")
         if self.model.is_host(info.id) and not view.over:

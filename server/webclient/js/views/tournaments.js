@@ -164,6 +164,13 @@ function roundPending(info) {
   return r && r.status === "playing" ? r : null;
 }
 
+/** The tie-break that decided where lines are level on the first figure, in the
+server's words ("ada ranks above bo: level on score (1.5), ahead on Buchholz (3.5 to 2)"). */
+function tieNotes(info) {
+  const notes = info.tie_notes || [];
+  return notes.length ? h("ul", { class: "tie-notes help" }, notes.map((n) => h("li", {}, n))) : null;
+}
+
 /** What the standings wait for during a round: "2 of 3 tables done in round 1: …". */
 function pendingNote(info) {
   const r = roundPending(info);
@@ -226,7 +233,7 @@ export function tournamentView(ctx) {
     host ? hostControls(ctx, info) : null,
     info.format === "knockout" && info.bracket && info.bracket.length ? h("section", { class: "card-panel", "aria-labelledby": "bracket-h" }, h("h2", { id: "bracket-h" }, "Bracket"),
       panning("Bracket", bracket(info, who)), h("p", { class: "help pan-help" }, "Swipe, or focus the bracket and use the arrow keys, to see every round.")) : null,
-    h("section", { class: "card-panel", "aria-labelledby": "st-h" }, h("h2", { id: "st-h" }, over ? "Final standings" : "Standings"), pendingNote(info), standings(info, me)),
+    h("section", { class: "card-panel", "aria-labelledby": "st-h" }, h("h2", { id: "st-h" }, over ? "Final standings" : "Standings"), pendingNote(info), standings(info, me), tieNotes(info)),
     info.tables.length ? h("section", { class: "card-panel", "aria-labelledby": "tables-h" }, h("h2", { id: "tables-h" }, `Round ${info.round}: tables`), tables(ctx, info, who)) : null,
     h("section", { class: "card-panel", "aria-labelledby": "entrants-h" }, h("h2", { id: "entrants-h" }, `Entrants (${info.entrants.length})`),
       h("ul", { class: "online" }, info.entrants.map((e) => h("li", {}, e.player.name, e.player.bot ? h("span", { class: "tag" }, "bot") : null,
