@@ -832,3 +832,19 @@ def test_a_finished_room_waits_out_the_grace_of_a_player_who_dropped_or_is_movin
     room.set_connected(BOB.id, False, now + 200)  # gone for good this time
     assert not room.closable(now + 5_199, 600_000)
     assert room.closable(now + 5_200, 600_000)  # the grace is over: nobody waits
+
+
+def test_the_progress_that_completes_a_match_is_its_last_moment_of_play() -> None:
+    """As docs/protocol.md says: the progress just before match_result keeps the clock
+    as it stood and card 16 as dealt; a snapshot's progress after it has both null."""
+    room, box = make_room(2), Mailbox()
+    seat_and_start(room, box, BOB)
+    now = play_lockstep(room, box, [ALICE, BOB])
+    got = [m.model() if isinstance(m, Prepared) else m for m in box.of(ALICE)]
+    at = next(i for i, m in enumerate(got) if isinstance(m, MatchResult))
+    last = got[at - 1]
+    assert isinstance(last, Progress) and last.deadline_ms is not None
+    assert last.dealt is not None and last.dealt.turn == 16
+    assert last.dealt.card == str(room.match.deal.cards[15])  # type: ignore[union-attr]
+    after = room.view_for("id-alice", now + 10).progress
+    assert after is not None and after.deadline_ms is None and after.dealt is None
