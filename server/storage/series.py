@@ -2,7 +2,8 @@
 
 :func:`unfinished_series`: every series being played when the server stopped,
 with everything a room needs to be rebuilt (server.room.restore);
-:func:`series_detail`: a series as the history shows it (server.visibility.public_series).
+:func:`series_detail`: a series as the history shows it (server.visibility.public_series);
+:func:`series_facts`: all of it, for the server's own use.
 """
 
 from __future__ import annotations
@@ -117,7 +118,15 @@ async def unfinished_series(db: Reader, room_id: str | None = None) -> list[Resu
 
 
 async def series_detail(db: Reader, series_id: str) -> dict[str, Any] | None:
-    """A series: its settings, players, deals (match ids with scores) and final standings."""
+    """A series as anyone may see it (server.visibility.public_series)."""
+    facts = await series_facts(db, series_id)
+    return None if facts is None else visibility.public_series(facts)
+
+
+async def series_facts(db: Reader, series_id: str) -> dict[str, Any] | None:
+    """Everything stored of a series: its settings, players, deals (match ids with
+    scores, and each deal's embargo) and final standings. For the server's own use
+    (a restarted director's catch-up) and for visibility to judge, never shown as is."""
     found = await db.fetch("SELECT * FROM series WHERE id = ?", (series_id,))
     if not found:
         return None
@@ -146,20 +155,18 @@ async def series_detail(db: Reader, series_id: str) -> dict[str, Any] | None:
             {"match_id": m["id"], "deal": m["deal"], "status": m["status"], "results": scores,
              "embargo": m["embargo"], "embargo_lifted": m["lifted_ms"] is not None}
         )  # fmt: skip
-    return visibility.public_series(
-        {
-            "series_id": row["id"],
-            "room_id": row["room_id"],
-            "best_of": row["best_of"],
-            "rated": bool(row["rated"]),
-            "pace": row["pace"],
-            "origin": row["origin"],
-            "status": row["status"],
-            "players": players,
-            "deals": deals,
-            "standings": json.loads(row["standings"]) if row["standings"] else None,
-            "winner_id": row["winner_id"],
-            "started_ms": row["started_ms"],
-            "finished_ms": row["finished_ms"],
-        }
-    )
+    return {
+        "series_id": row["id"],
+        "room_id": row["room_id"],
+        "best_of": row["best_of"],
+        "rated": bool(row["rated"]),
+        "pace": row["pace"],
+        "origin": row["origin"],
+        "status": row["status"],
+        "players": players,
+        "deals": deals,
+        "standings": json.loads(row["standings"]) if row["standings"] else None,
+        "winner_id": row["winner_id"],
+        "started_ms": row["started_ms"],
+        "finished_ms": row["finished_ms"],
+    }

@@ -358,8 +358,9 @@ class Storage:
         return await series.series_detail(self._reader, series_id)
 
     async def table_series(self, series_id: str) -> StoredTable | None:
-        """A tournament table's series as a restarted director reads it."""
-        found = await series.series_detail(self._reader, series_id)
+        """A tournament table's series as a restarted director reads it: all of it,
+        results under an embargo included (the director decides what it shows)."""
+        found = await series.series_facts(self._reader, series_id)
         if found is None:
             return None
         return StoredTable(

@@ -101,15 +101,21 @@ async def test_a_player_on_another_node_plays_the_daily_deal_once(
         score = result["boards"][0]["score"]["total"]
         mine = result["boards"][0]["cells"]
 
-        # Her standing, the same on every node, over the WebSocket and HTTP.
+        # Her standing, the same on every node: its numbers to a guest (who may not
+        # play the day); to a player who may still play it and over HTTP, that she
+        # played, not her score.
         views = []
         for node in nodes:
             other = await signed_in(node.live, f"fan{node.id[-1]}")
             seen = await daily(other)
-            views.append(numbers(seen))
             assert seen["you"]["status"] == "none" and seen["players"] == 1
+            assert seen["scores_shown"] is False
+            assert numbers(seen) == [(erin.id, "finished", None, None, None)]
             status, body = await get(node.live, "/api/daily")
             assert status == 200 and numbers(body) == numbers(seen)
+            guest = await signed_in(node.live, None, guest=True)  # type: ignore[arg-type]
+            views.append(numbers(await daily(guest)))
+            await guest.close()
             second = await again(node.live, erin)
             you = (await daily(second))["you"]
             assert you["status"] == "finished" and you["score"] == score
