@@ -17,11 +17,12 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, Label, RadioSet, Static
 
 from client_cli.tui.keys import FieldInput
+from client_cli.tui.toggles import Choice
 
 T = TypeVar("T")
 
@@ -63,9 +64,9 @@ def clock_terms(race: bool, seconds: int) -> dict[str, int]:
 def best_of(id: str) -> ComposeResult:
     """Best of 1, 3 or 5 deals, across one line."""
     with RadioSet(id=id, compact=True, classes="across"):
-        yield RadioButton("1 deal", value=True, compact=True, id=f"{id}-1")
-        yield RadioButton("best of 3", compact=True, id=f"{id}-3")
-        yield RadioButton("best of 5", compact=True, id=f"{id}-5")
+        yield Choice("1 deal", value=True, compact=True, id=f"{id}-1")
+        yield Choice("best of 3", compact=True, id=f"{id}-3")
+        yield Choice("best of 5", compact=True, id=f"{id}-5")
 
 
 def best_of_value(screen: Screen[Any], id: str) -> int:
@@ -78,8 +79,8 @@ def pace(
     race: str = "race: your own speed, one clock for the deal",
 ) -> ComposeResult:
     with RadioSet(id=id, compact=True):
-        yield RadioButton(lockstep, value=True, compact=True, id=f"{id}-lockstep")
-        yield RadioButton(race, compact=True, id=f"{id}-race")
+        yield Choice(lockstep, value=True, compact=True, id=f"{id}-lockstep")
+        yield Choice(race, compact=True, id=f"{id}-race")
 
 
 def is_race(screen: Screen[Any], id: str) -> bool:
@@ -98,11 +99,14 @@ class FormDialog(ModalScreen[T | None]):
         raise NotImplementedError
 
     def compose_buttons(self, label: str) -> ComposeResult:
-        """The error line, then the submit and cancel buttons."""
-        yield Static("", id="dialog-error")
-        with Horizontal(classes="buttons"):
-            yield Button(label, variant="primary", id=self.SUBMIT, compact=True)
-            yield Button("Cancel", id="cancel", compact=True)
+        """The error line, then the submit and cancel buttons: kept at the foot of the
+        dialog (docked), always on screen, the fields scrolling above them where the
+        terminal is too short for all of them (80x24)."""
+        with Vertical(classes="dialog-foot"):
+            yield Static("", id="dialog-error")
+            with Horizontal(classes="buttons"):
+                yield Button(label, variant="primary", id=self.SUBMIT, compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
 
     def refuse(self, reason: str) -> None:
         self.query_one("#dialog-error", Static).update(Text(reason, "bold red"))

@@ -17,10 +17,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Button, RadioButton, RadioSet, Static
+from textual.widgets import Button, RadioSet, Static
 
 from client_cli.levels import find, label
 from client_cli.tui.forms import FormDialog
+from client_cli.tui.toggles import Choice
 from protocol.head_to_head import BotLevel
 
 
@@ -32,7 +33,7 @@ def level_choices(
     with RadioSet(id=id, compact=True):
         for level in levels:
             text = label(level) + (f": {level.description}" if describe else "")
-            yield RadioButton(text, value=level is chosen, compact=True, id=f"{id}-{level.name}")
+            yield Choice(text, value=level is chosen, compact=True, id=f"{id}-{level.name}")
 
 
 def chosen_level(screen: Screen[Any], id: str, levels: Sequence[BotLevel]) -> str:

@@ -31,6 +31,7 @@ from client_cli.tui.forms import (
 )
 from client_cli.tui.keys import FieldInput
 from client_cli.tui.levels import chosen_level, level_choices
+from client_cli.tui.toggles import Tick
 from protocol.head_to_head import Bots
 
 
@@ -53,10 +54,10 @@ class CreateRoomDialog(FormDialog[dict[str, Any]]):
                 yield from best_of("room-deals")
             with Horizontal(classes="field"):
                 yield Label("")
-                yield Checkbox("private: join by invite code only", id="room-private", compact=True)
+                yield Tick("private: join by invite code only", id="room-private", compact=True)
             with Horizontal(classes="field"):
                 yield Label("")
-                yield Checkbox(
+                yield Tick(
                     "rated: 2 seats, moves both players' ratings", id="room-rated", compact=True
                 )
             yield from self.compose_buttons("Create")
@@ -206,7 +207,7 @@ class ChallengeDialog(FormDialog[dict[str, Any]]):
             yield from clock_field("ch-clock")
             with Horizontal(classes="field"):
                 yield Label("")
-                yield Checkbox("rated", value=True, id="ch-rated", compact=True)
+                yield Tick("rated", value=True, id="ch-rated", compact=True)
             yield from self.compose_buttons("Challenge")
 
     def _value(self) -> dict[str, Any] | None:

@@ -15,7 +15,6 @@ from textual.widgets import (
     Checkbox,
     Input,
     Label,
-    RadioButton,
     RadioSet,
     Static,
 )
@@ -33,6 +32,7 @@ from client_cli.tui.forms import (
 )
 from client_cli.tui.keys import FieldInput
 from client_cli.tui.levels import chosen_level, level_choices
+from client_cli.tui.toggles import Choice, Tick
 from protocol.head_to_head import Bots
 
 
@@ -51,7 +51,7 @@ class TournamentCodeDialog(ModalScreen[tuple[str, bool] | None]):
                 )
             with Horizontal(classes="field"):
                 yield Label("")
-                yield Checkbox("only watch (do not register)", id="code-watch", compact=True)
+                yield Tick("only watch (do not register)", id="code-watch", compact=True)
             with Horizontal(classes="buttons"):
                 yield Button("Go", variant="primary", id="go", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
@@ -89,9 +89,9 @@ class AddBotsDialog(FormDialog[tuple[str, int]]):
                     yield from level_choices(self.bots.levels, "bots-level", "greedy")
                 else:
                     with RadioSet(id="bots-strategy", compact=True, classes="across"):
-                        yield RadioButton("greedy", value=True, compact=True, id="bots-greedy")
-                        yield RadioButton("expert", compact=True, id="bots-expert")
-                        yield RadioButton("random", compact=True, id="bots-random")
+                        yield Choice("greedy", value=True, compact=True, id="bots-greedy")
+                        yield Choice("expert", compact=True, id="bots-expert")
+                        yield Choice("random", compact=True, id="bots-random")
             yield from self.compose_buttons("Add")
 
     def _value(self) -> tuple[str, int] | None:
@@ -117,11 +117,11 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
             with Horizontal(classes="field"):
                 yield Label("Format")
                 with RadioSet(id="tn-format", compact=True, classes="across"):
-                    yield RadioButton(
+                    yield Choice(
                         "duplicate field", value=True, compact=True, id="tn-format-duplicate"
                     )
-                    yield RadioButton("Swiss", compact=True, id="tn-format-swiss")
-                    yield RadioButton("knockout", compact=True, id="tn-format-knockout")
+                    yield Choice("Swiss", compact=True, id="tn-format-swiss")
+                    yield Choice("knockout", compact=True, id="tn-format-knockout")
             yield from number_field(
                 "Rounds", "tn-rounds", "deals, or Swiss rounds; knockouts: as needed",
                 value="5", max_length=2,
@@ -146,12 +146,12 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
             )
             with Horizontal(classes="field"):
                 yield Label("")
-                yield Checkbox(
+                yield Tick(
                     "private: unlisted, joined by invite code", id="tn-private", compact=True
                 )
             with Horizontal(classes="field"):
                 yield Label("")
-                yield Checkbox("bots may enter", value=True, id="tn-bots", compact=True)
+                yield Tick("bots may enter", value=True, id="tn-bots", compact=True)
             yield from self.compose_buttons("Create")
 
     def on_mount(self) -> None:
