@@ -222,5 +222,5 @@ class TournamentCommands(PlainBase):
             )
         except ValueError as exc:
             raise SessionError(f"addbots: {_first_error(exc)}") from None
-        await self._announce(msg.strategy, f"entering {count} bots of")
+        await self._announce(msg.strategy, f"entering {count} bot{'s' if count != 1 else ''} of")
         await self.request(msg)

@@ -4,13 +4,51 @@ options, and the one-line form of a refused message's first error."""
 from __future__ import annotations
 
 import argparse
+import re
+import textwrap
 from collections.abc import Awaitable, Callable
 
 from client_cli.session import (
     SessionError,
 )
 
-HELP = """\
+WIDTH = 79  # a line of help wraps no terminal of 80 columns
+_ENTRY = re.compile(r"^(\s*\S.*?)\s{2,}(\S.*)$")  # a command, then its description
+
+
+def fit(text: str, width: int = WIDTH) -> str:
+    """The help with each description reflowed within ``width`` columns, under the
+    column where descriptions begin (its continuation lines are joined first); a
+    line with no description is kept as it is."""
+    rows: list[tuple[str, str]] = []  # (command, description): one per entry
+    column = 0
+    for line in text.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if column and indent >= column and rows:  # a description (goes on)
+            rows[-1] = (rows[-1][0], f"{rows[-1][1]} {line.strip()}".strip())
+            continue
+        found = _ENTRY.match(line)
+        if found:
+            column = max(column, found.start(2))
+            rows.append((found.group(1), found.group(2)))
+        else:
+            rows.append((line, ""))
+    out: list[str] = []
+    for command, description in rows:
+        if not description:
+            out.append(command)
+            continue
+        pad = " " * column
+        first = command.ljust(column) if len(command) < column - 1 else None
+        if first is None:
+            out.append(command)
+        wrapped = textwrap.wrap(description, width, initial_indent=first or pad,
+                                subsequent_indent=pad)  # fmt: skip
+        out += wrapped
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
+HELP_TEXT = """\
 commands:
   rooms [more]                       list open rooms (more: the next page)
   create NAME [--seats N] [--pace lockstep|race] [--private] [--clock SECONDS]
@@ -52,7 +90,8 @@ commands:
                                      watch a room's match (every board at the end)
   withdraw ID                        leave a tournament for good (or stop watching)
   host NAME [--format duplicate|swiss|knockout] [--rounds N] [--best-of 1|3|5]
-       [--pace P] [--clock SECONDS] [--round-clock SECONDS] [--start-in SECONDS]
+       [--pace P] [--clock SECONDS] [--round-clock SECONDS]
+       [--start-in SECONDS]
        [--max-players N] [--private] [--no-bots] [--registered-only]
                                      open a tournament and host it
   manage ID start|pause|resume|cancel|remove PLAYER
@@ -69,6 +108,7 @@ commands:
   help                               this list
   quit                               leave the client
 cells are a1..d4: column letter a-d, then row 1-4"""
+HELP = fit(HELP_TEXT)
 
 Command = Callable[[list[str]], Awaitable[None]]
 ROOM_WAIT_S = 30.0

@@ -374,7 +374,8 @@ a        add server bots (strategy and how many)"""
             if result:
                 if self.model.bots is not None:
                     shown = picked(self.model.bots.levels, result[0])
-                    self.crib.tell(f"entering {result[1]} bots of {shown}")
+                    bots = f"{result[1]} bot{'s' if result[1] != 1 else ''}"
+                    self.crib.tell(f"entering {bots} of {shown}")
                 self.crib.add_tournament_bots(*result)
 
         self.app.push_screen(AddBotsDialog(self.model.bots), done)
