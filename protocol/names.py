@@ -196,22 +196,63 @@ def reserved(name: str) -> bool:
     key, guest = name_key(name), name_key(GUEST_PREFIX)
     if key.startswith(guest) and _is_guest_suffix(key[len(guest) :]):
         return True
-    words = [name_key(w) for w in name_words(name)]
     bot = name_key("bot")
-    if bot not in words:
-        return False
-    at = words.index(bot)
-    after = words[at + 1] if at + 1 < len(words) else ""
-    named = bool(after) and set(after) <= _digit_keys()  # "… bot N", a server bot's name
-    return named or (at == 0 and bool(_bot_words() & set(words[1:])))  # its id
+    for words in ([name_key(w) for w in name_words(name)], _token_keys(name)):
+        if bot not in words:
+            continue
+        at = words.index(bot)
+        after = words[at + 1] if at + 1 < len(words) else ""
+        if after and set(after) <= _digit_keys():  # "… bot N", a server bot's name
+            return True
+        if at == 0 and _bot_words() & set(words[1:]):  # "bot-STRATEGY-N", its id
+            return True
+    for token in _token_keys(name):  # the same run together: "expertbot1", "botexpert1"
+        _, found, after = token.rpartition(bot)
+        if found and after and set(after) <= _digit_keys():
+            return True
+        rest = token.removeprefix(bot)
+        if rest != token and any(rest.startswith(w) for w in _long_bot_words()):
+            return True
+    return False
 
 
 def bot_like(name: str) -> bool:
     """A name that reads as a computer player's: the word ``bot`` with a level, a
-    strategy or a level's title (``expert bot``, ``GreedyBot``, ``master bot``). Kept
-    for bots: a bot program may hold one (it shows as a bot), a person may not."""
-    words = {name_key(w) for w in name_words(name)}
-    return name_key("bot") in words and bool(_bot_words() & words)
+    strategy or a level's title (``expert bot``, ``GreedyBot``, ``master bot``), the
+    words read on keys whatever disguises them (``greedyb0t``, ``EXPERTBOT``,
+    ``masterbot``). Kept for bots: a bot program may hold one (it shows as a bot), a
+    person may not."""
+    bot = name_key("bot")
+    for words in ({name_key(w) for w in name_words(name)}, set(_token_keys(name))):
+        if bot in words and _bot_words() & words:
+            return True
+    return any(
+        f"{w}{bot}" in token or f"{bot}{w}" in token
+        for token in _token_keys(name)
+        for w in _long_bot_words()
+    )
+
+
+def _token_keys(name: str) -> list[str]:
+    """The keys of a name's parts between separators, not split at digits or capitals:
+    compared on keys, ``b0t`` reads as ``bot`` (a 0 as an o), ``GreedyB0T1`` as one
+    run of words."""
+    parts, part = [], ""
+    for char in unicodedata.normalize("NFKC", name):
+        if unicodedata.category(char)[0] in "LMN":
+            part += char
+        elif part:
+            parts.append(part)
+            part = ""
+    if part:
+        parts.append(part)
+    return [k for k in (name_key(p) for p in parts) if k]
+
+
+@functools.cache
+def _long_bot_words() -> frozenset[str]:
+    """The bot words that can be told inside a run of letters (not a lone digit's key)."""
+    return frozenset(w for w in _bot_words() if len(w) >= 3 and not set(w) <= _digit_keys())
 
 
 def name_words(name: str) -> list[str]:

@@ -128,6 +128,11 @@ SERVER_BOT_LOOKALIKES = [
     "level-3-bot-1", "greedy_bot_1", "greedy.bot.1", "bot-level-3-1", "bot-greedy-2",
     "random bot 3", "Ada bot 2", "expert bot-2", "bot-random-T1-3",
 ]  # fmt: skip
+# The fourth round's: digits for letters and words run together, which the words of the
+# raw name did not show ("b0t" split into b, 0, t); read on the keys of the parts.
+SERVER_BOT_LOOKALIKES += ["level-3-b0t-1", "b0t-level-3-1", "Level-8-B0T-1", "expertbot1",
+                          "greedybot1", "botexpert1"]  # fmt: skip
+BOT_LIKE_RUN_TOGETHER = ["EXPERTBOT", "greedyb0t", "masterbot", "GreedyB0T"]
 BOT_LIKE = [
     "expert bot", "GreedyBot", "Level8Bot", "master bot", "fallback-bot", "lvl 8 bot",
     "ЕXPERT BOT", "ｇｒｅｅｄｙ ｂｏｔ", "expert-2 bot",
@@ -144,8 +149,14 @@ def test_names_that_read_as_a_bots_are_for_bot_programs(name: str) -> None:
     assert bot_like(name) and not reserved(name)
 
 
+@pytest.mark.parametrize("name", BOT_LIKE_RUN_TOGETHER)
+def test_bot_words_run_together_or_disguised_read_as_a_bots(name: str) -> None:
+    assert bot_like(name) and not reserved(name)
+
+
 def test_a_person_may_have_a_name_with_bot_in_it() -> None:
-    for name in ("bot", "robot 1", "MyBot", "Bot Ross", "Abbott 8", "Talbot level"):
+    for name in ("bot", "robot 1", "MyBot", "Bot Ross", "Abbott 8", "Talbot level", "Abbott",
+                 "Robotics", "Botanist 2", "botany 3"):  # fmt: skip
         assert not bot_like(name) and not reserved(name), name
 
 
