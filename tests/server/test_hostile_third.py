@@ -129,8 +129,8 @@ async def test_look_alike_names_by_separators_and_server_bot_names_do_not_regist
         for name in ("level-3-bot-1", "greedy_bot_1", "greedy.bot.1", "expert bot",
                      "bot-level-3-1",
                      # the fourth round's: digits for letters, words run together
-                     "level-3-b0t-1", "b0t-level-3-1", "Level-8-B0T-1", "expertbot1",
-                     "EXPERTBOT", "greedybot1", "greedyb0t", "botexpert1", "masterbot"):  # fmt: skip
+                     "level-3-b0t-1", "b0t-level-3-1", "Level-8-B0T-1", "expertbot1", "EXPERTBOT",
+                     "greedybot1", "greedyb0t", "botexpert1", "masterbot"):  # fmt: skip
             client = await Client.connect(live)  # a person: none of them
             reply = await client.hello(name)
             assert reply.get("code") == "name_taken" and "kept" in reply["reason"], name
