@@ -214,13 +214,15 @@ def export(args: argparse.Namespace) -> int:
         f"/api/tournaments/{quote(args.id, safe='')}/export",
         {"format": args.format, "what": args.what},
     )
-    if args.output:
+    if args.output:  # a file gets the server's bytes as they are
         with open(args.output, "wb") as fh:
             fh.write(body)
-    else:
-        sys.stdout.buffer.write(body)
-        if not body.endswith(b"\n"):
-            sys.stdout.buffer.write(b"\n")
+        return 0
+    # The terminal gets no control character raw (ESC, BEL: a hostile server's CSV)
+    from client_cli.safe import visible_lines
+
+    text = visible_lines(body.decode("utf-8", errors="replace"))
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 
 
