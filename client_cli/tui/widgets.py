@@ -280,7 +280,8 @@ class EventLog(VerticalScroll):
 
     def show(self, lines: Sequence[str]) -> None:
         self.query_one(Static).update(Text("\n".join(lines[-100:])))
-        self.scroll_end(animate=False)
+        # once the new lines are laid out: scrolled now, it stopped short of them
+        self.call_after_refresh(self.scroll_end, animate=False)
 
 
 class ResultBoard(Static):

@@ -114,6 +114,12 @@ Rows and columns score as cribbage hands with the starter."""
         self._show_series()
         self.tick()
         self._show_note()
+        self.refresh_bindings()  # a spectator's footer: no Place
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("place", "move"):  # a spectator has no board to place on
+            return not self.model.spectating()
+        return True
 
     def _show_tournament(self) -> None:
         """At a tournament's table, which tournament, round and table it is."""
