@@ -31,6 +31,11 @@ from server.room.phases import Phase
 from server.room.results import ResultsRoom
 from server.room.state import TURNS, Board, BotTurn, DealInPlay, Placement
 
+# Why the server placed a person's card when it was the person's own doing (its clock ran
+# out, or it was away), as against the deal being ended for everyone (others left, a
+# tournament's round clock).
+IDLE_REASONS: frozenset[str | None] = frozenset({"card_clock", "deal_clock", "away"})
+
 # A placement that leaves the turn open is announced in a ``progress`` this long
 # after it, together with every other placement made meanwhile; a placement that
 # completes a turn or the match is announced at once (docs/protocol.md, progress).
@@ -123,6 +128,8 @@ class DealingRoom(ResultsRoom):
             cell = fallback_cell(board.grid.copy(), card)
         # A bot thinking elsewhere that the clock overtook is placed for, like a person.
         auto = seat is None or seat.bot is None or self.think_elsewhere
+        if seat is not None and seat.bot is None and why in IDLE_REASONS:
+            board.clocked += 1
         return self.put_card(player_id, cell, now_ms, auto=auto, why=why)
 
     def bots_play(self, now_ms: int) -> list[Outbound]:

@@ -15,6 +15,8 @@ This module must never await, read a clock, or touch sockets or the database.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from engine.deal import commitment
 from engine.ranking import competition_ranks
 from engine.scoring import BoardScore, score_board
@@ -26,7 +28,7 @@ from server.room import views
 from server.room.addressing import AddressingRoom
 from server.room.outbound import Outbound
 from server.room.phases import Phase
-from server.room.state import Board, Seat
+from server.room.state import TURNS, Board, Seat
 from server.series import DealOutcome
 
 
@@ -39,6 +41,7 @@ class ResultsRoom(AddressingRoom):
         assert m is not None
         starter = m.deal.starter
         race = self.settings.pace == Pace.RACE
+        clocked = self._clocked_forfeits(now_ms) if self.settings.rated else {}
         # (rank key, seat, seat's board, score). The key: who left the series
         # first (0: stayed) is last, whatever its board (the server played it);
         # then lockstep, total score only, equal totals share a rank; race, total
@@ -55,7 +58,7 @@ class ResultsRoom(AddressingRoom):
             rows.append((key, i, seat, board, score))
         rows.sort(key=lambda r: (r[0], r[1]))
         ranks = competition_ranks([row[0] for row in rows])
-        ranking = rank_notes([(key, seat.player) for key, _, seat, _, _ in rows], ranks)
+        ranking = rank_notes([(key, seat.player) for key, _, seat, _, _ in rows], ranks, clocked)
         results: list[ResultBoard] = []
         outcomes: list[BoardOutcome] = []
         for rank, (_, i, seat, board, score) in zip(ranks, rows, strict=True):
@@ -126,6 +129,28 @@ class ResultsRoom(AddressingRoom):
             outs.append(self.address(seeing, m.result))
         return outs + self.room_update(now=True)
 
+    def _clocked_forfeits(self, now_ms: int) -> dict[str, int]:
+        """In a rated deal, a person the clock played for (most of its cards placed by
+        the server: it stayed idle, connected or not) is ranked as one who left, with
+        an idle mark: no rating from the fallback rule's play, which the server's own
+        ladder rates well above a beginner (docs/ratings.md). Returns how many cards
+        the clock placed for each of them."""
+        m = self.match
+        assert m is not None
+        series, found = self.series, {}
+        for seat in self.seats:
+            pid = seat.player.id
+            if seat.bot is not None or pid in series.forfeited:
+                continue
+            clocked = m.boards[pid].clocked
+            if clocked * 2 > TURNS:
+                found[pid] = clocked
+                series.forfeit(pid)
+                if pid not in series.gone:
+                    series.gone.add(pid)
+                    self.abandoned(pid, Abandonment.IDLE, now_ms)
+        return found
+
     def _close_series(self, now_ms: int) -> None:
         """The series is over: record it, and commit to the secret of a rematch."""
         series = self.series
@@ -173,17 +198,22 @@ class ResultsRoom(AddressingRoom):
 
 
 def rank_notes(
-    rows: list[tuple[tuple[int, int, int], PlayerInfo]], ranks: list[int]
+    rows: list[tuple[tuple[int, int, int], PlayerInfo]],
+    ranks: list[int],
+    clocked: Mapping[str, int] | None = None,
 ) -> list[RankNote]:
     """Why each board the score alone did not place ranks where it does, from the
     boards' rank keys (who left, minus the score, the time used) in rank order: a
-    player who left is last; of two level on points, the quicker is above."""
+    player who left is last (``clocked``: those of them the clock played for, with
+    the cards it placed); of two level on points, the quicker is above."""
     notes: list[RankNote] = []
     for key, player in rows:
         if key[0]:
+            n = (clocked or {}).get(player.id)
+            why = f"let the clock place {n} of its {TURNS} cards" if n else "resigned"
             notes.append(
                 RankNote(
-                    player_id=player.id, reason="left", text=f"{player.name} resigned: ranked last"
+                    player_id=player.id, reason="left", text=f"{player.name} {why}: ranked last"
                 )
             )
     for ((a, above), rank), ((b, below), _) in zip(

@@ -93,6 +93,9 @@ class Board:
     placements: list[Placement] = field(default_factory=list)
     card_at: int = 0  # when its current card was dealt
     dealt: int = 0  # the highest turn whose card this player has been sent
+    # cards its player's own clock ran out on (the card or deal clock, or away):
+    # placed by the fallback rule, not by the player (a rated deal's forfeit rule)
+    clocked: int = 0
 
     @property
     def placed(self) -> int:

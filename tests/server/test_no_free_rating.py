@@ -212,3 +212,45 @@ async def test_both_leaving_a_rated_match_the_first_loses_over_the_wire(tmp_path
         assert ben_record["ratings"]["lockstep"]["rating"] > 1500
         await ann.close()
         await ben.close()
+
+
+def test_a_player_the_clock_played_for_gains_no_rating_and_is_marked_idle() -> None:
+    """bob places card 1 and stays, connected and idle: the card clock places his other
+    15 cards by the fallback rule, which alone would often win. He is ranked as one
+    who left, the series is alice's, and his idle mark is recorded."""
+    room, box = rated_room(1), Mailbox()
+    seat_and_start(room, box, BOB)
+    place(room, box, BOB, 1)
+    now = 1
+    while not room.series.finished:
+        if views.waiting_turn(room, ALICE.id) is not None:
+            place(room, box, ALICE, now)
+        now += 1_000
+        box.add(room.tick(now))
+    events = room.take_events()
+    (end,) = [e for e in events if isinstance(e, SeriesEnded)]
+    assert not end.aborted and end.winner_id == ALICE.id
+    assert abandonments(events) == [(BOB.id, "idle")]
+    result = box.result(ALICE)
+    assert [b.player.id for b in result.boards] == [ALICE.id, BOB.id]
+    assert [n.text for n in result.ranking] == [
+        "bob let the clock place 15 of its 16 cards: ranked last"
+    ]
+
+
+def test_the_clock_placing_a_few_cards_is_no_forfeit() -> None:
+    """Half the cards or fewer placed by the clock: the deal ranks by its score."""
+    room, box = rated_room(1), Mailbox()
+    seat_and_start(room, box, BOB)
+    now = 0
+    while not room.series.finished:  # bob places cards 1 to 8, the clock the other 8
+        for who in (ALICE, BOB):
+            turn = views.waiting_turn(room, who.id)
+            if turn is not None and (who is ALICE or turn <= 8):
+                place(room, box, who, now)
+        now += 100  # within the card clock: what is placed here is not the clock's
+        box.add(room.tick(now))
+    clocked = [p for p in room.match.boards[BOB.id].placements if p.auto]  # type: ignore[union-attr]
+    assert len(clocked) == 8
+    assert abandonments(room.take_events()) == []
+    assert all(n.reason != "left" for n in box.result(ALICE).ranking)
