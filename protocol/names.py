@@ -196,8 +196,8 @@ def reserved(name: str) -> bool:
     key, guest = name_key(name), name_key(GUEST_PREFIX)
     if key.startswith(guest) and _is_guest_suffix(key[len(guest) :]):
         return True
-    bot = name_key("bot")
-    for words in ([name_key(w) for w in name_words(name)], _token_keys(name)):
+    bot, tokens = name_key("bot"), _token_keys(name)
+    for words in ([name_key(w) for w in name_words(name)], tokens):
         if bot not in words:
             continue
         at = words.index(bot)
@@ -206,7 +206,7 @@ def reserved(name: str) -> bool:
             return True
         if at == 0 and _bot_words() & set(words[1:]):  # "bot-STRATEGY-N", its id
             return True
-    for token in _token_keys(name):  # the same run together: "expertbot1", "botexpert1"
+    for token in tokens:  # the same run together: "expertbot1", "botexpert1"
         _, found, after = token.rpartition(bot)
         if found and after and set(after) <= _digit_keys():
             return True
@@ -222,14 +222,12 @@ def bot_like(name: str) -> bool:
     words read on keys whatever disguises them (``greedyb0t``, ``EXPERTBOT``,
     ``masterbot``). Kept for bots: a bot program may hold one (it shows as a bot), a
     person may not."""
-    bot = name_key("bot")
-    for words in ({name_key(w) for w in name_words(name)}, set(_token_keys(name))):
+    bot, tokens = name_key("bot"), _token_keys(name)
+    for words in ({name_key(w) for w in name_words(name)}, set(tokens)):
         if bot in words and _bot_words() & words:
             return True
     return any(
-        f"{w}{bot}" in token or f"{bot}{w}" in token
-        for token in _token_keys(name)
-        for w in _long_bot_words()
+        f"{w}{bot}" in token or f"{bot}{w}" in token for token in tokens for w in _long_bot_words()
     )
 
 

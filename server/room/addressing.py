@@ -132,10 +132,16 @@ class AddressingRoom(RoomBase):
             raise AssertionError("a placement of a card that player was never sent")
 
     def to_members(
-        self, message: BaseModel | Prepared, *, ref: str | None = None, actor: str = ""
+        self,
+        message: BaseModel | Prepared,
+        *,
+        ref: str | None = None,
+        actor: str = "",
+        members: list[str] | None = None,
     ) -> list[Outbound]:
-        """One message to every member; the acting member's copy echoes its ``ref``."""
-        members = self.members()
+        """One message to every member (or to ``members``, some of them); the acting
+        member's copy echoes its ``ref``."""
+        members = self.members() if members is None else members
         if ref is None or actor not in members:
             return [self.address(members, message)] if members else []
         if isinstance(message, Prepared):
@@ -178,11 +184,7 @@ class AddressingRoom(RoomBase):
         outs: list[Outbound] = []
         for shown, group in by_sight.items():
             update = RoomUpdate(room=self.info(shown))
-            if ref is not None and actor in group:
-                outs.append(self.address([actor], update.model_copy(update={"ref": ref})))
-                group = [m for m in group if m != actor]
-            if group:
-                outs.append(self.address(group, update))
+            outs += self.to_members(update, ref=ref, actor=actor, members=group)
         return outs
 
     def send_state(self, player_id: str, now_ms: int, ref: str | None = None) -> Outbound:

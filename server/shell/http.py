@@ -86,29 +86,40 @@ async def _viewer(request: web.Request) -> str | web.Response | None:
     return found.id
 
 
-async def match_history(request: web.Request) -> web.Response:
-    """``/api/matches/{match_id}``: a match as anyone may see it; asked with the token
-    of one of its players, a finished deal under an embargo shows that player its
-    table whole (server.visibility.public_match)."""
-    viewer = await _viewer(request)
-    if isinstance(viewer, web.Response):
-        return viewer
-    found = await request.app[STORAGE].match(request.match_info["match_id"], viewer=viewer)
-    if found is None:
-        return _not_found("match_not_found", "no such match")
-    return web.json_response(found)
+ViewedRead = Callable[[Store, str, str | None], Awaitable[dict[str, Any] | None]]
 
 
-async def player_history(request: web.Request) -> web.Response:
-    """``/api/players/{name}/matches``: the matches anyone may list; asked with the
-    player's own token (``Authorization: Bearer TOKEN``), every match it sat in."""
-    viewer = await _viewer(request)
-    if isinstance(viewer, web.Response):
-        return viewer
-    matches = await request.app[STORAGE].player_matches(request.match_info["name"], viewer=viewer)
-    if matches is None:
-        return _not_found("player_not_found", "no such player")
-    return web.json_response(matches)
+def viewed(read: ViewedRead, key: str, code: str, reason: str) -> Handler:
+    """:func:`stored` for a read that depends on who asks: ``read`` gets the viewer
+    too (:func:`_viewer`; a token no player has is 401)."""
+
+    async def handler(request: web.Request) -> web.Response:
+        viewer = await _viewer(request)
+        if isinstance(viewer, web.Response):
+            return viewer
+        found = await read(request.app[STORAGE], request.match_info[key], viewer)
+        if found is None:
+            return _not_found(code, reason)
+        return web.json_response(found)
+
+    return handler
+
+
+def _match(store: Store, match_id: str, viewer: str | None) -> Awaitable[dict[str, Any] | None]:
+    """A match as anyone may see it; asked with the token of one of its players, a
+    finished deal under an embargo shows that player its table whole
+    (server.visibility.public_match)."""
+    return store.match(match_id, viewer=viewer)
+
+
+def _player_matches(store: Store, who: str, viewer: str | None) -> Awaitable[dict[str, Any] | None]:
+    """The matches anyone may list; asked with the player's own token, every match it
+    sat in."""
+    return store.player_matches(who, viewer=viewer)
+
+
+match_history = viewed(_match, "match_id", "match_not_found", "no such match")
+player_history = viewed(_player_matches, "name", "player_not_found", "no such player")
 
 
 player_ratings = stored(_ratings, "name", "player_not_found", "no such player")

@@ -44,6 +44,16 @@ def play_deal(room: Room, box: Mailbox, *people: PlayerInfo, now_ms: int = 10) -
     return now_ms
 
 
+def alice_plays_the_clock_plays_bob(room: Room, box: Mailbox, now_ms: int = 0) -> None:
+    """Until the series is over, alice places each card as it comes; bob's go by the
+    card clock."""
+    while not room.series.finished:
+        if views.waiting_turn(room, ALICE.id) is not None:
+            place(room, box, ALICE, now_ms)
+        now_ms += 1_000
+        box.add(room.tick(now_ms))
+
+
 def ended(room: Room) -> SeriesEnded:
     (found,) = [e for e in room.take_events() if isinstance(e, SeriesEnded)]
     return found
@@ -72,12 +82,7 @@ def test_leaving_before_placing_a_card_aborts_a_rated_series(deals: int, pace: P
 def test_a_player_who_never_moves_aborts_it_and_is_recorded_idle() -> None:
     room, box = rated_room(3), Mailbox()
     seat_and_start(room, box, BOB)
-    now = 0
-    while not room.series.finished:  # alice plays; bob's cards go by the card clock
-        if views.waiting_turn(room, ALICE.id) is not None:
-            place(room, box, ALICE, now)
-        now += 1_000
-        box.add(room.tick(now))
+    alice_plays_the_clock_plays_bob(room, box)
     events = room.take_events()
     (end,) = [e for e in events if isinstance(e, SeriesEnded)]
     assert end.aborted and end.deals == 1
@@ -221,12 +226,7 @@ def test_a_player_the_clock_played_for_gains_no_rating_and_is_marked_idle() -> N
     room, box = rated_room(1), Mailbox()
     seat_and_start(room, box, BOB)
     place(room, box, BOB, 1)
-    now = 1
-    while not room.series.finished:
-        if views.waiting_turn(room, ALICE.id) is not None:
-            place(room, box, ALICE, now)
-        now += 1_000
-        box.add(room.tick(now))
+    alice_plays_the_clock_plays_bob(room, box, now_ms=1)
     events = room.take_events()
     (end,) = [e for e in events if isinstance(e, SeriesEnded)]
     assert not end.aborted and end.winner_id == ALICE.id

@@ -26,22 +26,22 @@ from tests.server.test_embargo_sweep import DAY_MS, Calendar
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
-async def matches(live: Live, who: str, token: str | None = None) -> tuple[int, Any]:
+async def asked(live: Live, path: str, token: str | None = None) -> tuple[int, Any]:
+    """``GET path``'s status and JSON, asked with ``token`` if given."""
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
     async with (
         aiohttp.ClientSession() as http,
-        http.get(f"{live.http}/api/players/{who}/matches", headers=headers) as reply,
+        http.get(live.http + path, headers=headers) as reply,
     ):
         return reply.status, await reply.json()
+
+
+async def matches(live: Live, who: str, token: str | None = None) -> tuple[int, Any]:
+    return await asked(live, f"/api/players/{who}/matches", token)
 
 
 async def match(live: Live, match_id: str, token: str | None = None) -> tuple[int, Any]:
-    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
-    async with (
-        aiohttp.ClientSession() as http,
-        http.get(f"{live.http}/api/matches/{match_id}", headers=headers) as reply,
-    ):
-        return reply.status, await reply.json()
+    return await asked(live, f"/api/matches/{match_id}", token)
 
 
 async def private_game_against_a_bot(ada: Client) -> str:
