@@ -10,7 +10,19 @@ from pathlib import Path
 
 from tests.server.live import running_server, signed_in
 from tests.server.test_embargo_sweep import DAY_MS, Calendar
-from tests.web.conftest import PHONE, new_room, place_one, player, shot, store, wait_store
+from tests.web.conftest import (
+    PHONE,
+    axe_source,
+    axe_violations,
+    new_room,
+    place_one,
+    player,
+    shot,
+    store,
+    wait_store,
+)
+
+BAD = ("critical", "serious")  # what axe-core may not find on a state of the page
 
 
 async def test_the_daily_page_from_today_to_yesterday_against_the_field(
@@ -40,6 +52,8 @@ async def test_the_daily_page_from_today_to_yesterday_against_the_field(
             ".held-scores"
         )
         assert "done" in await page.inner_text("table.daily-standings")
+        source = axe_source()
+        assert not [v for v in await axe_violations(page, source) if v["impact"] in BAD]
         ann_score = str(ann_result["boards"][0]["score"]["total"])
         assert await page.locator("table.daily-field").count() == 0  # no card before midnight
         assert not set("♣♦♥♠") & set(text)  # no card drawn at all
@@ -64,10 +78,12 @@ async def test_the_daily_page_from_today_to_yesterday_against_the_field(
         await page.wait_for_selector(".daily-board .result-board")
         assert await page.locator(".daily-board .cell.filled").count() == 16
         await shot(page, "daily-own-board")
+        assert not [v for v in await axe_violations(page, source) if v["impact"] in BAD]
         await page.get_by_role("link", name="My games").click()
         await page.wait_for_selector("#matches-h:text-is('Matches (2, newest first)')")
         await page.get_by_role("link", name="Replay").first.click()
         await page.wait_for_selector("text=Your own table. The deal is checked here once")
+        assert not [v for v in await axe_violations(page, source) if v["impact"] in BAD]
         await page.keyboard.press("End")
         await page.wait_for_selector(".result-board .line-total", state="attached")
         await page.get_by_role("link", name="Daily", exact=True).click()

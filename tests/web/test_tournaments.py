@@ -8,7 +8,18 @@ import asyncio
 from pathlib import Path
 
 from tests.server.live import running_server, signed_in
-from tests.web.conftest import PHONE, open_page, place_one, player, shot, sign_in, store, wait_store
+from tests.web.conftest import (
+    PHONE,
+    axe_source,
+    axe_violations,
+    open_page,
+    place_one,
+    player,
+    shot,
+    sign_in,
+    store,
+    wait_store,
+)
 
 
 async def test_standings_wait_for_the_round_then_follow_it(
@@ -55,6 +66,9 @@ async def test_standings_wait_for_the_round_then_follow_it(
         assert "tables done in round 1: its results when the round is over" in note
         assert "done: results when the round is over" in await host.inner_text("table.round-tables")
         await wall.wait_for_selector(".pending-results")
+        for page in (host, wall):  # the waiting states read by axe-core too
+            found = await axe_violations(page, axe_source())
+            assert not [v for v in found if v["impact"] in ("critical", "serious")], found
         await shot(host, "desktop-tournament-standings")
         await shot(wall, "desktop-projector", full_page=False)
         # a watcher of the tournament may watch quin's table, which is still being played
