@@ -73,6 +73,9 @@ class Published:
     # False for a tournament table, whose deal secrets are not a hash chain: they are
     # checked against the round's secret once the round is over (table_round_checks).
     chained: bool = True
+    # The commitment to the seed shown before the first card (match_started), when this
+    # player saw it: the revealed seed must match it, not only the result's own copy.
+    seed_commitment: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,12 +110,21 @@ def verify_deal(revealed: Revealed, seen: Published) -> Verification:
     server_commitment = seen.server_commitment
     contributions = list(seen.contributions)
     try:
-        checks.append(
-            Check(
-                "the seed matches its commitment",
-                commitment(revealed.seed) == revealed.seed_commitment,
+        announced = seen.seed_commitment
+        if announced:
+            checks.append(
+                Check(
+                    "the seed matches the commitment shown before the first card",
+                    commitment(revealed.seed) == announced == revealed.seed_commitment,
+                )
             )
-        )
+        else:
+            checks.append(
+                Check(
+                    "the seed matches its commitment",
+                    commitment(revealed.seed) == revealed.seed_commitment,
+                )
+            )
         if server_commitment:
             checks.append(
                 Check(

@@ -149,13 +149,22 @@ class Outcome:
     fallbacks: int = 0  # cards the fallback rule placed because the bot failed
     deal: int = 1  # which deal of its series
     best_of: int = 1
+    # The deal checked as every client checks it (engine.verification): True when every
+    # check passed; the labels of those that failed otherwise.
+    verified: bool = False
+    failed_checks: tuple[str, ...] = ()
 
     def line(self) -> str:
         others = ", ".join(
             f"{name}{' (bot)' if bot else ''} {score}" for name, bot, _, score in self.boards
         )
         which = f"deal {self.deal} of {self.best_of}: " if self.best_of > 1 else ""
+        checked = (
+            "deal verified"
+            if self.verified
+            else "DEAL NOT VERIFIED: " + "; ".join(self.failed_checks or ("no check made",))
+        )
         return (
             f"{which}room {self.room_id}: rank {self.rank} of {self.players} with "
-            f"{self.score} points (starter {self.starter}; {others})"
+            f"{self.score} points (starter {self.starter}; {others}); {checked}"
         )

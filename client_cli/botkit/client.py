@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,11 +34,13 @@ from client_cli.botkit.api import (
     cell_index,
 )
 from client_cli.flood import BACKOFF_S, backoff_s, is_drop_notice
+from client_cli.model.state import ClientModel
 from client_cli.model.text import placed_for_you, series_text
 from client_cli.session import Session, SessionError
 from engine.bots import BotView, fallback_cell
 from engine.cards import Card
 from engine.grid import CELLS, Grid, cell_name, parse_cell
+from engine.verification import Verification
 from protocol.connection import ErrorMessage, Welcome
 from protocol.deals import CardDealt, MatchResult, MatchStarted, Place, Placed, SeriesInfo
 from protocol.fields import Pace, Visibility
@@ -104,7 +107,7 @@ class BotClient:
         self.session = Session(
             url,
             name=name,
-            listener=self._heard,
+            listener=self.heard,
             resume_room=lambda: self.match.room_id if self.match else None,
             give_up_after=3,
             bot=True,
@@ -112,6 +115,10 @@ class BotClient:
             resync_after_drop=False,  # the bot resyncs per request it sends again
         )
         self.welcome: Welcome | None = None
+        # The deal checks every client makes, fed every message as the terminal
+        # client's model is, with the contributions this bot sent.
+        self.model = ClientModel(url)
+        self.checked: dict[str, Verification] = {}  # match id -> its deal checked
         self.use_queue = False  # cleared when the server will not queue a bot
         self.series_told: set[int] = set()
 
@@ -146,10 +153,15 @@ class BotClient:
             raise BotError(str(exc) if exc else "the session ended before signing in")
         return waiter.result()
 
-    def _heard(self, message: ServerMessage) -> None:
+    def heard(self, message: ServerMessage) -> None:
+        """Every message the session hands over: checked deals kept, then queued."""
         # A frame dropped has no ref; a quota's rate_limited has the request's: a refusal.
         if is_drop_notice(message):
             self.dropping.set()
+        self.model.apply(message, time.monotonic())
+        match = self.model.match
+        if isinstance(message, MatchResult) and match is not None and match.verification:
+            self.checked[message.match_id] = match.verification
         self.inbox.put_nowait(message)
 
     async def _answer(self, message: Any, drops: int) -> ServerMessage | None:
@@ -230,6 +242,7 @@ class BotClient:
                 "deals": plan.best_of,
                 "bot_after_ms": None if plan.arena else bot_after,
                 "arena": plan.arena,
+                "contribution": self.model.new_contribution(),
             }
         )
         try:
@@ -258,12 +271,16 @@ class BotClient:
     async def _join(self, code: str) -> RoomState:
         """Join by room id, and if no room has that id, by invite code."""
         try:
-            reply = await self._request(JoinRoom(room_id=code[:32]))
+            reply = await self._request(
+                JoinRoom(room_id=code[:32], contribution=self.model.new_contribution())
+            )
         except SessionError as exc:
             raise BotError(str(exc)) from None
         if isinstance(reply, ErrorMessage) and reply.code == "room_not_found":
             try:
-                reply = await self._request(JoinRoom(invite_code=code[:32]))
+                reply = await self._request(
+                    JoinRoom(invite_code=code[:32], contribution=self.model.new_contribution())
+                )
             except SessionError as exc:
                 raise BotError(str(exc)) from None
             if isinstance(reply, ErrorMessage) and reply.code == "room_not_found":
@@ -284,7 +301,9 @@ class BotClient:
                 and room.visibility == Visibility.PUBLIC
                 and room.taken < room.seats
             ):
-                reply = await self._request(JoinRoom(room_id=room.id))
+                reply = await self._request(
+                    JoinRoom(room_id=room.id, contribution=self.model.new_contribution())
+                )
                 if isinstance(reply, RoomState):
                     return reply
         assert self.welcome is not None
@@ -297,6 +316,7 @@ class BotClient:
                     "pace": Pace.LOCKSTEP,
                     "card_clock_ms": plan.card_clock_ms,
                     "deals": plan.best_of,
+                    "contribution": self.model.new_contribution(),
                 }
             )
         )
@@ -416,7 +436,11 @@ class BotClient:
         with contextlib.suppress(SessionError):
             await self._request(LeaveRoom(room_id=match.room_id))
         try:
-            reply = await self._request(AnswerChallenge(challenge_id=info.id, accept=True))
+            reply = await self._request(
+                AnswerChallenge(
+                    challenge_id=info.id, accept=True, contribution=self.model.new_contribution()
+                )
+            )
         except SessionError:
             return None
         if not isinstance(reply, ChallengeUpdate) or reply.room_id is None:
@@ -499,6 +523,7 @@ class BotClient:
         me = self.welcome.player.id
         mine = next(b for b in result.boards if b.player.id == me)
         best_of = result.series.best_of if result.series is not None else 1
+        checked = self.checked.get(result.match_id)
         return Outcome(
             room_id=result.room_id,
             match_id=result.match_id,
@@ -510,4 +535,6 @@ class BotClient:
             fallbacks=match.fallbacks,
             deal=result.deal,
             best_of=best_of,
+            verified=checked is not None and checked.ok,
+            failed_checks=tuple(c.label for c in checked.checks if not c.ok) if checked else (),
         )

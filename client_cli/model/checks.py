@@ -46,6 +46,7 @@ def verify_result(
     series_commitment: str | None = None,
     previous_secret: str | None = None,
     chained: bool = True,
+    seed_commitment: str | None = None,
 ) -> Verification:
     """Check a revealed deal against what this player saw before it (see
     :func:`engine.verification.verify_deal`)."""
@@ -59,6 +60,7 @@ def verify_result(
         series_commitment=series_commitment,
         previous_secret=previous_secret,
         chained=chained,
+        seed_commitment=seed_commitment,
     )
     return verify_deal(revealed(result), seen)
 

@@ -598,6 +598,7 @@ class ClientModel:
         if self._other_room(msg.room_id):
             return []
         match = self.match
+        unannounced = match is None or match.match_id != msg.match_id
         if match is None or match.match_id != msg.match_id:
             match = MatchView(
                 match_id=msg.match_id,
@@ -630,6 +631,8 @@ class ClientModel:
             series_commitment=series_commitment or None,
             previous_secret=self.secrets.get(msg.deal - 1),
             chained=tournament is None,
+            # The commitment match_started (or a snapshot) showed before the result.
+            seed_commitment=None if unannounced else match.seed_commitment or None,
         )
         if tournament is not None:
             extra = tournament_checks(tournament.info, match.contributions)

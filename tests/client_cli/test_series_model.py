@@ -110,8 +110,12 @@ def model_in_room() -> ClientModel:
     return model
 
 
-def start(model: ClientModel, deal_no: int, announced: str, now: float = 0.0) -> list[str]:
-    seed = room_seed(SECRETS[deal_no - 1], CONTRIBUTIONS)
+def start(
+    model: ClientModel, deal_no: int, announced: str, now: float = 0.0, secret: str = ""
+) -> list[str]:
+    """Deal ``deal_no`` starts on ``secret`` (default: the chain's), ``announced`` as the
+    commitment to it."""
+    seed = room_seed(secret or SECRETS[deal_no - 1], CONTRIBUTIONS)
     return model.apply(
         MatchStarted(
             room_id="r1",
@@ -230,7 +234,7 @@ def test_a_deal_announced_off_the_chain_is_not_verified() -> None:
     model.apply(result(1, play(model, SECRETS[0]), SECRETS[0], series(1, 1, 0, next_ms=10)), 1.0)
     # the server swaps in a secret of its choosing and announces its true commitment
     rogue = "r" * 64
-    start(model, 2, commitment(rogue))
+    start(model, 2, commitment(rogue), secret=rogue)
     grid = play(model, rogue)
     model.apply(result(2, grid, rogue, series(2, 1, 1, next_ms=10)), 2.0)
     v = model.match.verification

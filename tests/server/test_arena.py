@@ -65,6 +65,7 @@ async def test_two_bot_programs_play_a_rated_arena_match_apart_from_people(
         tock = BotClient(live.url, load_chooser("level-2", seed="k"), name="tock", say=quiet)
         [one], [two] = await asyncio.gather(tick.run(plan), tock.run(plan))
         assert one.room_id == two.room_id and one.players == two.players == 2
+        assert one.verified and two.verified, (one.failed_checks, two.failed_checks)
         match = await get(live, f"/api/matches/{one.match_id}")
         assert all(b["player"]["bot"] for b in match["boards"])
 

@@ -120,7 +120,7 @@ const same = (a, b) => typeof a === "string" && typeof b === "string" && a.toLow
 
 /**
  * Check a match_result. ``known`` is what this page saw before the result:
- *   contributions (match_started), serverCommitment (this deal's, announced before
+ *   seedCommitment (match_started's, or a snapshot's), contributions (match_started), serverCommitment (this deal's, announced before
  *   the first card), seriesCommitment (the room's), previousSecret (deal k-1's),
  *   received ({turn: card} dealt to this player), mine/seat (this page's own
  *   contribution and seat; null at a tournament table, whose seats share the round's).
@@ -131,7 +131,13 @@ export async function verifyResult(result, known, force) {
   const add = (label, ok) => checks.push({ label, ok: Boolean(ok) });
   const deal = result.deal || 1;
   try {
-    add("the seed matches its commitment", same(await commitment(result.seed, force), result.seed_commitment));
+    const seedHash = await commitment(result.seed, force);
+    if (known.seedCommitment) {
+      add("the seed matches the commitment shown before the first card",
+        same(seedHash, known.seedCommitment) && same(known.seedCommitment, result.seed_commitment));
+    } else {
+      add("the seed matches its commitment", same(seedHash, result.seed_commitment));
+    }
     if (known.serverCommitment) {
       add("the server's secret matches the commitment shown before the first card",
         same(await commitment(result.server_secret, force), known.serverCommitment));

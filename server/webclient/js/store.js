@@ -316,6 +316,7 @@ export class Store extends EventTarget {
   on_match_result(msg) {
     if (!this.room || this.room.id !== msg.room_id) return;
     let match = this.match;
+    const announced = Boolean(match && match.match_id === msg.match_id); // shown before the result
     if (!match || match.match_id !== msg.match_id) {
       match = newMatch({ match_id: msg.match_id, pace: this.room.pace, seed_commitment: msg.seed_commitment,
         contributions: [], deal: msg.deal || 1, best_of: msg.series ? msg.series.best_of : 1 });
@@ -335,6 +336,7 @@ export class Store extends EventTarget {
     const info = tid !== null ? this.tournament.get(tid).info : null;
     const round = info ? info.round : null;
     const known = {
+      seedCommitment: announced ? match.seed_commitment || null : null,
       contributions: match.contributions,
       serverCommitment: match.server_commitment || (match.deal === 1 ? seriesCommitment : null),
       seriesCommitment: seriesCommitment || null,
