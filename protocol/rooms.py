@@ -212,6 +212,10 @@ class Left(Message):
     type: Literal["left"] = "left"
     room_id: str
     ref: Ref = None
+    # Leaving a series under way forfeits it: the series as it stands once the leave is
+    # decided (its standings held back, as in ``room``, where its result may not be
+    # seen yet). None otherwise. (Added in protocol 2, optional.)
+    series: SeriesInfo | None = None
 
 
 class RoomState(Message):

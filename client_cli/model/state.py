@@ -16,6 +16,7 @@ from client_cli.model.checks import table_round_checks, tournament_checks, verif
 from client_cli.model.events import rematch_lines, seat_lines, tournament_lines
 from client_cli.model.text import (
     deal_heading,
+    left_series_lines,
     match_terms,
     placed_for_you,
     rating_text,
@@ -515,7 +516,7 @@ class ClientModel:
         if self.room is not None and self.room.id == msg.room_id:
             name = self.room.name
             self._leave_room()
-            return [f"left room {name}"]
+            return [f"left room {name}", *left_series_lines(msg.series, self.me)]
         return []
 
     def _on_match_started(self, msg: MatchStarted, now: float) -> list[str]:

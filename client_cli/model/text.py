@@ -166,6 +166,18 @@ def resigned_text(series: SeriesInfo, me: PlayerInfo | None) -> str:
     return f"{names} resigned — {who} {verb} the series {_score(first, rival)}"
 
 
+def left_series_lines(series: SeriesInfo | None, me: PlayerInfo | None) -> list[str]:
+    """What leaving a series under way did, for the one who left (the ``left`` message's
+    ``series``): "you resigned at 1–1 — bo wins the series"."""
+    if series is None:
+        return []
+    if not series.finished:
+        return ["you forfeited the series: the others play on"]
+    if not series.standings:  # its result is not shown yet (a tournament's round)
+        return ["you forfeited the series"]
+    return [series_text(series, me)]
+
+
 def series_score(series: SeriesInfo, me: PlayerInfo | None) -> str:
     """The deals won so far, from this player's side: "you lead 1–0", "level 1–1"."""
     standings = list(series.standings)

@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from engine.grid import cell_name, legal_mask, mask_cells
 from protocol.deals import CardDealt, MatchResult, Placed, Progress
 from protocol.prepared import Prepared, card_message, legal_json, progress_message
-from protocol.rooms import RoomState, RoomUpdate
+from protocol.rooms import Left, RoomState, RoomUpdate
 from server.room import views
 from server.room.base import RoomBase
 from server.room.outbound import Outbound
@@ -96,7 +96,10 @@ class AddressingRoom(RoomBase):
         if shown is not None and not views.sees_result(self, recipients[0]):
             raise AssertionError("the result is under its round's embargo")
         room = message.room if isinstance(message, (RoomState, RoomUpdate)) else None
-        standings = room.series.standings if room is not None and room.series else []
+        series = room.series if room is not None else None
+        if isinstance(message, Left):
+            series = message.series
+        standings = series.standings if series is not None else []
         if standings and not all(views.sees_result(self, p) for p in recipients):
             raise AssertionError("the series' standings are under its round's embargo")
         return Outbound(recipients, message)

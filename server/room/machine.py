@@ -116,7 +116,7 @@ class Room(DealingRoom):
         series.forfeit(player.id)
         series.gone.add(player.id)
         self.abandoned(player.id, Abandonment.LEFT, now_ms)
-        outs = [left]
+        outs: list[Outbound] = []
         staying = [s for s in self.seats if s.player.id not in series.forfeited]
         if self.phase == Phase.PLAYING and len(self.seats) > 1 and len(staying) <= 1:
             # Cut short, the stayer cannot be the side that never played the first
@@ -130,7 +130,10 @@ class Room(DealingRoom):
             outs += self.end_series(now_ms)
         if self.phase == Phase.PLAYING:
             outs += self._changed(now_ms)
-        return outs
+        # The leaver is told first, with the series its leaving decided (or forfeited).
+        shown = views.series_info(self, now_ms, views.sees_result(self, player.id))
+        told = Left(room_id=self.id, ref=msg.ref, series=shown)
+        return [self.address([player.id], told), *outs]
 
     def _remove_seat(self, seat: Seat) -> None:
         self.seats.remove(seat)

@@ -29,7 +29,7 @@ from protocol.deals import (
 )
 from protocol.fields import PlayerInfo
 from protocol.head_to_head import ChallengeUpdate, Leaderboard, QueueStatus, RatingsChanged
-from protocol.rooms import RoomInfo, RoomState, RoomUpdate
+from protocol.rooms import Left, RoomInfo, RoomState, RoomUpdate
 
 ME = PlayerInfo(id="p1", name="ada")
 BOB = PlayerInfo(id="p2", name="bob")
@@ -490,3 +490,31 @@ def test_series_text_for_every_standing() -> None:
     # a spectator sees the two leaders by name
     watcher = PlayerInfo(id="p9", name="cy")
     assert series_text(series(1, 1, 0), watcher) == "deal 1 of 3 \u2014 ada 1, bob 0"
+
+
+def test_the_leaver_is_told_the_series_its_leaving_decided() -> None:
+    """A forfeit between deals (issue "Results players can trust, second pass"): the
+    leaver saw no result at all; ``left`` now carries the series, said as to the stayer."""
+    level = SeriesInfo.model_validate(
+        {
+            "best_of": 3, "deal": 2, "finished": True, "winner": BOB.model_dump(),
+            "standings": [standing(BOB, 1), standing(ME, 1, forfeited=True)],
+        }
+    )  # fmt: skip
+    model = model_in_room()
+    lines = model.apply(Left(room_id="r1", series=level), 1.0)
+    assert lines[-1] == "you resigned at 1\u20131 \u2014 bob wins the series"
+    assert model.room is None
+    # Its result under a round's embargo: what it did, no score.
+    model = model_in_room()
+    hidden = level.model_copy(update={"standings": [], "winner": None})
+    assert model.apply(Left(room_id="r1", series=hidden), 1.0)[-1] == "you forfeited the series"
+    # Others play on (a room of three): the leaver forfeited, the series goes on.
+    model = model_in_room()
+    going = level.model_copy(update={"finished": False, "winner": None})
+    assert model.apply(Left(room_id="r1", series=going), 1.0)[-1] == (
+        "you forfeited the series: the others play on"
+    )
+    # A plain leave (nothing under way): nothing more said.
+    model = model_in_room()
+    assert len(model.apply(Left(room_id="r1"), 1.0)) == 1

@@ -253,7 +253,9 @@ async def test_leaving_a_series_forfeits_it_and_is_on_the_record(tmp_path: Path)
             await c.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
             await c.until("placed")
         await bob.send(type="leave_room", room_id=room_id)
-        await bob.until("left")
+        left = await bob.until("left")
+        # bob is told what his leaving did: the series is over, alice's.
+        assert left["series"]["finished"] and left["series"]["winner"]["name"] == "alice"
         # bob resigned: the deal ends for alice at once, bob ranked last in it.
         result = await alice.until("match_result")
         assert [b["player"]["name"] for b in result["boards"]] == ["alice", "bob"]
@@ -270,6 +272,30 @@ async def test_leaving_a_series_forfeits_it_and_is_on_the_record(tmp_path: Path)
         record = await get(live, "/api/players/bob/matches")
         assert record["abandoned"] == {"left": 1, "timeout": 0, "idle": 0}
         assert (await get(live, "/api/players/bob/ratings"))["history"][0]["result"] == "loss"
+        await alice.close()
+        await bob.close()
+
+
+async def test_leaving_between_deals_tells_the_leaver_the_series_it_lost(tmp_path: Path) -> None:
+    """A forfeit between deals: the leaver's ``left`` holds the series as decided (the
+    deals won at the resignation, its winner), as the stayer's room update does."""
+    async with running_server(tmp_path / "b.db", between_deals_ms=60_000) as live:
+        alice, bob, room_id = await quickplay_pair(live)
+        await asyncio.gather(alice.play_to_end(room_id), bob.play_to_end(room_id, 2))
+        await bob.send(type="leave_room", room_id=room_id, ref="bye")
+        left = await bob.until("left")
+        series = left["series"]
+        assert left["ref"] == "bye" and series["finished"] and series["deal"] == 1
+        assert series["winner"]["name"] == "alice"
+        assert {s["player"]["name"]: s["forfeited"] for s in series["standings"]} == {
+            "alice": False,
+            "bob": True,
+        }
+        while not (update := await alice.until("room"))["room"]["series"]["finished"]:
+            pass
+        assert update["room"]["series"]["winner"] == series["winner"]
+        await alice.send(type="leave_room", room_id=room_id)
+        assert (await alice.until("left")).get("series") is None  # over: nothing forfeited
         await alice.close()
         await bob.close()
 

@@ -3,6 +3,7 @@
 // here touches the DOM.
 
 import { tableRoundChecks, tableScheme, tournamentChecks, verifyResult } from "./deal.js";
+import { leftOutcome } from "./views/outcome.js";
 
 export function freshContribution() {
   const bytes = new Uint8Array(16);
@@ -170,7 +171,10 @@ export class Store extends EventTarget {
   }
 
   on_left(msg) {
-    if (this.room && this.room.id === msg.room_id) this.leaveRoomLocally();
+    if (!this.room || this.room.id !== msg.room_id) return;
+    this.leaveRoomLocally();
+    const said = leftOutcome(msg.series, this.me); // leaving forfeited a series: its outcome
+    if (said) this.notice(said, "info", "left");
   }
 
   on_room_state(msg) {

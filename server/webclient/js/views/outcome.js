@@ -137,6 +137,19 @@ export function seriesOutcome(series, me) {
   return `Deal ${series.deal} of ${series.best_of}: ${table}.`;
 }
 
+/** What leaving a series under way did, told to the one who left (``left``'s series):
+ * "You resigned at 1–1 — bo wins the series"; null where it says nothing yet. */
+export function leftOutcome(series, me) {
+  if (!series) return null;
+  if (!series.finished) return "You forfeited the series: the others play on.";
+  if (!series.standings.length) return "You forfeited the series.";
+  const said = seriesOutcome(series, me);
+  if (said) return said.charAt(0).toUpperCase() + said.slice(1);
+  const winner = series.winner;
+  if (!winner) return "You resigned.";
+  return me && winner.id === me.id ? "You win." : `You resigned — ${winner.name} wins.`;
+}
+
 /** The rating changes, one's own first: "Your rating 1500 → 1512 (+12)". */
 export function ratingLines(ratings, me) {
   if (!ratings) return [];
