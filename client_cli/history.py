@@ -206,6 +206,7 @@ class HistoryRow:
     opponents: tuple[str, ...]  # names, "[bot]" marked
     result: str  # "win", "loss", "draw", "solo", or "" (not finished, or not known)
     rating: str = ""  # on a rated series' last deal: "1500 -> 1522 (+22)"
+    series: str = ""  # on a series' last deal: how it ended ("won the series 2–1")
 
 
 def deal_result(my_rank: int | None, other_ranks: list[int]) -> str:
@@ -217,6 +218,39 @@ def deal_result(my_rank: int | None, other_ranks: list[int]) -> str:
     if my_rank == 1:
         return "draw" if 1 in other_ranks else "win"
     return "loss"
+
+
+def series_outcome(series: Any, me: str, names: dict[str, str], myself: str = "you") -> str:
+    """How a series of several deals ended for player ``me``, said on its last deal's row
+    of a history (the list's ``series``; ``names``: player id -> name): "won the series
+    2–1", "lost the series 1–1, you resigned", "won the series 1–0, bo resigned",
+    "series drawn 1–1", "series aborted"; "" on its other deals, while it is played, or
+    where its result is not shown yet. ``myself``: how ``me`` is named ("you")."""
+    if not isinstance(series, dict) or series.get("deal") != series.get("deals"):
+        return ""
+    status = series.get("status")
+    if status == "aborted":
+        return "series aborted"
+    standings = [s for s in series.get("standings") or () if isinstance(s, dict)]
+    if status != "finished" or not standings:
+        return ""
+    mine = next((s for s in standings if s.get("player_id") == me), None)
+    other = next((s for s in standings if s is not mine), None)
+    if mine is None or other is None:
+        return ""
+    score = f"{mine.get('deals_won', 0)}\u2013{other.get('deals_won', 0)}"
+    winner = series.get("winner_id")
+    said = (
+        "series drawn " + score
+        if winner is None
+        else ("won" if winner == me else "lost") + " the series " + score
+    )
+    gone = [
+        myself if s is mine else names.get(str(s.get("player_id")), "?")
+        for s in standings
+        if s.get("forfeited")
+    ]
+    return said + (f", {' and '.join(gone)} resigned" if gone else "")
 
 
 def history_rows(
@@ -252,7 +286,13 @@ def history_rows(
         event = by_series.get(sid) if isinstance(sid, str) else None
         if event is not None and last_deal.get(str(sid), (0, ""))[1] == m.match_id:
             rating = f"{event.before} -> {event.after} ({event.after - event.before:+d})"
-        rows.append(HistoryRow(m, names, result, rating))
+        ids = {
+            str(_dig(o.get("player"), "id")): str(_dig(o.get("player"), "name") or "?")
+            for o in m.raw.get("opponents") or ()
+            if isinstance(o, dict)
+        }
+        series = series_outcome(m.raw.get("series"), me, ids)
+        rows.append(HistoryRow(m, names, result, rating, series))
     return rows
 
 
@@ -300,6 +340,8 @@ def history_line(row: HistoryRow) -> str:
         bits.append(row.result + (f" (rank {m.rank} of {m.players})" if m.players > 2 else ""))
     if m.score is not None:
         bits.append(f"{m.score} points")
+    if row.series:
+        bits.append(row.series)
     if row.rating:
         bits.append(f"rating {row.rating}")
     return ", ".join(bits)

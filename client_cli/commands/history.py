@@ -149,7 +149,11 @@ def _when(ms: int | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ms / 1000))
 
 
-def _list_text(matches: list[dict[str, Any]], extra: bool = False) -> str:
+def _list_text(matches: list[dict[str, Any]], player: dict[str, Any] | None = None) -> str:
+    """The matches, one a line; a player's own list (``player``) with its rank and score,
+    and on a series' last deal how the series ended for it."""
+    from client_cli.history import series_outcome
+
     if not matches:
         return "no matches\n"
     lines = []
@@ -158,8 +162,12 @@ def _list_text(matches: list[dict[str, Any]], extra: bool = False) -> str:
             f"{m['match_id']:<14} {_when(m['started_ms'])}  {m['pace']:<8} {m['status']:<9} "
             f"{m['players']} player{'s' if m['players'] != 1 else ''}  {m['room']}"
         )
-        if extra and m.get("rank") is not None:
+        if player is not None and m.get("rank") is not None:
             line += f"  rank {m['rank']}, {m['score']} points"
+        if player is not None:
+            names = {o["player"]["id"]: o["player"]["name"] for o in m.get("opponents") or ()}
+            series = series_outcome(m.get("series"), player["id"], names, player["name"])
+            line += f"  ({series})" if series else ""
         lines.append(line)
     return "\n".join(lines) + "\n"
 
@@ -169,7 +177,7 @@ def _player_text(data: dict[str, Any]) -> str:
     kind = " (guest)" if p["guest"] else " (bot)" if p["bot"] else ""
     head = f"{p['name']}{kind}, id {p['id']}: {len(data['matches'])} matches"
     head += " (all yours, private rooms included)\n" if data.get("all") else "\n"
-    return head + _list_text(data["matches"], extra=True)
+    return head + _list_text(data["matches"], p)
 
 
 def _match_text(m: dict[str, Any]) -> str:

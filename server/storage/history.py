@@ -196,11 +196,14 @@ async def player_matches(
     listed = "1 = 1" if viewer == p["id"] else visibility.LISTED_ROOM_SQL
     rows = await db.fetch(
         _SUMMARY_SQL + ", res.rank, res.score, res.time_used_ms,"
-        " m.embargo, e.lifted_ms AS embargo_lifted_ms"
+        " m.embargo, e.lifted_ms AS embargo_lifted_ms, m.series_id, m.deal,"
+        " s.best_of, s.status AS series_status, s.winner_id, s.deals AS series_deals,"
+        " s.standings AS series_standings"
         " FROM match_players mp JOIN matches m ON m.id = mp.match_id"
         " JOIN rooms r ON r.id = m.room_id"
         " LEFT JOIN results res ON res.match_id = m.id AND res.player_id = mp.player_id"
         " LEFT JOIN embargoes e ON e.id = m.embargo"
+        " LEFT JOIN series s ON s.id = m.series_id"
         f" WHERE mp.player_id = ? AND {listed}"
         " ORDER BY m.started_ms DESC LIMIT ?",
         (p["id"], limit),
@@ -216,13 +219,39 @@ async def player_matches(
         item.update(rank=row["rank"] if shown else None,
                     score=row["score"] if shown else None,
                     time_used_ms=row["time_used_ms"] if shown else None,
-                    opponents=against)  # fmt: skip
+                    opponents=against,
+                    series=_series_of(row, shown))  # fmt: skip
         matches.append(item)
     return {
         "player": player_json(p),
         "matches": matches,
         "abandoned": await _abandoned(db, p["id"]),
         "all": viewer == p["id"],  # private rooms' matches included: the player asked
+    }
+
+
+def _series_of(row: Row, shown: bool) -> dict[str, Any] | None:
+    """The series a listed deal belongs to, when it is one of several deals (best of 3
+    or 5): which deal this is, how many were played, and once it is over its winner
+    and standings (deals won, who forfeited), held back where the deal's result is."""
+    if row["series_id"] is None or (row["best_of"] or 1) <= 1:
+        return None
+    standings = json.loads(row["series_standings"] or "[]") if shown else []
+    return {
+        "id": row["series_id"],
+        "best_of": row["best_of"],
+        "deal": row["deal"],
+        "deals": row["series_deals"],
+        "status": row["series_status"],
+        "winner_id": row["winner_id"] if shown else None,
+        "standings": [
+            {
+                "player_id": st["player_id"],
+                "deals_won": st["deals_won"],
+                "forfeited": bool(st.get("forfeited")),
+            }
+            for st in standings
+        ],
     }
 
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from client_cli.history import MatchSummary, deal_result, history_line, history_rows
+from client_cli.history import (
+    MatchSummary,
+    deal_result,
+    history_line,
+    history_rows,
+    series_outcome,
+)
 from client_cli.model.text import board_line, deal_heading, result_lines, series_text, time_text
 from client_cli.ratings import RatingEvent
 from protocol.deals import Progress, SeriesInfo
@@ -157,3 +163,39 @@ def test_history_rows_name_the_opponents_the_result_and_the_rating_change() -> N
         "rating 1500 -> 1522 (+22)"
     )
     assert deal_result(1, [1, 3]) == "draw" and deal_result(None, [1]) == ""
+
+
+def test_a_series_last_deal_says_how_the_series_ended_even_by_a_forfeit() -> None:
+    """A forfeit between deals left only "draw" in both histories (issue "Results
+    players can trust, second pass"): the list's ``series`` says how the series ended,
+    on its last deal's row, from each player's side."""
+    series = {
+        "id": "m1", "best_of": 3, "deal": 1, "deals": 1, "status": "finished",
+        "winner_id": ME.id,
+        "standings": [
+            {"player_id": ME.id, "deals_won": 1, "forfeited": False},
+            {"player_id": BOB.id, "deals_won": 1, "forfeited": True},
+        ],
+    }  # fmt: skip
+    opponents = {ME.id: [BOB], BOB.id: [ME]}
+    said = {}
+    for me in (ME, BOB):
+        raw = {
+            "series": series,
+            "opponents": [{"player": p.model_dump()} for p in opponents[me.id]],
+        }
+        drawn = MatchSummary("m1", "2026-12-01 10:00", "duel", 2, 1, 50, "finished", raw)
+        (row,) = history_rows([drawn], {}, [], me.id)
+        said[me.name] = (row.series, history_line(row))
+    assert said["ada"][0] == "won the series 1\u20131, bob resigned"
+    assert said["bob"][0] == "lost the series 1\u20131, you resigned"
+    assert "50 points, lost the series 1\u20131, you resigned" in said["bob"][1]
+    # Its other deals, and a series still played or held back, say nothing of it.
+    earlier = {**series, "deal": 1, "deals": 2}
+    assert series_outcome(earlier, ME.id, {}) == ""
+    assert series_outcome({**series, "status": "playing"}, ME.id, {}) == ""
+    assert series_outcome({**series, "standings": [], "winner_id": None}, ME.id, {}) == ""
+    assert series_outcome({**series, "winner_id": None}, ME.id, {BOB.id: "bob"}) == (
+        "series drawn 1\u20131, bob resigned"
+    )
+    assert series_outcome({**series, "status": "aborted"}, ME.id, {}) == "series aborted"

@@ -18,8 +18,11 @@ from tests.server.live import Client, Live, running_server, signed_in
 FAST = {"between_deals_ms": 200, "tick_ms": 20, "rate_per_second": 1_000.0, "rate_burst": 1_000}
 
 
-def http_json(live: Live, path: str) -> Any:
-    with urllib.request.urlopen(live.http + path, timeout=10) as reply:
+def http_json(live: Live, path: str, token: str | None = None) -> Any:
+    """``path``'s JSON, asked as the player of ``token`` when one is given."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(live.http + path, headers=headers)
+    with urllib.request.urlopen(request, timeout=10) as reply:
         return json.loads(reply.read())
 
 
@@ -296,6 +299,17 @@ async def test_leaving_between_deals_tells_the_leaver_the_series_it_lost(tmp_pat
         assert update["room"]["series"]["winner"] == series["winner"]
         await alice.send(type="leave_room", room_id=room_id)
         assert (await alice.until("left")).get("series") is None  # over: nothing forfeited
+        # Both histories: deal 1's row carries how the series ended (its last deal).
+        for c, won in ((alice, True), (bob, False)):
+            listed = await asyncio.to_thread(
+                http_json, live, f"/api/players/{c.id}/matches", c.token
+            )
+            (row,) = listed["matches"]
+            assert row["series"]["deal"] == row["series"]["deals"] == 1
+            assert row["series"]["status"] == "finished"
+            assert (row["series"]["winner_id"] == c.id) is won
+            gone = {st["player_id"]: st["forfeited"] for st in row["series"]["standings"]}
+            assert gone == {alice.id: False, bob.id: True}
         await alice.close()
         await bob.close()
 

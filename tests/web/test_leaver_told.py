@@ -2,7 +2,8 @@
 
 bo, in his browser, plays deal 1 of a best of three against ada (over the protocol),
 then resigns before deal 2 (the Resign button and its confirmation): the page says
-the series is ada's, in the words every client uses, where it said nothing before.
+the series is ada's, in the words every client uses, where it said nothing before;
+his games list says it on the series' row.
 """
 
 from __future__ import annotations
@@ -38,5 +39,12 @@ async def test_resigning_between_deals_says_who_won_the_series(
         }
         assert told & set(said), said
         await shot(bo, "desktop-leaver-told")
+        # His games: deal 1's row says how the series ended, his resignation included.
+        await bo.get_by_role("link", name="My games").click()
+        row = bo.locator("table.matches tbody tr").first
+        await row.locator(".series-end").wait_for()
+        ended = await row.locator(".series-end").inner_text()
+        assert ended.startswith("; lost the series") and ended.endswith(", you resigned"), ended
+        await shot(bo, "desktop-leaver-games")
         await ada.close()
     assert page_errors.errors == []

@@ -70,6 +70,8 @@ Escape  back"""
             m = row.summary
             style = RESULT_STYLE.get(row.result, "")
             result = row.result + (f" ({m.rank} of {m.players})" if m.players > 2 else "")
+            if row.series:  # a series' last deal: how the series ended
+                result = f"{result}; {row.series}" if result else row.series
             score = Text(
                 str(m.score) if m.score is not None else "-",
                 "bold green" if (m.score or 0) >= WIN_SCORE else "",

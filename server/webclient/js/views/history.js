@@ -81,10 +81,26 @@ export function playerView(ctx) {
             m.opponents.length === 0 ? h("span", { class: "muted" }, "solo") : m.opponents.map((o, i) => [
               i ? ", " : "", h("a", { href: `#/player/${encodeURIComponent(o.player.id)}` }, o.player.name), o.player.bot ? h("span", { class: "tag" }, "bot") : null,
               o.score != null ? ` (${o.score})` : ""]),
-            m.rank != null ? `${m.rank} of ${m.players}` : m.status,
+            [m.rank != null ? `${m.rank} of ${m.players}` : m.status, seriesEnd(m, p, me)],
             m.score != null ? String(m.score) : "",
             m.status === "finished" ? h("a", { href: `#/match/${encodeURIComponent(m.match_id)}`, "aria-label": `Replay the match of ${when(m.started_ms)}` }, "Replay") : m.status] })) })),
     ratings.data ? ratingHistory(ctx, ratings.data) : null);
+}
+
+/** On a series' last deal, how the series ended for the page's player, as the terminal
+ * client says it: "won the series 2–1", "lost the series 1–1, you resigned". */
+function seriesEnd(m, p, me) {
+  const s = m.series;
+  if (!s || s.deal !== s.deals) return null;
+  if (s.status === "aborted") return h("span", { class: "series-end" }, "; series aborted");
+  const mine = (s.standings || []).find((x) => x.player_id === p.id);
+  const other = (s.standings || []).find((x) => x !== mine);
+  if (s.status !== "finished" || !mine || !other) return null;
+  const score = `${mine.deals_won}–${other.deals_won}`;
+  const said = s.winner_id == null ? `series drawn ${score}` : `${s.winner_id === p.id ? "won" : "lost"} the series ${score}`;
+  const names = new Map(m.opponents.map((o) => [o.player.id, o.player.name]));
+  const gone = s.standings.filter((x) => x.forfeited).map((x) => (x === mine ? (me ? "you" : p.name) : names.get(x.player_id) || "?"));
+  return h("span", { class: "series-end" }, `; ${said}${gone.length ? `, ${gone.join(" and ")} resigned` : ""}`);
 }
 
 function ratingsSection(data) {
