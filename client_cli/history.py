@@ -128,6 +128,16 @@ def parse_match(data: Any) -> Replay:
     )
 
 
+def stored_verification(data: Any) -> Verification | None:
+    """A stored deal (the server's match JSON) checked from its seed, as at the end of
+    the match; None where there is nothing to check yet (not over, or its seed not
+    revealed: an embargo)."""
+    try:
+        return parse_match(data).verification()
+    except ValueError:
+        return None
+
+
 def _when(ms: Any) -> str:
     if not isinstance(ms, (int, float)):
         return ""

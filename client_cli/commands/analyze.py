@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     analyses = [analyse(b, simulations=args.simulations, budget=args.budget) for b in boards]
     if args.json:
         doc = {
-            **source,
+            **{k: v for k, v in source.items() if k != "checked"},
             "ranking": source.get("ranking", []),  # a stored match's notes; none for a seed
             "simulations": args.simulations,
             "budget": args.budget,
@@ -126,6 +126,11 @@ def _inputs(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
     boards = [board_from_result(b, replay.starter) for b in pick_boards(replay.boards, args.player)]
     if not boards:
         raise UsageError(f"match {args.match_id} has no finished board")
+    checked = replay.verification()
+    if checked is not None:  # the deal checked from its stored seed, as every client does
+        where["verified"] = checked.ok
+        where["failed_checks"] = [c.label for c in checked.checks if not c.ok]
+        where["checked"] = checked.summary
     return boards, {**where, "match_id": replay.match_id, "seed": replay.seed or None}
 
 
@@ -171,6 +176,8 @@ def _text(analyses: list[Any], source: dict[str, Any]) -> str:
     out: list[str] = []
     if source.get("match_id"):
         out.append(f"match {source['match_id']}: {len(analyses)} board(s) analysed")
+        if source.get("checked"):
+            out.append(source["checked"])
     else:
         out.append(f"deal of seed {source['seed']!r}")
     for a in analyses:

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.match:
-        sys.stdout.write(visible_lines(_match_text(data)))
+        sys.stdout.write(visible_lines(match_text(data)))
     elif "player" in data:
         sys.stdout.write(visible_lines(_player_text(data)))
     else:
@@ -180,7 +180,9 @@ def _player_text(data: dict[str, Any]) -> str:
     return head + _list_text(data["matches"], p)
 
 
-def _match_text(m: dict[str, Any]) -> str:
+def match_text(m: dict[str, Any]) -> str:
+    from client_cli.history import stored_verification
+
     out = [
         f"match {m['match_id']} in room {m['room']['name']} ({m['pace']}, {m['status']})",
         f"started {_when(m['started_ms'])}, finished {_when(m['finished_ms'])}",
@@ -190,6 +192,8 @@ def _match_text(m: dict[str, Any]) -> str:
         out.append(f"seed {m['seed']}  starter {m['starter']}")
     elif m.get("starter"):
         out.append(f"starter {m['starter']}")
+    if (checked := stored_verification(m)) is not None:  # as every client checks a deal
+        out.append(checked.summary)
     if m.get("embargoed"):
         out.append(
             "under an embargo: others may still play this deal (a tournament's round, the"

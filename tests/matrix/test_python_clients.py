@@ -112,6 +112,21 @@ def test_a_deal_altered_in_transit_does_not_verify(recording: Recording, how: st
     assert tried == sum(len(v.matches) for v in recording.viewers)
 
 
+def test_the_command_line_says_it_of_every_stored_deal(recording: Recording) -> None:
+    """``cribsquares history --match`` and ``analyze`` print the check of a stored deal."""
+    from client_cli.commands.history import match_text
+
+    for record in recording.stored.values():
+        text = match_text(record)
+        if record.get("embargoed"):
+            assert "verified" not in text.lower(), text
+            continue
+        assert "\ndeal verified: " in text, text
+        changed = altered_record(record, "seed")
+        assert changed is not None
+        assert "\nDEAL NOT VERIFIED: the seed matches its commitment" in match_text(changed)
+
+
 def test_replays_from_history_verify_and_catch_an_altered_record(recording: Recording) -> None:
     daily = {m for v in recording.viewers if v.origin.startswith("daily") for m in v.matches}
     for match_id, record in recording.stored.items():
