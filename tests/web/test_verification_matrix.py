@@ -13,15 +13,16 @@ failing check names what was altered. The page shows what the store decided
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.matrix.alter import ALTERATIONS, WORD, altered
+from tests.matrix.alter import ALTERATIONS, WORD, altered, altered_record
 from tests.matrix.record import FAST, record
 from tests.server.live import running_server
-from tests.web.conftest import player
+from tests.web.conftest import player, shot
 
 pytestmark = pytest.mark.timeout(280)
 
@@ -109,3 +110,44 @@ async def test_the_web_client_verifies_every_origin_and_catches_every_alteration
                     assert not v["ok"], f"{viewer.name}, {match_id}, {how} altered: verified"
                     assert any(WORD[how] in label for label in failed), f"{viewer.name}: {failed}"
         assert deals >= 20
+        await replays_from_history(page, live.http, recording)
+    assert page_errors.errors == []
+
+
+def answering(text: str) -> Any:
+    """A route handler that answers every request with ``text`` (JSON)."""
+
+    async def serve(route: Any) -> None:
+        await route.fulfill(status=200, content_type="application/json", body=text)
+
+    return serve
+
+
+async def replays_from_history(page: Any, http: str, recording: Any) -> None:
+    """The replay page (``#/match/ID``) checks a stored deal: honest, "deal verified";
+    its record altered on the way (the seed, the secret or a contribution, changed by a
+    route between the page and the server), "DEAL NOT VERIFIED" naming the failing check.
+    One deal of each kind: a room's, a series' third, a tournament table's."""
+    wanted = ("room", "series", "swiss tournament table")
+    chosen = [next(v for v in recording.viewers if v.origin == o).matches[-1] for o in wanted]
+    for match_id in chosen:
+        record = recording.stored[match_id]
+        for how in (None, "seed", "server secret", "contribution"):
+            body = record if how is None else altered_record(record, how)
+            assert body is not None
+
+            path = f"**/api/matches/{match_id}"
+            await page.route(path, answering(json.dumps(body)))
+            await page.goto(f"{http}/#/match/{match_id}")
+            await page.reload()  # a fresh fetch through the route
+            verdict = page.locator("section.verify:not(.pending)")
+            await verdict.wait_for()
+            shown = await verdict.inner_text()
+            await shot(page, f"desktop-replay-{match_id}-{how or 'honest'}".replace(" ", "-"))
+            await page.unroute(path)
+            if how is None:
+                assert "deal verified" in shown, (match_id, shown)
+            else:
+                assert "DEAL NOT VERIFIED" in shown and "Failed: " in shown, (match_id, shown)
+                failed = shown.split("Failed: ", 1)[1].split(": the deal shown", 1)[0]
+                assert WORD[how] in failed, (match_id, how, failed)

@@ -139,6 +139,12 @@ export function tieRule(pace) {
 }
 
 /** The deal check: every check listed, with how it was computed. */
+/** The checks that failed, named: "Failed: the seed matches its commitment". */
+function failedChecks(verification) {
+  const failed = verification.checks.filter((c) => !c.ok).map((c) => c.label);
+  return failed.length ? `Failed: ${failed.join("; ")}` : "No check could be made";
+}
+
 export function verificationPanel(verification, provider, ctx, key = "checks") {
   if (!verification) return null;
   if (verification.pending) return h("section", { class: "verify pending", role: "status" }, "Checking the deal…");
@@ -148,7 +154,7 @@ export function verificationPanel(verification, provider, ctx, key = "checks") {
     verification.roundPending ? h("p", { class: "help" }, `The table's secrets are checked against round ${verification.roundPending}'s secret once the round is over and the server reveals it.`) : null,
     h("p", { class: "help" }, ok
       ? "Your browser recomputed the seed from the server's revealed secret and every contribution, checked it against the commitments shown before the first card, and dealt the 17 cards again itself."
-      : "At least one check failed: the cards were not the ones committed to."),
+      : `${failedChecks(verification)}: the deal shown is not the one committed to.`),
     fold(ctx, key, `${verification.checks.length} checks (${provider === "webcrypto" ? "WebCrypto" : "JavaScript SHA-256, this page has no WebCrypto"})`,
       h("ul", {}, verification.checks.map((c) => h("li", { class: c.ok ? "pass" : "fail" }, c.ok ? "✔ " : "✖ ", c.label)))));
 }
