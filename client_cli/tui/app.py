@@ -39,7 +39,7 @@ from client_cli.tui.screens.tournament import TournamentScreen
 from engine.errors import EngineError
 from protocol.connection import ErrorMessage, Welcome
 from protocol.daily import Daily, GetDaily, PlayDaily
-from protocol.deals import BoardResult, Place
+from protocol.deals import BoardResult, MatchStarted, Place
 from protocol.fields import Pace
 from protocol.head_to_head import (
     AnswerChallenge,
@@ -122,6 +122,8 @@ class CribApp(App[int]):
         )
         self.model.server_url = self.session.url
         self.log_lines: list[str] = []
+        self.log_count = 0  # lines ever logged (the list keeps the last 500)
+        self.match_log_from = 0  # log_count when the current match started
         self.sign_in_error: str | None = None
         self.connecting = False
         self.quiet_refs: set[str] = set()
@@ -168,7 +170,10 @@ class CribApp(App[int]):
             return
         if isinstance(msg, Welcome) and self.model.bots is None:
             self.send(ListBots(), quiet=True)  # the levels, to show with their ratings
+        before = self.model.match.match_id if self.model.match else None
         lines = self.model.apply(msg, time.monotonic())
+        if isinstance(msg, MatchStarted) and msg.match_id != before:
+            self.match_log_from = self.log_count  # a fresh log for each match
         try:
             if isinstance(msg, ErrorMessage) and not is_drop_notice(msg):
                 self.refused(msg.reason)  # a drop notice: the session's note says it
@@ -199,12 +204,18 @@ class CribApp(App[int]):
     def _show_log(self, lines: list[str]) -> None:
         lines = [visible(line) for line in lines]
         self.log_lines += lines
+        self.log_count += len(lines)
         del self.log_lines[:-500]
         screen = self.screen
         writer = getattr(screen, "log_line", None)
         if writer is not None:
             for line in lines:
                 writer(line)
+
+    def match_log(self) -> list[str]:
+        """The log since the current match started (its match_started line first)."""
+        since = min(self.log_count - self.match_log_from, len(self.log_lines))
+        return self.log_lines[-since:] if since > 0 else []
 
     def refresh_views(self) -> None:
         """Show the screen the model calls for, and redraw it."""

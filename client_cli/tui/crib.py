@@ -21,6 +21,9 @@ class Crib(Protocol):
     model: ClientModel
     session: Session
     log_lines: list[str]  # the event log, oldest first
+
+    def match_log(self) -> list[str]: ...  # the log since the current match started
+
     sign_in_error: str | None
     connecting: bool
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
@@ -61,11 +62,23 @@ class LevelDialog(FormDialog[str]):
                     "dim",
                 )
             )
-            yield from level_choices(self.levels, "level", self.default, describe=True)
+            # One line a level (name, rating); the chosen one described in full below,
+            # wrapped, so that no description is cut at 80 columns.
+            yield from level_choices(self.levels, "level", self.default)
+            yield Static(self._about(self.default), id="level-about")
             yield from self.compose_buttons("Play")
 
     def on_mount(self) -> None:
         self.query_one("#choose", Button).focus()  # Enter plays the default at once
+
+    def _about(self, name: str) -> Text:
+        level = find(self.levels, name)
+        return Text(f"{level.name}: {level.description}" if level else "", "dim")
+
+    @on(RadioSet.Changed, "#level")
+    def described(self) -> None:
+        chosen = chosen_level(self, "level", self.levels)
+        self.query_one("#level-about", Static).update(self._about(chosen))
 
     def _value(self) -> str | None:
         chosen = chosen_level(self, "level", self.levels)

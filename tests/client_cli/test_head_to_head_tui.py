@@ -378,6 +378,9 @@ async def test_a_best_of_three_shows_its_score_the_rating_and_a_rematch() -> Non
         messages, grid = deal_messages(SECRETS[1], "m2", 2, SECRETS[0])
         wire.feed(*messages)
         await reach(pilot, app, GameScreen, "deal 2, by itself")
+        # A fresh log for each match: deal 2's starts with its own start, none of deal 1's.
+        log = app.match_log()
+        assert "match m2 started" in log[0] and not any("m1" in line for line in log), log
         wire.feed(result(2, grid, SECRETS[1], series(2, 2, 0, finished=True)))
         await reach(pilot, app, ResultsScreen, "the series' end")
         assert app.model.match is not None and app.model.match.verification.ok
@@ -420,6 +423,7 @@ async def test_a_best_of_three_shows_its_score_the_rating_and_a_rematch() -> Non
         wire.feed(*messages[:2])
         await reach(pilot, app, GameScreen, "the rematch")
         assert app.model.my_rating_change() is None and app.model.secrets == {}
+        assert "match n1 started" in app.match_log()[0]
 
 
 @pytest.mark.slow

@@ -160,6 +160,12 @@ async def test_a_whole_solo_match_then_its_replay_and_history(server) -> None:
         await until(pilot, lambda: isinstance(app.screen, HistoryScreen), "the history")
         table = app.screen.query_one("#history", DataTable)
         await until(pilot, lambda: table.row_count == 1, "a history row")
+        # Its columns fit 80 columns; the note says the chosen match in full.
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert table.virtual_size.width <= table.size.width <= 80, table.virtual_size
+        note = app.screen.query_one("#history-note", Static)
+        await until(pilot, lambda: match.match_id in str(note.render()), "the row in full")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen), "a replay from history")
         assert app.screen.replay.match_id == match.match_id

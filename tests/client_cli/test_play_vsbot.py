@@ -112,7 +112,13 @@ async def test_the_level_picker_shows_each_levels_rating_and_seats_the_one_chose
         for button, level in zip(shown, bots.levels, strict=True):
             text = str(button.label)
             assert text.startswith(f"{level.name} {level.title} ({level.rating})"), text
+        about = app.screen.query_one("#level-about", Static)
+        expert = next(level for level in bots.levels if level.name == "level-7")
+        assert str(about.render()) == f"level-7: {expert.description}"
         await pilot.click("#level-level-2")
+        # The chosen level described whole, on lines of its own (none cut at 80 columns).
+        await until(pilot, lambda: "level-2: " in str(about.render()), "level 2's description")
+        assert str(about.render()) == f"level-2: {bots.levels[1].description}"
         await pilot.click("#choose")
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
         room = app.model.room

@@ -36,7 +36,7 @@ class BaseScreen(Screen[None]):
     TITLE = ""
     HELP = ""
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("question_mark", "help", "Keys", key_display="?"),
     ]
 
     @property

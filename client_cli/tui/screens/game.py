@@ -88,7 +88,7 @@ Rows and columns score as cribbage hands with the starter."""
 
     def on_mount(self) -> None:
         self.set_interval(0.25, self.tick)
-        self.query_one("#game-log", EventLog).show(self.crib.log_lines)
+        self.query_one("#game-log", EventLog).show(self.crib.match_log())
 
     def show(self) -> None:
         super().show()
@@ -191,7 +191,7 @@ Rows and columns score as cribbage hands with the starter."""
 
     def log_line(self, line: str) -> None:
         for log in self.query("#game-log").results(EventLog):
-            log.show(self.crib.log_lines)
+            log.show(self.crib.match_log())  # this match's lines only
 
     def refuse(self, reason: str) -> None:
         self.note = f"✖ {reason}"

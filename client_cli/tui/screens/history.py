@@ -23,12 +23,22 @@ from engine.scoring import WIN_SCORE
 RESULT_STYLE = {"win": "bold green", "loss": "red", "draw": "yellow", "solo": "dim"}
 
 
+def series_word(said: str) -> str:
+    """A series' end in a word or two, for the result column ("series lost"); the note
+    line under the table says it in full ("lost the series 1–1, you resigned")."""
+    for verb in ("won", "lost"):
+        if said.startswith(verb):
+            return f"series {verb}"
+    return " ".join(said.split()[:2])  # "series drawn", "series aborted"
+
+
 class HistoryScreen(BaseScreen):
     TITLE = "history"
     HELP = """\
 Your last 20 matches, newest first, from the server: against whom, the result
-(win, loss or draw; in a room of more, your rank), your points, and on the last
-deal of a rated series how your rating moved.
+(win, loss or draw; in a room of more, your rank; on a series' last deal how the
+series ended), your points, and on the last deal of a rated series how your
+rating moved. The line under the table says the chosen match in full.
 
 ↑ ↓     choose a match
 Enter   replay it, placement by placement
@@ -48,6 +58,8 @@ Escape  back"""
         yield Footer()
 
     def on_mount(self) -> None:
+        self.rows: dict[str, hist.HistoryRow] = {}
+        self.summary = ""
         self.query_one("#history", DataTable).add_columns(
             "when", "room", "against", "result", "points", "rating", "match"
         )
@@ -66,30 +78,44 @@ Escape  back"""
             return
         table = self.query_one("#history", DataTable)
         table.clear()
+        self.rows = {row.summary.match_id: row for row in rows}
         for row in rows:
             m = row.summary
             style = RESULT_STYLE.get(row.result, "")
             result = row.result + (f" ({m.rank} of {m.players})" if m.players > 2 else "")
-            if row.series:  # a series' last deal: how the series ended
-                result = f"{result}; {row.series}" if result else row.series
+            if row.series:  # a series' last deal: how it ended (in full on the note line)
+                result = f"{result}; {series_word(row.series)}" if result else row.series
             score = Text(
                 str(m.score) if m.score is not None else "-",
                 "bold green" if (m.score or 0) >= WIN_SCORE else "",
             )
             up = "(-" not in row.rating
+            # Columns that fit 80: the day without its year, the rating it moved to.
             table.add_row(
-                m.when[:16], Text(m.room), Text(", ".join(row.opponents) or "-"),
+                m.when[5:16], Text(m.room), Text(", ".join(row.opponents) or "-"),
                 Text(result or "-", style), score,
-                Text(row.rating, "green" if up else "red"), Text(m.match_id),
+                Text(row.rating.split(" -> ")[-1], "green" if up else "red"), Text(m.match_id),
                 key=m.match_id,
             )  # fmt: skip
-        note.update(
-            Text(
-                f"{len(rows)} match(es), the latest first. Enter replays the chosen one."
-                if rows
-                else "No finished matches yet.",
-                "dim",
-            )
+        self.summary = (
+            f"{len(rows)} match(es), the latest first. Enter replays the chosen one."
+            if rows
+            else "No finished matches yet."
+        )
+        note.update(Text(self.summary, "dim"))
+
+    @on(DataTable.RowHighlighted, "#history")
+    def highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The chosen match in full under the table: what its columns abbreviate."""
+        row = self.rows.get(str(event.row_key.value))
+        if row is None:
+            return
+        m = row.summary
+        bits = [f"match {m.match_id}", m.when]
+        bits += [row.series] if row.series else []
+        bits += [f"rating {row.rating}"] if row.rating else []
+        self.query_one("#history-note", Static).update(
+            Text(" · ".join(bits) + "\n" + self.summary, "dim")
         )
 
     @on(DataTable.RowSelected, "#history")

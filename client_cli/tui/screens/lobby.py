@@ -60,19 +60,21 @@ l        leaderboard (ratings per pace)
 q        quit"""
     BINDINGS: ClassVar[list[BindingType]] = [
         *BaseScreen.BINDINGS,
+        # In the footer's order: what a newcomer looks for first fits 80 columns
+        # (with "? Keys", which lists every key); the rest follows where there is room.
         Binding("n", "create", "New room"),
         Binding("v", "vs_bot", "Vs bot"),
         Binding("p", "quick_play", "Quick play"),
+        Binding("d", "daily", "Daily"),
+        Binding("t", "tournaments", "Tournaments"),
+        Binding("h", "history", "History"),
+        Binding("enter", "join", "Join", show=True),
         Binding("c", "challenge", "Challenge"),
         Binding("a", "answer", "Answer", show=False),
         Binding("x", "cancel", "Cancel", show=False),
-        Binding("enter", "join", "Join", show=True),
         Binding("w", "watch", "Watch"),
         Binding("i", "invite", "Invite code"),
         Binding("r", "refresh", "Refresh"),
-        Binding("t", "tournaments", "Tournaments"),
-        Binding("d", "daily", "Daily"),
-        Binding("h", "history", "History"),
         Binding("l", "leaders", "Leaders"),
         Binding("q", "app.quit", "Quit"),
     ]

@@ -62,7 +62,7 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
         Binding("p", "replay", "Replay"),
         Binding("a", "analyse", "Analyse"),
         Binding("r", "rematch", "Rematch"),
-        Binding("enter", "leave", "Lobby"),
+        Binding("enter", "leave", "Back"),  # to the lobby, or to the tournament from its table
         Binding("escape", "leave", "Lobby", show=False),
         Binding("left", "scroll_boards(-48, 0)", "←", show=False),
         Binding("right", "scroll_boards(48, 0)", "→", show=False),

@@ -34,7 +34,7 @@ Ctrl+Q   quit"""
         Binding("ctrl+q", "app.quit", "Quit"),
         # A priority binding: "?" cannot be part of a name, so it opens the help
         # even while the name field has the keys.
-        Binding("question_mark", "help", "Help", key_display="?", priority=True),
+        Binding("question_mark", "help", "Keys", key_display="?", priority=True),
         Binding("f1", "help", "Help", show=False),
     ]
 
