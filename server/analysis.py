@@ -14,15 +14,18 @@ server/visibility.py): the hidden-information rule holds.
 The worker is shared fairly (docs/server.md, *Analysis*):
 
 * **A player's own board first.** A request that carries its player's token
-  (``Authorization: Bearer TOKEN``) for a board of that player is *own*; it is
-  computed before any other waiting, in the order asked. The others take
-  turns by address, one board each.
+  (``Authorization: Bearer TOKEN``) for a board of that player is *own*; own
+  boards are computed before any other waiting. Each kind takes turns by the
+  address that asked, one board each: the accounts of one address cannot hold
+  the worker from a player elsewhere.
 * **Limits per address and per account.** At most :data:`PER_ASKER` boards
-  waiting or being computed for one address (others' boards) or one account
-  (its own); a new analysis also spends the ``analysis`` quotas of its address
-  and account (``analyses_per_address``, ``analyses_per_account``). Over
-  either: 429 ``rate_limited`` with ``Retry-After``; asking for an analysis
-  already kept or under way costs nothing.
+  waiting or being computed for one address (every board asked from it, its
+  accounts' own boards included, but an account's first own board is always
+  taken: a player behind the same address as an attacker still gets it) and
+  for one account (its own); a new analysis also spends the
+  ``analysis`` quotas of its address and account (``analyses_per_address``,
+  ``analyses_per_account``). Over either: 429 ``rate_limited`` with
+  ``Retry-After``; asking for an analysis already kept or under way costs nothing.
 * **503 only for real overload**: more than :data:`WAITING` boards waiting for
   everyone together (own boards have as many places again of their own).
 """
@@ -85,54 +88,70 @@ class _Job:
     key: Key
     args: tuple[list[str], str, list[str]]  # cards, starter, cells
     asker: str  # "account:ID" for an own board, "address:ADDR" for another's
+    address: str  # "address:ADDR": where it was asked from (turns are taken by address)
+    charged: tuple[str, ...] = ()  # every asker it counts against
 
 
 @dataclass(slots=True)
-class _Waiting:
-    """Own boards in the order asked; others' by asker, in turn."""
+class _Turns:
+    """Boards by the address that asked, served in turn: the address whose last turn is
+    longest ago (or that never had one) first, one board a turn."""
 
-    own: deque[_Job] = field(default_factory=deque)
-    others: OrderedDict[str, deque[_Job]] = field(default_factory=OrderedDict)
-    count: int = 0  # others' boards
-    served: dict[str, int] = field(default_factory=dict)  # asker -> when it last had a turn
+    queues: OrderedDict[str, deque[_Job]] = field(default_factory=OrderedDict)
+    count: int = 0
+    served: dict[str, int] = field(default_factory=dict)  # address -> its last turn
     turns: int = 0
 
-    def push(self, job: _Job, own: bool) -> None:
-        if own:
-            self.own.append(job)
-            return
-        self.others.setdefault(job.asker, deque()).append(job)
+    def push(self, job: _Job) -> None:
+        self.queues.setdefault(job.address, deque()).append(job)
         self.count += 1
 
-    def promote(self, key: Key) -> None:
-        """An own request for a board someone else asked for first: it goes on as own."""
-        for asker, jobs in self.others.items():
+    def take(self, key: Key) -> _Job | None:
+        """The job of ``key``, taken out of its queue; None if it is not here."""
+        for address, jobs in self.queues.items():
             for job in jobs:
                 if job.key == key:
                     jobs.remove(job)
                     if not jobs:
-                        del self.others[asker]
+                        del self.queues[address]
                     self.count -= 1
-                    self.own.append(job)
-                    return
+                    return job
+        return None
 
     def pop(self) -> _Job | None:
-        if self.own:
-            return self.own.popleft()
-        if not self.others:
+        if not self.queues:
             return None
-        # The asker whose last turn is longest ago (or who never had one) goes next.
-        asker = min(self.others, key=lambda a: self.served.get(a, -1))
-        jobs = self.others[asker]
+        address = min(self.queues, key=lambda a: self.served.get(a, -1))
+        jobs = self.queues[address]
         job = jobs.popleft()
         if not jobs:
-            del self.others[asker]
+            del self.queues[address]
         self.count -= 1
         self.turns += 1
-        self.served[asker] = self.turns
+        self.served[address] = self.turns
         if len(self.served) > 4 * WAITING:  # only those waiting need remembering
-            self.served = {a: t for a, t in self.served.items() if a in self.others}
+            self.served = {a: t for a, t in self.served.items() if a in self.queues}
         return job
+
+
+@dataclass(slots=True)
+class _Waiting:
+    """Own boards first, then others'; each kind by address, in turn."""
+
+    own: _Turns = field(default_factory=_Turns)
+    others: _Turns = field(default_factory=_Turns)
+
+    def push(self, job: _Job, own: bool) -> None:
+        (self.own if own else self.others).push(job)
+
+    def promote(self, key: Key) -> None:
+        """An own request for a board someone else asked for first: it goes on as own."""
+        job = self.others.take(key)
+        if job is not None:
+            self.own.push(job)
+
+    def pop(self) -> _Job | None:
+        return self.own.pop() or self.others.pop()
 
 
 class Analyst:
@@ -175,22 +194,29 @@ class Analyst:
         if key in self._queued:
             self._waiting.promote(key)
 
-    def refusal(self, asker: str, own: bool) -> str | None:
+    def refusal(self, asker: str, own: bool, address: str | None = None) -> str | None:
         """Why a new analysis for ``asker`` cannot be queued now: "limited" (it has
-        :data:`PER_ASKER` under way), "busy" (the server is overloaded), or None."""
+        :data:`PER_ASKER` under way, or the ``address`` an own board is asked from has,
+        unless it is the account's first), "busy" (the server is overloaded), or None."""
         if self._per_asker[asker] >= PER_ASKER:
             return "limited"
-        waiting = len(self._waiting.own) if own else self._waiting.count
+        first = own and self._per_asker[asker] == 0  # a person's own first board
+        if address is not None and not first and self._per_asker[address] >= PER_ASKER:
+            return "limited"
+        waiting = self._waiting.own.count if own else self._waiting.others.count
         if waiting >= WAITING:
             return "busy"
         return None
 
     def start(self, key: Key, cards: list[str], starter: str, cells: list[str], *,
-              asker: str, own: bool) -> None:  # fmt: skip
-        """Queue the analysis of a board (after :meth:`found` and :meth:`refusal`)."""
-        job = _Job(key, (cards, starter, cells), asker)
+              asker: str, own: bool, address: str | None = None) -> None:  # fmt: skip
+        """Queue the analysis of a board (after :meth:`found` and :meth:`refusal`); an
+        own board counts against its ``address`` too."""
+        charged = tuple(a for a in (asker, address) if a is not None)
+        job = _Job(key, (cards, starter, cells), asker, address or asker, charged)
         self._queued[key] = job
-        self._per_asker[asker] += 1
+        for a in charged:
+            self._per_asker[a] += 1
         self._waiting.push(job, own)
         if self._task is None:
             self._task = asyncio.create_task(self._work(), name="analysis")
@@ -202,9 +228,10 @@ class Analyst:
                     await self._compute(job.key, *job.args)
                 finally:
                     self._queued.pop(job.key, None)
-                    self._per_asker[job.asker] -= 1
-                    if self._per_asker[job.asker] <= 0:
-                        del self._per_asker[job.asker]
+                    for a in job.charged:
+                        self._per_asker[a] -= 1
+                        if self._per_asker[a] <= 0:
+                            del self._per_asker[a]
         finally:
             self._task = None
 
@@ -286,11 +313,12 @@ def routes(
             asking = await asker(request)
             own = asking.account == board["player"]["id"]
             whose = f"account:{asking.account}" if own else f"address:{asking.address}"
-            refused = analyst.refusal(whose, own)
+            address = f"address:{asking.address}" if own else None
+            refused = analyst.refusal(whose, own, address)
             if refused == "limited":
                 return _error(429, "rate_limited",
-                              f"{PER_ASKER} analyses are under way for "
-                              f"{'you' if own else 'your address'}: ask again once one is done",
+                              f"{PER_ASKER} analyses are under way for you or your address:"
+                              " ask again once one is done",
                               **{"Retry-After": str(RETRY_S)})  # fmt: skip
             if refused == "busy":
                 return _error(503, "busy",
@@ -301,7 +329,8 @@ def routes(
                 return _error(429, "rate_limited", quota.reason,
                               **{"Retry-After": str(quota.wait_s)})  # fmt: skip
             analyst.start(key, [p["card"] for p in placements], match["starter"],
-                          [p["cell"] for p in placements], asker=whose, own=own)  # fmt: skip
+                          [p["cell"] for p in placements], asker=whose, own=own,
+                          address=address)  # fmt: skip
             found = "computing"
         if found == "computing":
             return web.json_response({"status": "computing", "retry_after_s": RETRY_S},

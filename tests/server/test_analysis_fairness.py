@@ -152,3 +152,38 @@ async def test_one_address_cannot_keep_a_player_from_its_own_board(tmp_path: Pat
             assert reply.status == 202
         for c in (attacker, person):
             await c.close()
+
+
+async def test_several_accounts_on_one_address_share_its_limit_with_their_own_boards() -> None:
+    """Issue "Hostile load, round 4", point 5: 8 accounts x 2 own boards from one address
+    made a victim's own board wait 8 s. Own boards now count against their address too:
+    its accounts together have PER_ASKER under way; another address's own board is not
+    held, and still goes before everyone else's."""
+    executor = HeldExecutor()
+    analyst = Analyst(executor)
+    try:
+        for n in range(PER_ASKER):
+            who = f"account:sock{n}"
+            assert analyst.refusal(who, own=True, address="address:A") is None
+            analyst.start(("m", f"s{n}"), *board(f"s{n}"), asker=who, own=True,
+                          address="address:A")  # fmt: skip
+            await settle()
+        # its accounts' second boards, and anyone's board from there: the address is full
+        # an account's first own board is always taken
+        assert analyst.refusal("account:sock9", own=True, address="address:A") is None
+        analyst.start(("m", "t0"), *board("t0"), asker="account:sock9", own=True,
+                      address="address:A")  # fmt: skip
+        assert analyst.refusal("account:sock0", own=True, address="address:A") == "limited"
+        assert analyst.refusal("address:A", own=False) == "limited"  # others' boards too
+        # the victim, elsewhere, asks for its own board: queued, and next after the one
+        # being computed (turns by address), not behind every board of address A
+        assert analyst.refusal("account:victim", own=True, address="address:V") is None
+        analyst.start(("m", "v"), *board("v"), asker="account:victim", own=True,
+                      address="address:V")  # fmt: skip
+        await settle()
+        assert [name for name, _ in executor.asked] == ["s0"]  # one at a time
+        executor.asked[0][1].set_result({})
+        await settle()
+        assert [name for name, _ in executor.asked] == ["s0", "v"]
+    finally:
+        await analyst.close()
