@@ -348,7 +348,12 @@ class Lobby:
         return not player.guest and player.id not in self.shadowed
 
     def find_online(self, name: str) -> PlayerInfo | None:
-        """The online player holding the key of ``name``: a registered person or a bot program."""
+        """The online player whose id is ``name`` (so an account whose name is shadowed by
+        an older holder of its key stays reachable), else the one holding the key of
+        ``name``: a registered person or a bot program, never a guest."""
+        by_id = self.online.get(name)
+        if by_id is not None and not by_id.guest:
+            return by_id
         pid = self._named.get(name_key(name))
         return self.online.get(pid) if pid is not None else None
 
@@ -375,8 +380,10 @@ class Lobby:
         for i, e in enumerate(board):
             if wanted is None:
                 found = e.player_id == player.id
-            else:
-                found = name_key(e.name) == wanted and e.player_id not in self.shadowed
+            else:  # by id (a shadowed account too), or by the name's holder
+                found = e.player_id == msg.around or (
+                    name_key(e.name) == wanted and e.player_id not in self.shadowed
+                )
             if found:
                 around = entries[max(0, i - 5) : i + 6]
                 break

@@ -356,3 +356,29 @@ def test_the_leaderboard_finds_around_a_name_by_its_key() -> None:
     lobby.shadowed = {"p-1", "p-2"}
     with pytest.raises(errors.PlayerNotFound):
         lobby.leaderboard(nobody, GetLeaderboard(around="ada"))
+
+
+def test_a_shadowed_account_stays_reachable_by_its_id() -> None:
+    """Issue "Hostile load, round 4", point 6: after the name-key migration, an account
+    shadowed by an older holder of its key (John-Smith beside John Smith) could be
+    neither challenged nor found on the leaderboard, by name or by id. By id it is."""
+    from protocol.fields import PlayerInfo
+    from protocol.head_to_head import GetLeaderboard
+    from server.lobby import Lobby
+
+    lobby = Lobby()
+    older = PlayerInfo(id="p-1", name="John Smith")
+    shadowed = PlayerInfo(id="p-2", name="John-Smith")
+    for who, score in ((older, 1.0), (shadowed, 0.0)):
+        lobby.ratings.rate("lockstep", (who.id, who.name), ("p-0", "zed"), score, 0)
+    lobby.shadowed = {"p-2"}
+    for who in (older, shadowed):
+        lobby.connect(who, 0)
+    lobby.connect(PlayerInfo(id="p-9", name="guest-9", guest=True), 0)
+    assert lobby.find_online("John-Smith") == older  # the name is the older holder's
+    assert lobby.find_online("p-2") == shadowed  # the id is its own
+    assert lobby.find_online("p-9") is None  # a guest is not challenged, by id either
+    nobody = PlayerInfo(id="", name="")
+    around = lobby.leaderboard(nobody, GetLeaderboard(around="p-2")).around
+    assert any(e.player.id == "p-2" for e in around)
+    assert lobby.leaderboard(nobody, GetLeaderboard(around="John-Smith")).around[0].player == older
