@@ -47,6 +47,22 @@ class Seal:
             raise ValueError(f"a cursor's position is 0 to {MAX_POSITION}, not {position}")
         return f"{position}.{self._mark(position)}"
 
+    def give_text(self, position: str) -> str:
+        """The cursor of a position written as text without dots (a stored listing's
+        ``CREATED.ID`` is two such parts): ``POSITION.MARK``."""
+        return f"{position}.{self._mark_text(position)}"
+
+    def read_text(self, cursor: str) -> str:
+        """The position of a cursor :meth:`give_text` gave; :class:`BadCursor` otherwise."""
+        position, dot, mark = cursor.rpartition(".")
+        if dot and position and hmac.compare_digest(mark, self._mark_text(position)):
+            return position
+        raise BadCursor(f"{cursor[:40]!r} is not a cursor this server gave")
+
+    def _mark_text(self, position: str) -> str:
+        digest = hmac.new(self.key, b"text:" + position.encode(), hashlib.sha256).hexdigest()
+        return digest[:MARK_HEX]
+
     def read(self, cursor: str) -> int:
         """The position of a cursor this seal gave; :class:`BadCursor` for any other text."""
         position, dot, mark = cursor.partition(".")

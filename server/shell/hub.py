@@ -37,6 +37,7 @@ from protocol.wire import ClientMessage, ProtocolError, parse_client
 from server import errors
 from server.bots import BotPool
 from server.config import ServerConfig
+from server.cursors import BadCursor
 from server.events import Event
 from server.limits import Quotas
 from server.lobby import Lobby
@@ -46,7 +47,6 @@ from server.shell import clock
 from server.shell.delivery import Delivery
 from server.shell.session import Session, in_background
 from server.storage import Fence, NameInUse, StoredPlayer, WriteFailed
-from server.storage.tournaments import BadCursor
 from server.store import Store
 from server.tournaments.views import stored_summary
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from server import visibility
+from server.cursors import BadCursor, Seal
 from server.events import (
     Event,
     TournamentCreated,
@@ -166,21 +168,52 @@ def _player(row: Row, prefix: str = "") -> dict[str, Any]:
     }
 
 
-class BadCursor(ValueError):
-    """Not a cursor of the tournament list."""
-
-
 _FIRST = (1 << 62, "~")  # after every (created_ms, id): the first page
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+CURSOR_KEY = "cursor_key"  # settings: the key that marks the stored listing's cursors
 
 
-def _cursor(text: str | None) -> tuple[int, str]:
+def ensure_cursor_key(tx: Tx) -> None:
+    """Draw the stored listing's cursor key once, in the transaction that opens the
+    store: every node of a cluster reads the same one."""
+    tx.execute(
+        "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+        (CURSOR_KEY, secrets.token_hex(16)),
+    )
+
+
+async def _seal(db: Reader) -> Seal:
+    rows = await db.fetch("SELECT value FROM settings WHERE name = ?", (CURSOR_KEY,))
+    if not rows:  # a store opened only to read, never by a server
+        raise BadCursor("this store gives no cursors")
+    return Seal(bytes.fromhex(rows[0]["value"]))
+
+
+def _base36(n: int) -> str:
+    out = ""
+    while True:
+        n, d = divmod(n, 36)
+        out = _DIGITS[d] + out
+        if not n:
+            return out
+
+
+def _position(created_ms: int, tid: str) -> str:
+    """A page's last tournament as text: its creation (base 36, to stay short) and id."""
+    return f"{_base36(created_ms)}.{tid}"
+
+
+def _cursor(seal: Seal | None, text: str | None) -> tuple[int, str]:
+    """The (created_ms, id) a cursor marks; :class:`BadCursor` for one never given (a
+    made-up ``created_ms.id`` of a real tournament included)."""
     if text is None:
         return _FIRST
-    created, sep, tid = text.partition(".")
-    if (not sep or not created.isascii() or not created.isdigit() or not tid
-            or int(created) >= _FIRST[0]):  # fmt: skip
+    if seal is None:
         raise BadCursor(f"{text[:40]!r} is not a cursor this server gave")
-    return int(created), tid
+    created, sep, tid = seal.read_text(text).partition(".")
+    if not sep or not tid or not created.isascii() or not created.isalnum():
+        raise BadCursor(f"{text[:40]!r} is not a cursor this server gave")
+    return int(created, 36), tid
 
 
 async def tournament_page(
@@ -190,9 +223,11 @@ async def tournament_page(
     and the next page's cursor (None: the last). The index on (created_ms, id) makes
     any page cost the same.
 
-    A cursor is the (creation, id) of the last tournament of a page; one that names
-    no public tournament was never given and is refused (BadCursor)."""
-    created, tid = _cursor(after)
+    A cursor is the (creation, id) of the last tournament of a page, marked with the
+    store's cursor key (server.cursors): one the server never gave, or that names no
+    public tournament, is refused (BadCursor)."""
+    seal = await _seal(db) if after is not None else None
+    created, tid = _cursor(seal, after)
     if after is not None and not await db.fetch(
         "SELECT 1 AS listed FROM tournaments WHERE id = ? AND created_ms = ?"
         " AND visibility = 'public'",
@@ -213,7 +248,10 @@ async def tournament_page(
     more = len(rows) > limit
     rows = rows[:limit]
     last = rows[-1] if more and rows else None
-    return _listed(rows), (f"{last['created_ms']}.{last['id']}" if last is not None else None)
+    if last is None:
+        return _listed(rows), None
+    seal = seal or await _seal(db)
+    return _listed(rows), seal.give_text(_position(last["created_ms"], last["id"]))
 
 
 async def tournament_list(db: Reader, limit: int = 100) -> list[dict[str, Any]]:

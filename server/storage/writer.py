@@ -421,6 +421,7 @@ def _open_writer(backend: Backend) -> tuple[Writer, list[identity.Clash]]:
         with writer.transaction() as tx:
             applied = migrations.migrate(tx)
             clashes = players.index_names(tx)
+            tournaments.ensure_cursor_key(tx)
             # Series being played are resumed (Storage.unfinished); a match of no
             # series (an earlier version's) cannot be.
             tx.execute(

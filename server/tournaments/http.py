@@ -14,7 +14,8 @@ from aiohttp import web
 from protocol.fields import PAGE_DEFAULT, PAGE_MAX
 from protocol.tournaments import TournamentListStatus
 from server import visibility
-from server.storage.tournaments import BadCursor, boards_csv, standings_csv
+from server.cursors import BadCursor
+from server.storage.tournaments import boards_csv, standings_csv
 
 STATUSES: tuple[str, ...] = get_args(TournamentListStatus)
 

@@ -383,3 +383,40 @@ async def test_finished_tournaments_are_listed_by_status_with_their_winners(
             await asyncio.to_thread(_get, live, "/api/tournaments?status=over")
         assert refused.value.code == 400
         await bob.close()
+
+
+async def test_the_stored_listing_pages_only_with_cursors_it_gave(tmp_path: Path) -> None:
+    """Issue "Hostile load, round 4", point 6: the stored listings (with a ``status``)
+    took a cursor built by the client (``created_ms.id``). Their cursors are now marked
+    with a key the store keeps (every node of a cluster reads it): one the server gave
+    pages, also after a restart; a made-up one, even naming a real tournament, is 400
+    over HTTP and bad_message over the socket."""
+    db = tmp_path / "paged.db"
+    async with running_server(db, **FAST) as live:
+        hosts = [await signed_in(live, f"host{n}") for n in range(3)]
+        for n, host in enumerate(hosts):
+            await host.send(type="create_tournament", name=f"cup {n}", ref="t")
+            await host.until("tournament")
+        first = await get(live, "/api/tournaments?status=registering&limit=1")
+        cursor = first["next"]
+        assert cursor and len(cursor) <= 32  # within the protocol's cursor length
+        second = await get(live, f"/api/tournaments?status=registering&limit=1&after={cursor}")
+        assert second["tournaments"][0]["id"] != first["tournaments"][0]["id"]
+        row = first["tournaments"][0]
+        for forged in (f"{row['created_ms']}.{row['id']}", cursor[:-1] + "0", cursor + "0"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                await asyncio.to_thread(
+                    _get, live, f"/api/tournaments?status=registering&limit=1&after={forged}"
+                )
+            assert refused.value.code == 400, forged
+        await hosts[0].send(type="list_tournaments", status="registering", limit=1,
+                            after=f"{row['created_ms']}.{row['id']}")  # fmt: skip
+        await hosts[0].error("bad_message")
+        await hosts[0].send(type="list_tournaments", status="registering", limit=1, after=cursor)
+        paged = await hosts[0].until("tournaments")
+        assert paged["tournaments"][0]["id"] == second["tournaments"][0]["id"]
+        for host in hosts:
+            await host.close()
+    async with running_server(db, **FAST) as live:  # the store's key outlives the process
+        again = await get(live, f"/api/tournaments?status=registering&limit=1&after={cursor}")
+        assert again["tournaments"] == second["tournaments"]
