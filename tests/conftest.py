@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from protocol.wire import readable
 from tests import services
 from tests.processes import MARK, Process, all_processes, family, gone, marked
 
@@ -50,19 +51,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
-def _utf8(text: str) -> str:
-    """``text`` with any lone surrogate written as an escape (``\\ud800``)."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -70,12 +58,12 @@ def pytest_runtest_makereport(
     """A report whose text holds a lone surrogate (a fuzz test's failing example, a
     server's reply) cannot cross from an xdist worker: the worker died and the run
     said only INTERNALERROR, hiding the failure and every test after it. Such text
-    is escaped here, so the failure is shown, whole, like any other."""
+    is escaped here (as the protocol escapes it, protocol.wire.readable), so the
+    failure is shown, whole, like any other."""
     report = yield
-    longrepr = report.longrepr
-    if longrepr is not None and not _encodable(str(longrepr)):
-        report.longrepr = _utf8(str(longrepr))
-    report.sections = [(title, _utf8(content)) for title, content in report.sections]
+    if report.longrepr is not None and (text := str(report.longrepr)) != readable(text):
+        report.longrepr = readable(text)
+    report.sections = [(title, readable(content)) for title, content in report.sections]
     return report
 
 

@@ -523,7 +523,7 @@ class BotClient:
         me = self.welcome.player.id
         mine = next(b for b in result.boards if b.player.id == me)
         best_of = result.series.best_of if result.series is not None else 1
-        checked = self.checked.get(result.match_id)
+        checked = self.checked.pop(result.match_id, None)  # told once: not kept for good
         return Outcome(
             room_id=result.room_id,
             match_id=result.match_id,

@@ -14,7 +14,7 @@ from client_cli.tui.screens.game import GameScreen
 from client_cli.tui.screens.lobby import LobbyScreen
 from tests.client_cli.test_play_tui import text_of, until
 from tests.client_cli.test_tournament_tui import footer_keys
-from tests.server.live import running_server, signed_in
+from tests.server.live import duel, running_server, signed_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 
@@ -23,12 +23,7 @@ async def test_a_spectator_s_footer_has_no_place(tmp_path: Path) -> None:
     resource_tracker.ensure_running()  # before Textual replaces stderr (test_play_tui.py)
     async with running_server(tmp_path / "db.sqlite") as live:
         ada, bo = await signed_in(live, "ada"), await signed_in(live, "bo")
-        await ada.send(type="create_room", name="watched", seats=2, card_clock_ms=60_000)
-        room_id = (await ada.until("room_state"))["room"]["id"]
-        await bo.send(type="join_room", room_id=room_id)
-        await bo.until("room_state")
-        for c in (ada, bo):
-            await c.send(type="ready", room_id=room_id)
+        await duel(ada, bo, card_clock_ms=60_000)
         await ada.until("card")
         app = CribApp(live.url, name="cy")
         async with app.run_test(size=(80, 24)) as pilot:

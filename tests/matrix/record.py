@@ -24,9 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import websockets
-
-from tests.server.live import Client, Live, running_server
+from tests.server.live import Client, Live, running_server, signed_in
 
 # Deals follow each other at once, and a recorder places its cards as fast as they come
 # (no person does: the frame rate limit is not what is recorded here).
@@ -64,11 +62,8 @@ class Recording:
     stored: dict[str, dict[str, Any]] = field(default_factory=dict)  # match id -> record
 
 
-async def signed(live: Live, name: str, **extra: Any) -> Recorder:
-    client = Recorder(await asyncio.wait_for(websockets.connect(live.url), WAIT_S))
-    welcome = await client.hello(name, **extra)
-    assert welcome["type"] == "welcome", welcome
-    return client
+async def signed(live: Live, name: str, **extra: Any) -> Client:
+    return await signed_in(live, name, kind=Recorder, **extra)
 
 
 def result_in(m: dict[str, Any]) -> dict[str, Any] | None:
@@ -129,7 +124,7 @@ def viewer(origin: str, role: str, client: Client, ids: list[str], contributed: 
     return Viewer(origin, role, client.id, list(client.log), ids, contributed)
 
 
-async def duel(alice: Recorder, bob: Recorder, watcher: Recorder | None, **room: Any) -> str:
+async def duel(alice: Client, bob: Client, watcher: Client | None, **room: Any) -> str:
     await alice.send(type="create_room", name="matrix", seats=2, contribution="alice-1", **room)
     room_id: str = (await alice.until("room_state"))["room"]["id"]
     if watcher is not None:
@@ -140,6 +135,22 @@ async def duel(alice: Recorder, bob: Recorder, watcher: Recorder | None, **room:
     for c in (alice, bob):
         await c.send(type="ready", room_id=room_id)
     return room_id
+
+
+async def watched_deals(
+    rec: Recording, origin: str, players: tuple[Client, Client], watcher: tuple[Client, str],
+    deals: int,
+) -> None:  # fmt: skip
+    """The two ``players`` (who sent contributions) play ``deals`` deals, the first on
+    each card's first legal cell, the other on its fourth; ``watcher`` (with its role)
+    watches: a viewer each."""
+    (a, b), (w, role) = players, watcher
+    ids = (await asyncio.gather(play(a, deals), play(b, deals, 3), play(w, deals)))[0]
+    rec.viewers += [
+        viewer(origin, "player", a, ids, True),
+        viewer(origin, "player", b, ids, True),
+        viewer(origin, role, w, ids, False),
+    ]
 
 
 async def record_rooms(live: Live, rec: Recording) -> None:
@@ -155,33 +166,19 @@ async def record_rooms(live: Live, rec: Recording) -> None:
 
     # A room of two, watched by carol.
     room_id = await duel(alice, bob, carol)
-    ids = (await asyncio.gather(play(alice, 1), play(bob, 1, 3), play(carol, 1)))[0]
-    rec.viewers += [
-        viewer("room", "player", alice, ids, True),
-        viewer("room", "player", bob, ids, True),
-        viewer("room", "spectator who played before", carol, ids, False),
-    ]
+    seen = "spectator who played before"
+    await watched_deals(rec, "room", (alice, bob), (carol, seen), 1)
     # A rematch in the same room: new contributions, a new series' secret.
     await alice.send(type="rematch", room_id=room_id, want=True, contribution="alice-2")
     await bob.send(type="rematch", room_id=room_id, want=True, contribution="bob-2")
-    ids = (await asyncio.gather(play(alice, 1), play(bob, 1, 3), play(carol, 1)))[0]
-    rec.viewers += [
-        viewer("rematch", "player", alice, ids, True),
-        viewer("rematch", "player", bob, ids, True),
-        viewer("rematch", "spectator who played before", carol, ids, False),
-    ]
+    await watched_deals(rec, "rematch", (alice, bob), (carol, seen), 1)
     for c in (alice, bob, carol):
         await leave(c, room_id)
 
     # Deals 1 to 3 of a best-of-five series, watched by dave (who never played).
     dave = await signed(live, "dave")
     room_id = await duel(alice, bob, dave, deals=5)
-    ids = (await asyncio.gather(play(alice, 3), play(bob, 3, 3), play(dave, 3)))[0]
-    rec.viewers += [
-        viewer("series", "player", alice, ids, True),
-        viewer("series", "player", bob, ids, True),
-        viewer("series", "spectator", dave, ids, False),
-    ]
+    await watched_deals(rec, "series", (alice, bob), (dave, "spectator"), 3)
     for c in (alice, bob, dave):
         await leave(c, room_id)
 

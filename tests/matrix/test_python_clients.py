@@ -41,6 +41,14 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Recording:
     return asyncio.run(recorded(tmp_path_factory.mktemp("matrix") / "matrix.db"))
 
 
+def kept(model: ClientModel, sent: dict[str, Any]) -> None:
+    """A command the client sent with a contribution of its own: the model keeps it, as
+    when the client made it (ClientModel.new_contribution)."""
+    if sent.get("contribution") and not sent.get("spectate"):
+        model.new_contribution()
+        model.contribution = sent["contribution"]
+
+
 def replayed(log: list[dict[str, Any]]) -> tuple[dict[str, MatchView], dict[str, list[str]]]:
     """``log`` folded into a fresh model as the terminal clients do: each deal's view
     (its verification as it stands at the end) and the lines said about it."""
@@ -49,10 +57,8 @@ def replayed(log: list[dict[str, Any]]) -> tuple[dict[str, MatchView], dict[str,
     said: dict[str, list[str]] = {}
     for raw in log:
         if raw["type"] == "sent":
-            sent = raw["message"]
-            if sent["type"] in TUI_SENDS and sent.get("contribution") and not sent.get("spectate"):
-                model.new_contribution()
-                model.contribution = sent["contribution"]
+            if raw["message"]["type"] in TUI_SENDS:
+                kept(model, raw["message"])
             continue
         msg = SERVER_ADAPTER.validate_python(raw)
         lines = model.apply(msg, 0.0)
@@ -65,14 +71,20 @@ def replayed(log: list[dict[str, Any]]) -> tuple[dict[str, MatchView], dict[str,
     return views, said
 
 
-def verdict(viewer: Viewer, log: list[dict[str, Any]], match_id: str) -> Verification:
+def verdicts(
+    viewer: Viewer, log: list[dict[str, Any]], deals: list[str]
+) -> dict[str, Verification]:
+    """Each of ``deals`` as the terminal clients end up checking it, ``log`` replayed once."""
     views, said = replayed(log)
-    assert match_id in views, f"{viewer.name}: no result of {match_id} in the replay"
-    verification = views[match_id].verification
-    assert verification is not None
-    # --plain prints what the model says; the Textual results screen shows the same.
-    assert verification.summary in said[match_id], said[match_id]
-    return verification
+    found = {}
+    for match_id in deals:
+        assert match_id in views, f"{viewer.name}: no result of {match_id} in the replay"
+        verification = views[match_id].verification
+        assert verification is not None
+        # --plain prints what the model says; the Textual results screen shows the same.
+        assert verification.summary in said[match_id], said[match_id]
+        found[match_id] = verification
+    return found
 
 
 def test_every_origin_was_recorded(recording: Recording) -> None:
@@ -88,8 +100,7 @@ def test_every_origin_was_recorded(recording: Recording) -> None:
 
 def test_honest_deals_verify_in_the_terminal_clients(recording: Recording) -> None:
     for viewer in recording.viewers:
-        for match_id in viewer.matches:
-            v = verdict(viewer, viewer.log, match_id)
+        for match_id, v in verdicts(viewer, viewer.log, viewer.matches).items():
             labels = [c.label for c in v.checks]
             assert v.ok, f"{viewer.name}, {match_id}: {v.summary}"
             assert (MINE in labels) == viewer.contributed, f"{viewer.name}: {labels}"
@@ -104,7 +115,7 @@ def test_a_deal_altered_in_transit_does_not_verify(recording: Recording, how: st
             if not changed:
                 continue
             tried += 1
-            v = verdict(viewer, log, match_id)
+            v = verdicts(viewer, log, [match_id])[match_id]
             failed = [c.label for c in v.checks if not c.ok]
             assert not v.ok, f"{viewer.name}, {how} altered: {v.summary}"
             assert any(WORD[how] in label for label in failed), f"{viewer.name}: {failed}"
@@ -159,9 +170,7 @@ def test_the_bot_kit_checks_the_deals_it_plays(recording: Recording, how: str | 
                         say=lambda _: None)  # fmt: skip
         for raw in log:
             if raw["type"] == "sent":
-                if raw["message"].get("contribution"):
-                    bot.model.new_contribution()
-                    bot.model.contribution = raw["message"]["contribution"]
+                kept(bot.model, raw["message"])
                 continue
             bot.heard(SERVER_ADAPTER.validate_python(raw))
         v = bot.checked[match_id]

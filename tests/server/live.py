@@ -173,9 +173,15 @@ async def connect_over(
 
 
 async def signed_in(
-    live: Live, name: str, *, protocol: int = PROTOCOL_VERSION, **extra: Any
+    live: Live,
+    name: str,
+    *,
+    protocol: int = PROTOCOL_VERSION,
+    kind: type[Client] = Client,
+    **extra: Any,
 ) -> Client:
-    client = await Client.connect(live, protocol)
+    """A connection of ``kind`` (a Client, or one that keeps more), signed in as ``name``."""
+    client = await kind.connect(live, protocol)
     welcome = await client.hello(name, **extra)
     assert welcome["type"] == "welcome", welcome
     return client

@@ -11,6 +11,7 @@ from typing import Any
 from engine.deal import commitment, room_seed
 from server.ratings import Rating, rate_match
 from tests.server.live import Client, Live, running_server, signed_in
+from tests.server.test_own_history import matches
 
 # The clients here place each card the moment it arrives: three deals are 50 frames
 # in well under a second, past the 40-frame burst a person never needs. Flood control
@@ -18,11 +19,8 @@ from tests.server.live import Client, Live, running_server, signed_in
 FAST = {"between_deals_ms": 200, "tick_ms": 20, "rate_per_second": 1_000.0, "rate_burst": 1_000}
 
 
-def http_json(live: Live, path: str, token: str | None = None) -> Any:
-    """``path``'s JSON, asked as the player of ``token`` when one is given."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    request = urllib.request.Request(live.http + path, headers=headers)
-    with urllib.request.urlopen(request, timeout=10) as reply:
+def http_json(live: Live, path: str) -> Any:
+    with urllib.request.urlopen(live.http + path, timeout=10) as reply:
         return json.loads(reply.read())
 
 
@@ -301,9 +299,8 @@ async def test_leaving_between_deals_tells_the_leaver_the_series_it_lost(tmp_pat
         assert (await alice.until("left")).get("series") is None  # over: nothing forfeited
         # Both histories: deal 1's row carries how the series ended (its last deal).
         for c, won in ((alice, True), (bob, False)):
-            listed = await asyncio.to_thread(
-                http_json, live, f"/api/players/{c.id}/matches", c.token
-            )
+            status, listed = await matches(live, str(c.id), c.token)
+            assert status == 200, listed
             (row,) = listed["matches"]
             assert row["series"]["deal"] == row["series"]["deals"] == 1
             assert row["series"]["status"] == "finished"
