@@ -84,10 +84,11 @@ async def ask(client: Client, **message: Any) -> dict[str, Any]:
 
 
 class Person:
-    """Plays level-8 bots, one room after another, timing each card."""
+    """Plays a server bot (level-8 unless told), one room after another, timing each card."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, strategy: str = "level-8") -> None:
         self.client = client
+        self.strategy = strategy
         self.room_id: str | None = None
         self.games = 0
 
@@ -98,9 +99,9 @@ class Person:
         :data:`STALL_S` counts as that long, and ends the game (TimeoutError)."""
         c = self.client
         if self.room_id is None:
-            state = await ask(c, type="create_room", name="person vs master", seats=2)
+            state = await ask(c, type="create_room", name="person vs bot", seats=2)
             self.room_id = state["room"]["id"]
-            await ask(c, type="add_bot", room_id=self.room_id, strategy="level-8")
+            await ask(c, type="add_bot", room_id=self.room_id, strategy=self.strategy)
             await c.send(type="ready", room_id=self.room_id)
         else:
             await c.send(type="rematch", room_id=self.room_id, want=True)

@@ -16,6 +16,7 @@ from aiohttp import web
 from aiohttp.http import HttpProcessingError
 
 from server.config import ServerConfig, store_of
+from server.shell import aiohttp_adapters
 from server.shell.app import create_app
 from server.storage.backends import where
 
@@ -86,6 +87,15 @@ class HttpLog(logging.LoggerAdapter):  # type: ignore[type-arg]
         super().exception(msg, *args, exc_info=exc_info, **kw)
 
 
+class Runner(web.AppRunner):
+    """aiohttp's runner, whose server answers what its parser refuses plainly
+    (server.shell.aiohttp_adapters.plain_error_pages)."""
+
+    async def setup(self) -> None:
+        await super().setup()
+        aiohttp_adapters.plain_error_pages(self.server)
+
+
 def make_runner(app: web.Application, config: ServerConfig) -> web.AppRunner:
     """The app's runner with the HTTP layer's limits (docs/operations.md, Limits).
 
@@ -94,7 +104,7 @@ def make_runner(app: web.Application, config: ServerConfig) -> web.AppRunner:
     arrived by then: it is the header timeout. A body the handler does not read
     (none of ours reads one) is drained for at most ``lingering_time``.
     """
-    return web.AppRunner(
+    return Runner(
         app,
         handle_signals=False,
         access_log=None,
