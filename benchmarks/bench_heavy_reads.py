@@ -168,11 +168,15 @@ async def run(args: argparse.Namespace, live: Live, server: Child) -> int:
     phase = PHASES[0]
     playing = True
 
+    class Now(list[float]):
+        """Each card's latency, kept under the phase it was timed in."""
+
+        def append(self, latency: float) -> None:
+            times[phase].append(latency)
+
     async def play() -> None:
         while playing:
-            done: list[float] = []
-            await person.game(done)
-            times[phase].extend(done)
+            await person.game(Now())
 
     player = asyncio.create_task(play())
     for phase in PHASES:

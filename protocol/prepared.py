@@ -8,7 +8,8 @@ model only if something asks for it. Their output is byte for byte that of
 :func:`~protocol.wire.dump_server` on the model
 (tests/server/test_fastpath.py); a value they do not handle (a string that
 would need escaping, a non-int number) makes them build the model instead.
-A finished deal's ``match_result`` is written the same way.
+A finished deal's ``match_result`` is written the same way, and so is a
+tournament's ``tournament`` from its info written once (:class:`TournamentText`).
 
 This module must never import from ``server/`` or do I/O.
 """
@@ -33,6 +34,7 @@ from protocol.deals import (
     SeriesInfo,
 )
 from protocol.fields import PlayerInfo
+from protocol.tournaments import TournamentInfo, TournamentUpdate
 from protocol.wire import dump_server
 
 
@@ -417,3 +419,53 @@ def _names_json(names: Any, seen: list[str]) -> str | None:
         return None
     seen += names
     return '["' + '","'.join(names) + '"]' if names else "[]"
+
+
+# ----------------------------------------------------------------------
+# A tournament: written once, answered many times
+
+_TIMERS = '"next_round_ms":null,"round_left_ms":null'
+
+
+class TournamentText(NamedTuple):
+    """A tournament's info written once, but for its two timers (they change every
+    millisecond): the text before and after them. A big tournament's info is
+    hundreds of kilobytes; :func:`tournament_update` answers from this in a copy."""
+
+    info: TournamentInfo  # with both timers None
+    head: str
+    tail: str
+
+    @classmethod
+    def of(cls, info: TournamentInfo) -> TournamentText:
+        untimed = info.model_copy(update={"next_round_ms": None, "round_left_ms": None})
+        # A quote inside a JSON string is escaped, so the timers' text is found
+        # only where the fields themselves are.
+        head, found, tail = untimed.model_dump_json().partition(_TIMERS)
+        if not found:
+            raise AssertionError("a tournament's info without its timers")
+        return cls(untimed, head, tail)
+
+
+def tournament_update(
+    written: TournamentText, next_round_ms: int | None, round_left_ms: int | None, ref: str | None
+) -> Prepared:
+    """``tournament``, byte for byte ``dump_server(TournamentUpdate(tournament=info, ref=ref))``
+    with the info's timers set."""
+    info = written.info
+    if next_round_ms is not None or round_left_ms is not None:
+        info = info.model_copy(
+            update={"next_round_ms": next_round_ms, "round_left_ms": round_left_ms}
+        )
+    fields: dict[str, Any] = {"tournament": info, "ref": ref}
+    if ref is not None and not _plain(ref):
+        return Prepared.of(TournamentUpdate(**fields))
+    timers = f'"next_round_ms":{_number(next_round_ms)},"round_left_ms":{_number(round_left_ms)}'
+    ref_text = "null" if ref is None else f'"{ref}"'
+    text = (f'{{"type":"tournament","tournament":{written.head}{timers}{written.tail}'
+            f',"ref":{ref_text}}}')  # fmt: skip
+    return Prepared(TournamentUpdate, fields, text)
+
+
+def _number(value: int | None) -> str:
+    return "null" if value is None else str(int(value))

@@ -97,6 +97,10 @@ class ServerConfig:
     http_per_address: Quota = Quota(600, 60)  # HTTP requests, the WebSocket upgrade included
     analyses_per_address: Quota = Quota(60, 3_600)  # new analyses (server.analysis)
     analyses_per_account: Quota = Quota(60, 3_600)
+    # Bytes of big answers (get_tournament; HTTP answers), paid for once written:
+    # refused while overspent.
+    read_bytes_per_address: Quota = Quota(10_000_000, 60)
+    read_bytes_per_account: Quota = Quota(10_000_000, 60)
     quota_keys: int = 100_000  # addresses (or accounts) each quota remembers, LRU
     max_waiting_rooms_per_address: int = 20
     max_open_rooms_per_address: int = 40  # waiting or playing

@@ -117,6 +117,27 @@ class QuotaBook:
             self._buckets.popitem(last=False)
         return wait
 
+    def owed(self, key: str, now_ms: int) -> float:
+        """A budget spent by size (:meth:`spend`): 0.0 if ``key`` may go on, else the
+        seconds until it has paid off what it overspent."""
+        quota = self.quota
+        per_ms = quota.count / (quota.period_s * 1000.0)
+        tokens, last = self._buckets.get(key, (float(quota.count), now_ms))
+        tokens = min(float(quota.count), tokens + max(0, now_ms - last) * per_ms)
+        return 0.0 if tokens > 0 else (1.0 - tokens) / per_ms / 1000.0
+
+    def spend(self, key: str, cost: float, now_ms: int) -> None:
+        """Spend ``cost`` of ``key``'s budget, going into debt if it must: what a
+        thing costs (an answer's bytes) is known only once it is done, so it is
+        allowed while :meth:`owed` is 0 and paid for after."""
+        quota = self.quota
+        per_ms = quota.count / (quota.period_s * 1000.0)
+        tokens, last = self._buckets.pop(key, (float(quota.count), now_ms))
+        tokens = min(float(quota.count), tokens + max(0, now_ms - last) * per_ms)
+        self._buckets[key] = (tokens - cost, now_ms)
+        while len(self._buckets) > self.max_keys:
+            self._buckets.popitem(last=False)
+
     def forget_full(self, now_ms: int, most: int = 1_000) -> None:
         """Drop up to ``most`` buckets that have refilled completely, least recently
         used first (they cost memory and say nothing); stop at one that has not."""
@@ -184,6 +205,32 @@ class Quotas:
                 return Refusal(f"too many {label} from {whose}: at most {book.quota};"
                                f" try again in {seconds} s", seconds)  # fmt: skip
         return None
+
+    def owed(
+        self, kind: str, address: str | None, account: str | None, now_ms: int
+    ) -> Refusal | None:
+        """A budget of ``kind`` spent by size: None if neither ``address`` nor
+        ``account`` is in debt, else why not (nothing is spent)."""
+        label, by_address, by_account = self._kinds[kind]
+        for book, key, whose in ((by_address, address, "your address"),
+                                 (by_account, account, "you")):  # fmt: skip
+            if book is None or key is None:
+                continue
+            wait = book.owed(key, now_ms)
+            if wait > 0:
+                seconds = max(1, math.ceil(wait))
+                return Refusal(f"too many {label} from {whose}: at most {book.quota};"
+                               f" try again in {seconds} s", seconds)  # fmt: skip
+        return None
+
+    def spend(
+        self, kind: str, address: str | None, account: str | None, cost: float, now_ms: int
+    ) -> None:
+        """Pay ``cost`` of ``kind``'s budget from ``address`` and ``account``."""
+        _, by_address, by_account = self._kinds[kind]
+        for book, key in ((by_address, address), (by_account, account)):
+            if book is not None and key is not None:
+                book.spend(key, cost, now_ms)
 
     def sweep(self, now_ms: int, most: int = 1_000) -> None:
         """Forget a few buckets that have refilled (least recently used first)."""

@@ -28,6 +28,7 @@ from protocol.names import bot_like, reserved
 from protocol.rooms import CreateRoom, JoinRoom, LeaveRoom, RoomOrigin
 from protocol.tournaments import (
     CreateTournament,
+    GetTournament,
     JoinTournament,
     LeaveTournament,
     ListTournaments,
@@ -107,6 +108,8 @@ def make_quotas(config: ServerConfig) -> Quotas:
                 config.analyses_per_address,
                 config.analyses_per_account,
             ),
+            # Spent by size (Quotas.owed, Quotas.spend): the bytes of big answers.
+            "read": ("bytes read", config.read_bytes_per_address, config.read_bytes_per_account),
         },
         config.quota_keys,
     )
@@ -396,9 +399,36 @@ class Hub:
         if isinstance(message, ListTournaments) and message.status is not None:
             session.send_message(await self._stored_tournaments(message))
             return
+        if isinstance(message, GetTournament):
+            await self._read_tournament(session, player, message)
+            return
         if self.cluster is not None and await self.cluster.route(session, player, message):
             return  # answered from what the nodes share, or run by the room's owner
         await self.apply(lambda: self.lobby.handle(player, message, clock.now_ms()))
+
+    async def _read_tournament(
+        self, session: Session, player: PlayerInfo, asked: GetTournament
+    ) -> None:
+        """``get_tournament``: a read, which may be 200 kB (a field of 512). It is
+        answered to the connection that asked alone, and paid for by its size from
+        the address's and the account's budget of bytes read; while either is
+        overspent, it is refused (rate_limited) before anything is written."""
+        refused = self.quotas.owed("read", session.address, player.id, clock.now_ms())
+        if refused is not None:
+            raise errors.RateLimited(refused.reason)
+        if self.cluster is not None and await self.cluster.route(session, player, asked):
+            return  # the coordinator answers (docs/scaling.md)
+
+        def answer(outs: list[Outbound]) -> None:
+            for out in outs:
+                if out.to != (player.id,):
+                    self.deliver([out])
+                    continue
+                text = out.text()
+                self.quotas.spend("read", session.address, player.id, len(text), clock.now_ms())
+                session.send(text)
+
+        await self.apply(lambda: self.lobby.handle(player, asked, clock.now_ms()), answer)
 
     async def _stored_tournaments(self, asked: ListTournaments) -> Tournaments:
         """A page of the public tournaments in one status, newest first, read from the

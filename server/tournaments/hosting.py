@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from protocol.connection import ErrorMessage
 from protocol.fields import PlayerInfo, Visibility
+from protocol.prepared import Prepared, TournamentText, tournament_update
 from protocol.rooms import LeaveRoom
 from protocol.tournaments import (
     AddTournamentBot,
@@ -54,6 +55,7 @@ from server.ratings import RatingBook
 from server.recovery import StoredTable
 from server.room import BotFactory, Outbound, Room, bot_seats
 from server.series import SecretScheme
+from server.tournaments import views
 from server.tournaments.director import Director
 from server.tournaments.model import Forfeit, OpenTable, Reveal, StopTable, TournamentSettings
 
@@ -117,6 +119,9 @@ class TournamentDesk:
         # Tournament ids by who holds them (host id, "@" + its address, "*": all),
         # over or not: pruned as they are counted (_holding).
         self._held: dict[str, set[str]] = {}
+        # Each tournament's info as last written (get_tournament, a member signing in),
+        # until it changes: every change of a director ends in _run, which drops it.
+        self._written: dict[str, TournamentText] = {}
         self.alarms = Alarms()  # when each tournament next has something to do
         # A cluster node's desk: tables and directors may be on other nodes. What crosses
         # nodes is noted here, for the node to carry (each taken once, by the node).
@@ -172,11 +177,20 @@ class TournamentDesk:
                 )
             case GetTournament():
                 director = self._find(player, message.tournament_id, None)
-                return [Outbound((player.id,), director.update(now_ms, message.ref))]
+                return [Outbound((player.id,), self.answer(director, now_ms, message.ref))]
             case _:
                 raise errors.RoomError(f"{message.type} is not a tournament command",
                                        code="bad_message")  # fmt: skip
         return outs + self._run(director, now_ms)
+
+    def answer(self, director: Director, now_ms: int, ref: str | None = None) -> Prepared:
+        """``director``'s tournament as its members see it (Director.update), written
+        once until it changes: a field of 512 is 200 kB, asked for as often as anyone
+        likes (the hub charges its size, docs/operations.md)."""
+        written = self._written.get(director.id)
+        if written is None:
+            written = self._written[director.id] = TournamentText.of(director.info(now_ms))
+        return tournament_update(written, *views.timers(director, now_ms), ref)
 
     def _rewatch(self, director: Director) -> None:
         """Its members changed: its tables on other nodes are told who may watch them."""
@@ -274,6 +288,7 @@ class TournamentDesk:
 
     def _forget(self, director: Director) -> None:
         del self.directors[director.id]
+        self._written.pop(director.id, None)
         self.alarms.discard(director.id)
         if director.invite_code is not None:
             self._invites.pop(director.invite_code, None)
@@ -308,6 +323,7 @@ class TournamentDesk:
         """Hand the director's events to the lobby and do what it asked, until it asks
         nothing; then set its alarm for when it next has something to do."""
         outs = self._carry_out(director, now_ms)
+        self._written.pop(director.id, None)  # it may have changed: written again when asked
         self._schedule(director)
         return outs
 
@@ -509,6 +525,7 @@ class TournamentDesk:
         server had stopped, and is taken back from what is stored at the next start
         (its tables play on as rooms; their series are stored and it catches up)."""
         director = self.directors.pop(tournament_id, None)
+        self._written.pop(tournament_id, None)
         if director is None:
             return []
         if director.invite_code is not None:
@@ -550,7 +567,7 @@ class TournamentDesk:
     def connect(self, player: PlayerInfo, now_ms: int) -> list[Outbound]:
         """A player signed in: a snapshot of every tournament it takes part in."""
         return [
-            Outbound((player.id,), d.update(now_ms))
+            Outbound((player.id,), self.answer(d, now_ms))
             for d in self.directors.values()
             if not d.over and d.is_member(player.id)
         ]

@@ -105,9 +105,9 @@ def stored_summary(row: dict[str, Any]) -> TournamentSummary:
     )
 
 
-def info(d: TournamentData, now_ms: int) -> TournamentInfo:
-    """The tournament as its members see it: entrants, standings, rounds, tables."""
-    s = d.settings
+def timers(d: TournamentData, now_ms: int) -> tuple[int | None, int | None]:
+    """What of :func:`info` changes with the time alone: the milliseconds until the
+    next round starts, and those left in the round being played (None: none)."""
     current = d.rounds[-1] if d.rounds else None
     next_ms = None
     if d.phase in (Phase.REGISTERING, Phase.BETWEEN) and d.next_at is not None:
@@ -115,6 +115,14 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
     left = None
     if current is not None and not current.finished:
         left = max(0, current.ends_at - now_ms)
+    return next_ms, left
+
+
+def info(d: TournamentData, now_ms: int) -> TournamentInfo:
+    """The tournament as its members see it: entrants, standings, rounds, tables."""
+    s = d.settings
+    current = d.rounds[-1] if d.rounds else None
+    next_ms, left = timers(d, now_ms)
     standings = d.standings(shown=True)
     shown = current is None or visibility.round_results_shown(current.finished)
     return TournamentInfo(

@@ -182,3 +182,40 @@ async def test_caches_and_quota_books_are_bounded(tmp_path: Path) -> None:
         assert (await back.hello(token=clients[0].token))["type"] == "welcome"
         for c in (*clients, back):
             await c.close()
+
+
+async def test_get_tournament_answers_the_asker_alone_and_is_paid_for_by_size(
+    tmp_path: Path,
+) -> None:
+    budget = Quota(4_000, 60)  # bytes a minute: a few answers of a small tournament
+    async with running_server(tmp_path / "r.db", read_bytes_per_address=budget,
+                              read_bytes_per_account=budget) as live:  # fmt: skip
+        host, _ = await guest_from(live)
+        await host.send(type="create_tournament", name="cup", ref="made")
+        tid = (await host.until("tournament"))["tournament"]["id"]
+        other = await connect_from(live)  # the same account on a second connection
+        assert (await other.hello(token=host.token))["type"] == "welcome"
+        answers = 0
+        for n in range(12):
+            await host.send(type="get_tournament", tournament_id=tid, ref=f"g{n}")
+            reply = await host.until("tournament", "error")
+            while reply["type"] == "tournament" and reply["ref"] is None:  # a push
+                reply = await host.until("tournament", "error")
+            if reply["type"] == "error":
+                break
+            assert reply["ref"] == f"g{n}"
+            answers += 1
+        else:
+            raise AssertionError("12 answers of a tournament and no budget spent")
+        assert reply["code"] == "rate_limited" and reply["ref"] == f"g{answers}", reply
+        assert "too many bytes read from your address: at most 4000/min" in reply["reason"]
+        assert answers >= 1
+        # The other connection was sent none of them (a ping's pong comes first) ...
+        await other.still_alive()
+        assert not [m for m in other.log if (m.get("ref") or "").startswith("g")], other.log
+        # ... and another address and account have a budget of their own.
+        elsewhere, _ = await guest_from(live, "127.0.0.2")
+        await elsewhere.send(type="get_tournament", tournament_id=tid, ref="e")
+        assert (await elsewhere.until("tournament", "error"))["type"] == "tournament"
+        for c in (host, other, elsewhere):
+            await c.close()
