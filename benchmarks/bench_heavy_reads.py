@@ -142,8 +142,9 @@ async def attack_two(http: str, tid: str, until: float, tally: Tally) -> None:
                     body = await reply.read()
                 tally.bytes += len(body)
                 tally.kinds[str(reply.status)] += 1
-                if reply.status == 429:
-                    await asyncio.sleep(float(reply.headers.get("Retry-After", "1")))
+                if reply.status == 429:  # waits as told, or to the end of the phase
+                    wait = float(reply.headers.get("Retry-After", "1"))
+                    await asyncio.sleep(min(wait, max(0.0, until - time.perf_counter())))
                 k += 1
 
         await asyncio.gather(*(reader(n) for n in range(READERS)))

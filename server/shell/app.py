@@ -28,6 +28,7 @@ from server.lobby import Lobby
 from server.shell import clock, daily_keeper
 from server.shell.cluster.directory import SharedRegistry
 from server.shell.cluster.node import ClusterNode, new_node_id
+from server.shell.heavy_reads import HeavyReads
 from server.shell.http import (
     analysis_asker,
     api_headers,
@@ -42,7 +43,7 @@ from server.shell.http import (
     series_history,
 )
 from server.shell.hub import Hub
-from server.shell.keys import CONFIG, DAILY_CALENDAR, HUB, STORAGE
+from server.shell.keys import CONFIG, DAILY_CALENDAR, HEAVY_READS, HUB, STORAGE
 from server.shell.origins import local_port, socket_sources
 from server.shell.websocket import websocket
 from server.storage import Storage
@@ -72,13 +73,14 @@ def create_app(
     app.router.add_get("/api/players/{name}/ratings", player_ratings)
     app.router.add_get("/api/series/{series_id}", series_history)
     app.router.add_get("/api/leaderboard/{pace}", leaderboard)
-    app.router.add_routes(tournament_routes(HUB, STORAGE))
+    app.router.add_routes(tournament_routes(HUB, STORAGE, HEAVY_READS))
     app.router.add_routes(analysis_routes(STORAGE, analysis_asker))
     app.router.add_get("/api/daily", daily)
     app.router.add_get("/api/daily/{day}", daily)
     app.router.add_routes(web_routes(sockets=functools.partial(_page_sockets, config)))
     app.on_response_prepare.append(api_headers)
     app.cleanup_ctx.append(_storage_and_lobby)
+    app.cleanup_ctx.append(_heavy_reads)
     app.cleanup_ctx.append(_clock)
     app.cleanup_ctx.append(_pruner)
     app.cleanup_ctx.append(_daily_keeper)
@@ -152,6 +154,14 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     await app[ANALYST].close()
     await hub.stop_thinking()
     await storage.close()
+
+
+async def _heavy_reads(app: web.Application) -> AsyncIterator[None]:
+    reads = HeavyReads(store_of(app[CONFIG]))
+    await reads.start()
+    app[HEAVY_READS] = reads
+    yield
+    await reads.close()
 
 
 async def _clock(app: web.Application) -> AsyncIterator[None]:

@@ -17,7 +17,7 @@ from server import errors
 from server.analysis import Asker
 from server.daily import days
 from server.daily.views import daily as daily_view
-from server.limits import quota_key
+from server.limits import Refusal, quota_key
 from server.shell import clock
 from server.shell.keys import HUB, STORAGE
 from server.shell.origins import client_address
@@ -233,17 +233,34 @@ async def analysis_asker(request: web.Request) -> Asker:
 
 @web.middleware
 async def http_quota(request: web.Request, handler: Any) -> web.StreamResponse:
-    """Every HTTP request (a WebSocket upgrade too) spends its address's quota; over it: 429."""
+    """Every HTTP request (a WebSocket upgrade too) spends its address's quota, and an
+    answer of the JSON API is paid for by its size from the address's budget of
+    bytes read (refused while overspent); over either: 429."""
     hub = request.app[HUB]
-    refused = hub.quotas.take("http", request_address(request), None, clock.now_ms())
+    address = request_address(request)
+    api = request.path.startswith("/api/")
+    refused = hub.quotas.take("http", address, None, clock.now_ms())
+    if refused is None and api:
+        refused = hub.quotas.owed("read", address, None, clock.now_ms())
     if refused is not None:
-        return web.json_response(
-            {"error": {"code": errors.RateLimited.code, "reason": refused.reason}},
-            status=429,
-            headers={"Retry-After": str(refused.wait_s)},
-        )
+        return _too_many(refused)
     response: web.StreamResponse = await handler(request)
+    if api and isinstance(response, web.Response) and isinstance(response.body, bytes):
+        # Looked at again once the answer is ready: the address's other requests
+        # may have overspent the budget meanwhile (checked and paid at once).
+        refused = hub.quotas.owed("read", address, None, clock.now_ms())
+        if refused is not None:
+            return _too_many(refused)
+        hub.quotas.spend("read", address, None, len(response.body), clock.now_ms())
     return response
+
+
+def _too_many(refused: Refusal) -> web.Response:
+    return web.json_response(
+        {"error": {"code": errors.RateLimited.code, "reason": refused.reason}},
+        status=429,
+        headers={"Retry-After": str(refused.wait_s)},
+    )
 
 
 async def api_headers(request: web.Request, response: web.StreamResponse) -> None:

@@ -411,24 +411,36 @@ class Hub:
     ) -> None:
         """``get_tournament``: a read, which may be 200 kB (a field of 512). It is
         answered to the connection that asked alone, and paid for by its size from
-        the address's and the account's budget of bytes read; while either is
-        overspent, it is refused (rate_limited) before anything is written."""
-        refused = self.quotas.owed("read", session.address, player.id, clock.now_ms())
-        if refused is not None:
-            raise errors.RateLimited(refused.reason)
-        if self.cluster is not None and await self.cluster.route(session, player, asked):
-            return  # the coordinator answers (docs/scaling.md)
+        the address's and the account's budget of bytes read, in the same step as
+        the budget is looked at; while either is overspent, it is refused
+        (rate_limited) before anything is written."""
+        address = session.address
+        if self.cluster is not None:
+            refused = self.quotas.owed("read", address, player.id, clock.now_ms())
+            if refused is not None:
+                raise errors.RateLimited(refused.reason)
+            if await self.cluster.route(session, player, asked):
+                return  # the coordinator answers (docs/scaling.md)
+
+        def read() -> list[Outbound]:
+            now = clock.now_ms()
+            refused = self.quotas.owed("read", address, player.id, now)
+            if refused is not None:
+                raise errors.RateLimited(refused.reason)
+            outs = self.lobby.handle(player, asked, now)
+            for out in outs:
+                if out.to == (player.id,):
+                    self.quotas.spend("read", address, player.id, len(out.text()), now)
+            return outs
 
         def answer(outs: list[Outbound]) -> None:
             for out in outs:
-                if out.to != (player.id,):
+                if out.to == (player.id,):
+                    session.send(out.text())
+                else:
                     self.deliver([out])
-                    continue
-                text = out.text()
-                self.quotas.spend("read", session.address, player.id, len(text), clock.now_ms())
-                session.send(text)
 
-        await self.apply(lambda: self.lobby.handle(player, asked, clock.now_ms()), answer)
+        await self.apply(read, answer)
 
     async def _stored_tournaments(self, asked: ListTournaments) -> Tournaments:
         """A page of the public tournaments in one status, newest first, read from the

@@ -1,5 +1,5 @@
-"""The aiohttp application's typed keys: its settings, its store, its hub and the
-daily deal's calendar."""
+"""The aiohttp application's typed keys: its settings, its store, its hub, the
+daily deal's calendar and the builder of big answers."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from aiohttp import web
 
 from server.config import ServerConfig
 from server.daily.desk import Calendar
+from server.shell.heavy_reads import HeavyReads
 from server.shell.hub import Hub
 from server.store import Store
 
@@ -14,3 +15,4 @@ CONFIG = web.AppKey("config", ServerConfig)
 STORAGE: web.AppKey[Store] = web.AppKey("storage")
 HUB = web.AppKey("hub", Hub)
 DAILY_CALENDAR: web.AppKey[Calendar] = web.AppKey("daily_calendar")
+HEAVY_READS = web.AppKey("heavy_reads", HeavyReads)

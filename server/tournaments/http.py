@@ -3,6 +3,8 @@
 
 Everything comes from the database except the standings of a tournament still
 being played, which are the live ones of its director (stored ones are final).
+A tournament and its exports may be megabytes: they are built away from the
+event loop and kept once the tournament is over (server.shell.heavy_reads).
 """
 
 from __future__ import annotations
@@ -15,23 +17,30 @@ from protocol.fields import PAGE_DEFAULT, PAGE_MAX
 from protocol.tournaments import TournamentListStatus
 from server import visibility
 from server.cursors import BadCursor
-from server.storage.tournaments import boards_csv, standings_csv
+from server.shell.heavy_reads import Built, HeavyReads, json_bytes
+from server.storage.sql import Reader
+from server.storage.tournaments import (
+    boards_csv,
+    standings_csv,
+    tournament_boards,
+    tournament_detail,
+)
 
 STATUSES: tuple[str, ...] = get_args(TournamentListStatus)
 
 
-def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.RouteDef]:
-    async def detail(request: web.Request) -> dict[str, Any] | None:
-        tid = request.match_info["tournament_id"]
-        found: dict[str, Any] | None = await request.app[storage_key].tournament(tid)
-        if found is None or not visibility.tournament_found(found["visibility"], member=False):
-            return None  # a private tournament: not found, as on the WebSocket
+def routes(
+    hub_key: web.AppKey[Any], storage_key: web.AppKey[Any], reads_key: web.AppKey[HeavyReads]
+) -> list[web.RouteDef]:
+    def live_of(request: web.Request, tid: str) -> dict[str, Any] | None:
+        """What the director of a tournament still being played here says that the
+        store does not: its status and its live standings (as of the rounds over,
+        server.visibility). None: over, or not run here (the store has it all)."""
         director = request.app[hub_key].lobby.tournaments.directors.get(tid)
-        if director is not None and not director.over:
-            found["status"] = director.status()
-            live = director.standings(shown=True)  # as of the rounds over (server.visibility)
-            found["standings"] = [s.model_dump(mode="json") for s in live]
-        return found
+        if director is None or director.over:
+            return None
+        live = director.standings(shown=True)
+        return {"status": director.status(), "standings": [s.model_dump(mode="json") for s in live]}
 
     async def listing(request: web.Request) -> web.Response:
         """``?limit=N&after=CURSOR&status=S``: a page, newest first (``status``: only
@@ -54,10 +63,16 @@ def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.R
         return web.json_response({"tournaments": rows, "next": after})
 
     async def one(request: web.Request) -> web.Response:
-        found = await detail(request)
-        if found is None:
-            return _not_found()
-        return web.json_response(found)
+        tid = request.match_info["tournament_id"]
+        live = live_of(request, tid)
+
+        async def build(reader: Reader) -> Built | None:
+            found = await _detail(reader, tid, live)
+            if found is None:
+                return None
+            return Built(json_bytes(found), "application/json", _final(found, live))
+
+        return _answer(await request.app[reads_key].answer(("one", tid), build))
 
     async def export(request: web.Request) -> web.Response:
         fmt = request.query.get("format", "json")
@@ -68,28 +83,56 @@ def routes(hub_key: web.AppKey[Any], storage_key: web.AppKey[Any]) -> list[web.R
                            "reason": "format is json or csv; what is standings or boards"}},
                 status=400,
             )  # fmt: skip
-        found = await detail(request)
-        if found is None:
-            return _not_found()
-        tid = found["id"]
-        boards = await request.app[storage_key].tournament_boards(tid)
-        if fmt == "json":
-            return web.json_response({"tournament": found, "boards": boards})
-        if what == "standings":
-            text = standings_csv(found["standings"] or [])
-        else:
-            text = boards_csv(boards)
-        return web.Response(
-            text=text,
-            content_type="text/csv",
-            headers={"Content-Disposition": f'attachment; filename="{tid}-{what}.csv"'},
-        )
+        tid = request.match_info["tournament_id"]
+        live = live_of(request, tid)
+        what = "both" if fmt == "json" else what  # the JSON export is the tournament and its boards
+
+        async def build(reader: Reader) -> Built | None:
+            found = await _detail(reader, tid, live)
+            if found is None:
+                return None
+            final = _final(found, live)
+            if what == "standings":
+                return Built(standings_csv(found["standings"] or []).encode(), "text/csv", final)
+            boards = await tournament_boards(reader, tid)
+            if fmt == "json":
+                return Built(json_bytes({"tournament": found, "boards": boards}),
+                             "application/json", final)  # fmt: skip
+            return Built(boards_csv(boards).encode(), "text/csv", final)
+
+        built = await request.app[reads_key].answer(("export", tid, fmt, what), build)
+        response = _answer(built)
+        if built is not None and fmt == "csv":
+            response.headers["Content-Disposition"] = f'attachment; filename="{tid}-{what}.csv"'
+        return response
 
     return [
         web.get("/api/tournaments", listing),
         web.get("/api/tournaments/{tournament_id}", one),
         web.get("/api/tournaments/{tournament_id}/export", export),
     ]
+
+
+async def _detail(reader: Reader, tid: str, live: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The tournament as anyone may see it (None: none, or a private one: not found,
+    as on the WebSocket), with what its director says that the store does not."""
+    found = await tournament_detail(reader, tid)
+    if found is None or not visibility.tournament_found(found["visibility"], member=False):
+        return None
+    if live is not None:
+        found.update(live)
+    return found
+
+
+def _final(found: dict[str, Any], live: dict[str, Any] | None) -> bool:
+    """Can this answer no longer change? A tournament over, as stored."""
+    return live is None and found["status"] in ("finished", "cancelled")
+
+
+def _answer(built: Built | None) -> web.Response:
+    if built is None:
+        return _not_found()
+    return web.Response(body=built.body, content_type=built.content_type, charset="utf-8")
 
 
 def _bad_request(reason: str) -> web.Response:
