@@ -433,14 +433,20 @@ class Hub:
                     self.quotas.spend("read", address, player.id, len(out.text()), now)
             return outs
 
-        def answer(outs: list[Outbound]) -> None:
+        await self.apply(read, self._here(session, player.id))
+
+    def _here(self, session: Session, player_id: str) -> Callable[[list[Outbound]], None]:
+        """Deliver a step's messages, those for ``player_id`` alone to ``session`` alone
+        (an answer, or the snapshots of a sign-in: its other connections have them)."""
+
+        def deliver(outs: list[Outbound]) -> None:
             for out in outs:
-                if out.to == (player.id,):
+                if out.to == (player_id,):
                     session.send(out.text())
                 else:
                     self.deliver([out])
 
-        await self.apply(read, answer)
+        return deliver
 
     async def _stored_tournaments(self, asked: ListTournaments) -> Tournaments:
         """A page of the public tournaments in one status, newest first, read from the
@@ -532,7 +538,10 @@ class Hub:
             )
         )
         address = session.address
-        await self.apply(lambda: self.lobby.connect(player, clock.now_ms(), address=address))
+        await self.apply(
+            lambda: self.lobby.connect(player, clock.now_ms(), address=address),
+            self._here(session, player.id),
+        )
 
     def drop(self, session: Session) -> None:
         """Let go of a connection the server is closing (too slow) at once: its player's
