@@ -35,3 +35,6 @@ strategy_names  # the server's bot strategies, listed in the room tests and docs
 knockout_first_round  # the bracket's first round as docs/tournaments.md states it (tests)
 # sqlite3's and aiosqlite's connection attribute: rows come back as sqlite3.Row.
 row_factory
+# server.shell.aiohttp_adapters.plain_error_pages: a server's and a request handler's
+# class are set to their plain-error subclasses (Python reads __class__ on every call).
+__class__

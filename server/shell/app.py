@@ -24,11 +24,11 @@ from server.config import LobbyConfig, ServerConfig, store_of
 from server.config import check as check_config
 from server.daily.desk import Calendar
 from server.daily.desk import wall as wall_calendar
+from server.heavy_reads import HeavyReads
 from server.lobby import Lobby
 from server.shell import clock, daily_keeper
 from server.shell.cluster.directory import SharedRegistry
 from server.shell.cluster.node import ClusterNode, new_node_id
-from server.shell.heavy_reads import HeavyReads
 from server.shell.http import (
     analysis_asker,
     api_headers,

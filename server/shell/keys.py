@@ -7,7 +7,7 @@ from aiohttp import web
 
 from server.config import ServerConfig
 from server.daily.desk import Calendar
-from server.shell.heavy_reads import HeavyReads
+from server.heavy_reads import HeavyReads
 from server.shell.hub import Hub
 from server.store import Store
 

@@ -4,7 +4,7 @@
 Everything comes from the database except the standings of a tournament still
 being played, which are the live ones of its director (stored ones are final).
 A tournament and its exports may be megabytes: they are built away from the
-event loop and kept once the tournament is over (server.shell.heavy_reads).
+event loop and kept once the tournament is over (server.heavy_reads).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from protocol.fields import PAGE_DEFAULT, PAGE_MAX
 from protocol.tournaments import TournamentListStatus
 from server import visibility
 from server.cursors import BadCursor
-from server.shell.heavy_reads import Built, HeavyReads, json_bytes
+from server.heavy_reads import Built, HeavyReads, json_bytes
 from server.storage.sql import Reader
 from server.storage.tournaments import (
     boards_csv,

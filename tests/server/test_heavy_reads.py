@@ -1,5 +1,5 @@
 """Big answers are built in a thread of their own, once, and kept once final
-(server.shell.heavy_reads); over HTTP they are paid for by their size."""
+(server.heavy_reads); over HTTP they are paid for by their size."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from server.heavy_reads import Built, HeavyReads, json_bytes
 from server.limits import Quota
-from server.shell.heavy_reads import Built, HeavyReads, json_bytes
 from server.storage.sql import Reader
 from tests.server.live import Client, running_server
 
