@@ -210,3 +210,32 @@ def score_board(cards: Sequence[Card], starter: Card) -> BoardScore:
     rows = tuple(score_hand(board[4 * r : 4 * r + 4], starter) for r in range(4))
     columns = tuple(score_hand(board[c::4], starter) for c in range(4))
     return BoardScore(rows, columns, starter, heels_points(starter))
+
+
+def points_so_far(line: Sequence[Card]) -> int:
+    """What the cards placed so far in a row or column score before the starter is
+    turned: fifteens, pairs and runs, and a flush once all four share a suit (the
+    starter can only add to it, and nobs needs the starter). A display aid: the
+    line's score is :func:`score_hand` with the starter."""
+    cards = tuple(line)
+    if len(cards) > 4:
+        raise HandSizeError(f"a row or column has at most 4 cards, got {len(cards)}")
+    ensure_distinct(cards)
+    ranks = [c.rank for c in cards]
+    fifteens = sum(
+        1
+        for size in range(2, len(ranks) + 1)
+        for combo in combinations(ranks, size)
+        if sum(min(r, 10) for r in combo) == 15
+    )
+    pairs = sum(1 for a, b in combinations(ranks, 2) if a == b)
+    points = 2 * fifteens + 2 * pairs
+    start, length = _longest_stretch(ranks)
+    if length >= 3:
+        ways = 1
+        for rank in range(start, start + length):
+            ways *= ranks.count(rank)
+        points += length * ways
+    if len(cards) == 4 and len({c.suit for c in cards}) == 1:
+        points += 4
+    return points

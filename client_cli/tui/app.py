@@ -76,6 +76,10 @@ from protocol.wire import ServerMessage
 class CribApp(App[int]):
     CSS_PATH = "cribsquares.tcss"
     TITLE = "Cribbage Squares"
+    # A screen of 110x34 or more is "-wide -tall": the board is drawn large, each row
+    # and column with its points so far (cribsquares.tcss, widgets.BoardView).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (as App has it)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]  # noqa: RUF012
     ENABLE_COMMAND_PALETTE = False
     MODES: ClassVar[dict[str, Any]] = {
         View.SIGN_IN.value: SignInScreen,

@@ -22,7 +22,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, RadioSet, Static
 
 from client_cli.tui.keys import FieldInput
-from client_cli.tui.toggles import Choice
+from client_cli.tui.toggles import Choice, Choices
 
 T = TypeVar("T")
 
@@ -63,7 +63,7 @@ def clock_terms(race: bool, seconds: int) -> dict[str, int]:
 
 def best_of(id: str) -> ComposeResult:
     """Best of 1, 3 or 5 deals, across one line."""
-    with RadioSet(id=id, compact=True, classes="across"):
+    with Choices(id=id, compact=True, classes="across"):
         yield Choice("1 deal", value=True, compact=True, id=f"{id}-1")
         yield Choice("best of 3", compact=True, id=f"{id}-3")
         yield Choice("best of 5", compact=True, id=f"{id}-5")
@@ -78,7 +78,7 @@ def pace(
     lockstep: str = "lockstep: everyone places each card together",
     race: str = "race: your own speed, one clock for the deal",
 ) -> ComposeResult:
-    with RadioSet(id=id, compact=True):
+    with Choices(id=id, compact=True):
         yield Choice(lockstep, value=True, compact=True, id=f"{id}-lockstep")
         yield Choice(race, compact=True, id=f"{id}-race")
 
@@ -88,7 +88,8 @@ def is_race(screen: Screen[Any], id: str) -> bool:
 
 
 class FormDialog(ModalScreen[T | None]):
-    """A dialog of fields. Enter in a field, or the button whose id is ``SUBMIT``,
+    """A dialog of fields. Enter in a field (a set of choices too), or the button whose
+    id is ``SUBMIT``,
     closes it with :meth:`_value`'s result, unless that is None: then the error
     line says why. Escape or the ``#cancel`` button close it with None."""
 
@@ -112,6 +113,7 @@ class FormDialog(ModalScreen[T | None]):
         self.query_one("#dialog-error", Static).update(Text(reason, "bold red"))
 
     @on(Input.Submitted)
+    @on(Choices.Submitted)
     def submit(self) -> None:
         value = self._value()
         if value is not None:

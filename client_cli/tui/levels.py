@@ -22,7 +22,7 @@ from textual.widgets import Button, RadioSet, Static
 
 from client_cli.levels import find, label
 from client_cli.tui.forms import FormDialog
-from client_cli.tui.toggles import Choice
+from client_cli.tui.toggles import Choice, Choices
 from protocol.head_to_head import BotLevel
 
 
@@ -31,7 +31,7 @@ def level_choices(
 ) -> ComposeResult:
     """One radio button a level, weakest first, its rating beside its name."""
     chosen = find(levels, default)
-    with RadioSet(id=id, compact=True):
+    with Choices(id=id, compact=True):
         for level in levels:
             text = label(level) + (f": {level.description}" if describe else "")
             yield Choice(text, value=level is chosen, compact=True, id=f"{id}-{level.name}")

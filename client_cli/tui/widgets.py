@@ -8,7 +8,7 @@ drawn from :class:`client_cli.model.ClientModel` or a result.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -32,13 +32,44 @@ from client_cli.render import (
     clock_text,
     score_table,
 )
+from engine.cards import Card
+from engine.scoring import points_so_far
 from protocol.deals import BoardResult
 
 COLUMNS = "abcd"
-CELL_W = 8  # "┌─────┐ "
-CELL_H = 3
-LEFT = 3  # row label
+
+
+class Geometry(NamedTuple):
+    """How big a board is drawn: a box's inner width and height, the gap after it,
+    the row label's width, and whether each row and column shows its points so far."""
+
+    inner_w: int
+    inner_h: int
+    left: int
+    points: bool
+
+    @property
+    def cell_w(self) -> int:
+        return self.inner_w + 3  # two borders and the gap
+
+    @property
+    def cell_h(self) -> int:
+        return self.inner_h + 2
+
+    @property
+    def width(self) -> int:
+        return self.left + 4 * self.cell_w + (5 if self.points else 0)
+
+    @property
+    def height(self) -> int:
+        return TOP + 4 * self.cell_h + (1 if self.points else 0)
+
+
+SMALL = Geometry(inner_w=5, inner_h=1, left=3, points=False)  # 80x24
+LARGE = Geometry(inner_w=7, inner_h=3, left=4, points=True)  # 120x40 and up
 TOP = 1  # column letters
+# The small board's cell size (the tests click on cells with it).
+CELL_W, CELL_H, LEFT = SMALL.cell_w, SMALL.cell_h, SMALL.left
 
 
 def cell_label(index: int) -> str:
@@ -81,10 +112,15 @@ class ConnectionBar(Static):
 
 
 class BoardView(Widget):
-    """A 4x4 grid of card boxes with legal cells and a cursor; clicks choose a cell."""
+    """A 4x4 grid of card boxes with legal cells and a cursor; clicks choose a cell.
 
-    DEFAULT_CSS = """
-    BoardView { width: 36; height: 13; }
+    Drawn small (boxes of one line) where the screen is small, and large, each
+    row and column with its points so far (engine.scoring.points_so_far), where
+    the layout gives it room (the ``-wide -tall`` screen classes of the app's
+    breakpoints, cribsquares.tcss)."""
+
+    DEFAULT_CSS = f"""
+    BoardView {{ width: {SMALL.width}; height: {SMALL.height}; }}
     """
 
     cursor: reactive[int] = reactive(5)
@@ -113,53 +149,94 @@ class BoardView(Widget):
         row, col = divmod(self.cursor, 4)
         self.cursor = 4 * ((row + drow) % 4) + (col + dcol) % 4
 
+    @property
+    def geometry(self) -> Geometry:
+        size = self.size
+        if size.width >= LARGE.width and size.height >= LARGE.height:
+            return LARGE
+        return SMALL
+
+    def line_points(self) -> tuple[list[int], list[int]]:
+        """The points so far of each row and each column of the cards placed."""
+        cards = [None if c is None else Card.parse(c) for c in self.cells]
+        rows = [points_so_far([c for c in cards[4 * r : 4 * r + 4] if c]) for r in range(4)]
+        columns = [points_so_far([c for c in cards[k::4] if c]) for k in range(4)]
+        return rows, columns
+
     def render(self) -> RenderableType:
-        lines: list[Text] = [Text(" " * LEFT + "".join(f"   {c}    " for c in COLUMNS), "bold")]
+        g = self.geometry
+        head = Text(" " * g.left, "bold")
+        for c in COLUMNS:
+            head.append(c.center(g.inner_w + 2) + " ", "bold")
+        if g.points:
+            head.append(" pts", "cyan")
+        lines: list[Text] = [head]
+        rows, columns = self.line_points() if g.points else ([], [])
         for row in range(4):
-            top, mid, bot = Text(" " * LEFT), Text(f" {row + 1} ", "bold"), Text(" " * LEFT)
+            top, bot = Text(" " * g.left), Text(" " * g.left)
+            middle = [Text(f" {row + 1} ".ljust(g.left), "bold") if n == g.inner_h // 2
+                      else Text(" " * g.left) for n in range(g.inner_h)]  # fmt: skip
             for col in range(4):
                 i = 4 * row + col
-                card = self.cells[i]
+                border, face = self._cell(i, g)
                 cursor = self.show_cursor and i == self.cursor
-                legal = i in self.legal
-                if cursor:
-                    border = "bold yellow" if legal or not self.legal else "bold red"
-                elif legal:
-                    border = "green"
-                elif i == self.last:
-                    border = "cyan"
-                else:
-                    border = "grey50" if card else "grey30"
-                fill = ""
-                if cursor:
-                    fill = " on grey23"
-                elif legal:
-                    fill = " on #0a2a0a"
-                if card is not None:
-                    face = card_text(card, width=3)
-                    face.stylize("on white" if not cursor else "on grey85")
-                    inner = Text(" ", "on white" if not cursor else "on grey85")
-                    inner.append_text(face)
-                    inner.append(" ", "on white" if not cursor else "on grey85")
-                elif legal:
-                    inner = Text(f" {cell_label(i)}  ", "green" + fill)
-                elif cursor:
-                    inner = Text("  ·  ", "yellow" + fill)
-                else:
-                    inner = Text("     ")
-                top.append("┌─────┐ " if not cursor else "┏━━━━━┓ ", border)
-                mid.append("│" if not cursor else "┃", border)
-                mid.append_text(inner)
-                mid.append("│ " if not cursor else "┃ ", border)
-                bot.append("└─────┘ " if not cursor else "┗━━━━━┛ ", border)
-            lines += [top, mid, bot]
+                rule = ("━" if cursor else "─") * g.inner_w
+                side = "┃" if cursor else "│"
+                top.append(("┏" if cursor else "┌") + rule + ("┓ " if cursor else "┐ "), border)
+                bot.append(("┗" if cursor else "└") + rule + ("┛ " if cursor else "┘ "), border)
+                for n, line in enumerate(middle):
+                    line.append(side, border)
+                    line.append_text(face[n])
+                    line.append(side + " ", border)
+            if g.points:
+                middle[g.inner_h // 2].append(f"{rows[row]:>4}", "cyan")
+            lines += [top, *middle, bot]
+        if g.points:
+            foot = Text("pts".ljust(g.left), "cyan")
+            for points in columns:
+                foot.append(str(points).center(g.inner_w + 2) + " ", "cyan")
+            lines.append(foot)
         return Group(*lines)
 
+    def _cell(self, i: int, g: Geometry) -> tuple[str, list[Text]]:
+        """A cell's border style and the lines inside its box."""
+        card = self.cells[i]
+        cursor = self.show_cursor and i == self.cursor
+        legal = i in self.legal
+        if cursor:
+            border = "bold yellow" if legal or not self.legal else "bold red"
+        elif legal:
+            border = "green"
+        elif i == self.last:
+            border = "cyan"
+        else:
+            border = "grey50" if card else "grey30"
+        fill = " on grey23" if cursor else " on #0a2a0a" if legal else ""
+        paper = "on grey85" if cursor else "on white"
+        blank = Text(" " * g.inner_w, paper if card is not None else fill.strip())
+        if card is not None:
+            inner = card_text(card, width=3)
+            inner.stylize(paper)
+            pad = g.inner_w - 3
+            middle = Text(" " * (pad // 2), paper)
+            middle.append_text(inner)
+            middle.append(" " * (pad - pad // 2), paper)
+        elif legal:
+            middle = Text(cell_label(i).center(g.inner_w), "green" + fill)
+        elif cursor:
+            middle = Text("·".center(g.inner_w), "yellow" + fill)
+        else:
+            middle = Text(" " * g.inner_w)
+        lines = [blank.copy() for _ in range(g.inner_h)]
+        lines[g.inner_h // 2] = middle
+        return border, lines
+
     def cell_at(self, x: int, y: int) -> int | None:
-        col, row = (x - LEFT) // CELL_W, (y - TOP) // CELL_H
-        if x < LEFT or y < TOP or not (0 <= col < 4 and 0 <= row < 4):
+        g = self.geometry
+        col, row = (x - g.left) // g.cell_w, (y - TOP) // g.cell_h
+        if x < g.left or y < TOP or not (0 <= col < 4 and 0 <= row < 4):
             return None
-        if (x - LEFT) % CELL_W == CELL_W - 1:
+        if (x - g.left) % g.cell_w == g.cell_w - 1:
             return None  # the gap between boxes
         return 4 * row + col
 

@@ -60,3 +60,20 @@ async def test_the_help_fits(size: tuple[int, int]) -> None:
         app.push_screen(HelpScreen("lobby", LobbyScreen.HELP))
         await pilot.pause()
         assert inside(app, app.screen.query_one(".help"))
+
+
+@pytest.mark.parametrize("name", list(DIALOGS))
+async def test_a_dialog_opens_on_its_first_field_and_enter_in_it_submits(name: str) -> None:
+    app = Bare()
+    closed: list[Any] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(DIALOGS[name](), closed.append)
+        await pilot.pause()
+        chain = app.screen.focus_chain
+        assert chain and app.focused is chain[0], (name, app.focused, chain[:2])
+        assert not isinstance(app.focused, Button), (name, app.focused)
+        if name in ("quick play", "daily"):  # their defaults are a request: Enter sends it
+            await pilot.press("enter")
+            await pilot.pause()
+            assert closed and closed[0] is not None, (name, closed)
+            assert closed[0]["pace"] == "lockstep", closed

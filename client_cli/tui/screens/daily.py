@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, DataTable, Footer, Input, Label, Static
+from textual.widgets import DataTable, Footer, Input, Label, Static
 
 from client_cli import daily as dd
 from client_cli.analysis import BoardAnalysis
@@ -48,7 +48,7 @@ class DailyDialog(FormDialog[dict[str, Any]]):
             yield from self.compose_buttons("Play")
 
     def on_mount(self) -> None:
-        self.query_one("#play", Button).focus()  # Enter plays at once with the defaults
+        self.query_one("#dl-pace").focus()  # the first field; Enter plays at once
 
     def _value(self) -> dict[str, Any] | None:
         race = is_race(self, "dl-pace")

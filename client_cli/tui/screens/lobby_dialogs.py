@@ -161,7 +161,7 @@ class QuickPlayDialog(FormDialog[dict[str, Any]]):
             yield from self.compose_buttons("Play")
 
     def on_mount(self) -> None:
-        self.query_one("#play", Button).focus()  # Enter plays at once with the defaults
+        self.query_one("#qp-pace").focus()  # the first field; Enter plays at once
 
     def _value(self) -> dict[str, Any] | None:
         value: dict[str, Any] = {

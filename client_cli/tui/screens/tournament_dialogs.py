@@ -32,7 +32,7 @@ from client_cli.tui.forms import (
 )
 from client_cli.tui.keys import FieldInput
 from client_cli.tui.levels import chosen_level, level_choices
-from client_cli.tui.toggles import Choice, Tick
+from client_cli.tui.toggles import Choice, Choices, Tick
 from protocol.head_to_head import Bots
 
 
@@ -88,7 +88,7 @@ class AddBotsDialog(FormDialog[tuple[str, int]]):
                 if self.bots is not None:
                     yield from level_choices(self.bots.levels, "bots-level", "greedy")
                 else:
-                    with RadioSet(id="bots-strategy", compact=True, classes="across"):
+                    with Choices(id="bots-strategy", compact=True, classes="across"):
                         yield Choice("greedy", value=True, compact=True, id="bots-greedy")
                         yield Choice("expert", compact=True, id="bots-expert")
                         yield Choice("random", compact=True, id="bots-random")
@@ -116,7 +116,7 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
                 yield FieldInput(value="Squares open", id="tn-name", max_length=40, compact=True)
             with Horizontal(classes="field"):
                 yield Label("Format")
-                with RadioSet(id="tn-format", compact=True, classes="across"):
+                with Choices(id="tn-format", compact=True, classes="across"):
                     yield Choice(
                         "duplicate field", value=True, compact=True, id="tn-format-duplicate"
                     )
