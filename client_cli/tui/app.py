@@ -28,6 +28,7 @@ from client_cli.model.views import Connection, View
 from client_cli.safe import visible
 from client_cli.session import Session, SessionError, SignInRefused, add_bot, start_vs_bot
 from client_cli.tui.crib import Crib
+from client_cli.tui.keys import MOVE_IN_ORDER
 from client_cli.tui.screens.base import BaseScreen
 from client_cli.tui.screens.challenge_prompt import ChallengePrompt
 from client_cli.tui.screens.game import GameScreen
@@ -92,6 +93,7 @@ class CribApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        *MOVE_IN_ORDER,  # every screen's fields, the sign-in's too (tui.keys)
     ]
 
     def __init__(

@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, RadioSet, Static
 
-from client_cli.tui.keys import FieldInput
+from client_cli.tui.keys import MOVE_IN_ORDER, FieldInput
 from client_cli.tui.toggles import Choice, Choices
 
 T = TypeVar("T")
@@ -93,7 +93,10 @@ class FormDialog(ModalScreen[T | None]):
     closes it with :meth:`_value`'s result, unless that is None: then the error
     line says why. Escape or the ``#cancel`` button close it with None."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        *MOVE_IN_ORDER,
+    ]
     SUBMIT: ClassVar[str] = "create"
 
     def _value(self) -> T | None:

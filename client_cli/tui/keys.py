@@ -64,3 +64,14 @@ class LeavingInput(FieldInput):
         if character is not None and character in self.leave:
             return False
         return bool(super().check_consume_key(key, character))
+
+
+# Tab and Shift+Tab move the focus as soon as the app reads them, before it hands
+# the next key of the same burst to the field that has the focus: as the screen's
+# own (not priority) bindings, they ran only once the key had bubbled back up from
+# the field, and the keys typed after a Tab landed in the field before it
+# (tests/client_cli/test_dialog_bursts.py).
+MOVE_IN_ORDER: tuple[Binding, ...] = (
+    Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+    Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
+)
