@@ -68,8 +68,6 @@ class Geometry(NamedTuple):
 SMALL = Geometry(inner_w=5, inner_h=1, left=3, points=False)  # 80x24
 LARGE = Geometry(inner_w=7, inner_h=3, left=4, points=True)  # 120x40 and up
 TOP = 1  # column letters
-# The small board's cell size (the tests click on cells with it).
-CELL_W, CELL_H, LEFT = SMALL.cell_w, SMALL.cell_h, SMALL.left
 
 
 def cell_label(index: int) -> str:

@@ -30,7 +30,7 @@ from client_cli.tui.screens.lobby_dialogs import CreateRoomDialog
 from client_cli.tui.screens.replay import ReplayScreen
 from client_cli.tui.screens.results import ResultsScreen
 from client_cli.tui.screens.room import RoomScreen
-from client_cli.tui.widgets import CELL_H, CELL_W, LEFT, TOP, BoardView, ConnectionBar
+from client_cli.tui.widgets import TOP, BoardView, ConnectionBar
 from engine import parse_cell
 from protocol.connection import ErrorMessage
 from protocol.wire import ServerMessage
@@ -128,7 +128,10 @@ async def test_a_whole_solo_match_then_its_replay_and_history(server) -> None:
         legal = app.model.match.legal
         target = parse_cell(legal[0])
         row, col = divmod(target, 4)
-        await pilot.click(BoardView, offset=(LEFT + col * CELL_W + 3, TOP + row * CELL_H + 1))
+        g = board.geometry  # at 120x40, the large board
+        assert g.points
+        await pilot.click(BoardView, offset=(g.left + col * g.cell_w + 3,
+                                             TOP + row * g.cell_h + g.cell_h // 2))  # fmt: skip
         await wait_card(pilot, app, 4)
         assert app.model.match.cells[target] is not None
         # the rest: typed names of legal cells
