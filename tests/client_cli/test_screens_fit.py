@@ -1,6 +1,8 @@
 """Every screen of the Textual client fits 80x24 and 120x40, as a player meets them
-against a real server: sign-in, the lobby and its help, a room, the match, the
-results, the replay, the history, the leaderboard, the tournaments, the daily deal.
+against a real server: sign-in, the lobby and its help, a room, the match and its
+"leave?", the results, the replay, the analysis, the invite code, the history, the
+leaderboard, the tournaments and one of one's own, the daily deal (the form
+dialogs: test_fits_80x24).
 On each: nothing that is laid out (not scrolled inside a pane) lies past the
 screen's edge, no button or footer key included, and no table is wider than its
 pane (a cut column, as the history's rating was)."""
@@ -16,16 +18,21 @@ from textual.widget import Widget
 from textual.widgets import DataTable
 
 from client_cli.tui.app import CribApp
+from client_cli.tui.screens.analysis import AnalysisScreen
+from client_cli.tui.screens.confirm import ConfirmDialog
 from client_cli.tui.screens.daily import DailyScreen
 from client_cli.tui.screens.game import GameScreen
 from client_cli.tui.screens.help import HelpScreen
 from client_cli.tui.screens.history import HistoryScreen
 from client_cli.tui.screens.leaderboard import LeaderboardScreen
 from client_cli.tui.screens.lobby import LobbyScreen
+from client_cli.tui.screens.lobby_dialogs import InviteDialog
 from client_cli.tui.screens.replay import ReplayScreen
 from client_cli.tui.screens.results import ResultsScreen
 from client_cli.tui.screens.room import RoomScreen
 from client_cli.tui.screens.sign_in import SignInScreen
+from client_cli.tui.screens.tournament import TournamentScreen
+from client_cli.tui.screens.tournament_dialogs import CreateTournamentDialog
 from client_cli.tui.screens.tournament_list import TournamentListScreen
 from tests.client_cli.test_play_tui import server, until, wait_card  # noqa: F401 (a fixture)
 
@@ -89,6 +96,10 @@ async def test_every_screen_fits(server: tuple[str, Any], size: tuple[int, int])
         await pilot.press("s")
         await wait_card(pilot, app, 1)
         await at(pilot, app, GameScreen, seen)
+        await pilot.press("escape")  # leaving asks first
+        await at(pilot, app, ConfirmDialog, seen)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the match again")
         for turn in range(1, 17):
             legal = await wait_card(pilot, app, turn)
             await pilot.press(*legal[0])
@@ -97,7 +108,15 @@ async def test_every_screen_fits(server: tuple[str, Any], size: tuple[int, int])
         await at(pilot, app, ReplayScreen, seen)
         await pilot.press("escape")
         await at(pilot, app, ResultsScreen, seen)
+        await pilot.press("a")
+        await at(pilot, app, AnalysisScreen, seen)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ResultsScreen), "the results again")
         await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await pilot.press("i")
+        await at(pilot, app, InviteDialog, seen)
+        await pilot.press("escape")
         for key, kind in (("h", HistoryScreen), ("l", LeaderboardScreen),
                           ("t", TournamentListScreen), ("d", DailyScreen)):  # fmt: skip
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
@@ -105,6 +124,17 @@ async def test_every_screen_fits(server: tuple[str, Any], size: tuple[int, int])
             await at(pilot, app, kind, seen)
             await pilot.pause(0.3)  # its rows asked for and shown
             seen[kind.__name__] = misfits(app)
+            if kind is not TournamentListScreen:
+                await pilot.press("escape")
+                continue
+            await pilot.press("n")  # a tournament of one's own
+            await until(pilot, lambda: isinstance(app.screen, CreateTournamentDialog), "the form")
+            await pilot.press(*"Cup", "enter")
+            await at(pilot, app, TournamentScreen, seen)
             await pilot.press("escape")
-    assert len(seen) == 11, sorted(seen)
+            await until(pilot, lambda: not isinstance(app.screen, TournamentScreen), "leaving it")
+            while not isinstance(app.screen, LobbyScreen):
+                await pilot.press("escape")
+                await pilot.pause(0.1)
+    assert len(seen) == 15, sorted(seen)
     assert {name: found for name, found in seen.items() if found} == {}
