@@ -123,7 +123,9 @@ async def test_a_game_against_the_computer_feels_alive(
             assert await folds.nth(i).get_attribute("open") == "", i
         before = await page.evaluate_handle("document.querySelector('details.fold')")
         await page.evaluate(REDRAW)
-        await wait_store(page, "s.online !== null")
+        # drawn again once the answer to list_online comes (the store already held an
+        # earlier answer: waiting for s.online did not wait for this one)
+        await page.wait_for_selector("details.fold", timeout=10_000)
         assert await page.evaluate("(el) => el.isConnected", before) is False  # drawn anew
         assert await page.locator("details.fold[open]").count() == 3
         assert await page.locator(".result-board .hand").count() == 16
