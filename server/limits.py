@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import math
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -101,42 +102,41 @@ class QuotaBook:
     def __len__(self) -> int:
         return len(self._buckets)
 
-    def take(self, key: str, now_ms: int) -> float:
-        """Spend one of ``key``'s turns: 0.0 if it had one, else the seconds until it has."""
+    def _refilled(self, key: str, now_ms: int, *, pop: bool) -> tuple[float, float]:
+        """``key``'s tokens now (a new key's bucket is full) and the refill per ms;
+        ``pop``: taken out, to be put back as the most recently used (:meth:`_put`)."""
         quota = self.quota
         per_ms = quota.count / (quota.period_s * 1000.0)
-        tokens, last = self._buckets.pop(key, (float(quota.count), now_ms))
-        tokens = min(float(quota.count), tokens + max(0, now_ms - last) * per_ms)
-        if tokens >= 1.0:
-            self._buckets[key] = (tokens - 1.0, now_ms)
-            wait = 0.0
-        else:
-            self._buckets[key] = (tokens, now_ms)
-            wait = (1.0 - tokens) / per_ms / 1000.0
+        full = (float(quota.count), now_ms)
+        tokens, last = self._buckets.pop(key, full) if pop else self._buckets.get(key, full)
+        return min(float(quota.count), tokens + max(0, now_ms - last) * per_ms), per_ms
+
+    def _put(self, key: str, tokens: float, now_ms: int) -> None:
+        self._buckets[key] = (tokens, now_ms)
         while len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
-        return wait
+
+    def take(self, key: str, now_ms: int) -> float:
+        """Spend one of ``key``'s turns: 0.0 if it had one, else the seconds until it has."""
+        tokens, per_ms = self._refilled(key, now_ms, pop=True)
+        if tokens >= 1.0:
+            self._put(key, tokens - 1.0, now_ms)
+            return 0.0
+        self._put(key, tokens, now_ms)
+        return (1.0 - tokens) / per_ms / 1000.0
 
     def owed(self, key: str, now_ms: int) -> float:
         """A budget spent by size (:meth:`spend`): 0.0 if ``key`` may go on, else the
         seconds until it has paid off what it overspent."""
-        quota = self.quota
-        per_ms = quota.count / (quota.period_s * 1000.0)
-        tokens, last = self._buckets.get(key, (float(quota.count), now_ms))
-        tokens = min(float(quota.count), tokens + max(0, now_ms - last) * per_ms)
+        tokens, per_ms = self._refilled(key, now_ms, pop=False)
         return 0.0 if tokens > 0 else (1.0 - tokens) / per_ms / 1000.0
 
     def spend(self, key: str, cost: float, now_ms: int) -> None:
         """Spend ``cost`` of ``key``'s budget, going into debt if it must: what a
         thing costs (an answer's bytes) is known only once it is done, so it is
         allowed while :meth:`owed` is 0 and paid for after."""
-        quota = self.quota
-        per_ms = quota.count / (quota.period_s * 1000.0)
-        tokens, last = self._buckets.pop(key, (float(quota.count), now_ms))
-        tokens = min(float(quota.count), tokens + max(0, now_ms - last) * per_ms)
-        self._buckets[key] = (tokens - cost, now_ms)
-        while len(self._buckets) > self.max_keys:
-            self._buckets.popitem(last=False)
+        tokens, _ = self._refilled(key, now_ms, pop=True)
+        self._put(key, tokens - cost, now_ms)
 
     def forget_full(self, now_ms: int, most: int = 1_000) -> None:
         """Drop up to ``most`` buckets that have refilled completely, least recently
@@ -194,29 +194,30 @@ class Quotas:
     ) -> Refusal | None:
         """Spend a turn of ``kind`` for ``address`` and ``account``: None if both had
         one, else why not (a turn refused by the address is not spent by the account)."""
-        label, by_address, by_account = self._kinds[kind]
-        for book, key, whose in ((by_address, address, "your address"),
-                                 (by_account, account, "you")):  # fmt: skip
-            if book is None or key is None:
-                continue
-            wait = book.take(key, now_ms)
-            if wait > 0:
-                seconds = max(1, math.ceil(wait))
-                return Refusal(f"too many {label} from {whose}: at most {book.quota};"
-                               f" try again in {seconds} s", seconds)  # fmt: skip
-        return None
+        return self._refusal(kind, address, account, lambda b, key: b.take(key, now_ms))
 
     def owed(
         self, kind: str, address: str | None, account: str | None, now_ms: int
     ) -> Refusal | None:
         """A budget of ``kind`` spent by size: None if neither ``address`` nor
         ``account`` is in debt, else why not (nothing is spent)."""
+        return self._refusal(kind, address, account, lambda b, key: b.owed(key, now_ms))
+
+    def _refusal(
+        self,
+        kind: str,
+        address: str | None,
+        account: str | None,
+        wait_of: Callable[[QuotaBook, str], float],
+    ) -> Refusal | None:
+        """Ask the address's book, then the account's, how long to wait; the first
+        that says to wait is the refusal."""
         label, by_address, by_account = self._kinds[kind]
         for book, key, whose in ((by_address, address, "your address"),
                                  (by_account, account, "you")):  # fmt: skip
             if book is None or key is None:
                 continue
-            wait = book.owed(key, now_ms)
+            wait = wait_of(book, key)
             if wait > 0:
                 seconds = max(1, math.ceil(wait))
                 return Refusal(f"too many {label} from {whose}: at most {book.quota};"
