@@ -403,7 +403,8 @@ async def test_the_stored_listing_pages_only_with_cursors_it_gave(tmp_path: Path
         second = await get(live, f"/api/tournaments?status=registering&limit=1&after={cursor}")
         assert second["tournaments"][0]["id"] != first["tournaments"][0]["id"]
         row = first["tournaments"][0]
-        for forged in (f"{row['created_ms']}.{row['id']}", cursor[:-1] + "0", cursor + "0"):
+        other_digit = "1" if cursor.endswith("0") else "0"  # a mark one digit off, never the same
+        for forged in (f"{row['created_ms']}.{row['id']}", cursor[:-1] + other_digit, cursor + "0"):
             with pytest.raises(urllib.error.HTTPError) as refused:
                 await asyncio.to_thread(
                     _get, live, f"/api/tournaments?status=registering&limit=1&after={forged}"
