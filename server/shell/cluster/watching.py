@@ -43,7 +43,9 @@ from server.store import Store
 log = logging.getLogger(__name__)
 
 WATCH_S = 0.5  # how often the node looks for nodes gone and leases lost
-CLAIM_TRIES = 12  # a daily attempt's lease, held a moment by a node that let it go: tries
+# A daily attempt's lease held elsewhere (a node that looked at the room and lets it go,
+# or one that died holding it, whose lease expires): waited for this long at most.
+CLAIM_WAIT_S = 3 * LEASE_MS / 1000
 
 # Rooms that go with the coordinator's work: the daily deal's attempts with the desk
 # that counts them and ends their day. (A tournament's tables play on any node; their
@@ -262,19 +264,27 @@ class WatchingNode(ForwardingNode):
         not taken by ``take`` until the resumption is over. A tournament's table
         another node holds plays on there (its results come here)."""
         key = room_key(saved.room_id)
+        # An attempt at the daily deal is only ever the coordinator's, and is never left
+        # to no one: our own ``take`` of it ends first (it may have lost the lease to
+        # another node), and a lease another node holds is waited for (it looked at the
+        # room and lets it go; or it died holding it, and the lease expires).
+        coordinated = saved.origin in COORDINATED
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CLAIM_WAIT_S
+        while coordinated and saved.room_id in self._taking and loop.time() < deadline:
+            await asyncio.sleep(FORWARD_RETRY_S)
         if saved.room_id in self._taking or key in self.leases.tokens:
             return False
         self._taking.add(saved.room_id)
         claimed.add(saved.room_id)
         token = await self.leases.acquire(key)
-        # An attempt at the daily deal is only ever the coordinator's: another node holds
-        # its lease for a moment at most (it looked at the room and let it go).
-        for _ in range(CLAIM_TRIES if saved.origin in COORDINATED else 0):
-            if token is not None:
-                break
+        while token is None and coordinated and loop.time() < deadline and not self.stopping:
             await asyncio.sleep(FORWARD_RETRY_S)
             token = await self.leases.acquire(key)
         if token is None:  # another node holds it: a tournament's table plays on there
+            if coordinated:
+                log.warning("cluster: the daily attempt in room %s is still held elsewhere",
+                            saved.room_id)  # fmt: skip
             return False
         await self.storage.persist([], [Fence(key, token)])
         self.owners[key] = self.id

@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
 from server.daily.days import day_name
+from server.shell.cluster.leases import COORDINATOR, FENCE, lease_key, owned_key, room_key
 from server.shell.keys import HUB
 from tests.server.cluster.nodes import Node, cluster
 from tests.server.live import Client, Live, running_server, signed_in
@@ -284,6 +286,52 @@ async def test_an_attempt_survives_the_death_of_the_coordinator(
             status, body = await get(node.live, "/api/daily")
             assert status == 200 and body["finished"] == 1 and body["deal"] is None
             await second.close()
+        await erin.close()
+
+
+async def test_an_attempt_whose_lease_another_node_holds_a_while_is_still_resumed(
+    tmp_path: Path, redis_url: str, cluster_db: str
+) -> None:
+    """The race for a dead coordinator's leases may go to a node that is not the next
+    coordinator (under load, often): it holds the attempt's lease while it reads the
+    room, then lets it go. Here that node is played by the test, holding the lease
+    longer than the next coordinator used to wait for it (3 s; then no node ever took
+    the room again, and the player's cards went unanswered: ``room_unavailable``, seen
+    beside a CPU hog). The next coordinator resumes the attempt once it is let go."""
+    with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
+        coordinator, one, _ = nodes
+        erin = await signed_in(one.live, "erin")
+        await coordinator_of(nodes, erin)
+        state = await begin(erin, pace="lockstep", card_clock_ms=60_000)
+        room_id = state["room"]["id"]
+        card = await erin.until("card", timeout=20)
+        coordinator.process.kill()
+        await asyncio.to_thread(coordinator.process.wait, 20)
+        key = room_key(room_id)
+        async with aioredis.Redis.from_url(redis_url, decode_responses=True) as r:
+            # Another node's lease on the room, as acquiring a gone node's lease writes it.
+            await r.set(lease_key(key), f"elsewhere {await r.incr(FENCE)}", px=60_000)
+            await r.srem(owned_key(coordinator.id), key)
+
+            async def next_coordinator() -> None:
+                while (held := await r.get(lease_key(COORDINATOR))) is None or held.startswith(
+                    coordinator.id + " "
+                ):
+                    await asyncio.sleep(0.05)
+
+            async def resumed() -> str:
+                while (held := await r.get(lease_key(key))) is None:
+                    await asyncio.sleep(0.05)
+                return str(held)
+
+            await bounded("a node to coordinate after the kill", next_coordinator(), within=30)
+            await asyncio.sleep(4.0)  # the lease held past the old 3 s
+            await r.delete(lease_key(key))  # let go
+            held = await bounded("the attempt's room taken again", resumed(), within=15)
+            assert held.partition(" ")[0] == (await r.get(lease_key(COORDINATOR))).partition(" ")[0]
+        await erin.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
+        placed = await erin.until("placed", "error", timeout=30)
+        assert placed["type"] == "placed" and placed["turn"] == card["turn"], placed
         await erin.close()
 
 
