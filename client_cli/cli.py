@@ -26,6 +26,7 @@ COMMANDS = (
     "serve",
     "history",
     "analyze",
+    "quarantined",
     "protocol",
     "play",
     "bot",

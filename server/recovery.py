@@ -22,6 +22,12 @@ from typing import Any
 from server.events import PlayerRecord
 
 
+class Unresumable(ValueError):
+    """What a restore refuses by design: the stored facts cannot make the game again
+    (docs/operations.md, *When a restart cannot resume a game*, lists each). Only
+    these abandon a game at a restart; any other exception sets it aside untouched."""
+
+
 @dataclass(frozen=True, slots=True)
 class StoredPlacement:
     player_id: str

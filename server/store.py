@@ -41,6 +41,14 @@ class Store(Protocol):
 
     async def abandon_tournament(self, tournament_id: str) -> None: ...
 
+    async def set_aside(self, kind: str, game_id: str, release: str, reason: str) -> None:
+        """This release could not resume ``game_id`` (``tournament`` or ``series``): it
+        stays as stored, recorded as set aside (server.storage.quarantine)."""
+
+    async def resumed_again(self, kind: str, game_id: str) -> None: ...
+
+    async def set_aside_games(self) -> list[dict[str, Any]]: ...
+
     async def prune(self, before_ms: int, chunk: int = 500) -> dict[str, int]: ...
 
     async def draw_daily(self, drawn: Draw) -> None:

@@ -105,8 +105,11 @@ class CribApp(App[int]):
         store: TokenStore | None = None,
         vs_bot: str | None = None,
         quickplay: dict[str, Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
+        # Every clock the player sees counts on this one (a test gives one it moves).
+        self._clock = clock
         # A game against a bot to start once signed in ("": the strongest bot).
         self.pending_vs_bot = vs_bot
         # Quick play to ask for once signed in: the QuickPlay fields.
@@ -177,7 +180,7 @@ class CribApp(App[int]):
         if isinstance(msg, Welcome) and self.model.bots is None:
             self.send(ListBots(), quiet=True)  # the levels, to show with their ratings
         before = self.model.match.match_id if self.model.match else None
-        lines = self.model.apply(msg, time.monotonic())
+        lines = self.model.apply(msg, self.now())
         if isinstance(msg, MatchStarted) and msg.match_id != before:
             self.match_log_from = self.log_count  # a fresh log for each match
         try:
@@ -256,7 +259,7 @@ class CribApp(App[int]):
                 self._notice(
                     f"{offer.other.name} challenges you ({offer.terms()}): "
                     "answer in the lobby (a) within "
-                    f"{offer.clock.left_ms(time.monotonic()) // 1000}s",
+                    f"{offer.clock.left_ms(self.now()) // 1000}s",
                     title="Challenge",
                     timeout=8,
                 )
@@ -264,6 +267,10 @@ class CribApp(App[int]):
     def _notice(self, text: str, **kwargs: Any) -> None:
         """A toast: its text shown as written (no markup), nothing in it obeyed."""
         self.notify(visible(text), markup=False, **kwargs)
+
+    def now(self) -> float:
+        """The client's clock, in seconds: what every countdown on the screen counts on."""
+        return self._clock()
 
     def tell(self, text: str) -> None:
         self._notice(text, timeout=4)

@@ -27,6 +27,8 @@ class Crib(Protocol):
     sign_in_error: str | None
     connecting: bool
 
+    def now(self) -> float: ...  # the client's clock, in seconds (monotonic; a test's own)
+
     # -- telling the player
     def tell(self, text: str) -> None: ...
     def refused(self, reason: str) -> None: ...

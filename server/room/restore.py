@@ -1,7 +1,7 @@
 """A room rebuilt from what storage kept, after a restart or a lost write.
 
 Trusted input (what this server stored), checked for being whole: a series
-that does not make a deal raises ValueError. A bot seat is rebuilt from its
+that does not make a deal raises Unresumable. A bot seat is rebuilt from its
 stored level and seed (``Resumable.seat_bots``), never from its id.
 """
 
@@ -12,7 +12,7 @@ from engine.grid import parse_cell
 from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.rooms import RoomOrigin
 from server import errors
-from server.recovery import Resumable
+from server.recovery import Resumable, Unresumable
 from server.room import bot_seats
 from server.room.base import BETWEEN_DEALS_MS
 from server.room.machine import Room
@@ -46,7 +46,7 @@ def restore(
     fair to the downtime: a lockstep card gets its whole clock again; a race
     clock is moved on by the time between the last stored placement (or
     the deal's start) and now, so nobody loses the time the server was
-    away. Raises ValueError if the stored facts do not make a deal.
+    away. Raises Unresumable if the stored facts do not make a deal.
     """
     settings = RoomSettings(
         name=saved.name,
@@ -60,7 +60,7 @@ def restore(
         origin=RoomOrigin(saved.origin),
     )
     if not saved.players or not saved.deals or not saved.root_secret:
-        raise ValueError(f"series {saved.series_id} is not resumable")
+        raise Unresumable(f"series {saved.series_id} is not resumable")
     players = [PlayerInfo(id=p.id, name=p.name, guest=p.guest, bot=p.bot) for p in saved.players]
     creator = next((p for p in players if p.id == saved.creator_id), players[0])
     room = Room(
@@ -83,19 +83,19 @@ def restore(
     room.events = []  # all of it is stored already
     last = saved.deals[-1]
     if len(last.contributions) != len(players):
-        raise ValueError(f"series {saved.series_id}: seats and contributions differ")
+        raise Unresumable(f"series {saved.series_id}: seats and contributions differ")
     room.seats = []
     seat_bots = saved.seat_bots or (("", ""),) * len(players)
     if len(seat_bots) != len(players):
-        raise ValueError(f"series {saved.series_id}: seats and bot seats differ")
+        raise Unresumable(f"series {saved.series_id}: seats and bot seats differ")
     for player, contribution, bot in zip(players, last.contributions, seat_bots, strict=True):
         seat = Seat(player, contribution, ready=True, present=player.id not in saved.forfeited)
         strategy, seed = bot
         if strategy:  # a seat the server plays; a bot program plays its own
             try:
                 seat.bot = bot_seats.chooser(bots, strategy, seed)
-            except errors.UnknownStrategy:
-                raise ValueError(f"no bot plays {strategy!r}") from None
+            except errors.UnknownStrategy:  # a later release's bot, perhaps: set aside
+                raise LookupError(f"no bot plays {strategy!r} in this release") from None
             seat.strategy, seat.bot_seed = strategy, seed
         else:
             seat.connected, seat.away_since = False, now_ms
@@ -121,7 +121,7 @@ def restore(
         series.next_at = now_ms + between_deals_ms
         return room
     if room_seed(series.secret(series.started), last.contributions) != last.seed:
-        raise ValueError(f"series {saved.series_id}: the stored seed is not the series'")
+        raise Unresumable(f"series {saved.series_id}: the stored seed is not the series'")
     the_deal = deal(last.seed)
     downtime = max(0, now_ms - saved.last_activity_ms)
     boards = {p.id: Board(card_at=now_ms) for p in players}
@@ -129,7 +129,7 @@ def restore(
         board = boards[stored.player_id]
         card = the_deal.cards[stored.turn - 1]
         if stored.turn != board.placed + 1 or str(card) != stored.card:
-            raise ValueError(f"match {last.match_id}: placements out of order")
+            raise Unresumable(f"match {last.match_id}: placements out of order")
         cell = parse_cell(stored.cell)
         board.grid.place(cell, card)
         board.placements.append(Placement(stored.turn, cell, card, stored.elapsed_ms, stored.auto))

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import importlib.metadata
 import logging
 import secrets
 from collections import Counter, OrderedDict
@@ -42,14 +43,16 @@ from server.cursors import BadCursor
 from server.events import Event
 from server.limits import Quotas
 from server.lobby import Lobby
-from server.recovery import Resumable
+from server.recovery import Resumable, Unresumable
 from server.room import BotTurn, Outbound, Room
 from server.shell import clock
 from server.shell.delivery import Delivery
 from server.shell.session import Session, in_background
 from server.storage import Fence, NameInUse, StoredPlayer, WriteFailed
+from server.storage.quarantine import SERIES, TOURNAMENT
 from server.store import Store
 from server.tournaments.views import stored_summary
+from server.visibility import round_embargo_tournament
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +70,10 @@ class Cluster(Protocol):
 
 
 SERVER_NAME = "cribsquares/0.1"
+try:  # the release that sets a game aside (its record says so)
+    RELEASE = importlib.metadata.version("cribsquares")
+except importlib.metadata.PackageNotFoundError:  # run from a tree not installed
+    RELEASE = "unknown"
 
 
 # A room lost again this soon after it was rebuilt from the database ends instead.
@@ -233,19 +240,26 @@ class Hub:
         unfinished = await self.storage.unfinished()
         activity = {saved.room_id: saved.last_activity_ms for saved in unfinished}
         desk = self.lobby.tournaments
+        aside_before = {(g["kind"], g["id"]) for g in await self.storage.set_aside_games()}
+        aside: set[str] = set()  # tournaments set aside now: their tables stay as stored too
         for stored in await self.storage.unfinished_tournaments():
             tid = stored.tournament_id
             if tid in desk.directors:
                 continue
             try:
                 if stored.state is None:
-                    raise ValueError("no snapshot stored")
+                    raise Unresumable("no snapshot stored")
                 desk.restore(stored.state, stored.saved_ms, activity, clock.now_ms())
-            except Exception as exc:
+            except Unresumable as exc:  # a documented refusal (docs/operations.md)
                 log.warning("tournament %s cannot be resumed (%s): abandoned", tid, exc)
                 await self.storage.abandon_tournament(tid)
+            except Exception as exc:  # a bug: never an abandonment
+                aside.add(tid)
+                await self._set_aside(TOURNAMENT, tid, exc)
             else:
                 log.info("resumed tournament %s", tid)
+                if (TOURNAMENT, tid) in aside_before:
+                    await self.storage.resumed_again(TOURNAMENT, tid)
         # Table results newer than a tournament's snapshot are in the tables' series.
         for tid, room_id, series_id in desk.tables_to_check():
             table = await self.storage.table_series(series_id)
@@ -260,7 +274,9 @@ class Hub:
                 elsewhere.add(saved.room_id)
                 continue
             if saved.origin == RoomOrigin.TOURNAMENT and not desk.claims(saved.room_id):
-                # Its tournament is over or was not resumed: neither is the table.
+                if round_embargo_tournament(saved.embargo) in aside:
+                    continue  # set aside with its tournament, as stored
+                # Its tournament is over or could not be resumed: neither is the table.
                 await self.storage.abandon(saved.series_id)
                 continue
             try:
@@ -268,12 +284,28 @@ class Hub:
                     await self.apply(functools.partial(self._restore, saved))
                 else:  # taken over while its players are online: they get its snapshot
                     await self.apply(functools.partial(self._taken, saved))
-            except Exception as exc:
+            except Unresumable as exc:  # a documented refusal (docs/operations.md)
                 log.warning("series %s cannot be resumed (%s): abandoned", saved.series_id, exc)
                 await self.storage.abandon(saved.series_id)
+            except Exception as exc:  # a bug: never an abandonment
+                if saved.room_id in self.lobby.rooms:  # half rebuilt: out of play
+                    self.lobby.release(saved.room_id)
+                await self._set_aside(SERIES, saved.series_id, exc)
             else:
                 log.info("resumed series %s in room %s", saved.series_id, saved.room_id)
+                if (SERIES, saved.series_id) in aside_before:
+                    await self.storage.resumed_again(SERIES, saved.series_id)
         await self.apply(lambda: desk.resumed(clock.now_ms(), elsewhere))
+
+    async def _set_aside(self, kind: str, game_id: str, exc: Exception) -> None:
+        """``game_id`` could not be resumed for a reason that is not one of the restore's
+        refusals (a bug of this release, most likely): it stays as stored, for a release
+        that resumes it, and is recorded as set aside (``cribsquares quarantined``)."""
+        reason = (f"{type(exc).__name__}: {exc}".splitlines() or [""])[0][:300]
+        log.error("%s %s could not be resumed by this release (%s): set aside as stored,"
+                  " not abandoned; `cribsquares quarantined` lists it",
+                  kind, game_id, reason, exc_info=exc)  # fmt: skip
+        await self.storage.set_aside(kind, game_id, RELEASE, reason)
 
     def _taken(self, saved: Resumable) -> list[Outbound]:
         return self.lobby.rebuild(saved, {}, clock.now_ms())

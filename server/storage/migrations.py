@@ -82,6 +82,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "fences", _run(schema.FENCES)),  # a cluster's lease tokens (docs/scaling.md)
     Migration(4, "expected row counts", _expect),
     Migration(5, "rank notes", _ranking),  # replays say why a board ranks
+    Migration(6, "quarantine", _run(schema.QUARANTINE)),  # games a restart set aside
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -269,6 +269,20 @@ RANKING = """
 ALTER TABLE matches ADD COLUMN ranking TEXT;
 """
 
+# Version 6: the games a restart set aside, untouched, as this release could not resume
+# them (server.storage.quarantine, docs/operations.md); a later start that resumes one
+# deletes its row.
+QUARANTINE = """
+CREATE TABLE IF NOT EXISTS quarantine (
+    kind     TEXT NOT NULL,    -- tournament, series
+    id       TEXT NOT NULL,    -- the tournament's or the series' id
+    release  TEXT NOT NULL,    -- the version of cribsquares that set it aside
+    reason   TEXT NOT NULL,    -- what its restore raised, one line
+    at_ms    BIGINT NOT NULL,  -- the latest start that set it aside
+    PRIMARY KEY (kind, id)
+);
+"""
+
 # PostgreSQL only: a write's count of rows changed, checked in the database (Tx.expect),
 # so that a transaction's fences go to the server with its commit. It raises
 # EXPECTATION, the expect()'s index as its detail. SQLite counts them in the writer.

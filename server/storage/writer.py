@@ -57,7 +57,16 @@ from server.daily.views import DayFacts
 from server.events import Event
 from server.ratings import Entry
 from server.recovery import Resumable, ResumableTournament, StoredTable
-from server.storage import daily, history, migrations, players, pruning, series, tournaments
+from server.storage import (
+    daily,
+    history,
+    migrations,
+    players,
+    pruning,
+    quarantine,
+    series,
+    tournaments,
+)
 from server.storage.backends import backend_for
 from server.storage.records import (
     AbandonSeries,
@@ -353,6 +362,20 @@ class Storage:
     async def abandon_tournament(self, tournament_id: str) -> None:
         """Mark a tournament that could not be resumed ``abandoned``."""
         await self._submit([tournaments.Abandon(tournament_id)], chained=False)
+
+    async def set_aside(self, kind: str, game_id: str, release: str, reason: str) -> None:
+        """Record that this release could not resume ``game_id`` (storage.quarantine)."""
+        at_ms = time.time_ns() // 1_000_000
+        await self._submit([quarantine.SetAside(kind, game_id, release, reason, at_ms)],
+                           chained=False)  # fmt: skip
+
+    async def resumed_again(self, kind: str, game_id: str) -> None:
+        """``game_id``, set aside by an earlier start, is resumed: its record goes."""
+        await self._submit([quarantine.Resumed(kind, game_id)], chained=False)
+
+    async def set_aside_games(self) -> list[dict[str, Any]]:
+        """Every game a start set aside (storage.quarantine), oldest first."""
+        return await quarantine.listed(self._reader)
 
     async def series(self, series_id: str) -> dict[str, Any] | None:
         return await series.series_detail(self._reader, series_id)

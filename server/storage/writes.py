@@ -26,12 +26,18 @@ from server.events import (
     SeriesBegan,
     SeriesEnded,
 )
-from server.storage import daily, players, pruning, tournaments
+from server.storage import daily, players, pruning, quarantine, tournaments
 from server.storage.records import AbandonSeries, Fence, FencedOut, NameInUse, NewPlayer
 from server.storage.sql import Tx, chunks
 
-Write = Event | NewPlayer | AbandonSeries | tournaments.Abandon | pruning.Prune | daily.Draw | Fence
-_OWN = (NewPlayer, AbandonSeries, tournaments.Abandon, pruning.Prune, daily.Draw, Fence)
+Write = (
+    Event | NewPlayer | AbandonSeries | tournaments.Abandon | pruning.Prune | daily.Draw | Fence
+    | quarantine.SetAside | quarantine.Resumed
+)  # fmt: skip
+_OWN = (
+    NewPlayer, AbandonSeries, tournaments.Abandon, pruning.Prune, daily.Draw, Fence,
+    quarantine.SetAside, quarantine.Resumed,
+)  # fmt: skip
 
 
 def is_event(write: Write) -> TypeGuard[Event]:
@@ -152,6 +158,8 @@ def _apply(tx: Tx, event: Write) -> None:
     if tournaments.apply(tx, event):  # type: ignore[arg-type]
         return
     if daily.apply(tx, event):
+        return
+    if quarantine.apply(tx, event):
         return
     match event:
         case NewPlayer(player=p, token_hash=h):

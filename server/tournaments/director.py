@@ -31,6 +31,7 @@ from protocol.fields import PlayerInfo
 from protocol.tournaments import EntrantStatus, TableStatus
 from server import errors
 from server.events import Event, TournamentChange, TournamentSnapshot, TournamentStatus
+from server.recovery import Unresumable
 from server.room import Outbound
 from server.tournaments.base import Reply
 from server.tournaments.model import Entrant, Forfeit, Phase, StopTable
@@ -124,7 +125,7 @@ class Director(RoundsDirector):
         registration_ttl_ms: int = 0,
     ) -> Director:
         """Rebuild a director from its :meth:`snapshot` (stored at ``saved_ms``) after a
-        restart. Trusted input: what this server stored; ValueError if it is not whole.
+        restart. Trusted input: what this server stored; Unresumable if it is not whole.
 
         The round secrets are the same chain (its commitment is checked against
         the stored one). The server's time away is not charged to any clock: the
@@ -147,9 +148,9 @@ class Director(RoundsDirector):
             registration_ttl_ms=registration_ttl_ms,
         )
         if len(director.round_secrets) != saved.chain:
-            raise ValueError("the round secrets' chain has another length")
+            raise Unresumable("the round secrets' chain has another length")
         if director.commitment != saved.commitment:
-            raise ValueError("the round secrets are not the committed chain")
+            raise Unresumable("the round secrets are not the committed chain")
         director.events = []  # stored long ago
         director.phase = saved.phase
         director.next_at = saved.next_at
@@ -159,7 +160,7 @@ class Director(RoundsDirector):
             director.entrants[e.player.id] = e.entrant()
         for rec in saved.rounds:
             if rec.number != len(director.rounds) + 1:
-                raise ValueError(f"round {rec.number} out of order")
+                raise Unresumable(f"round {rec.number} out of order")
             director.rounds.append(rec.round(director.round_secrets[rec.number - 1]))
         director.bracket = [list(slots) for slots in saved.bracket]
         director.had_bye = set(saved.had_bye)

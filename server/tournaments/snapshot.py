@@ -2,7 +2,7 @@
 
 The JSON is the one every earlier snapshot was written in (``version`` 1), read
 back through pydantic: a snapshot that is not whole, or holds a value of the
-wrong kind, is a ValueError for the director's restore, never a half-built
+wrong kind, is Unresumable (a ValueError) for the director's restore, never a half-built
 tournament. The settings' record is also what ``tournament_created`` stores.
 """
 
@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.tournaments import EntrantStatus, TableStatus, TournamentFormat
+from server.recovery import Unresumable
 from server.tournaments.model import Entrant, Phase, Round, Table, TournamentSettings
 
 SNAPSHOT_VERSION = 1
@@ -193,12 +194,12 @@ class SnapshotRecord(_Record):
 
     @classmethod
     def read(cls, state: object) -> SnapshotRecord:
-        """A stored snapshot, checked whole (ValueError: not one this server can use)."""
+        """A stored snapshot, checked whole (Unresumable: not one this server can use)."""
         if isinstance(state, dict) and state.get("version") != SNAPSHOT_VERSION:
-            raise ValueError(f"snapshot version {state.get('version')!r}")
+            raise Unresumable(f"snapshot version {state.get('version')!r}")
         try:
             return cls.model_validate(state)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
-            raise ValueError(f"tournament snapshot incomplete: {where}: {first['msg']}") from None
+            raise Unresumable(f"tournament snapshot incomplete: {where}: {first['msg']}") from None

@@ -112,7 +112,7 @@ async def test_both_engines_get_the_same_tables_and_columns(
         assert on_postgres == on_sqlite
         made = [
             s
-            for script in (schema.TABLES, schema.DAILY, schema.FENCES)
+            for script in (schema.TABLES, schema.DAILY, schema.FENCES, schema.QUARANTINE)
             for s in schema.statements(script, "sqlite")
             if s.startswith("CREATE TABLE")
         ]

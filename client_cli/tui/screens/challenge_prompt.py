@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar, cast
 
 from rich.text import Text
@@ -54,7 +53,7 @@ class ChallengePrompt(ModalScreen[None]):
         if offer is None:  # answered, withdrawn or expired: the notice says which
             self.dismiss(None)
             return
-        left = offer.clock.left_ms(time.monotonic())
+        left = offer.clock.left_ms(self.crib.now())
         body = Text()
         body.append(offer.other.name, "bold")
         body.append(" challenges you to a match:\n")

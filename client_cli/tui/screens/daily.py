@@ -3,7 +3,6 @@ the schedule, and yesterday's deal analysed against the field."""
 
 from __future__ import annotations
 
-import time
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -192,7 +191,7 @@ Escape  back"""
         if found is not None:
             seen = self.received.get(found.day)
             if seen is None or seen[0] is not found:
-                self.received[found.day] = (found, time.monotonic())
+                self.received[found.day] = (found, self.crib.now())
                 if seen is not None:
                     self.note = ""  # a fresh answer: an earlier refusal is over
         head = self.query_one("#daily-head", Static)
@@ -205,7 +204,7 @@ Escape  back"""
             body.update("")
             return
         got = self.received.get(found.day)
-        left = found.left_ms - (int((time.monotonic() - got[1]) * 1000) if got else 0)
+        left = found.left_ms - (int((self.crib.now() - got[1]) * 1000) if got else 0)
         lines = dd.head_lines(found, left)
         if self.note:
             lines.append(Text(self.note, "bold red"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from rich.text import Text
@@ -109,7 +108,7 @@ Rows and columns score as cribbage hands with the starter."""
             board.cursor = min(
                 legal, key=lambda i: abs(i // 4 - board.cursor // 4) + abs(i % 4 - board.cursor % 4)
             )
-        self.query_one("#progress", ProgressPanel).show(self.model.progress_rows(time.monotonic()))
+        self.query_one("#progress", ProgressPanel).show(self.model.progress_rows(self.crib.now()))
         self._show_tournament()
         self._show_series()
         self.tick()
@@ -151,14 +150,14 @@ Rows and columns score as cribbage hands with the starter."""
         match = self.model.match
         if match is None:
             return
-        now = time.monotonic()
+        now = self.crib.now()
         if match.pace == Pace.RACE:
             self.query_one("#progress", ProgressPanel).show(self.model.progress_rows(now))
         if self.model.spectating():
             note = "You are watching: the boards are revealed at the end. Escape leaves."
             self.query_one("#card", CardPanel).show(None, None, None, "", note)
             return
-        left = match.clock.left_ms(time.monotonic()) if match.clock else None
+        left = match.clock.left_ms(self.crib.now()) if match.clock else None
         per = "this card" if match.pace == Pace.LOCKSTEP else "left for the whole deal"
         waiting = ""
         if match.card is None:
@@ -205,7 +204,7 @@ Rows and columns score as cribbage hands with the starter."""
 
     def action_place(self) -> None:
         typed_at, self.typed_placed_at = self.typed_placed_at, None
-        if typed_at is not None and time.monotonic() - typed_at < CONFIRM_S:
+        if typed_at is not None and self.crib.now() - typed_at < CONFIRM_S:
             return  # "b3" then Enter: the Enter confirms b3, already placed
         self.place(cell_label(self.query_one("#board", BoardView).cursor))
 
@@ -259,7 +258,7 @@ Rows and columns score as cribbage hands with the starter."""
             board.cursor = parse_cell(cell)
             event.stop()
             if self.place(cell):
-                self.typed_placed_at = time.monotonic()
+                self.typed_placed_at = self.crib.now()
             return
         elif char.isdigit() or char.isalpha():
             self.typed = ""

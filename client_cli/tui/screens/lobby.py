@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -95,7 +94,7 @@ q        quit"""
 
     def show_status(self) -> None:
         """Quick play and challenges under way, with their clocks."""
-        model, now = self.model, time.monotonic()
+        model, now = self.model, self.crib.now()
         t = Text()
         queue = model.queue
         if queue is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from rich.text import Text
@@ -156,7 +155,7 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
         series = model.series
         if series is not None and series.best_of > 1:
             style = "bold green" if series.finished else "bold yellow"
-            t.append(series_text(series, model.me, model.next_in_ms(time.monotonic())), style)
+            t.append(series_text(series, model.me, model.next_in_ms(self.crib.now())), style)
         change = model.my_rating_change()
         if change is not None:
             if t:
@@ -220,7 +219,7 @@ Enter/Escape   leave the room, back to the lobby (a tournament's table: back
 
     def _tournament_line(self, view: TournamentView) -> Text:
         """Where this table's tournament stands, and the way back to it."""
-        info, now = view.info, time.monotonic()
+        info, now = view.info, self.crib.now()
         me = self.model.me.id if self.model.me else None
         t = Text()
         t.append(f"🏆 {info.name}: ", "bold")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -178,7 +177,7 @@ a        add server bots (strategy and how many)"""
         view = self.view
         if view is None or not self.is_mounted:
             return
-        info, now = view.info, time.monotonic()
+        info, now = view.info, self.crib.now()
         me = self.model.me.id if self.model.me else None
         t = Text()
         t.append(f"● {info.status}", "bold " + STATUS_STYLE.get(info.status, ""))

@@ -1,0 +1,62 @@
+"""Games a restart set aside: what this release could not resume, left untouched.
+
+At a start (or a cluster node taking over), a tournament or a series whose restore
+raised anything but one of its documented refusals (server.recovery.Unresumable,
+which abandon it) is neither resumed nor abandoned: it stays as stored, and one
+row of ``quarantine`` says which release set it aside and why. A later start that
+resumes it deletes its row. ``cribsquares quarantined`` lists the rows
+(docs/operations.md, *When a restart cannot resume a game*).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from server.storage.sql import Reader, Tx
+
+TOURNAMENT = "tournament"
+SERIES = "series"
+
+
+@dataclass(frozen=True, slots=True)
+class SetAside:
+    """``id`` (a tournament's or a series') could not be resumed by ``release``."""
+
+    kind: str  # TOURNAMENT or SERIES
+    id: str
+    release: str
+    reason: str  # the exception, one line
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """``id``, set aside before, was resumed: its row goes."""
+
+    kind: str
+    id: str
+
+
+def apply(db: Tx, write: object) -> bool:
+    """Write ``write`` if it is the quarantine's; False if it is not."""
+    match write:
+        case SetAside():
+            db.write(
+                "INSERT INTO quarantine VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, id) DO UPDATE"
+                " SET release = excluded.release, reason = excluded.reason, at_ms = excluded.at_ms",
+                (write.kind, write.id, write.release, write.reason, write.at_ms),
+            )
+        case Resumed():
+            db.write("DELETE FROM quarantine WHERE kind = ? AND id = ?", (write.kind, write.id))
+        case _:
+            return False
+    return True
+
+
+async def listed(db: Reader) -> list[dict[str, Any]]:
+    """Every game set aside, oldest first: kind, id, release, reason, at_ms."""
+    rows = await db.fetch(
+        "SELECT kind, id, release, reason, at_ms FROM quarantine ORDER BY at_ms, kind, id"
+    )
+    return [dict(row) for row in rows]
