@@ -82,7 +82,7 @@ class ClusterNode(WatchingNode):
     def __init__(self, url: str, node_id: str, storage: Store, lobby: Lobby) -> None:
         super().__init__(url, node_id, storage, lobby)
         self._match_room: dict[str, str] = {}  # match id -> room id (to fence placements)
-        self._watcher: asyncio.Task[None] | None = None
+        self._watchers: list[asyncio.Task[None]] = []  # renewing, and looking
         self._rated = False  # a rating moved in this step
         self.tables = Tables(self)
 
@@ -98,6 +98,8 @@ class ClusterNode(WatchingNode):
         nodes = await self.leases.nodes()
         others = [n for n, alive in nodes.items() if alive and n != self.id]
         await self.leases.join(BUS_VERSION, others)
+        # Renewed from now on, whatever the start below waits for (the store, under load).
+        self._watchers.append(asyncio.create_task(self.watch(), name="cluster-renew"))
         for node in others:
             self.alive.add(node)
             for text in (await self.bus.redis.hgetall(presence_key(node))).values():
@@ -115,16 +117,16 @@ class ClusterNode(WatchingNode):
                 self.later(self.resume_tournaments())
             else:  # a cold start: every attempt in play is back, the days may end
                 await self.hub.apply(lambda: self.lobby.daily.resumed(clock.now_ms()))
-        self._watcher = asyncio.create_task(self.watch(), name="cluster-watch")
+        self._watchers.append(asyncio.create_task(self.looking(), name="cluster-look"))
         log.info("cluster node %s joined (%d other nodes)", self.id, len(others))
 
     async def stop(self) -> None:
         """Hand every room over: store what is decided, release, tell the others."""
         self.stopping = True
-        if self._watcher is not None:
-            self._watcher.cancel()
+        for watcher in self._watchers:
+            watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._watcher
+                await watcher
         with contextlib.suppress(Exception):
             await self.storage.persist([])  # everything decided so far is stored
         handed = 0

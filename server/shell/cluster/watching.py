@@ -1,7 +1,8 @@
 """The watch over the cluster: nodes gone, leases lost, Redis emptied, and what
 this node takes over then.
 
-Every :data:`WATCH_S` the node renews its leases and looks at the others
+Every :data:`WATCH_S` the node renews its leases (:meth:`WatchingNode.watch`, a
+loop that waits on nothing else) and, in a loop of its own, looks at the others
 (:meth:`WatchingNode.look`). A node gone (its liveness key expired): its
 players count as disconnected (their seats' grace period starts), and the
 others race for its rooms' leases as they expire; the winner of each rebuilds
@@ -62,7 +63,13 @@ class WatchingNode(ForwardingNode):
 
     async def watch(self) -> None:
         """Every :data:`WATCH_S`, until cancelled: Redis emptied? leases renewed (and
-        those lost let go), what the others missed sent again, the cluster looked at."""
+        those lost let go), what the others missed sent again.
+
+        Nothing here waits on the store (but leasing our rooms again after Redis lost
+        its data, which must come before any renewal): the cluster is looked at in a
+        loop of its own (:meth:`looking`), whose takeovers read and write the store.
+        When both were one loop, a database slowed by load held the renewals back past
+        the leases' expiry, and a busy node lost its rooms to the others."""
         renewed = 0.0
         loop = asyncio.get_running_loop()
         while True:
@@ -78,6 +85,14 @@ class WatchingNode(ForwardingNode):
                     if self.missed or self.bus.missed:  # Redis answers again
                         self.missed = self.bus.missed = False
                         self.later(self._resync())
+            except Exception as exc:
+                log.warning("cluster: renewing the leases failed (%s)", exc)
+
+    async def looking(self) -> None:
+        """Every :data:`WATCH_S`, until cancelled: the cluster looked at (:meth:`look`)."""
+        while True:
+            await asyncio.sleep(WATCH_S)
+            try:
                 await self.look()
             except Exception as exc:
                 log.warning("cluster: watching the cluster failed (%s)", exc)
