@@ -27,6 +27,7 @@ COMMANDS = (
     "history",
     "analyze",
     "quarantined",
+    "backup",
     "protocol",
     "play",
     "bot",
