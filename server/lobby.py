@@ -635,7 +635,7 @@ class Lobby:
                 else:
                     outs += room.tick(now_ms)
             except Exception:  # one broken room must not stop every other room's clock
-                log.exception("room %s failed to tick", room.id)
+                log.exception("room %s failed to tick", room.id, extra={"room": room.id})
             outs += self.settle(room, now_ms)
         outs += self.head_to_head.tick(now_ms)
         if self.tournaments.directors:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import logging
 import math
 import sqlite3
 import sys
@@ -94,6 +93,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="print every setting (defaults, the file, the options) as TOML and exit",
     )
     parser.add_argument("--verbose", "-v", action="store_true", help="log every request")
+    parser.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default="text",
+        help="text lines (the default), or one JSON object per line (docs/operations.md, Logs)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -163,6 +168,7 @@ def config_from(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     from server import config as settings
     from server.identity import AdminNotFound
+    from server.shell import logs
     from server.shell.cluster.leases import JoinRefused
     from server.shell.runtime import run as run_server
     from server.storage.migrations import SchemaTooNew
@@ -171,10 +177,7 @@ def run(args: argparse.Namespace) -> int:
     if args.print_config:
         sys.stdout.write(settings.to_toml(config))
         return 0
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    logs.configure(args.log_format, args.verbose)
     _check_store(settings.store_of(config))
     try:
         run_server(config, announce=lambda line: print(line, flush=True))

@@ -251,13 +251,14 @@ class Hub:
                     raise Unresumable("no snapshot stored")
                 desk.restore(stored.state, stored.saved_ms, activity, clock.now_ms())
             except Unresumable as exc:  # a documented refusal (docs/operations.md)
-                log.warning("tournament %s cannot be resumed (%s): abandoned", tid, exc)
+                log.warning("tournament %s cannot be resumed (%s): abandoned", tid, exc,
+                            extra={"tournament": tid})  # fmt: skip
                 await self.storage.abandon_tournament(tid)
             except Exception as exc:  # a bug: never an abandonment
                 aside.add(tid)
                 await self._set_aside(TOURNAMENT, tid, exc)
             else:
-                log.info("resumed tournament %s", tid)
+                log.info("resumed tournament %s", tid, extra={"tournament": tid})
                 if (TOURNAMENT, tid) in aside_before:
                     await self.storage.resumed_again(TOURNAMENT, tid)
         # Table results newer than a tournament's snapshot are in the tables' series.
@@ -285,14 +286,16 @@ class Hub:
                 else:  # taken over while its players are online: they get its snapshot
                     await self.apply(functools.partial(self._taken, saved))
             except Unresumable as exc:  # a documented refusal (docs/operations.md)
-                log.warning("series %s cannot be resumed (%s): abandoned", saved.series_id, exc)
+                log.warning("series %s cannot be resumed (%s): abandoned", saved.series_id, exc,
+                            extra={"series": saved.series_id, "room": saved.room_id})  # fmt: skip
                 await self.storage.abandon(saved.series_id)
             except Exception as exc:  # a bug: never an abandonment
                 if saved.room_id in self.lobby.rooms:  # half rebuilt: out of play
                     self.lobby.release(saved.room_id)
                 await self._set_aside(SERIES, saved.series_id, exc)
             else:
-                log.info("resumed series %s in room %s", saved.series_id, saved.room_id)
+                log.info("resumed series %s in room %s", saved.series_id, saved.room_id,
+                         extra={"series": saved.series_id, "room": saved.room_id})  # fmt: skip
                 if (SERIES, saved.series_id) in aside_before:
                     await self.storage.resumed_again(SERIES, saved.series_id)
         await self.apply(lambda: desk.resumed(clock.now_ms(), elsewhere))
@@ -304,7 +307,7 @@ class Hub:
         reason = (f"{type(exc).__name__}: {exc}".splitlines() or [""])[0][:300]
         log.error("%s %s could not be resumed by this release (%s): set aside as stored,"
                   " not abandoned; `cribsquares quarantined` lists it",
-                  kind, game_id, reason, exc_info=exc)  # fmt: skip
+                  kind, game_id, reason, exc_info=exc, extra={kind: game_id})  # fmt: skip
         await self.storage.set_aside(kind, game_id, RELEASE, reason)
 
     def _taken(self, saved: Resumable) -> list[Outbound]:
@@ -331,7 +334,8 @@ class Hub:
         self._rebuilt_ms[room.id] = now
         try:
             if self.cluster is not None and not await self.cluster.holds(room.id):
-                log.warning("room %s: another node holds it now, and has rebuilt it", room.id)
+                log.warning("room %s: another node holds it now, and has rebuilt it", room.id,
+                            extra={"room": room.id})  # fmt: skip
                 return
             self.lobby.ratings.load(await self.storage.ratings(), replace=True)
             found = await self.storage.unfinished(room.id)
@@ -344,11 +348,13 @@ class Hub:
                 return
             spectators = dict(room.spectators)
             await self.apply(lambda: self.lobby.rebuild(found[-1], spectators, clock.now_ms()))
-            log.warning("room %s rebuilt from the database after a lost write", room.id)
+            log.warning("room %s rebuilt from the database after a lost write", room.id,
+                        extra={"room": room.id})  # fmt: skip
         except errors.StorageFailed:
             pass  # lost again: _lost has it in hand
         except Exception:
-            log.exception("room %s could not be rebuilt after a lost write", room.id)
+            log.exception("room %s could not be rebuilt after a lost write", room.id,
+                          extra={"room": room.id})  # fmt: skip
             self.deliver(self.lobby.gone(room))
 
     async def _think(self, turn: BotTurn) -> None:

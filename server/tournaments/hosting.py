@@ -589,7 +589,7 @@ class TournamentDesk:
             try:
                 outs += director.tick(now_ms)
             except Exception:  # one broken tournament must not stop the others
-                log.exception("tournament %s failed to tick", tid)
+                log.exception("tournament %s failed to tick", tid, extra={"tournament": tid})
             outs += self._run(director, now_ms)
         return outs
 

@@ -159,7 +159,8 @@ class WatchingNode(ForwardingNode):
             return
         room_id = key.removeprefix("room:")
         if key.startswith("room:") and room_id in self.lobby.rooms:
-            log.warning("cluster: lease of room %s lost; the room leaves this node", room_id)
+            log.warning("cluster: lease of room %s lost; the room leaves this node", room_id,
+                        extra={"room": room_id})  # fmt: skip
             self.lobby.release(room_id)
             self.directory.unlist(room_id)
             self.owners.pop(key, None)
@@ -354,8 +355,9 @@ class WatchingNode(ForwardingNode):
             await self.bus.publish(None, {"k": "owner", "key": key})
             # A table handed over is the ordinary course of a tournament; a takeover is not.
             log.log(logging.INFO if handed else logging.WARNING,
-                    "cluster: took room %s over (token %d)", room_id, token)  # fmt: skip
+                    "cluster: took room %s over (token %d)", room_id, token,
+                    extra={"room": room_id})  # fmt: skip
         except Exception:
-            log.exception("cluster: taking room %s over failed", room_id)
+            log.exception("cluster: taking room %s over failed", room_id, extra={"room": room_id})
         finally:
             self._taking.discard(room_id)
