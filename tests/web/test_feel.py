@@ -11,6 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
 from tests.server.live import running_server
 from tests.web.conftest import PHONE, box, place_one, sign_in, store, wait_store
 
@@ -21,6 +24,24 @@ const animate = Element.prototype.animate;
 Element.prototype.animate = function (...args) {
   window.__landings += 1;
   return animate.apply(this, args);
+};
+"""
+
+# The frames' types, both ways, for a failure to say what was sent and heard.
+KEEP_FRAMES = """
+window.__frames = [];
+const Socket = window.WebSocket;
+window.WebSocket = class extends Socket {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", (e) => {
+      try { window.__frames.push("<" + JSON.parse(e.data).type); } catch (_) {}
+    });
+  }
+  send(data) {
+    try { window.__frames.push(">" + JSON.parse(data).type); } catch (_) {}
+    return super.send(data);
+  }
 };
 """
 
@@ -163,6 +184,7 @@ async def test_a_finger_drags_the_card_onto_a_cell_and_a_solo_room_plays_again(
         context = await browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True,
                                             reduced_motion="reduce")  # fmt: skip
         await context.add_init_script(COUNT_LANDINGS)
+        await context.add_init_script(KEEP_FRAMES)
         page = await context.new_page()
         page_errors.watch(page)
         await page.goto(live.http + "/")
@@ -186,7 +208,13 @@ async def test_a_finger_drags_the_card_onto_a_cell_and_a_solo_room_plays_again(
         assert await page.evaluate("() => window.__landings") == 0  # less motion, none at all
         assert await page.get_by_role("button", name="Offer a rematch").count() == 0
         await page.get_by_role("button", name="Play again").tap()
-        await page.wait_for_selector("#to-place-h:text-is('Card 1 of 16')", timeout=15_000)
+        try:
+            await page.wait_for_selector("#to-place-h:text-is('Card 1 of 16')", timeout=15_000)
+        except PlaywrightTimeout:  # say what the page sent and heard, and shows
+            frames = await page.evaluate("() => window.__frames.slice(-12)")
+            shown = await store(page, "[s.room && s.room.status, s.match && s.match.turn]")
+            pytest.fail(f"waited 15 s for card 1 after 'Play again': frames {frames},"
+                        f" room and turn {shown}", pytrace=False)  # fmt: skip
     assert page_errors.errors == []
 
 
