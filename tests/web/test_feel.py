@@ -35,7 +35,10 @@ window.WebSocket = class extends Socket {
   constructor(...args) {
     super(...args);
     this.addEventListener("message", (e) => {
-      try { window.__frames.push("<" + JSON.parse(e.data).type); } catch (_) {}
+      try {
+        const m = JSON.parse(e.data);  // one message, or an array of them (protocol 2)
+        window.__frames.push("<" + (Array.isArray(m) ? m : [m]).map((x) => x.type).join("+"));
+      } catch (_) {}
     });
   }
   send(data) {
