@@ -35,6 +35,7 @@ from tests.server.cluster.test_tournament_failover import play_on, stored
 from tests.server.live import Client, Live, signed_in
 from tests.server.test_tournament_restart import place_cards
 from tests.server.test_tournament_watch import members_only, watch_to_the_result
+from tests.waiting import bounded
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -179,7 +180,10 @@ async def kill_mid_round(
     node. The leases seen, round 1's (room, acknowledged placements) by client, and
     round 1's owners."""
     async with LeaseWatch(redis_url) as watch:
-        played = await round_one(clients)
+        # Each step bounded, saying which it was (a fresh-clone run beside a CPU hog hung
+        # in here until pytest-timeout, the event loop idle, nothing saying on what).
+        played = await bounded("round 1's first five cards placed by everyone",
+                               round_one(clients), within=60)  # fmt: skip
         rooms = {room for room, _ in played}
         assert len(rooms) == 2
         held = await owners_settled(redis_url, rooms)
@@ -189,10 +193,13 @@ async def kill_mid_round(
         if rejoin is not None:
             indexes, live = rejoin
             for i in indexes:
-                clients[i] = await rejoined(clients[i], live)
+                clients[i] = await bounded(f"player {clients[i].id} to sign in again",
+                                           rejoined(clients[i], live), within=30)  # fmt: skip
         watching = [n.watched() for n in survivors]
-        finals = await asyncio.gather(
-            *(play_on(c, i % 3, watching=watching) for i, c in enumerate(clients))
+        finals = await bounded(
+            "everyone to play the tournament to its end after the kill",
+            asyncio.gather(*(play_on(c, i % 3, watching=watching) for i, c in enumerate(clients))),
+            within=150,
         )
         assert time.monotonic() - killed < 150
     assert all(f["status"] == "finished" and len(f["history"]) == 2 for f in finals)
@@ -212,7 +219,9 @@ async def test_tables_land_on_several_nodes_and_survive_their_owner_killed(
         # 1's tables on the two (their players' nodes; a tie by id, from the node after
         # the coordinator). The table dies with its node and is taken over; alice and
         # carol reconnect to the keeper.
-        clients, created = await start_swiss(victim.live, keeper.live)
+        starting = start_swiss(victim.live, keeper.live)
+        clients, created = await bounded("the Swiss created, entered and started", starting,
+                                         within=60)  # fmt: skip
         watch, played, held = await kill_mid_round(
             redis_url,
             clients,
@@ -241,7 +250,9 @@ async def test_the_coordinator_killed_while_tables_play_on_other_nodes(
 ) -> None:
     with cluster(cluster_db, redis_url, 3, logs=tmp_path) as nodes:
         coordinator, one, two = nodes
-        clients, created = await start_swiss(one.live, two.live)
+        clients, created = await bounded(
+            "the Swiss created, entered and started", start_swiss(one.live, two.live), within=60
+        )
         # Both tables of round 1 on the other nodes, none on the coordinator.
         watch, played, _ = await kill_mid_round(
             redis_url, clients, coordinator, [one, two], survivors=(one, two)
