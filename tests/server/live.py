@@ -187,6 +187,20 @@ async def signed_in(
     return client
 
 
+async def solo_three_placed(live: Live, name: str) -> tuple[Client, str, dict[str, Any]]:
+    """``name``'s solo room (lockstep, a minute a card), three cards placed: the client,
+    the room's id and the fourth card, dealt and not placed."""
+    client = await signed_in(live, name)
+    await client.send(type="create_room", name="solo", seats=1, card_clock_ms=60_000)
+    room_id = (await client.until("room_state"))["room"]["id"]
+    await client.send(type="ready", room_id=room_id)
+    for _ in range(3):
+        card = await client.until("card")
+        await client.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
+        await client.until("placed")
+    return client, room_id, await client.until("card")
+
+
 async def two_player_room(
     live: Live,
     *,

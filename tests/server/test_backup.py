@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from client_cli.cli import main
-from tests.server.live import running_server, signed_in
+from tests.server.live import running_server, signed_in, solo_three_placed
 from tests.services import postgres
 
 
@@ -46,16 +46,7 @@ async def backed_up_mid_match(store: str, back_up: Callable[[], Awaitable[None]]
     awaited while it waits for her fourth, which she then places (after the backup:
     a restore loses it, as the docs say)."""
     async with running_server(store) as live:  # type: ignore[arg-type]
-        alice = await signed_in(live, "alice")
-        await alice.send(type="create_room", name="solo", seats=1, card_clock_ms=60_000)
-        room_id = (await alice.until("room_state"))["room"]["id"]
-        await alice.send(type="ready", room_id=room_id)
-        for _ in range(3):
-            card = await alice.until("card")
-            await alice.send(type="place", room_id=room_id, turn=card["turn"],
-                             cell=card["legal"][0])  # fmt: skip
-            await alice.until("placed")
-        card = await alice.until("card")
+        alice, room_id, card = await solo_three_placed(live, "alice")
         await back_up()
         await alice.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
         await alice.until("placed")

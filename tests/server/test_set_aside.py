@@ -23,7 +23,7 @@ from client_cli.cli import main
 from server.lobby import Lobby
 from server.recovery import Unresumable
 from server.tournaments.hosting import TournamentDesk
-from tests.server.live import running_server, signed_in
+from tests.server.live import running_server, signed_in, solo_three_placed
 from tests.server.test_tournaments_live import FAST, host_with_bots
 
 pytestmark = pytest.mark.timeout(60)
@@ -53,16 +53,7 @@ async def a_solo_series_begun(db: Path) -> tuple[str, str, dict[str, Any]]:
     """alice's solo room, three cards placed, then the server stops: her token, the
     room's id and the card she was dealt next."""
     async with running_server(db) as live:
-        alice = await signed_in(live, "alice")
-        await alice.send(type="create_room", name="solo", seats=1, card_clock_ms=60_000)
-        room_id = (await alice.until("room_state"))["room"]["id"]
-        await alice.send(type="ready", room_id=room_id)
-        for _ in range(3):
-            card = await alice.until("card")
-            await alice.send(type="place", room_id=room_id, turn=card["turn"],
-                             cell=card["legal"][0])  # fmt: skip
-            await alice.until("placed")
-        card = await alice.until("card")
+        alice, room_id, card = await solo_three_placed(live, "alice")
         await alice.close()
         assert alice.token is not None
         return alice.token, room_id, card
