@@ -116,7 +116,7 @@ def status(app: CribApp) -> str:
 
 @pytest.mark.slow
 async def test_quick_play_waits_with_a_cancel_then_is_matched_into_a_match() -> None:
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(120, 40)) as pilot:
         wire = await signed_in(pilot, app)
         assert not app.screen.query_one("#lobby-status").display
@@ -240,7 +240,7 @@ async def test_a_challenge_is_put_as_a_prompt_with_its_clock_and_answered() -> N
 
 @pytest.mark.slow
 async def test_challenging_a_player_by_name_and_withdrawing() -> None:
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(120, 40)) as pilot:
         wire = await signed_in(pilot, app)
         await pilot.press("c")
@@ -269,7 +269,7 @@ async def test_challenging_a_player_by_name_and_withdrawing() -> None:
 
 @pytest.mark.slow
 async def test_a_new_room_can_be_a_rated_best_of_three() -> None:
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(120, 45)) as pilot:
         wire = await signed_in(pilot, app)
         await pilot.press("n")
@@ -302,7 +302,7 @@ def leaderboard_for(msg: GetLeaderboard) -> Leaderboard:
 
 
 async def test_the_leaderboard_per_pace_top_and_around_me() -> None:
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(120, 45)) as pilot:
         wire = await signed_in(pilot, app)
         wire.answers[GetLeaderboard] = leaderboard_for
@@ -442,7 +442,7 @@ async def test_a_best_of_three_shows_its_score_the_rating_and_a_rematch() -> Non
 async def test_the_match_screen_tells_the_series_and_escape_resigns_after_asking() -> None:
     from client_cli.tui.screens.confirm import ConfirmDialog
 
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(80, 24)) as pilot:
         wire = await signed_in(pilot, app)
         wire.feed(RoomState(room=room()))
@@ -488,7 +488,7 @@ async def test_the_match_screen_tells_the_series_and_escape_resigns_after_asking
 
 @pytest.mark.slow
 async def test_a_tournament_tables_results_offer_no_rematch() -> None:
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(120, 40)) as pilot:
         wire = await signed_in(pilot, app)
         wire.feed(RoomState(room=room(origin="tournament", deals=1, rated=False)))

@@ -40,7 +40,7 @@ from protocol.tournaments import (
     Tournaments,
     TournamentUpdate,
 )
-from tests.client_cli.test_head_to_head_tui import Wire, reach
+from tests.client_cli.test_head_to_head_tui import Clock, Wire, reach
 from tests.client_cli.test_play_tui import text_of, until
 from tests.client_cli.test_series_model import CONTRIBUTIONS, result
 from tests.client_cli.test_tournament_model import (
@@ -101,7 +101,7 @@ def status_text(app: CribApp) -> str:
 
 @pytest.mark.slow
 async def test_the_list_shows_a_tournament_registers_and_withdraws_with_a_confirmation() -> None:
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(130, 40)) as pilot:
         wire = await signed_in(pilot, app)
         await pilot.press("t")
@@ -181,7 +181,7 @@ async def test_the_list_shows_a_tournament_registers_and_withdraws_with_a_confir
 
 
 async def test_duplicate_standings_are_live_and_swiss_shows_its_tie_breaks() -> None:
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(130, 40)) as pilot:
         wire = await signed_in(pilot, app)
         app.open_tournament("T1")
@@ -241,7 +241,7 @@ async def test_duplicate_standings_are_live_and_swiss_shows_its_tie_breaks() -> 
 
 @pytest.mark.slow
 async def test_a_knockout_shows_its_bracket_with_byes_and_b_switches_to_standings() -> None:
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(130, 40)) as pilot:
         wire = await signed_in(pilot, app)
         app.open_tournament("T1")
@@ -278,7 +278,7 @@ async def test_a_knockout_shows_its_bracket_with_byes_and_b_switches_to_standing
 
 @pytest.mark.slow
 async def test_the_host_creates_a_tournament_from_the_form_and_runs_it() -> None:
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(130, 45)) as pilot:
         wire = await signed_in(pilot, app)
         await pilot.press("t")
@@ -366,7 +366,7 @@ async def test_the_host_creates_a_tournament_from_the_form_and_runs_it() -> None
 
 @pytest.mark.slow
 async def test_a_round_takes_me_to_my_tables_game_and_the_results_back_to_the_standings() -> None:
-    app = CribApp("ws://127.0.0.1:9/ws")
+    app = CribApp("ws://127.0.0.1:9/ws", clock=Clock())
     async with app.run_test(size=(130, 42)) as pilot:
         wire = await signed_in(pilot, app)
         app.open_tournament("T1")
