@@ -43,16 +43,20 @@ async def tight(tmp_path: Path) -> AsyncIterator[Live]:
 
 
 # Empty the bucket (pings the page does not wait for), then place card 2 at once:
-# the placement finds the bucket empty and is dropped, told or not.
+# the placement finds the bucket empty and is dropped, told or not. Forty pings, five
+# times the burst: for the placement to find a frame again, a loaded server would
+# have to take 16 s reading the flood (twelve let a slow read of 2 s through).
 FLOOD_THEN_PLACE = """(cell) => {
+  const FLOOD = 40;
   const conn = window.cribsquares.conn;
-  for (let i = 0; i < 12; i++) conn.send({ type: "ping" });
+  for (let i = 0; i < FLOOD; i++) conn.send({ type: "ping" });
   document.querySelector(`button.cell[data-cell="${cell}"]`).click();
 }"""
 
 FLOOD_THEN_CREATE = """() => {
+  const FLOOD = 40;
   const conn = window.cribsquares.conn;
-  for (let i = 0; i < 12; i++) conn.send({ type: "ping" });
+  for (let i = 0; i < FLOOD; i++) conn.send({ type: "ping" });
   [...document.querySelectorAll("button")].find((b) => b.textContent === "Create the room").click();
 }"""
 
