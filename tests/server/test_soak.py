@@ -1,4 +1,4 @@
-"""A short soak: the real server and bot matches for about 25 s, then the soak's verdict.
+"""A short soak: the real server and bot matches for about 13 s, then the soak's verdict.
 
 ``benchmarks.bench_soak`` runs as a subprocess, as from the command line: it
 starts the server on loopback with a temporary database, plays lockstep and
@@ -24,7 +24,7 @@ from benchmarks.bench_soak import MIN_SAMPLES, Sample, memory_trend, verdict
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
 
 ROOT = Path(__file__).resolve().parents[2]
-DURATION_S = 24
+DURATION_S = 12
 
 
 def test_a_short_soak_finishes_matches_without_errors_or_growing_memory() -> None:

@@ -369,7 +369,9 @@ setInterval(() => {
 // pointer, and the click or the drop would be lost. It is redrawn when it ends
 // (a drag of the card is pointer events too: js/views/play.js). A tap's click
 // comes after its pointerup, a frame or more later: the hold lasts until that
-// click (or, if none comes, a moment after the pointer is lifted).
+// click, or, if none comes (a finger's drag of the card has none), 400 ms after the
+// pointer is lifted: longer than any browser's wait for a double tap (300 ms), and
+// short enough that the next card of a dragged one is not shown late.
 let holdTimer = null;
 function release() {
   clearTimeout(holdTimer);
@@ -382,7 +384,7 @@ document.addEventListener("pointerdown", () => {
 }, true);
 document.addEventListener("pointerup", () => {
   clearTimeout(holdTimer);
-  holdTimer = setTimeout(release, 1000);
+  holdTimer = setTimeout(release, 400);
 }, true);
 document.addEventListener("pointercancel", release, true);
 document.addEventListener("click", () => { if (ctx.held) setTimeout(release, 0); }, true);
