@@ -49,11 +49,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             or params.get("store") == "postgresql"
         ):
             item.add_marker(pytest.mark.slow)
-    # The slow tests first, each tier in its own order: pytest-xdist hands each worker
-    # a run of consecutive tests and the idle one takes from the end of the other's,
-    # so the run ends on short tests and the workers finish together, not one of
-    # them alone on a long test while the other waits.
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.hookimpl(wrapper=True)
