@@ -1,6 +1,8 @@
 """Head to head: the quick-play queue and challenges, which open a two-seat room with
 both players seated and start it. Synchronous and without I/O, like the lobby it
-belongs to; it reaches the lobby only through :class:`Lobby`, what it needs of it.
+belongs to. It does not hold the lobby: a pairing is a request
+(:class:`server.requests.OpenHeadToHead`) in the :class:`~server.requests.DeskResult`
+a step returns, and the lobby opens and starts the room after the step.
 
 Quick play is rated and pairs registered players of close rating
 (:mod:`server.matchmaking`); a player who asked for a bot after a wait gets a bot
@@ -20,7 +22,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
-from typing import Protocol
 
 from pydantic import BaseModel
 
@@ -41,7 +42,8 @@ from server.config import LobbyConfig
 from server.ids import IdSource
 from server.matchmaking import Queue, Ticket
 from server.ratings import RatingBook
-from server.room import BotFactory, Outbound, Room, RoomSettings, bot_seats
+from server.requests import DeskResult, OpenHeadToHead
+from server.room import BotFactory, Outbound, RoomSettings, bot_seats
 
 log = logging.getLogger(__name__)
 
@@ -49,27 +51,6 @@ log = logging.getLogger(__name__)
 def rating_pool(pace: str, arena: bool) -> str:
     """The key ratings are kept under: the pace for people, ``arena-PACE`` for bot programs."""
     return f"{RoomOrigin.ARENA.value}-{pace}" if arena else pace
-
-
-class Lobby(Protocol):
-    """What head-to-head play needs of the lobby (server.lobby.Lobby)."""
-
-    @property
-    def config(self) -> LobbyConfig: ...
-    @property
-    def ids(self) -> IdSource: ...
-    @property
-    def ratings(self) -> RatingBook: ...
-    @property
-    def bots(self) -> BotFactory | None: ...
-
-    def find_online(self, name: str) -> PlayerInfo | None: ...
-
-    def open_room(
-        self, settings: RoomSettings, creator: PlayerInfo, contribution: str, now_ms: int
-    ) -> Room: ...
-
-    def settle(self, room: Room, now_ms: int) -> list[Outbound]: ...
 
 
 @dataclass(slots=True)
@@ -90,8 +71,13 @@ class Waiting:
 
 
 class HeadToHead:
-    def __init__(self, lobby: Lobby) -> None:
-        self.lobby = lobby
+    def __init__(
+        self, config: LobbyConfig, ids: IdSource, ratings: RatingBook, bots: BotFactory | None
+    ) -> None:
+        self.config = config
+        self.ids = ids
+        self.ratings = ratings
+        self.bots = bots  # the server's bots (None: there are none to offer)
         self.queue = Queue()
         self.bot_queue = Queue()  # bot programs (hello with bot: true) waiting
         self.arena_queue = Queue()  # bot programs waiting for a rated arena match
@@ -101,38 +87,11 @@ class HeadToHead:
         # whose wait and the challenges whose state changed since the shell took them.
         self.shared = False
         self.changed: tuple[set[str], set[str]] = (set(), set())
-        self.paired: list[str] = []  # ``shared``: the rooms opened, for the shell to place
-
-    def pair(
-        self,
-        settings: RoomSettings,
-        a: tuple[PlayerInfo, str],
-        b: tuple[PlayerInfo, str] | str,
-        now_ms: int,
-        notice: Callable[[str, Room], BaseModel],
-    ) -> list[Outbound]:
-        """Open a head-to-head room for ``a`` and ``b`` (a person, or a bot strategy)
-        and start it; each person first gets ``notice`` and the room's snapshot."""
-        room = self.lobby.open_room(settings, a[0], a[1], now_ms)
-        if isinstance(b, str):
-            room.seat_bot(b)
-        else:
-            room.seat_player(b[0], b[1])
-        outs: list[Outbound] = []
-        for seat in room.seats:
-            if seat.bot is None:
-                pid = seat.player.id
-                outs.append(Outbound((pid,), notice(pid, room)))
-                outs.append(room.send_state(pid, now_ms))
-        outs += room.start(now_ms)
-        if self.shared:
-            self.paired.append(room.id)
-        return outs + self.lobby.settle(room, now_ms)
 
     # ------------------------------------------------------------------
     # Quick play
 
-    def quickplay(self, player: PlayerInfo, msg: QuickPlay, now_ms: int) -> list[Outbound]:
+    def quickplay(self, player: PlayerInfo, msg: QuickPlay, now_ms: int) -> DeskResult:
         if player.guest:
             raise errors.NotRateable("quick play is rated: register a name to play it")
         if player.id in self._queued:
@@ -142,10 +101,10 @@ class HeadToHead:
         if (
             msg.bot_level is not None
             and not msg.arena
-            and not bot_seats.known(self.lobby.bots, msg.bot_level)
+            and not bot_seats.known(self.bots, msg.bot_level)
         ):
             raise errors.UnknownStrategy(f"no bot plays level {msg.bot_level!r}")
-        rating = self.lobby.ratings.get(player.id, rating_pool(msg.pace.value, msg.arena))
+        rating = self.ratings.get(player.id, rating_pool(msg.pace.value, msg.arena))
         # Bot programs wait apart: they stand in for the server's bot when a
         # person's chosen wait runs out, and play each other, casual; or they
         # wait for the arena, rated among bot programs only.
@@ -168,7 +127,7 @@ class HeadToHead:
             rating=round(rating.rating),
             ref=msg.ref,
         )
-        return [Outbound((player.id,), status), *self.match_queue(now_ms)]
+        return DeskResult([Outbound((player.id,), status)]).add(self.match_queue(now_ms))
 
     def _queue_of(self, player: PlayerInfo, asked: QuickPlay) -> Queue:
         return self.arena_queue if asked.arena else self.bot_queue if player.bot else self.queue
@@ -204,35 +163,27 @@ class HeadToHead:
             visibility=Visibility.PRIVATE,
             seats=2,
             pace=asked.pace,
-            card_clock_ms=self.lobby.config.quickplay_card_clock_ms,
-            deal_clock_ms=self.lobby.config.quickplay_deal_clock_ms,
+            card_clock_ms=self.config.quickplay_card_clock_ms,
+            deal_clock_ms=self.config.quickplay_deal_clock_ms,
             best_of=asked.deals,
             rated=rated,
             origin=RoomOrigin.ARENA if asked.arena else RoomOrigin.QUICKPLAY,
         )
 
-    def match_queue(self, now_ms: int) -> list[Outbound]:
-        outs: list[Outbound] = []
-        for first, second in self.queue.match(now_ms):
-            a, asked = self._unqueue(first.player)
-            b, b_asked = self._unqueue(second.player)
-            outs += self.pair(
-                self._quick_settings(asked, rated=True),
-                (a, asked.contribution),
-                (b, b_asked.contribution),
-                now_ms,
-                self._matched_notice(asked),
-            )
-        for queue, rated in ((self.bot_queue, False), (self.arena_queue, True)):
+    def match_queue(self, now_ms: int) -> DeskResult:
+        """Pair whoever the queues can pair now: a request to open each pair's room."""
+        pairs: list[OpenHeadToHead] = []
+        for queue, rated in ((self.queue, True), (self.bot_queue, False), (self.arena_queue, True)):
             for first, second in queue.match(now_ms):
                 a, asked = self._unqueue(first.player)
                 b, b_asked = self._unqueue(second.player)
-                outs += self.pair(
-                    self._quick_settings(asked, rated=rated),
-                    (a, asked.contribution),
-                    (b, b_asked.contribution),
-                    now_ms,
-                    self._matched_notice(asked),
+                pairs.append(
+                    OpenHeadToHead(
+                        self._quick_settings(asked, rated=rated),
+                        (a, asked.contribution),
+                        (b, b_asked.contribution),
+                        self._matched_notice(asked),
+                    )
                 )
         for ticket in self.queue.due_for_bot(now_ms):
             a, asked = self._unqueue(ticket.player)
@@ -240,20 +191,21 @@ class HeadToHead:
             opponent: tuple[PlayerInfo, str] | str
             if program is not None:
                 opponent = (program[0], program[1].contribution)
-            elif self.lobby.bots is not None:
-                opponent = asked.bot_level or self.lobby.config.quickplay_bot
+            elif self.bots is not None:
+                opponent = asked.bot_level or self.config.quickplay_bot
             else:  # no bot to offer: back in the queue, without the bot wait
                 self.queue.join(replace(ticket, bot_after_ms=None))
                 self._queued[a.id] = (a, asked)
                 continue
-            outs += self.pair(
-                self._quick_settings(asked, rated=False),
-                (a, asked.contribution),
-                opponent,
-                now_ms,
-                self._matched_notice(asked),
+            pairs.append(
+                OpenHeadToHead(
+                    self._quick_settings(asked, rated=False),
+                    (a, asked.contribution),
+                    opponent,
+                    self._matched_notice(asked),
+                )
             )
-        return outs
+        return DeskResult(requests=list(pairs))
 
     def _waiting_bot(self, ticket: Ticket) -> tuple[PlayerInfo, QuickPlay] | None:
         """The bot program waiting for the same game closest to ``ticket``'s rating."""
@@ -269,17 +221,20 @@ class HeadToHead:
         return self._unqueue(best.player)
 
     @staticmethod
-    def _matched_notice(asked: QuickPlay) -> Callable[[str, Room], BaseModel]:
-        def notice(pid: str, room: Room) -> BaseModel:
-            return QueueStatus(state="matched", pace=asked.pace, deals=asked.deals, room_id=room.id)
+    def _matched_notice(asked: QuickPlay) -> Callable[[str, str], BaseModel]:
+        def notice(pid: str, room_id: str) -> BaseModel:
+            return QueueStatus(state="matched", pace=asked.pace, deals=asked.deals, room_id=room_id)
 
         return notice
 
     # ------------------------------------------------------------------
     # Challenges
 
-    def challenge(self, player: PlayerInfo, msg: Challenge, now_ms: int) -> list[Outbound]:
-        opponent = self.lobby.find_online(msg.opponent)
+    def challenge(
+        self, player: PlayerInfo, opponent: PlayerInfo | None, msg: Challenge, now_ms: int
+    ) -> list[Outbound]:
+        """``player`` challenges ``opponent``: the online player ``msg`` names (None:
+        nobody online by that name)."""
         if opponent is None:
             raise errors.PlayerNotFound(f"no registered player called {msg.opponent} is online")
         if opponent.id == player.id:
@@ -287,11 +242,11 @@ class HeadToHead:
         if msg.rated and (player.guest or player.bot or opponent.bot):
             raise errors.NotRateable("rated play is for registered people; send rated=false")
         mine = sum(1 for c in self.challenges.values() if c.info.challenger.id == player.id)
-        if mine >= self.lobby.config.max_challenges_per_player:
+        if mine >= self.config.max_challenges_per_player:
             raise errors.LimitReached(f"you already have {mine} challenges waiting for an answer")
-        challenge_id = self.lobby.ids.invite_code()
+        challenge_id = self.ids.invite_code()
         while challenge_id in self.challenges:
-            challenge_id = self.lobby.ids.invite_code()
+            challenge_id = self.ids.invite_code()
         info = ChallengeInfo(
             id=challenge_id,
             challenger=player,
@@ -301,10 +256,10 @@ class HeadToHead:
             card_clock_ms=msg.card_clock_ms,
             deal_clock_ms=msg.deal_clock_ms,
             rated=msg.rated,
-            expires_ms=self.lobby.config.challenge_ttl_ms,
+            expires_ms=self.config.challenge_ttl_ms,
         )
         self.challenges[challenge_id] = OpenChallenge(
-            info, msg.contribution, now_ms + self.lobby.config.challenge_ttl_ms
+            info, msg.contribution, now_ms + self.config.challenge_ttl_ms
         )
         self._note_challenge(challenge_id)
         return self._challenge_update(info, "offered", ref=msg.ref, actor=player.id)
@@ -324,7 +279,7 @@ class HeadToHead:
             for pid in (info.challenger.id, info.opponent.id)
         ]
 
-    def answer(self, player: PlayerInfo, msg: AnswerChallenge, now_ms: int) -> list[Outbound]:
+    def answer(self, player: PlayerInfo, msg: AnswerChallenge) -> DeskResult:
         open_ = self.challenges.get(msg.challenge_id)
         if open_ is None or player.id not in (open_.info.challenger.id, open_.info.opponent.id):
             raise errors.ChallengeNotFound(f"no open challenge {msg.challenge_id}")
@@ -337,11 +292,15 @@ class HeadToHead:
                 )
             del self.challenges[info.id]
             self._note_challenge(info.id)
-            return self._challenge_update(info, "cancelled", ref=msg.ref, actor=player.id)
+            return DeskResult(
+                self._challenge_update(info, "cancelled", ref=msg.ref, actor=player.id)
+            )
         del self.challenges[info.id]
         self._note_challenge(info.id)
         if not msg.accept:
-            return self._challenge_update(info, "declined", ref=msg.ref, actor=player.id)
+            return DeskResult(
+                self._challenge_update(info, "declined", ref=msg.ref, actor=player.id)
+            )
         settings = RoomSettings(
             name=printable(f"{info.challenger.name} v {info.opponent.name}", 2 * MAX_NAME + 3),
             visibility=Visibility.PRIVATE,
@@ -354,17 +313,14 @@ class HeadToHead:
             origin=RoomOrigin.CHALLENGE,
         )
 
-        def notice(pid: str, room: Room) -> BaseModel:
-            update = ChallengeUpdate(challenge=info, state="accepted", room_id=room.id)
+        def notice(pid: str, room_id: str) -> BaseModel:
+            update = ChallengeUpdate(challenge=info, state="accepted", room_id=room_id)
             return update.model_copy(update={"ref": msg.ref}) if pid == player.id else update
 
-        return self.pair(
-            settings,
-            (info.challenger, open_.contribution),
-            (player, msg.contribution),
-            now_ms,
-            notice,
+        opened = OpenHeadToHead(
+            settings, (info.challenger, open_.contribution), (player, msg.contribution), notice
         )
+        return DeskResult(requests=[opened])
 
     def expire_challenges(self, now_ms: int) -> list[Outbound]:
         outs: list[Outbound] = []
@@ -432,7 +388,7 @@ class HeadToHead:
         challenges: Iterable[OpenChallenge],
         present: Collection[str],
         now_ms: int,
-    ) -> list[Outbound]:
+    ) -> DeskResult:
         """Take back the queue and the challenges the previous coordinator had. A
         player's place is kept (its ticket as it was: rating, and the time it joined)
         only if it is in ``present`` (still connected as it was, not through the node
@@ -457,13 +413,13 @@ class HeadToHead:
                 self.challenges[info.id] = open_
             else:
                 outs += self._challenge_update(info, "cancelled")
-        return outs + self.tick(now_ms)
+        return DeskResult(outs).add(self.tick(now_ms))
 
-    def tick(self, now_ms: int) -> list[Outbound]:
+    def tick(self, now_ms: int) -> DeskResult:
         """Pair whoever the queue can pair now; expire the challenges whose time is up."""
-        outs: list[Outbound] = []
+        result = DeskResult()
         if self.queue.tickets or self.bot_queue.tickets or self.arena_queue.tickets:
-            outs += self.match_queue(now_ms)
+            result.add(self.match_queue(now_ms))
         if self.challenges:
-            outs += self.expire_challenges(now_ms)
-        return outs
+            result.outs += self.expire_challenges(now_ms)
+        return result

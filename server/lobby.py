@@ -6,7 +6,8 @@ their room after checking membership, and forwards connection changes and clock
 ticks. It collects the rooms' domain events in :attr:`Lobby.events` for storage.
 
 It also pairs players: the quick-play queue, the arena and challenges
-(:mod:`server.head_to_head`) open head-to-head rooms with both players seated,
+(:mod:`server.head_to_head`) ask for head-to-head rooms, which the lobby opens
+with both players seated once the desk's step is done (:mod:`server.requests`),
 and when a rated series ends it moves the two players' ratings
 (:class:`server.ratings.RatingBook`), people against people, bot programs in
 the arena's pool only (:func:`server.head_to_head.rating_pool`).
@@ -17,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from engine.ranking import game_score
 from protocol.connection import ErrorMessage, ListOnline, Online
@@ -45,12 +46,13 @@ from server.alarms import Alarms
 from server.config import LobbyConfig
 from server.daily.desk import DAILY_MESSAGES, Calendar, DailyDesk
 from server.events import Event, MatchEnded, RatingChanged, SeriesEnded, TournamentEvent
-from server.head_to_head import HeadToHead, rating_pool
+from server.head_to_head import HeadToHead, OpenChallenge, Waiting, rating_pool
 from server.ids import IdSource
 from server.listing import BadCursor
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
 from server.recovery import Resumable
 from server.registry import RoomRegistry
+from server.requests import DeskResult, OpenHeadToHead
 from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
 from server.room.restore import restore as restore_room
 from server.series import SecretScheme
@@ -90,7 +92,9 @@ class Lobby:
         self._named: dict[str, str] = {}
         self.shadowed: set[str] = set()
         self.ratings = RatingBook()
-        self.head_to_head = HeadToHead(self)  # quick play, the arena and challenges
+        # Quick play, the arena and challenges: its pairings come back as requests.
+        self.head_to_head = HeadToHead(self.config, self.ids, self.ratings, bots)
+        self.paired: list[str] = []  # on a cluster: the rooms it paired, for the shell to place
         # The address each signed-in player came from (set by the server at sign-in):
         # what rooms and tournaments an address holds open is counted by it.
         self.addresses: dict[str, str] = {}
@@ -153,13 +157,14 @@ class Lobby:
             case CreateRoom():
                 return self._create(player, message, now_ms)
             case QuickPlay():
-                return self.head_to_head.quickplay(player, message, now_ms)
+                return self.carry_out(self.head_to_head.quickplay(player, message, now_ms), now_ms)
             case CancelQuickPlay():
                 return self.head_to_head.cancel_quickplay(player, message)
             case Challenge():
-                return self.head_to_head.challenge(player, message, now_ms)
+                opponent = self.find_online(message.opponent)
+                return self.head_to_head.challenge(player, opponent, message, now_ms)
             case AnswerChallenge():
-                return self.head_to_head.answer(player, message, now_ms)
+                return self.carry_out(self.head_to_head.answer(player, message), now_ms)
             case GetLeaderboard():
                 return [Outbound((player.id,), self.leaderboard(player, message))]
             case ListBots():
@@ -343,6 +348,45 @@ class Lobby:
         )
         self.registry.add(room)
         return room
+
+    def carry_out(self, result: DeskResult, now_ms: int) -> list[Outbound]:
+        """A desk's step done: its messages, then each of its requests carried out in
+        the order it made them, with their messages after (server.requests)."""
+        outs = result.outs
+        for request in result.requests:
+            outs += self._open_head_to_head(request, now_ms)
+        return outs
+
+    def _open_head_to_head(self, asked: OpenHeadToHead, now_ms: int) -> list[Outbound]:
+        """Open the room of a pairing, seat both, tell each person and start it."""
+        first, second = asked.first, asked.second
+        room = self.open_room(asked.settings, first[0], first[1], now_ms)
+        if isinstance(second, str):
+            room.seat_bot(second)
+        else:
+            room.seat_player(second[0], second[1])
+        outs: list[Outbound] = []
+        for seat in room.seats:
+            if seat.bot is None:
+                pid = seat.player.id
+                outs.append(Outbound((pid,), asked.notice(pid, room.id)))
+                outs.append(room.send_state(pid, now_ms))
+        outs += room.start(now_ms)
+        if self.head_to_head.shared:
+            self.paired.append(room.id)
+        return outs + self.settle(room, now_ms)
+
+    def restore_waiting(
+        self,
+        waiting: Iterable[Waiting],
+        challenges: Iterable[OpenChallenge],
+        present: Collection[str],
+        now_ms: int,
+    ) -> list[Outbound]:
+        """Take back the queue and the challenges a cluster's previous coordinator had
+        (server.head_to_head.HeadToHead.restore), pairing whoever can be paired now."""
+        restored = self.head_to_head.restore(waiting, challenges, present, now_ms)
+        return self.carry_out(restored, now_ms)
 
     def _holds_name(self, player: PlayerInfo) -> bool:
         return not player.guest and player.id not in self.shadowed
@@ -637,7 +681,7 @@ class Lobby:
             except Exception:  # one broken room must not stop every other room's clock
                 log.exception("room %s failed to tick", room.id, extra={"room": room.id})
             outs += self.settle(room, now_ms)
-        outs += self.head_to_head.tick(now_ms)
+        outs += self.carry_out(self.head_to_head.tick(now_ms), now_ms)
         if self.tournaments.directors:
             outs += self.tournaments.tick(now_ms)
         outs += self.daily.tick(now_ms)

@@ -24,6 +24,7 @@ async def live(tmp_path: Path) -> AsyncIterator[Live]:
         # The quick-play bot thinks fast here: two whole matches fit in the test's time.
         lobby = server.app[HUB].lobby
         lobby.config = replace(lobby.config, quickplay_bot="greedy")
+        lobby.head_to_head.config = lobby.config
         yield server
 
 

@@ -54,7 +54,7 @@ def take_over(
     successor = coordinator(online)
     taken = waiting.read(hashed)
     present = taken.present(lambda pid: nodes.get(pid, set()), alive)
-    outs = successor.head_to_head.restore(taken.waiting, taken.challenges, present, now_ms)
+    outs = successor.restore_waiting(taken.waiting, taken.challenges, present, now_ms)
     return successor, outs
 
 

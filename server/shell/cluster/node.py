@@ -184,7 +184,7 @@ class ClusterNode(WatchingNode):
         desk = self.lobby.tournaments  # what crosses nodes: carried once the leases are held
         placed, elsewhere, results = desk.placed, desk.elsewhere, desk.results
         desk.placed, desk.elsewhere, desk.results = [], [], []
-        paired, self.lobby.head_to_head.paired = self.lobby.head_to_head.paired, []
+        paired, self.lobby.paired = self.lobby.paired, []
         # Before the first wait: a sign-in applied meanwhile must see the rooms going on.
         moves = self.tables.follow_players(paired) if paired else []
         if self._rated:  # the other nodes read the ratings again once they are stored

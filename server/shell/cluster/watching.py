@@ -226,10 +226,12 @@ class WatchingNode(ForwardingNode):
             log.warning("cluster: the queue and challenges could not be read (%s)", exc)
             return
         present = taken.present(self.connected_nodes, alive | {self.id})
-        desk = self.lobby.head_to_head
+        lobby = self.lobby
         with contextlib.suppress(errors.StorageFailed):
             await self.hub.apply(
-                lambda: desk.restore(taken.waiting, taken.challenges, present, clock.now_ms())
+                lambda: lobby.restore_waiting(
+                    taken.waiting, taken.challenges, present, clock.now_ms()
+                )
             )
         if taken.waiting or taken.challenges:
             log.warning("cluster: took back %d waiting and %d challenges, %d players still here",
