@@ -1,6 +1,7 @@
-"""What a desk of the lobby (the tournaments', the daily deal's) needs of it to run
-rooms of its own: the rooms, the event log, opening a room and settling it after
-a change. server.lobby.Lobby is one; each desk's own Protocol adds what else it reads.
+"""What the tournaments' desk needs of the lobby to run rooms of its own: the rooms,
+the event log, opening a room and settling it after a change. server.lobby.Lobby is
+one; the desk's own Protocol adds what else it reads. (Head to head and the daily
+desk need none of it: they return requests, server/requests.py.)
 """
 
 from __future__ import annotations

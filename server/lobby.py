@@ -52,7 +52,7 @@ from server.listing import BadCursor
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
 from server.recovery import Resumable
 from server.registry import RoomRegistry
-from server.requests import DeskResult, OpenHeadToHead
+from server.requests import DeskResult, LiftEmbargo, OpenDailyAttempt, OpenHeadToHead
 from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
 from server.room.restore import restore as restore_room
 from server.series import SecretScheme
@@ -105,7 +105,7 @@ class Lobby:
         self._held_state: dict[str, str] = {}
         self._held: Counter[tuple[str, str]] = Counter()
         self.tournaments = TournamentDesk(self)
-        self.daily = DailyDesk(self, daily_calendar)  # the daily deal
+        self.daily = DailyDesk(self.rooms, daily_calendar)  # the daily deal
 
     def take_events(self) -> list[Event]:
         events, self.events = self.events, []
@@ -175,7 +175,7 @@ class Lobby:
             case _ if isinstance(message, TOURNAMENT_MESSAGES):
                 return self.tournaments.handle(player, message, now_ms)
             case _ if isinstance(message, DAILY_MESSAGES):
-                return self.daily.handle(player, message, now_ms)
+                return self.carry_out(self.daily.handle(player, message, now_ms), now_ms)
             case JoinRoom():
                 room = self._find(player, message)
             case _:
@@ -350,12 +350,41 @@ class Lobby:
         return room
 
     def carry_out(self, result: DeskResult, now_ms: int) -> list[Outbound]:
-        """A desk's step done: its messages, then each of its requests carried out in
-        the order it made them, with their messages after (server.requests)."""
+        """A desk's step done: its messages and events, then each of its requests
+        carried out in the order it made them, with their messages and events after
+        (server.requests)."""
         outs = result.outs
+        self.events += result.events
         for request in result.requests:
-            outs += self._open_head_to_head(request, now_ms)
+            match request:
+                case OpenHeadToHead():
+                    outs += self._open_head_to_head(request, now_ms)
+                case OpenDailyAttempt():
+                    outs += self._open_daily_attempt(request, now_ms)
+                case LiftEmbargo():
+                    room = self.rooms.get(request.room_id)
+                    if room is not None:
+                        outs += room.lift_embargo(request.group, now_ms)
+                        outs += self.settle(room, now_ms)
         return outs
+
+    def _open_daily_attempt(self, asked: OpenDailyAttempt, now_ms: int) -> list[Outbound]:
+        """Open an attempt's room, send it, start it and settle it; then the desk keeps
+        the attempt, and its beginning is stored after the room's first events."""
+        player = asked.player
+        room = self.open_room(
+            asked.settings, player, asked.contribution, now_ms,
+            server_secret=asked.secret, embargo=asked.embargo,
+        )  # fmt: skip
+        outs = [room.send_state(player.id, now_ms, asked.ref), *room.start(now_ms)]
+        outs += self.settle(room, now_ms)
+        self.events.append(self.daily.opened(asked, room, now_ms))
+        return outs
+
+    def daily_resumed(self, now_ms: int) -> list[Outbound]:
+        """After a restart or a takeover, the series rebuilt: the daily desk looks at
+        the days again (server.daily.desk.DailyDesk.resumed)."""
+        return self.carry_out(self.daily.resumed(now_ms), now_ms)
 
     def _open_head_to_head(self, asked: OpenHeadToHead, now_ms: int) -> list[Outbound]:
         """Open the room of a pairing, seat both, tell each person and start it."""
@@ -684,7 +713,7 @@ class Lobby:
         outs += self.carry_out(self.head_to_head.tick(now_ms), now_ms)
         if self.tournaments.directors:
             outs += self.tournaments.tick(now_ms)
-        outs += self.daily.tick(now_ms)
+        outs += self.carry_out(self.daily.tick(now_ms), now_ms)
         return outs
 
 

@@ -1,13 +1,14 @@
 """What a desk asks of the lobby: requests carried out after the desk's step, never
 calls back into the lobby while it steps.
 
-A desk of the lobby (head to head today: the quick-play queue, the arena and
-challenges) does not hold the lobby. Each of its steps returns a
-:class:`DeskResult`: the messages it sends and the requests it makes, in the order
-it made them. The lobby carries the requests out once the desk has returned, one
-after the other in that order (``Lobby.carry_out``), and each request's messages
-follow the desk's own. So the order of what a step says and stores does not depend
-on how deep the calls nest: the desk's messages first, then each request's.
+A desk of the lobby (head to head: the quick-play queue, the arena and
+challenges; the daily deal's desk) does not hold the lobby. Each of its steps
+returns a :class:`DeskResult`: the messages it sends, the events it has stored and
+the requests it makes, in the order it made them. The lobby carries the requests
+out once the desk has returned, one after the other in that order
+(``Lobby.carry_out``): the desk's events are stored first, then each request's,
+and each request's messages follow the desk's own. So the order of what a step
+says and stores does not depend on how deep the calls nest.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 
 from protocol.fields import PlayerInfo
+from server.events import Event
 from server.room import Outbound, RoomSettings
 
 
@@ -34,7 +36,32 @@ class OpenHeadToHead:
     notice: Callable[[str, str], BaseModel]
 
 
-Request = OpenHeadToHead  # what a desk may ask of the lobby
+@dataclass(frozen=True, slots=True)
+class OpenDailyAttempt:
+    """Open ``player``'s attempt at the deal of ``day``: a solo room on the day's
+    ``secret``, under its ``embargo``, started at once, its snapshot answering
+    ``ref``. Once it is open and settled, the daily desk keeps the attempt and says
+    what to store of it (``DailyDesk.opened``)."""
+
+    day: int
+    settings: RoomSettings
+    player: PlayerInfo
+    contribution: str
+    secret: str
+    embargo: str
+    ref: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LiftEmbargo:
+    """Room ``room_id`` (if it is still here) shows what embargo ``group`` held back,
+    and is settled."""
+
+    room_id: str
+    group: str
+
+
+Request = OpenHeadToHead | OpenDailyAttempt | LiftEmbargo  # what a desk may ask of the lobby
 
 
 @dataclass(slots=True)
@@ -43,9 +70,11 @@ class DeskResult:
 
     outs: list[Outbound] = field(default_factory=list)
     requests: list[Request] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
 
     def add(self, other: DeskResult) -> DeskResult:
         """This result followed by ``other`` (in place; returns itself)."""
         self.outs += other.outs
         self.requests += other.requests
+        self.events += other.events
         return self

@@ -1,16 +1,20 @@
 """The lobby's daily desk: today's deal, each player's one attempt, and the day's end.
 
-Synchronous and without I/O, like the lobby it belongs to. It knows the secrets
+Synchronous and without I/O, like the lobby it belongs to, and it does not hold
+the lobby: it reads the rooms, and its steps return a
+:class:`~server.requests.DeskResult` whose requests (open an attempt's room, lift
+an embargo in a room) the lobby carries out after the step. It knows the secrets
 storage holds (:meth:`DailyDesk.load_secrets`, fed by the shell's
 :mod:`server.shell.daily_keeper`: a commitment is published only once its secret
 is stored), the attempts of the
 days it keeps (today, yesterday and any day whose embargo is not lifted yet)
 and every player's streak.
 
-* ``play_daily`` opens a solo room on today's secret, under the day's embargo,
-  and starts it at once; the attempt is recorded (``DailyAttemptBegan``) with
-  the room's first events, so it is counted, and a second one refused
-  (``daily_played``), from the moment it is acknowledged.
+* ``play_daily`` asks for a solo room on today's secret, under the day's embargo,
+  started at once; once the lobby has opened it, the attempt is recorded
+  (``DailyAttemptBegan``, :meth:`DailyDesk.opened`) with the room's first events,
+  so it is counted, and a second one refused (``daily_played``), from the moment
+  it is acknowledged.
 * The desk screens the commands sent to an attempt's room (no rematch, no bot,
   no spectator) and hears when an attempt's deal is over.
 * When a day is over and none of its attempts is still being played, it lifts
@@ -42,8 +46,8 @@ from server import errors
 from server.daily import days
 from server.daily.standings import Streak
 from server.daily.views import Attempt, DayFacts, Streaks, daily, schedule_entry
-from server.desk import RoomOpener
 from server.events import DailyAttemptBegan, EmbargoLifted, Event, MatchEnded
+from server.requests import DeskResult, LiftEmbargo, OpenDailyAttempt
 from server.room import Outbound, Phase, Room, RoomSettings
 
 DAILY_MESSAGES = (GetDaily, PlayDaily)
@@ -52,9 +56,6 @@ Calendar = Callable[[int], int]  # the server's time -> the daily deal's time (m
 
 def wall(now_ms: int) -> int:
     return now_ms
-
-
-Lobby = RoomOpener  # what the desk needs of the lobby (server.lobby.Lobby)
 
 
 class Role(enum.Enum):
@@ -67,8 +68,8 @@ class Role(enum.Enum):
 
 
 class DailyDesk:
-    def __init__(self, lobby: Lobby, calendar: Calendar | None = None) -> None:
-        self.lobby = lobby
+    def __init__(self, rooms: Mapping[str, Room], calendar: Calendar | None = None) -> None:
+        self.rooms = rooms  # the lobby's, read only: is an attempt still in play?
         self.calendar = calendar or wall
         self.secrets: dict[int, str] = {}  # day -> its secret, as stored
         self.revealed: set[int] = set()  # days whose embargo is lifted
@@ -139,15 +140,15 @@ class DailyDesk:
     # ------------------------------------------------------------------
     # Commands
 
-    def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
+    def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> DeskResult:
         if self.role is Role.STANDBY:
             raise errors.DailyUnavailable(
                 "the daily deal is moving to another server node: try again in a moment"
             )
         if isinstance(message, PlayDaily):
-            return self._play(player, message, now_ms)
+            return DeskResult(requests=[self._play(player, message, now_ms)])
         assert isinstance(message, GetDaily)
-        return [Outbound((player.id,), self.view(player, message, now_ms))]
+        return DeskResult([Outbound((player.id,), self.view(player, message, now_ms))])
 
     def view(self, player: PlayerInfo | None, asked: GetDaily, now_ms: int) -> Daily:
         """The ``daily`` message of the day asked (today unless said), for ``player``
@@ -205,7 +206,7 @@ class DailyDesk:
             if d in self.secrets
         ]
 
-    def _play(self, player: PlayerInfo, msg: PlayDaily, now_ms: int) -> list[Outbound]:
+    def _play(self, player: PlayerInfo, msg: PlayDaily, now_ms: int) -> OpenDailyAttempt:
         if player.guest:
             raise errors.DailyRegisteredOnly(
                 "the daily deal is for registered players (one attempt each): register a name"
@@ -232,28 +233,27 @@ class DailyDesk:
             rated=False,
             origin=RoomOrigin.DAILY,
         )
-        room = self.lobby.open_room(
-            settings, player, days.contribution(today), now_ms,
-            server_secret=secret, embargo=days.embargo(today),
-        )  # fmt: skip
-        attempt = Attempt(today, player, room.id, room.series.id, msg.pace, now_ms)
-        self._keep(attempt)
-        self._count(player.id, today)
-        outs = [room.send_state(player.id, now_ms, msg.ref), *room.start(now_ms)]
-        outs += self.lobby.settle(room, now_ms)
-        race = msg.pace == Pace.RACE
-        self.lobby.events.append(
-            DailyAttemptBegan(
-                day=name,
-                player_id=player.id,
-                room_id=room.id,
-                match_id=room.series.id,
-                pace=msg.pace,
-                clock_ms=msg.deal_clock_ms if race else msg.card_clock_ms,
-                at_ms=now_ms,
-            )
+        return OpenDailyAttempt(
+            today, settings, player, days.contribution(today), secret, days.embargo(today), msg.ref
         )
-        return outs
+
+    def opened(self, asked: OpenDailyAttempt, room: Room, now_ms: int) -> DailyAttemptBegan:
+        """The lobby opened the room of an attempt this desk asked for: the attempt is
+        kept and counted; what to store of it (after the room's own events)."""
+        player, settings = asked.player, asked.settings
+        attempt = Attempt(asked.day, player, room.id, room.series.id, settings.pace, now_ms)
+        self._keep(attempt)
+        self._count(player.id, asked.day)
+        race = settings.pace == Pace.RACE
+        return DailyAttemptBegan(
+            day=days.day_name(asked.day),
+            player_id=player.id,
+            room_id=room.id,
+            match_id=room.series.id,
+            pace=settings.pace,
+            clock_ms=settings.deal_clock_ms if race else settings.card_clock_ms,
+            at_ms=now_ms,
+        )
 
     def screen(self, room: Room, message: ClientMessage) -> None:
         """A command for an attempt's room: refused if the daily deal does not allow it."""
@@ -278,47 +278,49 @@ class DailyDesk:
                 attempt.time_used_ms = outcome.time_used_ms
                 attempt.cells = tuple(c or None for c in outcome.cells)
 
-    def resumed(self, now_ms: int) -> list[Outbound]:
+    def resumed(self, now_ms: int) -> DeskResult:
         """After a restart (a takeover), once every series that could be is rebuilt:
         look at the days again. A desk standing by goes on standing by."""
         if self.role is Role.STANDBY:
-            return []
+            return DeskResult()
         self.role = Role.RUNNING
         self._checked = None
         return self.tick(now_ms)
 
     def _in_play(self, day: int) -> bool:
         for attempt in self.attempts.get(day, {}).values():
-            room = self.lobby.rooms.get(attempt.room_id)
+            room = self.rooms.get(attempt.room_id)
             if room is not None and room.phase != Phase.FINISHED:
                 return True
         return False
 
-    def tick(self, now_ms: int) -> list[Outbound]:
-        """A day over, with no attempt of it still in play: its embargo is lifted."""
+    def tick(self, now_ms: int) -> DeskResult:
+        """A day over, with no attempt of it still in play: its embargo is lifted (stored),
+        and each of its rooms still here is asked to show what it held back."""
+        result = DeskResult()
         if self.role is not Role.RUNNING:
-            return []  # another desk decides, or the attempts in play are not back yet
+            return result  # another desk decides, or the attempts in play are not back yet
         today = self.today(now_ms)
         if today == self._checked and not self._closing:
-            return []
+            return result
         if today != self._checked:
             self._checked = today
             ended = {d for d in (*self.secrets, *self.attempts) if d < today}
             self._closing |= ended - self.revealed
-        outs: list[Outbound] = []
         for day in sorted(self._closing):
             if self._in_play(day):
                 continue
             self._closing.discard(day)
             self.revealed.add(day)
             group = days.embargo(day)
-            self.lobby.events.append(EmbargoLifted(embargo=group, at_ms=now_ms))
-            for attempt in self.attempts.get(day, {}).values():
-                room = self.lobby.rooms.get(attempt.room_id)
-                if room is not None:
-                    outs += room.lift_embargo(group, now_ms) + self.lobby.settle(room, now_ms)
+            result.events.append(EmbargoLifted(embargo=group, at_ms=now_ms))
+            result.requests += [
+                LiftEmbargo(a.room_id, group)
+                for a in self.attempts.get(day, {}).values()
+                if a.room_id in self.rooms
+            ]
         self._forget_before(today - 1)
-        return outs
+        return result
 
     def _forget_before(self, day: int) -> None:
         """Attempts of days before ``day`` whose embargo is lifted leave memory (the

@@ -140,7 +140,7 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     await daily_keeper.draw_ahead(storage, lobby.daily, clock.now_ms())
     if node is None:
         await hub.resume_series()
-        await hub.apply(lambda: lobby.daily.resumed(clock.now_ms()))
+        await hub.apply(lambda: lobby.daily_resumed(clock.now_ms()))
     else:
         try:
             await node.start(hub)  # the daily desk resumed if this node coordinates

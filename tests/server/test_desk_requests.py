@@ -1,12 +1,15 @@
-"""Head to head asks, the lobby opens (server/requests.py): a pairing is a request in
-the desk's result, carried out by the lobby once the desk's step is done; the desk
-holds no lobby and calls nothing back in it."""
+"""The desks ask, the lobby does (server/requests.py): a pairing, a daily attempt's
+room, an embargo lifted in a room are requests in the desk's result, carried out by
+the lobby once the desk's step is done; no desk holds the lobby or calls back in it."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
+from protocol.daily import PlayDaily
 from protocol.deals import MatchStarted
 from protocol.fields import Pace
 from protocol.head_to_head import (
@@ -18,23 +21,28 @@ from protocol.head_to_head import (
 )
 from protocol.rooms import RoomState
 from server.config import LobbyConfig
+from server.events import DailyAttemptBegan, EmbargoLifted
 from server.head_to_head import HeadToHead
 from server.lobby import Lobby
 from server.ratings import RatingBook
 from server.requests import DeskResult, OpenHeadToHead
+from server.room import Phase
 from tests.server.roomkit import ALICE, BOB, FixedIds, bots
+from tests.server.test_embargo_sweep import DAY_MS, NOON, Calendar
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_desk_holds_no_lobby_and_calls_nothing_back_in_it() -> None:
-    tree = ast.parse((ROOT / "server/head_to_head.py").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("module", ["server/head_to_head.py", "server/daily/desk.py"])
+def test_the_desk_holds_no_lobby_and_calls_nothing_back_in_it(module: str) -> None:
+    tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
     imported = {
         node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
     }
-    assert "server.lobby" not in imported
+    assert {"server.lobby", "server.desk"} & imported == set()
     names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
     assert {"lobby", "settle", "open_room"} & names == set()
 
 
@@ -77,3 +85,28 @@ def test_the_lobby_opens_a_pairing_after_the_step_and_says_it_in_order() -> None
     state = outs[2].message
     assert isinstance(state, RoomState) and matched.room_id == state.room.id
     assert state.room.id in lobby.rooms and lobby.events  # opened, settled, its events kept
+
+
+def test_a_daily_attempt_is_stored_after_its_room_and_its_day_ends_before_its_room_shows() -> None:
+    calendar = Calendar()
+    lobby = Lobby(LobbyConfig(), daily_calendar=calendar)
+    lobby.daily.load_secrets({NOON // DAY_MS: "bb" * 32}, set())
+    outs = lobby.handle(ALICE, PlayDaily(pace=Pace.RACE, ref="d"), NOON)
+    state = outs[0].message
+    assert isinstance(state, RoomState) and state.ref == "d" and state.room.origin == "daily"
+    began = lobby.take_events()
+    kinds = [type(e).__name__ for e in began]
+    assert kinds[-1] == "DailyAttemptBegan" and kinds.index("RoomOpened") < len(kinds) - 1
+    attempt = began[-1]
+    assert isinstance(attempt, DailyAttemptBegan) and attempt.room_id == state.room.id
+    assert lobby.daily.attempts[NOON // DAY_MS][ALICE.id].room_id == state.room.id
+
+    later = NOON + 3_600_000  # the race's deal clock long run out: the attempt is over
+    lobby.tick(later)
+    assert lobby.rooms[state.room.id].phase == Phase.FINISHED
+    lobby.take_events()
+    calendar.ms += DAY_MS  # and its day is over: the embargo is stored lifted, then the
+    lobby.tick(later + 1)  # room shows what it held back, and is settled
+    stored = lobby.take_events()
+    assert isinstance(stored[0], EmbargoLifted) and stored[0].embargo == "daily/2024-10-04"
+    assert lobby.rooms[state.room.id].series.embargo_lifted

@@ -116,7 +116,7 @@ class ClusterNode(WatchingNode):
             if others:  # the coordinator died as we joined: its work goes on here
                 self.later(self.resume_tournaments())
             else:  # a cold start: every attempt in play is back, the days may end
-                await self.hub.apply(lambda: self.lobby.daily.resumed(clock.now_ms()))
+                await self.hub.apply(lambda: self.lobby.daily_resumed(clock.now_ms()))
         self._watchers.append(asyncio.create_task(self.looking(), name="cluster-look"))
         log.info("cluster node %s joined (%d other nodes)", self.id, len(others))
 

@@ -174,7 +174,7 @@ class WatchingNode(ForwardingNode):
         if COORDINATOR in self.leases.tokens:
             if self.lobby.daily.standing_by:  # its desk could not be read: again
                 await daily_keeper.reload(self.storage, self.lobby.daily, clock.now_ms())
-                await self.hub.apply(lambda: self.lobby.daily.resumed(clock.now_ms()))
+                await self.hub.apply(lambda: self.lobby.daily_resumed(clock.now_ms()))
             return
         if not again:
             # Redis lost its data a moment ago (perhaps found just now): the lease's
@@ -273,7 +273,7 @@ class WatchingNode(ForwardingNode):
         finally:
             self._taking -= claimed
         # The attempts in play are back: the daily desk checks the days' ends again.
-        await self.hub.apply(lambda: self.lobby.daily.resumed(clock.now_ms()))
+        await self.hub.apply(lambda: self.lobby.daily_resumed(clock.now_ms()))
 
     async def _claim(self, claimed: set[str], saved: Resumable) -> bool:
         """A series to resume on taking over the coordinator's work: ours if its lease

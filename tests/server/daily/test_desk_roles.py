@@ -15,6 +15,7 @@ from server.daily.desk import Role
 from server.daily.views import Attempt
 from server.events import DailyAttemptBegan, EmbargoLifted
 from server.lobby import Lobby
+from server.requests import DeskResult
 from tests.server.test_embargo_sweep import DAY_MS, NOON, Calendar
 
 TODAY = NOON // DAY_MS
@@ -39,7 +40,7 @@ def test_a_desk_standing_by_neither_answers_nor_ends_a_day() -> None:
             lobby.handle(ADA, asked, NOON)
     assert not lobby.rooms and not lobby.take_events()
     calendar.ms += DAY_MS  # yesterday and today over, nothing in play: still nothing lifted
-    assert desk.tick(NOON) == [] and desk.resumed(NOON) == []
+    assert desk.tick(NOON) == DeskResult() and lobby.daily_resumed(NOON) == []
     assert lifted(lobby) == [] and desk.role is Role.STANDBY
 
 
@@ -65,7 +66,7 @@ def test_a_desk_read_again_answers_from_storage_and_ends_days_once_resumed() -> 
     assert view.standings[0].streak == 2 and view.you is not None
     assert view.you.status == "none"
     calendar.ms += DAY_MS
-    assert desk.tick(NOON) == [] and lifted(lobby) == []  # attempts not resumed yet
-    desk.resumed(NOON)
+    assert desk.tick(NOON) == DeskResult() and lifted(lobby) == []  # attempts not resumed yet
+    lobby.daily_resumed(NOON)
     assert desk.role is Role.RUNNING
     assert sorted(lifted(lobby)) == ["daily/2024-10-03", "daily/2024-10-04"]
