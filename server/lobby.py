@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from engine.ranking import game_score
@@ -50,13 +50,22 @@ from server.head_to_head import HeadToHead, OpenChallenge, Waiting, rating_pool
 from server.ids import IdSource
 from server.listing import BadCursor
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating, RatingBook
-from server.recovery import Resumable
+from server.recovery import Resumable, StoredTable
 from server.registry import RoomRegistry
-from server.requests import DeskResult, LiftEmbargo, OpenDailyAttempt, OpenHeadToHead
+from server.requests import (
+    ActOnTable,
+    DeskResult,
+    LiftEmbargo,
+    OpenDailyAttempt,
+    OpenHeadToHead,
+    OpenTournamentTable,
+    Request,
+    TablesOpened,
+)
 from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
 from server.room.restore import restore as restore_room
 from server.series import SecretScheme
-from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
+from server.tournaments.hosting import TOURNAMENT_MESSAGES, TableRequest, TournamentDesk
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +113,9 @@ class Lobby:
         self._holder: dict[str, tuple[str, ...]] = {}
         self._held_state: dict[str, str] = {}
         self._held: Counter[tuple[str, str]] = Counter()
-        self.tournaments = TournamentDesk(self)
+        self.tournaments = TournamentDesk(
+            self.config, self.ids, self.ratings, bots, rooms=self.rooms, addresses=self.addresses
+        )
         self.daily = DailyDesk(self.rooms, daily_calendar)  # the daily deal
 
     def take_events(self) -> list[Event]:
@@ -173,7 +184,7 @@ class Lobby:
                 )
                 return [Outbound((player.id,), bots)]
             case _ if isinstance(message, TOURNAMENT_MESSAGES):
-                return self.tournaments.handle(player, message, now_ms)
+                return self.carry_out(self.tournaments.handle(player, message, now_ms), now_ms)
             case _ if isinstance(message, DAILY_MESSAGES):
                 return self.carry_out(self.daily.handle(player, message, now_ms), now_ms)
             case JoinRoom():
@@ -355,18 +366,87 @@ class Lobby:
         (server.requests)."""
         outs = result.outs
         self.events += result.events
-        for request in result.requests:
-            match request:
-                case OpenHeadToHead():
-                    outs += self._open_head_to_head(request, now_ms)
-                case OpenDailyAttempt():
-                    outs += self._open_daily_attempt(request, now_ms)
-                case LiftEmbargo():
-                    room = self.rooms.get(request.room_id)
-                    if room is not None:
-                        outs += room.lift_embargo(request.group, now_ms)
-                        outs += self.settle(room, now_ms)
+        pending = deque(result.requests)
+        while pending:
+            request = pending.popleft()
+            if not isinstance(request, (OpenTournamentTable, ActOnTable)):
+                outs += self._carry_out_one(request, now_ms, pending)
+                continue
+            try:
+                outs += self._carry_out_one(request, now_ms, pending)
+            except errors.RoomError as exc:  # the table had moved on meanwhile
+                log.info("%r not done: %s", request, exc)
         return outs
+
+    def _carry_out_one(
+        self, request: Request, now_ms: int, pending: deque[Request]
+    ) -> list[Outbound]:
+        match request:
+            case OpenHeadToHead():
+                return self._open_head_to_head(request, now_ms)
+            case OpenDailyAttempt():
+                return self._open_daily_attempt(request, now_ms)
+            case OpenTournamentTable():
+                return self._open_table(request, now_ms)
+            case TablesOpened(tournament_id=tid):
+                more = self.tournaments.tables_opened(tid, now_ms)
+                self.events += more.events
+                pending.extend(more.requests)  # after what was asked before it
+                return more.outs
+            case LiftEmbargo(room_id=room_id, group=group):
+                room = self.rooms.get(room_id)
+                if room is None:
+                    return []
+                return room.lift_embargo(group, now_ms) + self.settle(room, now_ms)
+            case ActOnTable(room_id=room_id, act=act):
+                room = self.rooms.get(room_id)
+                return [] if room is None else act(room) + self.settle(room, now_ms)
+
+    def _open_table(self, asked: OpenTournamentTable, now_ms: int) -> list[Outbound]:
+        """Open a tournament's table, seat its players (bots as it says), tell the desk,
+        send each person the room, start it (a player not online starts its grace
+        period; then the server plays for it) and settle it."""
+        table = asked.table
+        room = self.open_room(
+            table.settings,
+            table.players[0],
+            table.contribution,
+            now_ms,
+            server_secret=table.root,
+            secret_scheme=SecretScheme.TABLE,
+            embargo=table.embargo,
+        )
+        for p in table.players[1:]:
+            room.seat_player(p, table.contribution)
+        for p, strategy in zip(table.players, table.strategies, strict=True):
+            if strategy:
+                room.play_as_bot(p.id, strategy)
+        self.tournaments.table_opened(asked, room)
+        people = [s.player.id for s in room.seats if s.bot is None]
+        outs = [room.send_state(pid, now_ms) for pid in people]
+        outs += room.start(now_ms)
+        for pid in people:
+            if pid not in self.online:
+                outs += room.set_connected(pid, False, now_ms)
+        return outs + self.settle(room, now_ms)
+
+    def tournament_catch_up(
+        self, tournament_id: str, room_id: str, table: StoredTable, now_ms: int
+    ) -> list[Outbound]:
+        """A tournament table's stored series, read at start or from another node
+        (server.tournaments.hosting.TournamentDesk.catch_up)."""
+        return self.carry_out(
+            self.tournaments.catch_up(tournament_id, room_id, table, now_ms), now_ms
+        )
+
+    def tournaments_resumed(self, now_ms: int, elsewhere: Collection[str] = ()) -> list[Outbound]:
+        """Every series that could be rebuilt has been: the tournaments carry on
+        (server.tournaments.hosting.TournamentDesk.resumed)."""
+        return self.carry_out(self.tournaments.resumed(now_ms, elsewhere), now_ms)
+
+    def table_request(self, request: TableRequest, now_ms: int) -> list[Outbound]:
+        """What a director on another node asked of a table here (a cluster's)."""
+        return self.carry_out(self.tournaments.table_request(request, now_ms), now_ms)
 
     def _open_daily_attempt(self, asked: OpenDailyAttempt, now_ms: int) -> list[Outbound]:
         """Open an attempt's room, send it, start it and settle it; then the desk keeps
@@ -544,7 +624,7 @@ class Lobby:
                 outs += self._rate(room, event)
             tournament = room.settings.origin == RoomOrigin.TOURNAMENT
             if tournament and isinstance(event, (MatchEnded, SeriesEnded)):
-                outs += self.tournaments.room_event(room, event, now_ms)
+                outs += self.carry_out(self.tournaments.room_event(room, event, now_ms), now_ms)
             if room.settings.origin == RoomOrigin.DAILY:
                 self.daily.room_event(room, event)
         return outs
@@ -712,7 +792,7 @@ class Lobby:
             outs += self.settle(room, now_ms)
         outs += self.carry_out(self.head_to_head.tick(now_ms), now_ms)
         if self.tournaments.directors:
-            outs += self.tournaments.tick(now_ms)
+            outs += self.carry_out(self.tournaments.tick(now_ms), now_ms)
         outs += self.carry_out(self.daily.tick(now_ms), now_ms)
         return outs
 

@@ -1,14 +1,17 @@
 """What a desk asks of the lobby: requests carried out after the desk's step, never
 calls back into the lobby while it steps.
 
-A desk of the lobby (head to head: the quick-play queue, the arena and
-challenges; the daily deal's desk) does not hold the lobby. Each of its steps
+No desk of the lobby (head to head: the quick-play queue, the arena and
+challenges; the tournaments'; the daily deal's) holds the lobby. Each of its steps
 returns a :class:`DeskResult`: the messages it sends, the events it has stored and
 the requests it makes, in the order it made them. The lobby carries the requests
 out once the desk has returned, one after the other in that order
 (``Lobby.carry_out``): the desk's events are stored first, then each request's,
-and each request's messages follow the desk's own. So the order of what a step
-says and stores does not depend on how deep the calls nest.
+and each request's messages follow the desk's own; what a request leads the desk
+to ask next (a director told its tables are open) joins the end of the queue. A
+room settled while a request is carried out tells its desk of its events (a
+tournament table's deal over), and what the desk asks then is carried out there
+and then, before the next request of the queue.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from pydantic import BaseModel
 
 from protocol.fields import PlayerInfo
 from server.events import Event
-from server.room import Outbound, RoomSettings
+from server.room import Outbound, Room, RoomSettings
+from server.tournaments.model import OpenTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +65,46 @@ class LiftEmbargo:
     group: str
 
 
-Request = OpenHeadToHead | OpenDailyAttempt | LiftEmbargo  # what a desk may ask of the lobby
+@dataclass(frozen=True, slots=True)
+class OpenTournamentTable:
+    """Open a table the director of ``tournament_id`` asked for: its room on the
+    round's table root and embargo, the players seated (bots as the table says);
+    the desk is told of the room (``TournamentDesk.table_opened``); then each person
+    is sent the room, the room starts (a player not online starts its grace
+    period) and is settled."""
+
+    tournament_id: str
+    table: OpenTable
+
+
+@dataclass(frozen=True, slots=True)
+class ActOnTable:
+    """Do ``act`` to table room ``room_id`` (its round's clock ran out; a withdrawn
+    entrant leaves it) and settle the room. ``what`` names it in the log if the
+    table had moved on meanwhile."""
+
+    room_id: str
+    act: Callable[[Room], list[Outbound]]
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class TablesOpened:
+    """The tables the director of ``tournament_id`` asked for are open (or could not
+    be): tell it (``TournamentDesk.tables_opened``), and carry out what it asks next."""
+
+    tournament_id: str
+
+
+# What a desk may ask of the lobby.
+Request = (
+    OpenHeadToHead
+    | OpenDailyAttempt
+    | LiftEmbargo
+    | OpenTournamentTable
+    | ActOnTable
+    | TablesOpened
+)
 
 
 @dataclass(slots=True)

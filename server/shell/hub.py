@@ -266,7 +266,11 @@ class Hub:
             table = await self.storage.table_series(series_id)
             if table is None:
                 continue
-            await self.apply(functools.partial(desk.catch_up, tid, room_id, table, clock.now_ms()))
+            await self.apply(
+                functools.partial(
+                    self.lobby.tournament_catch_up, tid, room_id, table, clock.now_ms()
+                )
+            )
         elsewhere: set[str] = set()
         for saved in unfinished:
             if saved.room_id in self.lobby.rooms:
@@ -298,7 +302,7 @@ class Hub:
                          extra={"series": saved.series_id, "room": saved.room_id})  # fmt: skip
                 if (SERIES, saved.series_id) in aside_before:
                     await self.storage.resumed_again(SERIES, saved.series_id)
-        await self.apply(lambda: desk.resumed(clock.now_ms(), elsewhere))
+        await self.apply(lambda: self.lobby.tournaments_resumed(clock.now_ms(), elsewhere))
 
     async def _set_aside(self, kind: str, game_id: str, exc: Exception) -> None:
         """``game_id`` could not be resumed for a reason that is not one of the restore's

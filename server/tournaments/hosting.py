@@ -1,12 +1,14 @@
 """The lobby's tournament desk: every tournament director, and the rooms they play in.
 
-Synchronous and without I/O, like the lobby it belongs to. It routes the
-tournament commands to their :class:`~server.tournaments.director.Director`,
-carries out what a director asks for (open a table as a room on the round's
-table root, under the round's embargo, and start it; stop the tables a round
-clock overtook; make a withdrawn entrant leave its table; lift the embargo in
-the rooms of a round that is over), and tells a director when one of its tables has
-finished a deal or its series. The directors' storage events join the lobby's.
+Synchronous and without I/O, like the lobby it belongs to, and it does not hold
+the lobby: it reads the lobby's rooms, who is online and from where, and its
+steps return a :class:`~server.requests.DeskResult` with the directors' storage
+events and what they ask of rooms, as requests the lobby carries out after the
+step (server/requests.py): open a table as a room on the round's table root,
+under the round's embargo, and start it; stop the tables a round clock
+overtook; make a withdrawn entrant leave its table; lift the embargo in the
+rooms of a round that is over. It tells a director when one of its tables has
+finished a deal or its series, and when the tables it asked for are open.
 
 After a restart it takes back the tournaments being run (:meth:`TournamentDesk.restore`,
 from each director's stored snapshot), claims their tables' rooms before the
@@ -27,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from protocol.connection import ErrorMessage
 from protocol.fields import PlayerInfo, Visibility
@@ -47,14 +49,19 @@ from protocol.wire import ClientMessage
 from server import errors, visibility
 from server.alarms import Alarms
 from server.config import LobbyConfig
-from server.desk import RoomOpener
 from server.events import MatchEnded, SeriesEnded
 from server.ids import IdSource
 from server.listing import BadCursor, Listing
 from server.ratings import RatingBook
 from server.recovery import StoredTable
+from server.requests import (
+    ActOnTable,
+    DeskResult,
+    LiftEmbargo,
+    OpenTournamentTable,
+    TablesOpened,
+)
 from server.room import BotFactory, Outbound, Room, bot_seats
-from server.series import SecretScheme
 from server.tournaments import views
 from server.tournaments.director import Director
 from server.tournaments.model import Forfeit, OpenTable, Reveal, StopTable, TournamentSettings
@@ -76,24 +83,6 @@ class WatchTable:
 TableRequest = StopTable | Forfeit | Reveal | WatchTable
 
 
-class Lobby(RoomOpener, Protocol):
-    """What the desk needs of the lobby (server.lobby.Lobby): its rooms, to open a
-    table's and settle it after a change (RoomOpener), who is online, ratings and bots."""
-
-    @property
-    def config(self) -> LobbyConfig: ...
-    @property
-    def ids(self) -> IdSource: ...
-    @property
-    def online(self) -> Mapping[str, PlayerInfo]: ...
-    @property
-    def addresses(self) -> Mapping[str, str]: ...
-    @property
-    def ratings(self) -> RatingBook: ...
-    @property
-    def bots(self) -> BotFactory | None: ...
-
-
 log = logging.getLogger(__name__)
 
 TOURNAMENT_MESSAGES = (
@@ -108,8 +97,22 @@ TOURNAMENT_MESSAGES = (
 
 
 class TournamentDesk:
-    def __init__(self, lobby: Lobby) -> None:
-        self.lobby = lobby
+    def __init__(
+        self,
+        config: LobbyConfig,
+        ids: IdSource,
+        ratings: RatingBook,
+        bots: BotFactory | None,
+        *,
+        rooms: Mapping[str, Room],
+        addresses: Mapping[str, str],
+    ) -> None:
+        self.config = config
+        self.ids = ids
+        self.ratings = ratings
+        self.bots = bots
+        self.rooms = rooms  # the lobby's, read only: is a table's room here?
+        self.addresses = addresses  # where each signed-in player came from (the lobby's)
         self.directors: dict[str, Director] = {}
         self._invites: dict[str, str] = {}  # invite code -> tournament id
         self._rooms: dict[str, str] = {}  # room id -> tournament id, while the table plays
@@ -137,10 +140,10 @@ class TournamentDesk:
     # ------------------------------------------------------------------
     # Commands
 
-    def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
+    def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> DeskResult:
         match message:
             case ListTournaments():
-                return [Outbound((player.id,), self.list_tournaments(message, now_ms))]
+                return DeskResult([Outbound((player.id,), self.list_tournaments(message, now_ms))])
             case CreateTournament():
                 director = self._create(player, message, now_ms)
                 outs = [Outbound((player.id,), director.update(now_ms, message.ref))]
@@ -177,11 +180,12 @@ class TournamentDesk:
                 )
             case GetTournament():
                 director = self._find(player, message.tournament_id, None)
-                return [Outbound((player.id,), self.answer(director, now_ms, message.ref))]
+                answer = self.answer(director, now_ms, message.ref)
+                return DeskResult([Outbound((player.id,), answer)])
             case _:
                 raise errors.RoomError(f"{message.type} is not a tournament command",
                                        code="bad_message")  # fmt: skip
-        return outs + self._run(director, now_ms)
+        return DeskResult(outs).add(self._run(director, now_ms))
 
     def answer(self, director: Director, now_ms: int, ref: str | None = None) -> Prepared:
         """``director``'s tournament as its members see it (Director.update), written
@@ -199,12 +203,12 @@ class TournamentDesk:
         anyone = director.settings.visibility == Visibility.PUBLIC
         members = tuple(director.members())
         for room_id in director.room_ids():
-            if room_id not in self.lobby.rooms and not anyone:
+            if room_id not in self.rooms and not anyone:
                 self.elsewhere.append(WatchTable(room_id, anyone, members))
 
     def _admin(self, player: PlayerInfo) -> bool:
         """A server admin: a registered person whose id the operator named (never a name)."""
-        return not player.guest and not player.bot and player.id in self.lobby.config.admins
+        return not player.guest and not player.bot and player.id in self.config.admins
 
     def list_tournaments(self, asked: ListTournaments, now_ms: int) -> Tournaments:
         """A page of the public tournaments (held in memory: not over, or over recently)."""
@@ -234,7 +238,7 @@ class TournamentDesk:
         return len(held)
 
     def _create(self, player: PlayerInfo, msg: CreateTournament, now_ms: int) -> Director:
-        config = self.lobby.config
+        config = self.config
         most = config.max_registering_tournaments
         if most and self._holding("*", registering=True) >= most:
             raise errors.LimitReached(
@@ -243,7 +247,7 @@ class TournamentDesk:
         mine = self._holding(player.id)
         if mine >= config.max_tournaments_per_host:
             raise errors.LimitReached(f"you already host {mine} tournaments not yet over")
-        address = self.lobby.addresses.get(player.id)
+        address = self.addresses.get(player.id)
         if address is not None and config.max_tournaments_per_address:
             theirs = self._holding(f"@{address}")
             if theirs >= config.max_tournaments_per_address:
@@ -256,7 +260,7 @@ class TournamentDesk:
             between_rounds_ms=config.between_rounds_ms,
             between_deals_ms=config.between_deals_ms,
         )
-        ids = self.lobby.ids
+        ids = self.ids
         tid = ids.room_id()
         while tid in self.directors:
             tid = ids.room_id()
@@ -295,11 +299,11 @@ class TournamentDesk:
         self.listed.discard(director.id)
 
     def _rating_of(self, pace: str) -> Callable[[str], float]:
-        ratings = self.lobby.ratings
+        ratings = self.ratings
         return lambda pid: ratings.get(pid, pace).rating
 
     def _known_strategy(self, name: str) -> bool:
-        return bot_seats.known(self.lobby.bots, name)
+        return bot_seats.known(self.bots, name)
 
     def _find(self, player: PlayerInfo, tid: str | None, invite: str | None) -> Director:
         if invite is not None:
@@ -319,113 +323,93 @@ class TournamentDesk:
     # ------------------------------------------------------------------
     # Carrying out what a director decided
 
-    def _run(self, director: Director, now_ms: int) -> list[Outbound]:
-        """Hand the director's events to the lobby and do what it asked, until it asks
-        nothing; then set its alarm for when it next has something to do."""
-        outs = self._carry_out(director, now_ms)
+    def _run(self, director: Director, now_ms: int) -> DeskResult:
+        """The director's events, and what it asked of rooms as requests for the lobby;
+        then its alarm, for when it next has something to do. (What it asks once its
+        tables are open comes when it is told they are: :meth:`tables_opened`.)"""
+        result = self._requests_of(director, now_ms)
         self._written.pop(director.id, None)  # it may have changed: written again when asked
         self._schedule(director)
-        return outs
+        return result
 
     def _schedule(self, director: Director) -> None:
         """The clock looks at ``director`` next at its next deadline, or, once it is
         over, when it is to be forgotten (entries that no longer match are skipped)."""
         if director.over and director.finished_at is not None:
-            wake: int | None = director.finished_at + self.lobby.config.finished_ttl_ms
+            wake: int | None = director.finished_at + self.config.finished_ttl_ms
         else:
             wake = director.next_deadline()
         self.alarms.set(director.id, wake)
 
-    def _carry_out(self, director: Director, now_ms: int) -> list[Outbound]:
-        outs: list[Outbound] = []
-        while True:
-            self.lobby.events.extend(director.take_events())
-            requests = director.take_requests()
-            if not requests:
-                return outs
-            opened = False
-            for request in requests:
-                try:
-                    if isinstance(request, OpenTable):
-                        opened = True
-                        outs += self._open_table(director, request, now_ms)
-                    else:
-                        outs += self.table_request(request, now_ms)
-                except errors.RoomError as exc:  # the table had moved on meanwhile
-                    log.info("tournament %s: %r not done: %s", director.id, request, exc)
-            if opened:
-                outs += director.tables_opened(now_ms)
+    def _requests_of(self, director: Director, now_ms: int) -> DeskResult:
+        """The director's events, and what it asked of rooms, in its order: the tables
+        to open, then (if any) the word that they are open; each other request as
+        :meth:`table_request` makes it."""
+        result = DeskResult(events=director.take_events())
+        opened = False
+        for request in director.take_requests():
+            if isinstance(request, OpenTable):
+                opened = True
+                result.requests.append(OpenTournamentTable(director.id, request))
+            else:
+                result.add(self.table_request(request, now_ms))
+        if opened:
+            result.requests.append(TablesOpened(director.id))
+        return result
 
-    def table_request(self, request: TableRequest, now_ms: int) -> list[Outbound]:
-        """Do what a director asked of its tables' rooms in this lobby; on a cluster,
-        what concerns rooms not here is noted (:attr:`elsewhere`) for their owners."""
+    def table_request(self, request: TableRequest, now_ms: int) -> DeskResult:
+        """What a director asked of its tables' rooms in this lobby, as requests for the
+        lobby; on a cluster, what concerns rooms not here is noted (:attr:`elsewhere`)
+        for their owners."""
         match request:
             case StopTable():
-                return self._in_room(request, now_ms, lambda r: r.time_up(now_ms))
+                return self._in_room(request, lambda r: r.time_up(now_ms))
             case Forfeit(player=who):
-                return self._in_room(request, now_ms, _leave(who, now_ms))
+                return self._in_room(request, _leave(who, now_ms))
             case Reveal(embargo=embargo, room_ids=room_ids):
-                return self._reveal(embargo, room_ids, now_ms)
+                return self._reveal(embargo, room_ids)
             case WatchTable(room_id=room_id, anyone=anyone, members=members):
-                if room_id in self.lobby.rooms:
+                if room_id in self.rooms:
                     self.watched_as(room_id, anyone, members)
                 elif self.shared:
                     self.elsewhere.append(request)
-                return []
+                return DeskResult()
 
-    def _reveal(self, embargo: str, room_ids: tuple[str, ...], now_ms: int) -> list[Outbound]:
-        """Lift a round's embargo in its tables' rooms still open. Lifting changes no
-        seat and stores nothing (the director stored it), so the rooms need no
-        lobby bookkeeping; this may run while the lobby is still busy with one of them."""
-        outs: list[Outbound] = []
-        away: list[str] = []
-        for room_id in room_ids:
-            room = self.lobby.rooms.get(room_id)
-            if room is not None:
-                outs += room.lift_embargo(embargo, now_ms)
-            else:
-                away.append(room_id)
+    def _reveal(self, embargo: str, room_ids: tuple[str, ...]) -> DeskResult:
+        """Lift a round's embargo in its tables' rooms still open (the director stored
+        it); those on other nodes are noted for their owners."""
+        here = [r for r in room_ids if r in self.rooms]
+        away = tuple(r for r in room_ids if r not in self.rooms)
         if away and self.shared:
-            self.elsewhere.append(Reveal(embargo, tuple(away)))
-        return outs
+            self.elsewhere.append(Reveal(embargo, away))
+        return DeskResult(requests=[LiftEmbargo(room_id, embargo) for room_id in here])
 
-    def _in_room(
-        self, request: StopTable | Forfeit, now_ms: int, act: _RoomAction
-    ) -> list[Outbound]:
-        room = self.lobby.rooms.get(request.room_id)
-        if room is None:
+    def _in_room(self, request: StopTable | Forfeit, act: _RoomAction) -> DeskResult:
+        if request.room_id not in self.rooms:
             if self.shared:
                 self.elsewhere.append(request)
-            return []
-        return act(room) + self.lobby.settle(room, now_ms)
+            return DeskResult()
+        return DeskResult(requests=[ActOnTable(request.room_id, act, repr(request))])
 
-    def _open_table(self, director: Director, req: OpenTable, now_ms: int) -> list[Outbound]:
-        lobby = self.lobby
-        room = lobby.open_room(
-            req.settings,
-            req.players[0],
-            req.contribution,
-            now_ms,
-            server_secret=req.root,
-            secret_scheme=SecretScheme.TABLE,
-            embargo=req.embargo,
-        )
-        for p in req.players[1:]:
-            room.seat_player(p, req.contribution)
-        for p, strategy in zip(req.players, req.strategies, strict=True):
-            if strategy:
-                room.play_as_bot(p.id, strategy)
+    def table_opened(self, asked: OpenTournamentTable, room: Room) -> None:
+        """The lobby opened the room of a table this desk asked for, its players
+        seated: its director and the desk know the room from now on."""
+        director = self.directors.get(asked.tournament_id)
+        if director is None:  # withdrawn meanwhile: the room plays on, as a withdrawn one's
+            return
+        req = asked.table
         director.table_opened(req.round, req.table, room.id, room.series.id)
         self._rooms[room.id] = director.id
         if self.shared:
             self.placed.append(room.id)
-        people = [s.player.id for s in room.seats if s.bot is None]
-        outs = [room.send_state(pid, now_ms) for pid in people]
-        outs += room.start(now_ms)
-        for pid in people:
-            if pid not in lobby.online:  # the grace period starts; then the server plays it
-                outs += room.set_connected(pid, False, now_ms)
-        return outs + lobby.settle(room, now_ms)
+
+    def tables_opened(self, tournament_id: str, now_ms: int) -> DeskResult:
+        """The tables the director asked for are open: it starts their round's clock,
+        and what it asks next is carried out."""
+        director = self.directors.get(tournament_id)
+        if director is None:
+            return DeskResult()
+        return DeskResult(director.tables_opened(now_ms)).add(self._run(director, now_ms))
 
     # ------------------------------------------------------------------
     # After a restart
@@ -448,7 +432,7 @@ class TournamentDesk:
             room_activity=room_activity,
             rating_of=self._rating_of(str(pace)),
             known_strategy=self._known_strategy,
-            registration_ttl_ms=self.lobby.config.registration_ttl_ms,
+            registration_ttl_ms=self.config.registration_ttl_ms,
         )
         if director.id in self.directors:
             raise ValueError(f"tournament {director.id} is already running")
@@ -465,15 +449,15 @@ class TournamentDesk:
 
     def catch_up(
         self, tournament_id: str, room_id: str, table: StoredTable, now_ms: int
-    ) -> list[Outbound]:
+    ) -> DeskResult:
         """A table's stored series, read at start (Director.catch_up)."""
         director = self.directors.get(tournament_id)
         if director is None:
-            return []
+            return DeskResult()
         outs = director.catch_up(room_id, table.deals, table.finished, table.winner_id, now_ms)
         if table.finished:
             self._rooms.pop(room_id, None)
-        return outs + self._run(director, now_ms)
+        return DeskResult(outs).add(self._run(director, now_ms))
 
     def watchable(self, room_id: str, player_id: str) -> bool:
         """May ``player_id`` watch ``room_id``, a table of a tournament being run?
@@ -503,22 +487,22 @@ class TournamentDesk:
         """Is ``room_id`` a table of a tournament being run?"""
         return room_id in self._rooms
 
-    def resumed(self, now_ms: int, elsewhere: Collection[str] = ()) -> list[Outbound]:
+    def resumed(self, now_ms: int, elsewhere: Collection[str] = ()) -> DeskResult:
         """Every series that could be rebuilt has been: the tables whose room was
         not are ended (Director.lost_tables), and the restored directors carry on.
         ``elsewhere``: the rooms other nodes of a cluster play (not lost)."""
-        outs: list[Outbound] = []
+        result = DeskResult()
         restored, self._restored = self._restored, []
-        alive = {*self.lobby.rooms.keys(), *elsewhere}
+        alive = {*self.rooms.keys(), *elsewhere}
         for director in restored:
             for room_id in director.room_ids():
                 if room_id not in alive:
                     log.warning("tournament %s: table in room %s was not rebuilt: ended",
                                 director.id, room_id)  # fmt: skip
                     self._rooms.pop(room_id, None)
-            outs += director.lost_tables(alive, now_ms)
-            outs += self._run(director, now_ms)
-        return outs
+            result.outs += director.lost_tables(alive, now_ms)
+            result.add(self._run(director, now_ms))
+        return result
 
     def withdraw(self, tournament_id: str) -> list[Outbound]:
         """The database lost what this tournament decided: it stops here, as if the
@@ -543,9 +527,7 @@ class TournamentDesk:
     # ------------------------------------------------------------------
     # What the lobby tells the desk
 
-    def room_event(
-        self, room: Room, event: MatchEnded | SeriesEnded, now_ms: int
-    ) -> list[Outbound]:
+    def room_event(self, room: Room, event: MatchEnded | SeriesEnded, now_ms: int) -> DeskResult:
         """A tournament table finished a deal, or its series."""
         tid = self._rooms.get(room.id)
         director = self.directors.get(tid or "")
@@ -555,14 +537,14 @@ class TournamentDesk:
                 self.results.append((room.id, room.series.id, room.series.started, over))
                 if isinstance(event, SeriesEnded):
                     self._watch.pop(room.id, None)
-            return []
+            return DeskResult()
         if isinstance(event, MatchEnded):
             outs = director.deal_ended(room.id, {o.player_id: o.score for o in event.outcomes},
                                        now_ms)  # fmt: skip
         else:
             del self._rooms[room.id]
             outs = director.table_ended(room.id, event.winner_id, now_ms)
-        return outs + self._run(director, now_ms)
+        return DeskResult(outs).add(self._run(director, now_ms))
 
     def connect(self, player: PlayerInfo, now_ms: int) -> list[Outbound]:
         """A player signed in: a snapshot of every tournament it takes part in."""
@@ -572,10 +554,10 @@ class TournamentDesk:
             if not d.over and d.is_member(player.id)
         ]
 
-    def tick(self, now_ms: int) -> list[Outbound]:
+    def tick(self, now_ms: int) -> DeskResult:
         """Let time pass for the tournaments whose alarm is due; the others are not visited."""
-        outs: list[Outbound] = []
-        ttl = self.lobby.config.finished_ttl_ms
+        result = DeskResult()
+        ttl = self.config.finished_ttl_ms
         for tid in self.alarms.due(now_ms):
             director = self.directors.get(tid)
             if director is None:
@@ -587,11 +569,11 @@ class TournamentDesk:
                     self._schedule(director)
                 continue
             try:
-                outs += director.tick(now_ms)
+                result.outs += director.tick(now_ms)
             except Exception:  # one broken tournament must not stop the others
                 log.exception("tournament %s failed to tick", tid, extra={"tournament": tid})
-            outs += self._run(director, now_ms)
-        return outs
+            result.add(self._run(director, now_ms))
+        return result
 
 
 def _leave(player: PlayerInfo, now_ms: int) -> _RoomAction:

@@ -269,8 +269,9 @@ class Tables:
         try:
             if ran:
                 request = _table_request_of(room_id, payload)
-                desk = self.node.lobby.tournaments
-                await self.node.hub.apply(lambda: desk.table_request(request, clock.now_ms()))
+                await self.node.hub.apply(
+                    lambda: self.node.lobby.table_request(request, clock.now_ms())
+                )
         except errors.ServerError as exc:
             log.info("cluster: table %s: %s not done (%s)", room_id, payload.get("do"), exc)
         finally:
@@ -321,7 +322,9 @@ class Tables:
                 if table is not None:
                     now = clock.now_ms()
                     await self.node.hub.apply(
-                        functools.partial(desk.catch_up, tid, room_id, table, now)
+                        functools.partial(
+                            self.node.lobby.tournament_catch_up, tid, room_id, table, now
+                        )
                     )
         except errors.StorageFailed:
             pass  # the tournament was set back; it catches up from the store when resumed

@@ -26,11 +26,17 @@ TAKEOVER_S = 16.0  # the lease (4 s), a look (0.5 s), and room for a slow machin
 
 
 async def until(client: Client, kind: str, timeout: float = 10.0, **fields: Any) -> dict[str, Any]:
-    """The next message of ``kind`` whose ``fields`` are as given (others skipped)."""
-    while True:
-        message = await client.until(kind, timeout=timeout)
-        if all(message.get(k) == v for k, v in fields.items()):
-            return message
+    """The next message of ``kind`` whose ``fields`` are as given (others skipped);
+    if none comes in time, fails saying what it waited for and what came instead."""
+    heard = len(client.log)
+    try:
+        while True:
+            message = await client.until(kind, timeout=timeout)
+            if all(message.get(k) == v for k, v in fields.items()):
+                return message
+    except TimeoutError:
+        pytest.fail(f"waited {timeout} s for {kind} {fields}; heard: {client.log[heard:][-8:]}",
+                    pytrace=False)  # fmt: skip
 
 
 async def challenge_state(client: Client, cid: str, state: str, timeout: float = 10.0) -> str:

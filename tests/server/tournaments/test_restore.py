@@ -291,7 +291,7 @@ def test_a_table_that_cannot_be_rebuilt_ends_with_the_deals_it_finished() -> Non
     lb2.ids.n = 100  # type: ignore[attr-defined]  # no room id of before
     back = lb2.tournaments.restore(state, 0, {}, 1_000)
     assert lb2.tournaments.claims(room)
-    lb2.tournaments.resumed(1_000)
+    lb2.tournaments_resumed(1_000)
     assert not lb2.tournaments.claims(room)
     first = back.rounds[0]
     table = next(t for t in first.tables if t.room_id == room)

@@ -92,7 +92,7 @@ def test_a_table_whose_director_is_elsewhere_notes_its_results() -> None:
     b.registry.add(room)  # as the node it was handed to rebuilds it
     players = [s.player for s in room.seats]
     assert b.tournaments.watchable(room_id, "anyone") is False  # nothing said yet
-    b.tournaments.table_request(WatchTable(room_id, True, ()), 0)
+    b.table_request(WatchTable(room_id, True, ()), 0)
     assert b.tournaments.watchable(room_id, "anyone")
     outs: list[Outbound] = []
     for turn in range(1, 17):
@@ -108,8 +108,8 @@ def test_a_table_whose_director_is_elsewhere_notes_its_results() -> None:
     (ended,) = [e for e in b.take_events() if isinstance(e, MatchEnded)]
     scores = {o.player_id: o.score for o in ended.outcomes}
     winner = max(scores, key=scores.__getitem__) if len(set(scores.values())) > 1 else None
-    a.tournaments.catch_up(tid, room_id, StoredTable((scores,), True, winner), 100)
+    a.tournament_catch_up(tid, room_id, StoredTable((scores,), True, winner), 100)
     table = next(t for t in d.rounds[0].tables if t.room_id == room_id)
     assert table.status == "finished" and table.winner == winner and table.deals == [scores]
-    a.tournaments.catch_up(tid, room_id, StoredTable((scores,), True, winner), 100)
+    a.tournament_catch_up(tid, room_id, StoredTable((scores,), True, winner), 100)
     assert table.deals == [scores]  # told twice: counted once
