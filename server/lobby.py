@@ -58,7 +58,7 @@ from server.requests import (
     LiftEmbargo,
     OpenDailyAttempt,
     OpenHeadToHead,
-    OpenTournamentTable,
+    OpenTable,
     Request,
     TablesOpened,
 )
@@ -369,7 +369,7 @@ class Lobby:
         pending = deque(result.requests)
         while pending:
             request = pending.popleft()
-            if not isinstance(request, (OpenTournamentTable, ActOnTable)):
+            if not isinstance(request, (OpenTable, ActOnTable)):
                 outs += self._carry_out_one(request, now_ms, pending)
                 continue
             try:
@@ -386,7 +386,7 @@ class Lobby:
                 return self._open_head_to_head(request, now_ms)
             case OpenDailyAttempt():
                 return self._open_daily_attempt(request, now_ms)
-            case OpenTournamentTable():
+            case OpenTable():
                 return self._open_table(request, now_ms)
             case TablesOpened(tournament_id=tid):
                 more = self.tournaments.tables_opened(tid, now_ms)
@@ -402,11 +402,10 @@ class Lobby:
                 room = self.rooms.get(room_id)
                 return [] if room is None else act(room) + self.settle(room, now_ms)
 
-    def _open_table(self, asked: OpenTournamentTable, now_ms: int) -> list[Outbound]:
+    def _open_table(self, table: OpenTable, now_ms: int) -> list[Outbound]:
         """Open a tournament's table, seat its players (bots as it says), tell the desk,
         send each person the room, start it (a player not online starts its grace
         period; then the server plays for it) and settle it."""
-        table = asked.table
         room = self.open_room(
             table.settings,
             table.players[0],
@@ -421,7 +420,7 @@ class Lobby:
         for p, strategy in zip(table.players, table.strategies, strict=True):
             if strategy:
                 room.play_as_bot(p.id, strategy)
-        self.tournaments.table_opened(asked, room)
+        self.tournaments.table_opened(table, room)
         people = [s.player.id for s in room.seats if s.bot is None]
         outs = [room.send_state(pid, now_ms) for pid in people]
         outs += room.start(now_ms)

@@ -24,7 +24,6 @@ from pydantic import BaseModel
 from protocol.fields import PlayerInfo
 from server.events import Event
 from server.room import Outbound, Room, RoomSettings
-from server.tournaments.model import OpenTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,15 +65,24 @@ class LiftEmbargo:
 
 
 @dataclass(frozen=True, slots=True)
-class OpenTournamentTable:
-    """Open a table the director of ``tournament_id`` asked for: its room on the
-    round's table root and embargo, the players seated (bots as the table says);
-    the desk is told of the room (``TournamentDesk.table_opened``); then each person
-    is sent the room, the room starts (a player not online starts its grace
-    period) and is settled."""
+class OpenTable:
+    """A tournament director's request (server.tournaments.rounds): open a room for
+    one table, seat ``players`` (bots where ``strategies`` says), its deals' secrets
+    taken from the round's table ``root`` (``SecretScheme.TABLE``), every seat
+    contributing ``contribution``, under the round's ``embargo``; the desk is told
+    of the room (``TournamentDesk.table_opened``); then each person is sent the
+    room, the room starts (a player not online starts its grace period) and is
+    settled."""
 
     tournament_id: str
-    table: OpenTable
+    round: int
+    table: int
+    players: tuple[PlayerInfo, ...]
+    strategies: tuple[str, ...]  # "" for a person
+    contribution: str
+    root: str = field(repr=False)  # secret until the round is over: never in a log
+    embargo: str
+    settings: RoomSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +105,7 @@ class TablesOpened:
 
 
 # What a desk may ask of the lobby.
-Request = (
-    OpenHeadToHead
-    | OpenDailyAttempt
-    | LiftEmbargo
-    | OpenTournamentTable
-    | ActOnTable
-    | TablesOpened
-)
+Request = OpenHeadToHead | OpenDailyAttempt | LiftEmbargo | OpenTable | ActOnTable | TablesOpened
 
 
 @dataclass(slots=True)

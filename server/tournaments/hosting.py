@@ -58,13 +58,13 @@ from server.requests import (
     ActOnTable,
     DeskResult,
     LiftEmbargo,
-    OpenTournamentTable,
+    OpenTable,
     TablesOpened,
 )
 from server.room import BotFactory, Outbound, Room, bot_seats
 from server.tournaments import views
 from server.tournaments.director import Director
-from server.tournaments.model import Forfeit, OpenTable, Reveal, StopTable, TournamentSettings
+from server.tournaments.model import Forfeit, Reveal, StopTable, TournamentSettings
 
 _RoomAction = Callable[[Room], list[Outbound]]
 
@@ -350,7 +350,7 @@ class TournamentDesk:
         for request in director.take_requests():
             if isinstance(request, OpenTable):
                 opened = True
-                result.requests.append(OpenTournamentTable(director.id, request))
+                result.requests.append(request)
             else:
                 result.add(self.table_request(request, now_ms))
         if opened:
@@ -391,13 +391,12 @@ class TournamentDesk:
             return DeskResult()
         return DeskResult(requests=[ActOnTable(request.room_id, act, repr(request))])
 
-    def table_opened(self, asked: OpenTournamentTable, room: Room) -> None:
+    def table_opened(self, req: OpenTable, room: Room) -> None:
         """The lobby opened the room of a table this desk asked for, its players
         seated: its director and the desk know the room from now on."""
-        director = self.directors.get(asked.tournament_id)
+        director = self.directors.get(req.tournament_id)
         if director is None:  # withdrawn meanwhile: the room plays on, as a withdrawn one's
             return
-        req = asked.table
         director.table_opened(req.round, req.table, room.id, room.series.id)
         self._rooms[room.id] = director.id
         if self.shared:

@@ -10,7 +10,8 @@ from enum import StrEnum
 
 from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.tournaments import CreateTournament, EntrantStatus, TableStatus, TournamentFormat
-from server.room import TURNS, RoomSettings
+from server.requests import OpenTable
+from server.room import TURNS
 
 ROUND_MARGIN_MS = 60_000  # added to a round's longest possible play for its default clock
 
@@ -105,24 +106,6 @@ class TournamentSettings:
 
 # ----------------------------------------------------------------------
 # Requests to the lobby
-
-
-@dataclass(frozen=True, slots=True)
-class OpenTable:
-    """Open a room for one table, seat ``players`` (bots where ``strategies`` says),
-    its deals' secrets taken from the round's table ``root``
-    (``SecretScheme.TABLE``), every seat contributing ``contribution``, under the
-    round's ``embargo``, and start it."""
-
-    tournament_id: str
-    round: int
-    table: int
-    players: tuple[PlayerInfo, ...]
-    strategies: tuple[str, ...]  # "" for a person
-    contribution: str
-    root: str = field(repr=False)  # secret until the round is over: never in a log
-    embargo: str
-    settings: RoomSettings
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 A round begins (:meth:`RoundsDirector.begin_round`): its format pairs the
 active entrants into tables (and byes), and the lobby is asked to open each
-table's room (:class:`~server.tournaments.model.OpenTable`). Its tables report
+table's room (:class:`~server.requests.OpenTable`). Its tables report
 each deal's scores and the end of their series; the last table to finish ends
 the round, and its format says whether the tournament goes on (after a break)
 or is over. The round clock, a scheduled start and the break between rounds
@@ -42,10 +42,10 @@ from server.events import (
     TournamentStatus,
     TournamentTableChanged,
 )
+from server.requests import OpenTable
 from server.room import Outbound, RoomSettings
 from server.tournaments.base import DirectorBase, Reply
 from server.tournaments.model import (
-    OpenTable,
     Phase,
     Reveal,
     Round,
