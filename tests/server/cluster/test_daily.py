@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import signal
 import time
@@ -45,12 +46,19 @@ async def get(live: Live, path: str) -> tuple[int, Any]:
     return await asyncio.to_thread(http_json, live, path)
 
 
+REFS = itertools.count(1)
+
+
 async def ask(client: Client, reply: str, **message: Any) -> dict[str, Any]:
-    """Send ``message``; its reply (of type ``reply``, or an error), by its ref."""
-    await client.send(ref="asked", **message)
+    """Send ``message``; its reply (of type ``reply``, or an error), by its ref: a ref
+    of its own, since a reply with a ref goes to every connection of its player (two
+    connections of gail's once shared one, and the second took the first's room for
+    its own answer)."""
+    ref = f"asked-{next(REFS)}"
+    await client.send(ref=ref, **message)
     while True:
         m = await client.until(reply, "error", timeout=20)
-        if m.get("ref") == "asked":
+        if m.get("ref") == ref:
             return m
 
 
