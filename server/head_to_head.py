@@ -42,7 +42,7 @@ from server.config import LobbyConfig
 from server.ids import IdSource
 from server.matchmaking import Queue, Ticket
 from server.ratings import RatingBook
-from server.requests import DeskResult, OpenHeadToHead
+from server.requests import DeskResult, OpenHeadToHead, Request
 from server.room import BotFactory, Outbound, RoomSettings, bot_seats
 
 log = logging.getLogger(__name__)
@@ -172,7 +172,7 @@ class HeadToHead:
 
     def match_queue(self, now_ms: int) -> DeskResult:
         """Pair whoever the queues can pair now: a request to open each pair's room."""
-        pairs: list[OpenHeadToHead] = []
+        pairs: list[Request] = []
         for queue, rated in ((self.queue, True), (self.bot_queue, False), (self.arena_queue, True)):
             for first, second in queue.match(now_ms):
                 a, asked = self._unqueue(first.player)
@@ -205,7 +205,7 @@ class HeadToHead:
                     self._matched_notice(asked),
                 )
             )
-        return DeskResult(requests=list(pairs))
+        return DeskResult(requests=pairs)
 
     def _waiting_bot(self, ticket: Ticket) -> tuple[PlayerInfo, QuickPlay] | None:
         """The bot program waiting for the same game closest to ``ticket``'s rating."""

@@ -369,13 +369,12 @@ class Lobby:
         pending = deque(result.requests)
         while pending:
             request = pending.popleft()
-            if not isinstance(request, (OpenTable, ActOnTable)):
-                outs += self._carry_out_one(request, now_ms, pending)
-                continue
             try:
                 outs += self._carry_out_one(request, now_ms, pending)
-            except errors.RoomError as exc:  # the table had moved on meanwhile
-                log.info("%r not done: %s", request, exc)
+            except errors.RoomError as exc:
+                if not isinstance(request, (OpenTable, ActOnTable)):
+                    raise
+                log.info("%r not done: %s", request, exc)  # the table had moved on meanwhile
         return outs
 
     def _carry_out_one(
