@@ -72,6 +72,9 @@ class NodeBase:
         self.waiting_read = asyncio.Event()
         self.waiting_read.set()
         self.stopping = False
+        # Stopping, the coordinator's work about to go: its commands are sent back, to
+        # find the next coordinator, while the last copy of the queue is written.
+        self.resigning = False
 
     @property
     def hub(self) -> Hub:
@@ -92,7 +95,7 @@ class NodeBase:
     def runs(self, key: str) -> bool:
         """Is what ``key`` leases (a room, the coordinator's work) run on this node now?"""
         if key == COORDINATOR:
-            return key in self.leases.tokens
+            return key in self.leases.tokens and not self.resigning
         return key.removeprefix("room:") in self.lobby.rooms
 
     async def disconnect(self, player_id: str) -> None:

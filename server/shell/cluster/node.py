@@ -137,7 +137,15 @@ class ClusterNode(WatchingNode):
                 await self.bus.publish(None, {"k": "take", "room": room_id})
                 handed += 1
         if COORDINATOR in self.leases.tokens:  # after the tables: the next one takes them
+            # Nothing more is run as the coordinator; what was run is copied before the
+            # lease goes. The copy's writes are queued on the bus and the release is not:
+            # the round trip behind them (in order) comes first, or the release could
+            # overtake them, the copy be refused, and a place in the queue already
+            # acknowledged be lost with this node.
+            self.resigning = True
             with contextlib.suppress(Exception):
+                await self.storage.persist([])  # every step run so far is stored, settled
+                await self.bus.send("PING")
                 await self.leases.release(COORDINATOR)
         await self.finish_tasks()
         with contextlib.suppress(Exception):
