@@ -79,7 +79,7 @@ def test_the_readme_and_ci_install_the_pins() -> None:
     )
     assert install.format("serve.txt") + " && .venv/bin/cribsquares serve" in readme
     test_command = (
-        install.format("test.txt") + " && .venv/bin/python -m pytest -n 2 --dist worksteal"
+        install.format("test.txt") + " && .venv/bin/python -m pytest -n 3 --dist worksteal"
     )
     assert test_command in readme
     assert ci.rstrip().splitlines()[-1].endswith(test_command), (
