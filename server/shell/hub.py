@@ -388,6 +388,17 @@ class Hub:
     def deliver(self, outs: list[Outbound]) -> None:
         self.delivery.deliver(outs)
 
+    def answering(
+        self, session: Session | None, player_id: str, ref: str | None
+    ) -> Callable[[list[Outbound]], None] | None:
+        """How to deliver the step that ran ``session``'s request ``ref``: its answer,
+        ref and all, to that connection alone (None: as any step's)."""
+        if ref is None or session is None:
+            return None
+        return functools.partial(
+            self.delivery.answer, session=session, player_id=player_id, ref=ref
+        )
+
     # ------------------------------------------------------------------
 
     async def receive(self, session: Session, data: str | bytes) -> None:
@@ -446,7 +457,10 @@ class Hub:
             return
         if self.cluster is not None and await self.cluster.route(session, player, message):
             return  # answered from what the nodes share, or run by the room's owner
-        await self.apply(lambda: self.lobby.handle(player, message, clock.now_ms()))
+        await self.apply(
+            lambda: self.lobby.handle(player, message, clock.now_ms()),
+            self.answering(session, player.id, message.ref),
+        )
 
     async def _read_tournament(
         self, session: Session, player: PlayerInfo, asked: GetTournament

@@ -15,7 +15,7 @@ from typing import Any
 
 from server.room import Outbound
 from server.shell.cluster.presence import Presence
-from server.shell.delivery import Delivery
+from server.shell.delivery import Delivery, unanswered
 from server.shell.session import Session
 
 
@@ -44,35 +44,62 @@ class ClusterDelivery(Delivery):
         self._signed_out(player_id)
         return not self.presence.elsewhere(player_id)
 
-    def deliver(self, outs: Iterable[Outbound], done: tuple[str, str] | None = None) -> None:
-        """``done``: (node, forwarded command's id) of the command this step ran."""
+    def alone(self, player_id: str, session: Session) -> bool:
+        return super().alone(player_id, session) and not self.presence.elsewhere(player_id)
+
+    def deliver(
+        self,
+        outs: Iterable[Outbound],
+        skip: Session | None = None,
+        done: tuple[str, str] | None = None,
+        asker: tuple[str, str, str] | None = None,
+    ) -> None:
+        """``skip``: a connection here that gets none of them. ``done``: (node,
+        forwarded command's id) of the command this step ran; ``asker``: (player id,
+        ref, the connection's id there) of that command, whose answer carries the ref
+        to that connection alone (given only when the player has others)."""
         remote: dict[str, list[list[Any]]] = {}
         nodes_of = self.presence.nodes_of
         for out in outs:
             text = out.text()
+            answer: str | None = None
+            if asker is not None and (plain := unanswered(out, asker[1])) is not None:
+                answer, text = text, plain.text()
             far: dict[str, list[str]] | None = None
             for player_id in out.to:
                 for session in self.by_player.get(player_id, ()):
-                    session.send(text)
+                    if session is not skip:
+                        session.send(text)
                 nodes = nodes_of.get(player_id)
                 if nodes:
                     far = far or {}
                     for node in nodes:
                         far.setdefault(node, []).append(player_id)
+            if answer is not None and done is not None and asker is not None:
+                far = far or {}
+                asking = far.setdefault(done[0], [])
+                if asker[0] not in asking:
+                    asking.append(asker[0])
             if far:
                 for node, players in far.items():
-                    remote.setdefault(node, []).append([players, text])
+                    item: list[Any] = [players, text]
+                    if answer is not None and done is not None and node == done[0]:
+                        item.append(answer)  # for the asking connection alone
+                    remote.setdefault(node, []).append(item)
         if done is not None:
             remote.setdefault(done[0], [])
         for node, items in remote.items():
             payload: dict[str, Any] = {"k": "out", "items": items}
             if done is not None and node == done[0]:
                 payload["done"] = done[1]
+                if asker is not None:
+                    payload["sid"] = asker[2]
             self._publish(node, payload)
 
-    def deliver_here(self, items: list[list[Any]]) -> None:
-        """Messages another node addressed to players connected here."""
-        for players, text in items:
+    def deliver_here(self, items: list[list[Any]], asking: Session | None = None) -> None:
+        """Messages another node addressed to players connected here (an item's third
+        element: the text for ``asking``, the connection whose command it answers)."""
+        for players, text, *answer in items:
             for player_id in players:
                 for session in self.by_player.get(player_id, ()):
-                    session.send(text)
+                    session.send(answer[0] if answer and session is asking else text)

@@ -21,6 +21,7 @@ import functools
 import itertools
 import logging
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -32,6 +33,7 @@ from protocol.wire import CLIENT_ADAPTER, ClientMessage
 from server import errors
 from server.daily.desk import DAILY_MESSAGES
 from server.lobby import Lobby
+from server.room import Outbound
 from server.shell import clock
 from server.shell.cluster.base import NodeBase
 from server.shell.cluster.leases import COORDINATOR, room_key
@@ -113,6 +115,8 @@ class ForwardingNode(NodeBase):
             "sid": self._session_id(session),
             "player": player.model_dump(mode="json"),
             "msg": message.model_dump_json(),
+            # The player's one connection (nearly always): no other to keep its ref from.
+            "alone": self.delivery.alone(player.id, session),
         }
         await self.send_to_owner(key, payload)
 
@@ -213,9 +217,16 @@ class ForwardingNode(NodeBase):
             if forwarded:
                 self.bus.publish_later(origin, {"k": "out", "items": [], "done": fid, "ran": False})
             return
-        deliver = (
-            functools.partial(self.delivery.deliver, done=(origin, fid)) if forwarded else None
-        )
+        deliver: Callable[[list[Outbound]], None] | None
+        if forwarded:
+            asker = None  # the answer's ref for the asking connection alone, if it has others
+            if message.ref is not None and not (
+                payload.get("alone", True) and player.id not in self.delivery.by_player
+            ):
+                asker = (player.id, message.ref, str(sid))
+            deliver = functools.partial(self.delivery.deliver, done=(origin, fid), asker=asker)
+        else:
+            deliver = self.hub.answering(self.session_of(sid), player.id, message.ref)
         try:
             self.hub.require_storage()
             await self.hub.apply(
@@ -248,9 +259,13 @@ class ForwardingNode(NodeBase):
         desk = self.lobby.daily
         return key == COORDINATOR and isinstance(message, DAILY_MESSAGES) and desk.standing_by
 
+    def session_of(self, sid: object) -> Session | None:
+        """The connection here a forwarded command came from, by its id."""
+        return None if sid is None else self._sessions.get(str(sid))
+
     def error_here(self, answer: dict[str, Any]) -> None:
         """An error a command's owner answered (:func:`_answer`), to its connection here."""
-        session = self._sessions.get(str(answer.get("sid")))
+        session = self.session_of(answer.get("sid"))
         if session is not None:
             session.send_error(
                 str(answer["code"]), str(answer["reason"]),

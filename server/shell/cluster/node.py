@@ -286,7 +286,7 @@ class ClusterNode(WatchingNode):
         node's sessions or answers a command it forwarded, else what is left to do."""
         kind = payload.get("k")
         if kind == "out":
-            self.delivery.deliver_here(payload["items"])
+            self.delivery.deliver_here(payload["items"], self.session_of(payload.get("sid")))
             error = payload.get("error")
             if error is not None:
                 self.error_here(error)

@@ -79,6 +79,22 @@ async def test_quick_play_and_a_challenge_across_nodes(
         results = await asyncio.gather(carol.play_to_end(duel), dave.play_to_end(duel, 3))
         assert results[0] == results[1]
 
+        # erin in three tabs, two on the second node and one on the third, each counting
+        # its refs from 1: her request runs on the coordinator (the first node), and its
+        # answer carries the ref to the asking tab alone (tests/server/test_refs.py).
+        far = await signed_in(c, "erin")
+        near, asking = [await Client.connect(b) for _ in range(2)]
+        for tab in (near, asking):
+            assert (await tab.hello(token=far.token))["player"]["id"] == far.id
+        await asking.send(type="quickplay", pace="race", deals=1, contribution="e", ref="w1")
+        answers = [await tab.until("queue") for tab in (asking, near, far)]
+        assert [q["state"] for q in answers] == ["waiting"] * 3
+        assert [q.get("ref") for q in answers] == ["w1", None, None], answers
+        await far.send(type="cancel_quickplay", ref="w1")  # from the third node's tab
+        answers = [await tab.until("queue") for tab in (far, near, asking)]
+        assert [q["state"] for q in answers] == ["cancelled"] * 3
+        assert [q.get("ref") for q in answers] == ["w1", None, None], answers
+
 
 async def owner_settles(redis_url: str, room_id: str, expected: str) -> None:
     """The room's lease comes to be ``expected``'s (a room handed over; bounded)."""
