@@ -358,10 +358,6 @@ class HeadToHead:
         ticket = self._queue_of(player, asked).tickets[player_id]
         return Waiting(player, asked, ticket)
 
-    @property
-    def changes_pending(self) -> bool:
-        return bool(self.changed[0] or self.changed[1])
-
     def take_changes(self) -> tuple[set[str], set[str]]:
         """The players whose wait and the challenges whose state changed since the
         last call (each now :meth:`waiting` or not, in :attr:`challenges` or not)."""

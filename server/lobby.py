@@ -65,6 +65,7 @@ from server.requests import (
 from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
 from server.room.restore import restore as restore_room
 from server.series import SecretScheme
+from server.step import SharedNotes, StepOutput
 from server.tournaments.hosting import TOURNAMENT_MESSAGES, TableRequest, TournamentDesk
 
 log = logging.getLogger(__name__)
@@ -118,11 +119,40 @@ class Lobby:
         )
         self.daily = DailyDesk(self.rooms, daily_calendar)  # the daily deal
 
+    def share(self) -> None:
+        """This lobby is a cluster's node's: each step's output also carries what the
+        other nodes hear of (:class:`~server.step.SharedNotes`)."""
+        self.registry.share()
+        self.tournaments.shared = True  # tables and their directors on any node
+        self.head_to_head.shared = True  # its changes copied while the node coordinates
+
+    def take_output(self) -> StepOutput:
+        """Everything the step just run decided besides its messages, in one piece (the
+        shell's one drain: server/step.py)."""
+        output = StepOutput(self.events, self.bot_turns)
+        self.events, self.bot_turns = [], []
+        if self.registry.notes is not None:
+            desk = self.tournaments
+            waiting, challenges = self.head_to_head.take_changes()
+            output.notes = SharedNotes(
+                self.registry.take_notes(),
+                self.paired,
+                desk.placed,
+                desk.elsewhere,
+                desk.results,
+                waiting,
+                challenges,
+            )
+            self.paired, desk.placed, desk.elsewhere, desk.results = [], [], [], []
+        return output
+
     def take_events(self) -> list[Event]:
+        """The events alone (the core's tests; the shell takes :meth:`take_output`)."""
         events, self.events = self.events, []
         return events
 
     def take_bot_turns(self) -> list[BotTurn]:
+        """The bots' turns alone (the core's tests; the shell takes :meth:`take_output`)."""
         turns, self.bot_turns = self.bot_turns, []
         return turns
 

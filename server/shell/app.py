@@ -27,7 +27,6 @@ from server.daily.desk import wall as wall_calendar
 from server.heavy_reads import HeavyReads
 from server.lobby import Lobby
 from server.shell import clock, daily_keeper
-from server.shell.cluster.directory import SharedRegistry
 from server.shell.cluster.node import ClusterNode, new_node_id
 from server.shell.http import (
     analysis_asker,
@@ -123,7 +122,6 @@ async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
         think_elsewhere=True,
         levels=bot_levels(),
         daily_calendar=app[DAILY_CALENDAR],
-        registry=SharedRegistry() if config.redis_url else None,
     )
     lobby.ratings.load(await storage.ratings())
     lobby.shadowed = await storage.shadowed_players()

@@ -48,6 +48,7 @@ from server.room import BotTurn, Outbound, Room
 from server.shell import clock
 from server.shell.delivery import Delivery
 from server.shell.session import Session, in_background
+from server.step import SharedNotes
 from server.storage import Fence, NameInUse, StoredPlayer, WriteFailed
 from server.storage.quarantine import SERIES, TOURNAMENT
 from server.store import Store
@@ -62,7 +63,7 @@ class Cluster(Protocol):
 
     def fences(self, events: Sequence[Event]) -> list[Fence]: ...
 
-    async def settle(self) -> None: ...
+    async def settle(self, notes: SharedNotes | None) -> None: ...
 
     async def holds(self, room_id: str) -> bool: ...
 
@@ -198,8 +199,8 @@ class Hub:
         database lost the events (:meth:`_lost` has set the rooms back).
         """
         outs = produce()
-        events = self.lobby.take_events()
-        turns = self.lobby.take_bot_turns()
+        output = self.lobby.take_output()  # the step's one drain (server/step.py)
+        events = output.events
         # A step that stored nothing, with no step before it still waiting for its
         # commit, has nothing to wait for: its messages go out now, and they cannot
         # overtake an earlier step's. Otherwise it queues behind them (persist
@@ -213,7 +214,7 @@ class Hub:
                     await self.storage.persist(events)
                 else:
                     stored = self.storage.persist(events, cluster.fences(events))
-                    await cluster.settle()
+                    await cluster.settle(output.notes)
                     await stored
             except WriteFailed as exc:
                 raise errors.StorageFailed(
@@ -222,7 +223,7 @@ class Hub:
             finally:
                 self._unsettled -= 1
         (deliver or self.deliver)(outs)
-        for turn in turns:
+        for turn in output.bot_turns:
             task = asyncio.create_task(self._think(turn))
             self._thinking.add(task)
             task.add_done_callback(self._thinking.discard)

@@ -81,6 +81,8 @@ class WatchTable:
 
 # What a desk asks of a table's room: a director's requests, and who may watch it.
 TableRequest = StopTable | Forfeit | Reveal | WatchTable
+# A table's result for a director on another node: (room, series, deals finished, over).
+TableResult = tuple[str, str, int, bool]
 
 
 log = logging.getLogger(__name__)
@@ -131,8 +133,7 @@ class TournamentDesk:
         self.shared = False
         self.placed: list[str] = []  # the rooms of the tables opened, to be placed
         self.elsewhere: list[TableRequest] = []  # for tables not in this lobby
-        # (room, series, deals finished, series over): tell their director to read them
-        self.results: list[tuple[str, str, int, bool]] = []
+        self.results: list[TableResult] = []  # to tell their director to read
         # Who may watch a table here whose director is elsewhere, as its director said
         # (or the store, after a takeover): room id -> (anyone, the members).
         self._watch: dict[str, tuple[bool, frozenset[str]]] = {}

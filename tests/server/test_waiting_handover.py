@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import pytest
 
@@ -38,9 +38,19 @@ def coordinator(players: Collection[PlayerInfo] = EVERYONE) -> Lobby:
     return lobby
 
 
+def copied(
+    lobby: Lobby, connected: Callable[[str], Collection[str]]
+) -> tuple[dict[str, str], list[str]]:
+    """What the coordinator writes after the steps so far (upsert, remove)."""
+    desk = lobby.head_to_head
+    return waiting.changes(desk, desk.take_changes(), connected)
+
+
 def copy(lobby: Lobby, nodes: Mapping[str, set[str]], into: dict[str, str]) -> None:
     """What the coordinator writes after its steps, applied to ``into`` (the hash)."""
-    upsert, remove = waiting.changes(lobby.head_to_head, lambda pid: nodes.get(pid, set()))
+    upsert, remove = waiting.changes(
+        lobby.head_to_head, lobby.head_to_head.take_changes(), lambda pid: nodes.get(pid, set())
+    )
     into.update(upsert)
     for key in remove:
         into.pop(key, None)
@@ -170,10 +180,14 @@ def test_a_deposed_coordinator_forgets_and_writes_nothing() -> None:
     lobby.handle(ALICE, QuickPlay(), 0)
     lobby.handle(CAROL, Challenge(opponent="dave"), 0)
     lobby.head_to_head.clear()
-    assert waiting.changes(lobby.head_to_head, lambda pid: {"b"}) == ({}, [])
+    assert waiting.changes(
+        lobby.head_to_head, lobby.head_to_head.take_changes(), lambda pid: {"b"}
+    ) == ({}, [])
     with pytest.raises(errors.NotQueued):
         lobby.handle(ALICE, CancelQuickPlay(), 0)
     assert lobby.head_to_head.challenges == {}
     lobby.handle(ALICE, QuickPlay(), 1_000)  # a player may queue there again, and is copied
-    upsert, _ = waiting.changes(lobby.head_to_head, lambda pid: {"b"})
+    upsert, _ = waiting.changes(
+        lobby.head_to_head, lobby.head_to_head.take_changes(), lambda pid: {"b"}
+    )
     assert list(upsert) == [f"q:{ALICE.id}"]

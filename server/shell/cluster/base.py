@@ -26,7 +26,7 @@ from server.lobby import Lobby
 from server.shell import clock
 from server.shell.cluster.bus import Bus
 from server.shell.cluster.delivery import ClusterDelivery
-from server.shell.cluster.directory import Directory, SharedRegistry
+from server.shell.cluster.directory import Directory
 from server.shell.cluster.leases import COORDINATOR, Leases
 from server.shell.cluster.presence import Presence, presence_key
 from server.shell.session import Session
@@ -45,14 +45,11 @@ class NodeBase:
     tables: Tables  # tournament tables across the nodes, made by the node itself
 
     def __init__(self, url: str, node_id: str, storage: Store, lobby: Lobby) -> None:
-        if not isinstance(lobby.registry, SharedRegistry):
-            raise TypeError("a cluster node's lobby keeps a SharedRegistry")
         self.id = node_id
         self.storage = storage
         self.lobby = lobby
-        self.registry: SharedRegistry = lobby.registry
-        lobby.tournaments.shared = True  # tables and their directors on any node
-        lobby.head_to_head.shared = True  # its changes copied while we coordinate
+        self.registry = lobby.registry
+        lobby.share()  # each step's output carries what the other nodes hear of
         self.bus = Bus(url, node_id)
         self.leases = Leases(self.bus.redis, node_id, storage.newest_fence)
         self.directory = Directory(self.bus.redis, node_id)

@@ -10,9 +10,10 @@ gave is refused by every node. An entry whose owner is gone is not shown (and is
 removed) until a new owner lists the room again. A node writes its changes in
 one pipeline a round trip, those made meanwhile in the next.
 
-:class:`SharedRegistry` is the lobby's registry (server/registry.py) that also
-notes which rooms opened, changed and closed, for the node to publish, and
-which players took a seat in a room here (server/shell/cluster/hints.py).
+Which rooms opened, changed and closed in a step, and which players took a
+seat in a room here (server/shell/cluster/hints.py), the lobby's shared
+registry notes (server/registry.py) and the step's output carries
+(server/step.py).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ import redis.asyncio as aioredis
 from protocol.fields import Visibility
 from protocol.rooms import RoomSummary
 from server.cursors import BadCursor, Seal
-from server.registry import RoomRegistry
 from server.room import Phase, Room
 
 LISTED = "cs:listed"
@@ -49,34 +49,6 @@ def invite_key(code: str) -> str:
 def listable(room: Room) -> bool:
     """As the lobby's own list: public, waiting or playing."""
     return room.settings.visibility == Visibility.PUBLIC and room.phase != Phase.FINISHED
-
-
-class SharedRegistry(RoomRegistry):
-    def __init__(self) -> None:
-        super().__init__()
-        self.opened: list[Room] = []
-        self.closed: list[Room] = []
-        self.touched: dict[str, Room] = {}  # public rooms reindexed since last taken
-        self.seated: list[tuple[str, str]] = []  # (room id, player id): seats new here
-
-    def add(self, room: Room) -> None:
-        super().add(room)
-        self.opened.append(room)
-
-    def reindex(self, room: Room) -> None:
-        super().reindex(room)
-        if room.settings.visibility == Visibility.PUBLIC:
-            self.touched[room.id] = room
-
-    def joined(self, room: Room, player_ids: frozenset[str]) -> None:
-        for pid in sorted(player_ids):
-            if room.seat_of(pid) is not None:  # a spectator is not told where a room runs
-                self.seated.append((room.id, pid))
-
-    def forget(self, room: Room) -> None:
-        super().forget(room)
-        self.closed.append(room)
-        self.touched.pop(room.id, None)
 
 
 class Directory:

@@ -63,6 +63,7 @@ from server.shell.cluster.leases import COORDINATOR, room_key
 from server.shell.cluster.presence import presence_key
 from server.shell.cluster.tables import Tables
 from server.shell.cluster.watching import WatchingNode
+from server.step import SharedNotes
 from server.storage import Fence
 from server.store import Store
 
@@ -180,19 +181,13 @@ class ClusterNode(WatchingNode):
                 keys[key] = token
         return [Fence(key, token) for key, token in keys.items()]
 
-    async def settle(self) -> None:
-        """After a lobby step: lease the rooms it opened, publish what it changed."""
-        registry = self.registry
-        opened, registry.opened = registry.opened, []
-        closed, registry.closed = registry.closed, []
-        touched, registry.touched = registry.touched, {}
-        seated = registry.seated  # nearly always empty (a placement seats nobody)
-        if seated:
-            registry.seated = []
-        desk = self.lobby.tournaments  # what crosses nodes: carried once the leases are held
-        placed, elsewhere, results = desk.placed, desk.elsewhere, desk.results
-        desk.placed, desk.elsewhere, desk.results = [], [], []
-        paired, self.lobby.paired = self.lobby.paired, []
+    async def settle(self, notes: SharedNotes | None) -> None:
+        """After a lobby step: lease the rooms it opened, publish what it changed (its
+        output's notes: server/step.py)."""
+        assert notes is not None  # a node's lobby is shared
+        rooms = notes.rooms
+        opened, closed, touched, seated = rooms.opened, rooms.closed, rooms.touched, rooms.seated
+        paired = notes.paired
         # Before the first wait: a sign-in applied meanwhile must see the rooms going on.
         moves = self.tables.follow_players(paired) if paired else []
         if self._rated:  # the other nodes read the ratings again once they are stored
@@ -210,8 +205,8 @@ class ClusterNode(WatchingNode):
             if room.invite_code is not None:
                 invites[room.invite_code] = room.id
             self.owners[key] = self.id
-        if placed or elsewhere or results:
-            await self.tables.carry(placed, elsewhere, results)
+        if notes.placed or notes.elsewhere or notes.results:  # once the leases are held
+            await self.tables.carry(notes.placed, notes.elsewhere, notes.results)
         if moves:
             self.tables.hand_over(moves)
         if seated:  # after the tables: a room handed on is told of by its next node
@@ -228,7 +223,8 @@ class ClusterNode(WatchingNode):
                 self.later(self.leases.release(room_key(room.id)))
         if upsert or remove or invites:
             self.later(self.directory.write(upsert, remove, invites))
-        self._copy_waiting()
+        if notes.waiting or notes.challenges:  # nearly never: not a placement, not a tick
+            self._copy_waiting(notes.waiting, notes.challenges)
 
     def _seats_taken(self, seated: list[tuple[str, str]]) -> None:
         """Seats taken in this step's rooms: the nodes their players are connected to are
@@ -248,13 +244,11 @@ class ClusterNode(WatchingNode):
         for node, seats in told.items():
             self.bus.publish_later(node, {"k": "seats", "seats": seats})
 
-    def _copy_waiting(self) -> None:
+    def _copy_waiting(self, players: set[str], challenges: set[str]) -> None:
         """What changed in the queue and the challenges, to Redis for the next
         coordinator (written only while our lease is the coordinator's)."""
         desk = self.lobby.head_to_head
-        if not desk.changes_pending:  # nearly every step: a placement, a tick
-            return
-        upsert, remove = waiting.changes(desk, self.connected_nodes)
+        upsert, remove = waiting.changes(desk, (players, challenges), self.connected_nodes)
         token = self.leases.tokens.get(COORDINATOR)
         if token is not None:
             self.bus.post("EVAL", *waiting.write_args(f"{self.id} {token}", upsert, remove))

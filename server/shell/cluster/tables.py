@@ -43,7 +43,7 @@ from server.shell import clock
 from server.shell.cluster.bus import Bus
 from server.shell.cluster.leases import COORDINATOR, RENEW_S, Leases, room_key
 from server.store import Store
-from server.tournaments.hosting import TableRequest, WatchTable
+from server.tournaments.hosting import TableRequest, TableResult, WatchTable
 from server.tournaments.model import Forfeit, Reveal, StopTable
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ class Tables:
         self,
         placed: list[str],
         elsewhere: list[TableRequest],
-        results: list[tuple[str, str, int, bool]],
+        results: list[TableResult],
     ) -> None:
         """What the tournament desk noted in a step, carried between nodes."""
         tables = [self._seated(room_id) for room_id in placed]

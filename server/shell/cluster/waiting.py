@@ -61,10 +61,13 @@ class Taken:
 
 
 def changes(
-    desk: HeadToHead, connected: Callable[[str], Collection[str]]
+    desk: HeadToHead,
+    changed: tuple[Collection[str], Collection[str]],
+    connected: Callable[[str], Collection[str]],
 ) -> tuple[dict[str, str], list[str]]:
-    """What to write (field → JSON) and what to remove after a step of ``desk``."""
-    players, challenges = desk.take_changes()
+    """What to write (field → JSON) and what to remove after a step of ``desk`` that
+    ``changed`` (players, challenges: its output's notes, server/step.py)."""
+    players, challenges = changed
     upsert: dict[str, str] = {}
     remove: list[str] = []
     for pid in players:

@@ -1,0 +1,40 @@
+"""What a lobby step leaves besides its messages, taken in one piece.
+
+A step of the lobby (a command, a clock tick, a connection opened or closed)
+returns the messages it sends. Everything else it decided is taken once, right
+after it, by the shell, as one :class:`StepOutput` (:meth:`server.lobby.Lobby.take_output`):
+the events to store before any message goes out, the bots' turns to think, and,
+on a cluster, the :class:`SharedNotes` its node carries to the others. Nothing
+of a step is left behind for the next one, and there is no other list to drain
+(docs/architecture.md, *One step, one output*).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from server.events import Event
+from server.registry import RoomNotes
+from server.room import BotTurn
+from server.tournaments.hosting import TableRequest, TableResult
+
+
+@dataclass(slots=True)
+class SharedNotes:
+    """What a step changed that a cluster's other nodes hear of (server/shell/cluster)."""
+
+    rooms: RoomNotes = field(default_factory=RoomNotes)  # opened, closed, listed, seated
+    paired: list[str] = field(default_factory=list)  # rooms quick play opened
+    placed: list[str] = field(default_factory=list)  # tournament tables opened, to hand on
+    elsewhere: list[TableRequest] = field(default_factory=list)  # for tables on other nodes
+    results: list[TableResult] = field(default_factory=list)  # tables' results, to the director
+    # Whose wait and which challenges changed (the coordinator copies them to Redis).
+    waiting: set[str] = field(default_factory=set)
+    challenges: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class StepOutput:
+    events: list[Event]  # to store, before any of the step's messages is sent
+    bot_turns: list[BotTurn]  # to think about, once it is stored
+    notes: SharedNotes | None = None  # on a cluster only
