@@ -471,13 +471,17 @@ class Hub:
         the address's and the account's budget of bytes read, in the same step as
         the budget is looked at; while either is overspent, it is refused
         (rate_limited) before anything is written."""
-        address = session.address
-        if self.cluster is not None:
-            refused = self.quotas.owed("read", address, player.id, clock.now_ms())
-            if refused is not None:
-                raise errors.RateLimited(refused.reason)
-            if await self.cluster.route(session, player, asked):
-                return  # the coordinator answers (docs/scaling.md)
+        if self.cluster is not None and await self.cluster.route(session, player, asked):
+            return  # the coordinator answers, and is paid (docs/scaling.md)
+        await self.apply(
+            self.tournament_read(player, asked, session.address), self.here(session, player.id)
+        )
+
+    def tournament_read(
+        self, player: PlayerInfo, asked: GetTournament, address: str
+    ) -> Callable[[], list[Outbound]]:
+        """The step of ``get_tournament``, paid for where it is read (here, or on the
+        coordinator of a cluster, for a connection on another node)."""
 
         def read() -> list[Outbound]:
             now = clock.now_ms()
@@ -490,9 +494,9 @@ class Hub:
                     self.quotas.spend("read", address, player.id, len(out.text()), now)
             return outs
 
-        await self.apply(read, self._here(session, player.id))
+        return read
 
-    def _here(self, session: Session, player_id: str) -> Callable[[list[Outbound]], None]:
+    def here(self, session: Session, player_id: str) -> Callable[[list[Outbound]], None]:
         """Deliver a step's messages, those for ``player_id`` alone to ``session`` alone
         (an answer, or the snapshots of a sign-in: its other connections have them)."""
 
@@ -597,7 +601,7 @@ class Hub:
         address = session.address
         await self.apply(
             lambda: self.lobby.connect(player, clock.now_ms(), address=address),
-            self._here(session, player.id),
+            self.here(session, player.id),
         )
 
     def drop(self, session: Session) -> None:

@@ -96,10 +96,24 @@ class ClusterDelivery(Delivery):
                     payload["sid"] = asker[2]
             self._publish(node, payload)
 
+    def answer_alone(
+        self, outs: list[Outbound], player_id: str, done: tuple[str, str], sid: str
+    ) -> None:
+        """A read's answer (``get_tournament``) to the connection that asked, on the node
+        the command came from, and to no other connection, as on one node (what else the
+        step said, if anything, goes as usual)."""
+        answer = [[[player_id], None, out.text()] for out in outs if out.to == (player_id,)]
+        self.deliver([out for out in outs if out.to != (player_id,)])
+        self._publish(done[0], {"k": "out", "items": answer, "done": done[1], "sid": sid})
+
     def deliver_here(self, items: list[list[Any]], asking: Session | None = None) -> None:
         """Messages another node addressed to players connected here (an item's third
-        element: the text for ``asking``, the connection whose command it answers)."""
+        element: the text for ``asking``, the connection whose command it answers; its
+        second None: for that connection alone)."""
         for players, text, *answer in items:
             for player_id in players:
                 for session in self.by_player.get(player_id, ()):
-                    session.send(answer[0] if answer and session is asking else text)
+                    if answer and session is asking:
+                        session.send(answer[0])
+                    elif text is not None:
+                        session.send(text)

@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 from protocol.fields import PlayerInfo
 from protocol.head_to_head import AnswerChallenge, CancelQuickPlay, Challenge, QuickPlay
 from protocol.rooms import CreateRoom, JoinRoom, ListRooms, Rooms
+from protocol.tournaments import GetTournament
 from protocol.wire import CLIENT_ADAPTER, ClientMessage
 from server import errors
 from server.daily.desk import DAILY_MESSAGES
@@ -217,8 +218,25 @@ class ForwardingNode(NodeBase):
             if forwarded:
                 self.bus.publish_later(origin, {"k": "out", "items": [], "done": fid, "ran": False})
             return
+
+        def produce() -> list[Outbound]:
+            return self.lobby.handle(player, message, clock.now_ms())
+
         deliver: Callable[[list[Outbound]], None] | None
-        if forwarded:
+        if isinstance(message, GetTournament):  # a read: paid here, for the asker alone
+            address = self.lobby.addresses.get(player.id, "")
+            produce = self.hub.tournament_read(player, message, address)
+            asking = self.session_of(sid)
+            if forwarded:
+                deliver = functools.partial(
+                    self.delivery.answer_alone,
+                    player_id=player.id,
+                    done=(origin, fid),
+                    sid=str(sid),
+                )
+            else:
+                deliver = None if asking is None else self.hub.here(asking, player.id)
+        elif forwarded:
             asker = None  # the answer's ref for the asking connection alone, if it has others
             if message.ref is not None and not (
                 payload.get("alone", True) and player.id not in self.delivery.by_player
@@ -229,9 +247,7 @@ class ForwardingNode(NodeBase):
             deliver = self.hub.answering(self.session_of(sid), player.id, message.ref)
         try:
             self.hub.require_storage()
-            await self.hub.apply(
-                lambda: self.lobby.handle(player, message, clock.now_ms()), deliver
-            )
+            await self.hub.apply(produce, deliver)
             return  # its messages, ``done`` with them, are on their way
         except errors.ServerError as exc:
             answer = _answer(
