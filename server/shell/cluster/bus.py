@@ -37,7 +37,11 @@ BROADCAST = "cs:all"
 # node of one version does not join a cluster running the other (Leases.join). A
 # kind it may ignore (it drops kinds it does not know) and lose nothing by is not
 # such a change: ``seats`` (server/shell/cluster/hints.py) only lets a node hint.
-VERSION = 1
+# Version 2: an ``out`` item may carry a third element, the text for the asking
+# connection alone (a reply's ref is its own), and a second element None (a read's
+# answer for that connection only), with ``sid`` beside ``done``
+# (server/shell/cluster/delivery.py).
+VERSION = 2
 
 
 def channel(node: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import redis
 
+from server.shell.cluster.bus import VERSION
 from tests.server.cluster.nodes import cluster_node
 from tests.server.live import ROOT, Client, Live, signed_in
 
@@ -77,11 +78,11 @@ async def test_a_node_of_another_version_is_refused(tmp_path: Path, redis_url: s
     db = tmp_path / "cluster.db"
     with cluster_node(db, redis_url, "elder", logs=tmp_path) as running:
         with redis.Redis.from_url(redis_url, decode_responses=True) as r:
-            assert r.hget("cs:versions", "elder") == "1"
+            assert r.hget("cs:versions", "elder") == str(VERSION)
             r.hset("cs:versions", "elder", "0")  # as a node of the version before would be
         code, out, err = refused(db, redis_url, "newer")
         assert code != 0 and "ws://" not in out
-        said = "this node speaks version 1 of the messages between nodes and 'elder' version 0"
+        said = f"speaks version {VERSION} of the messages between nodes and 'elder' version 0"
         assert said in err, err
         assert "cannot share a cluster" in err and "Traceback" not in err, err
         await still_serves(running.live)
