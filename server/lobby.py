@@ -105,7 +105,6 @@ class Lobby:
         # Quick play, the arena and challenges: its pairings come back as requests.
         self.head_to_head = HeadToHead(self.config, self.ids, self.ratings, bots)
         self.paired: list[str] = []  # on a cluster: the rooms it paired, for the shell to place
-        self._carrying: deque[Request] | None = None  # the requests being carried out
         # The address each signed-in player came from (set by the server at sign-in):
         # what rooms and tournaments an address holds open is counted by it.
         self.addresses: dict[str, str] = {}
@@ -394,28 +393,18 @@ class Lobby:
     def carry_out(self, result: DeskResult, now_ms: int) -> list[Outbound]:
         """A desk's step done: its messages and events, then each of its requests
         carried out in the order it made them, with their messages and events after
-        (server.requests). First in, first out, whatever the nesting: a request made
-        while another is carried out waits for every request made before it."""
+        (server.requests)."""
         outs = result.outs
         self.events += result.events
-        if self._carrying is not None:
-            # Asked while another request is carried out (a table's deal ended as it was
-            # acted on, and its director asks more): after everything asked before it,
-            # by the outermost call, so that the order never depends on the nesting.
-            self._carrying.extend(result.requests)
-            return outs
-        pending = self._carrying = deque(result.requests)
-        try:
-            while pending:
-                request = pending.popleft()
-                try:
-                    outs += self._carry_out_one(request, now_ms, pending)
-                except errors.RoomError as exc:
-                    if not isinstance(request, (OpenTable, ActOnTable)):
-                        raise
-                    log.info("%r not done: %s", request, exc)  # the table had moved on
-        finally:
-            self._carrying = None
+        pending = deque(result.requests)
+        while pending:
+            request = pending.popleft()
+            try:
+                outs += self._carry_out_one(request, now_ms, pending)
+            except errors.RoomError as exc:
+                if not isinstance(request, (OpenTable, ActOnTable)):
+                    raise
+                log.info("%r not done: %s", request, exc)  # the table had moved on meanwhile
         return outs
 
     def _carry_out_one(
