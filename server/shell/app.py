@@ -9,7 +9,6 @@ addressed messages, and the runtime (event loop, garbage collector, serving).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 from collections.abc import AsyncIterator
@@ -44,6 +43,7 @@ from server.shell.http import (
 from server.shell.hub import Hub
 from server.shell.keys import CONFIG, DAILY_CALENDAR, HEAVY_READS, HUB, STORAGE
 from server.shell.origins import local_port, socket_sources
+from server.shell.tasks import halt
 from server.shell.websocket import websocket
 from server.storage import Storage
 from server.store import Store
@@ -165,9 +165,7 @@ async def _heavy_reads(app: web.Application) -> AsyncIterator[None]:
 async def _clock(app: web.Application) -> AsyncIterator[None]:
     task = asyncio.create_task(app[HUB].tick_forever(), name="clock")
     yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await halt(task)
 
 
 async def prune_forever(storage: Store, config: ServerConfig) -> None:
@@ -190,10 +188,7 @@ async def _pruner(app: web.Application) -> AsyncIterator[None]:
     if config.prune_after_ms:
         task = asyncio.create_task(prune_forever(app[STORAGE], config), name="pruner")
     yield
-    if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+    await halt(task)
 
 
 async def _daily_keeper(app: web.Application) -> AsyncIterator[None]:
@@ -203,9 +198,7 @@ async def _daily_keeper(app: web.Application) -> AsyncIterator[None]:
         daily_keeper.keep_forever(hub.storage, hub.lobby.daily), name="daily-keeper"
     )
     yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await halt(task)
 
 
 async def _close_sockets(app: web.Application) -> None:

@@ -48,6 +48,7 @@ from server.room import BotTurn, Outbound, Room
 from server.shell import clock
 from server.shell.delivery import Delivery
 from server.shell.session import Session, in_background
+from server.shell.tasks import halt
 from server.step import SharedNotes
 from server.storage import Fence, NameInUse, StoredPlayer, WriteFailed
 from server.storage.quarantine import SERIES, TOURNAMENT
@@ -380,10 +381,7 @@ class Hub:
             log.exception("bot move for %s turn %d failed", turn.player_id, turn.turn)
 
     async def stop_thinking(self) -> None:
-        tasks = [*self._thinking, *self._rebuilding]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await halt(*self._thinking, *self._rebuilding)
         await self.bots.close()
 
     def deliver(self, outs: list[Outbound]) -> None:

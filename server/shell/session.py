@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from protocol.wire import batch_frame, dump_server, echoable_ref, readable
 from server.limits import TokenBucket
 from server.shell import aiohttp_adapters
 from server.shell.aiohttp_adapters import FrameTransport
+from server.shell.tasks import halt
 
 log = logging.getLogger(__name__)
 
@@ -144,10 +144,7 @@ class Session:
                 return
 
     async def stop(self) -> None:
-        if self._writer is not None:
-            self._writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
+        await halt(self._writer)
 
 
 BACKGROUND: set[asyncio.Task[Any]] = set()

@@ -30,6 +30,7 @@ from server.shell.cluster.directory import Directory
 from server.shell.cluster.leases import COORDINATOR, Leases
 from server.shell.cluster.presence import Presence, presence_key
 from server.shell.session import Session
+from server.shell.tasks import halt
 from server.store import Store
 
 if TYPE_CHECKING:
@@ -115,9 +116,9 @@ class NodeBase:
 
     async def finish_tasks(self) -> None:
         """The background tasks, each given a moment to finish (as the node stops)."""
-        for task in list(self._tasks):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(task, 2.0)
+        if self._tasks:  # not wait_for: its cancellation of a late task can be dropped
+            _, late = await asyncio.wait(list(self._tasks), timeout=2.0)
+            await halt(*late)
 
     def signed_in(self, player_id: str, session: Session) -> None:
         """Announced to the other nodes: ``player_id`` is connected here."""

@@ -29,6 +29,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from server.shell.tasks import halt
+
 log = logging.getLogger(__name__)
 
 BROADCAST = "cs:all"
@@ -184,11 +186,7 @@ class Bus:
                     future.set_result(reply)
 
     async def close(self) -> None:
-        for task in (self._reader, self._writer, *self._handling):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        await halt(self._reader, self._writer, *self._handling)  # server/shell/tasks.py
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()
         await self._publisher.aclose()

@@ -63,6 +63,7 @@ from server.shell.cluster.leases import COORDINATOR, room_key
 from server.shell.cluster.presence import presence_key
 from server.shell.cluster.tables import Tables
 from server.shell.cluster.watching import WatchingNode
+from server.shell.tasks import halt
 from server.step import SharedNotes
 from server.storage import Fence
 from server.store import Store
@@ -124,10 +125,7 @@ class ClusterNode(WatchingNode):
     async def stop(self) -> None:
         """Hand every room over: store what is decided, release, tell the others."""
         self.stopping = True
-        for watcher in self._watchers:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
+        await halt(*self._watchers)  # they wait on Redis (server/shell/tasks.py)
         with contextlib.suppress(Exception):
             await self.storage.persist([])  # everything decided so far is stored
         handed = 0

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.server.live import Live, server_process
-from tests.waiting import Watched
+from tests.waiting import Watched, tail
 
 
 @dataclass
@@ -23,6 +26,18 @@ class Node:
     def watched(self) -> Watched:
         """For a bounded wait (tests/waiting.py): its death fails the wait at once."""
         return Watched(self.id, self.process, self.log)
+
+    async def exited(self, within: float) -> int:
+        """Its exit code, waited for without holding up the event loop: a stopping
+        node closes its connections, and the test's clients must be able to answer
+        its close frames meanwhile (blocked in ``process.wait`` they could not, and
+        the node's stop took as long as its close timeouts). After ``within``
+        seconds, a failure saying so, with its last lines of output."""
+        try:
+            return await asyncio.to_thread(self.process.wait, within)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"waited {within:g} s for {self.id} to exit{tail(self.log)}",
+                        pytrace=False)  # fmt: skip
 
 
 @contextlib.contextmanager

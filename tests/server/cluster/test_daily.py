@@ -247,7 +247,7 @@ async def test_an_attempt_survives_the_death_of_the_coordinator(
         killed = time.monotonic()
         # The next card, placed once the coordinator is gone (SIGTERM: it has handed over).
         card = await erin.until("card", timeout=20)
-        await asyncio.to_thread(coordinator.process.wait, 20)
+        await coordinator.exited(20)
         await erin.send(type="place", room_id=room_id, turn=card["turn"], cell=card["legal"][0])
         cards[card["turn"]] = card["card"]
         # The next coordinator resumes her attempt; she plays it out from her node.
@@ -272,7 +272,7 @@ async def test_an_attempt_survives_the_death_of_the_coordinator(
                 result = m
                 break
         assert time.monotonic() - killed < 60
-        coordinator.process.wait(10)
+        await coordinator.exited(10)
         # Nothing she sent meanwhile was refused: it waited for the next coordinator.
         refused = [m for m in erin.log if m["type"] == "error"]
         assert not [m for m in refused if m["code"] in ("not_in_room", "room_unavailable")]
@@ -314,7 +314,7 @@ async def test_an_attempt_whose_lease_another_node_holds_a_while_is_still_resume
         room_id = state["room"]["id"]
         card = await erin.until("card", timeout=20)
         coordinator.process.kill()
-        await asyncio.to_thread(coordinator.process.wait, 20)
+        await coordinator.exited(20)
         key = room_key(room_id)
         async with aioredis.Redis.from_url(redis_url, decode_responses=True) as r:
             # Another node's lease on the room, as acquiring a gone node's lease writes it.

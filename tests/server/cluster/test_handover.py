@@ -66,7 +66,7 @@ async def test_sigterm_hands_the_room_over_without_a_gap(
         stopped = time.monotonic()
         closed = await asyncio.wait_for(alice.ws.wait_closed(), 10)
         assert closed is None and alice.ws.close_code == 1001  # going away
-        assert owner.process.wait(10) == 0
+        assert await owner.exited(10) == 0
         state = await state_at(bob, 4, 10)  # the new owner's snapshot
         assert time.monotonic() - stopped < HANDOVER_S
         assert len(state["you"]["placements"]) == 3
@@ -106,7 +106,7 @@ async def test_a_rolling_restart_of_every_node_during_a_match(
             turn += 2
             inner, node = running.pop(restarting)
             node.process.send_signal(signal.SIGTERM)
-            assert node.process.wait(15) == 0
+            assert await node.exited(15) == 0
             inner.close()
             start(restarting, node.port)  # the same address again
             for name, client in players.items():

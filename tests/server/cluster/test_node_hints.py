@@ -140,7 +140,7 @@ async def test_a_hinted_player_reconnects_through_nginx_to_the_room_s_node_and_p
 
         # A node asked for while it is down: its upstream's backup, the other node.
         a.process.kill()
-        a.process.wait(10)
+        await a.exited(10)
         for c in (alice, bob):
             await c.close()
         survivor = await hello(at(address, a.id), "survivor", follow_node=True)

@@ -19,7 +19,6 @@ nothing of a deal before its round is over.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 import urllib.request
@@ -80,11 +79,17 @@ async def owners_settled(redis_url: str, rooms: set[str]) -> dict[str, str]:
 
 
 class LeaseWatch:
-    """Every node seen holding each room's lease, sampled every 50 ms while it runs."""
+    """Every node seen holding each room's lease, sampled every 50 ms while it runs.
+
+    It is stopped by a flag, not by cancelling its task: a cancellation that lands
+    inside the Redis client can be swallowed there, and the sampler then ran on for
+    its 500 s while the test waited for it to end, hiding the failure that ended
+    the test's body behind pytest-timeout."""
 
     def __init__(self, redis_url: str) -> None:
         self.redis = redis.asyncio.Redis.from_url(redis_url, decode_responses=True)
         self.seen: dict[str, set[str]] = {}
+        self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> LeaseWatch:
@@ -93,13 +98,17 @@ class LeaseWatch:
 
     async def __aexit__(self, *_: object) -> None:
         assert self._task is not None
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        self._stop.set()
+        done, _ = await asyncio.wait({self._task}, timeout=10)  # not cancelled if late
+        if not done:
+            pytest.fail("waited 10 s for the lease sampler to stop", pytrace=False)
+        self._task.result()
         await self.redis.aclose()
 
     async def _sample(self) -> None:
         for _ in range(10_000):  # bounded: 500 s
+            if self._stop.is_set():
+                return
             keys = [k async for k in self.redis.scan_iter("cs:lease:room:*")]
             values = await self.redis.mget(keys) if keys else []
             for key, value in zip(keys, values, strict=True):
