@@ -105,6 +105,10 @@ class Lobby:
         # Quick play, the arena and challenges: its pairings come back as requests.
         self.head_to_head = HeadToHead(self.config, self.ids, self.ratings, bots)
         self.paired: list[str] = []  # on a cluster: the rooms it paired, for the shell to place
+        self._carrying: deque[Request] | None = None  # the requests being carried out
+        # Rooms done while requests are carried out: forgotten once the queue is empty,
+        # since a request made before they were done may still be for them.
+        self._closing: dict[str, Room] = {}
         # The address each signed-in player came from (set by the server at sign-in):
         # what rooms and tournaments an address holds open is counted by it.
         self.addresses: dict[str, str] = {}
@@ -393,18 +397,31 @@ class Lobby:
     def carry_out(self, result: DeskResult, now_ms: int) -> list[Outbound]:
         """A desk's step done: its messages and events, then each of its requests
         carried out in the order it made them, with their messages and events after
-        (server.requests)."""
+        (server.requests). First in, first out, whatever the nesting: a request made
+        while another is carried out waits for every request made before it."""
         outs = result.outs
         self.events += result.events
-        pending = deque(result.requests)
-        while pending:
-            request = pending.popleft()
-            try:
-                outs += self._carry_out_one(request, now_ms, pending)
-            except errors.RoomError as exc:
-                if not isinstance(request, (OpenTable, ActOnTable)):
-                    raise
-                log.info("%r not done: %s", request, exc)  # the table had moved on meanwhile
+        if self._carrying is not None:
+            # Asked while another request is carried out (a table's deal ended as it was
+            # acted on, and its director asks more): after everything asked before it,
+            # by the outermost call, so that the order never depends on the nesting.
+            self._carrying.extend(result.requests)
+            return outs
+        pending = self._carrying = deque(result.requests)
+        try:
+            while pending:
+                request = pending.popleft()
+                try:
+                    outs += self._carry_out_one(request, now_ms, pending)
+                except errors.RoomError as exc:
+                    if not isinstance(request, (OpenTable, ActOnTable)):
+                        raise
+                    log.info("%r not done: %s", request, exc)  # the table had moved on
+        finally:
+            self._carrying = None
+            closing, self._closing = self._closing, {}
+            for room in closing.values():
+                self._forget(room)
         return outs
 
     def _carry_out_one(
@@ -636,8 +653,13 @@ class Lobby:
         closing = room.closable(now_ms, self.config.finished_ttl_ms)
         self._hold(room, closing)
         if closing:
-            self._forget(room)
+            if self._carrying is not None:  # a request in the queue may be for it
+                self._closing[room.id] = room
+                self.alarms.discard(room.id)
+            else:
+                self._forget(room)
             return outs
+        self._closing.pop(room.id, None)
         self.registry.reindex(room)
         self.alarms.set(room.id, self._next_wake(room))
         return outs
@@ -658,9 +680,11 @@ class Lobby:
         return outs
 
     def _forget(self, room: Room) -> None:
-        """``room`` leaves memory: nobody is a member of it any more."""
-        self.registry.forget(room)
+        """``room`` leaves memory: nobody is a member of it any more (once: a room
+        settled again on the way out of a step may already be forgotten)."""
         self.alarms.discard(room.id)
+        if self.rooms.get(room.id) is room:
+            self.registry.forget(room)
 
     def _next_wake(self, room: Room) -> int | None:
         """When the clock must next look at ``room``: a deadline, or its time to be

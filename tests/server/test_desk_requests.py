@@ -5,6 +5,7 @@ the lobby once the desk's step is done; no desk holds the lobby or calls back in
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,14 +20,14 @@ from protocol.head_to_head import (
     QueueStatus,
     QuickPlay,
 )
-from protocol.rooms import RoomState
+from protocol.rooms import RoomOrigin, RoomState
 from server.config import LobbyConfig
-from server.events import DailyAttemptBegan, EmbargoLifted
+from server.events import DailyAttemptBegan, EmbargoLifted, SeriesEnded
 from server.head_to_head import HeadToHead
 from server.lobby import Lobby
 from server.ratings import RatingBook
-from server.requests import DeskResult, OpenHeadToHead
-from server.room import Phase
+from server.requests import ActOnTable, DeskResult, OpenHeadToHead
+from server.room import Outbound, Phase, Room, RoomSettings
 from tests.server.roomkit import ALICE, BOB, FixedIds, bots
 from tests.server.test_embargo_sweep import DAY_MS, NOON, Calendar
 
@@ -112,3 +113,67 @@ def test_a_daily_attempt_is_stored_after_its_room_and_its_day_ends_before_its_ro
     stored = lobby.take_events()
     assert isinstance(stored[0], EmbargoLifted) and stored[0].embargo == "daily/2024-10-04"
     assert lobby.rooms[state.room.id].series.embargo_lifted
+
+
+def test_requests_are_carried_out_in_the_order_made_whatever_the_nesting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A request made while another is carried out (a table's series ends as it is
+    acted on, and its director asks more at once) comes after every request made before
+    it, not before the rest of the step's own: first in, first out at any depth."""
+    lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
+    table = RoomSettings(name="table", seats=1, origin=RoomOrigin.TOURNAMENT)
+    first, second, third = (lobby.open_room(table, ALICE, "a", 0) for _ in range(3))
+    done: list[str] = []
+
+    def act(name: str, *, ends: bool = False) -> Callable[[Room], list[Outbound]]:
+        def acted(room: Room) -> list[Outbound]:
+            done.append(name)
+            if ends:  # its series ends: the lobby tells the director (room_event below)
+                room.events.append(
+                    SeriesEnded(room.series.id, room.id, False, Pace.LOCKSTEP, (), None, 1, 0)
+                )
+            return []
+
+        return acted
+
+    def director(room: Room, event: object, now_ms: int) -> DeskResult:
+        asked = ActOnTable(third.id, act("asked as the first ended"), "third")
+        return DeskResult(requests=[asked])
+
+    monkeypatch.setattr(lobby.tournaments, "room_event", director)
+    made = [
+        ActOnTable(first.id, act("first", ends=True), "first"),
+        ActOnTable(second.id, act("second"), "second"),
+    ]
+    lobby.carry_out(DeskResult(requests=made), 0)
+    assert done == ["first", "second", "asked as the first ended"]
+
+
+def test_a_room_done_while_requests_are_carried_out_is_there_for_the_rest_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first request leaves its room done (nobody needs it: the lobby may forget
+    it); a second, made before, is still for that room. The room is forgotten once the
+    queue is empty, not before the second request is carried out (which then found no
+    room and was skipped: a finished table's director never heard from it)."""
+    lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
+    table = RoomSettings(name="table", seats=1, origin=RoomOrigin.TOURNAMENT)
+    room = lobby.open_room(table, ALICE, "a", 0)
+    done: list[str] = []
+
+    def ending(acted_on: Room) -> list[Outbound]:
+        done.append("first")
+        monkeypatch.setattr(acted_on, "closable", lambda now_ms, ttl_ms: True)
+        return []
+
+    def after(acted_on: Room) -> list[Outbound]:
+        done.append("second")
+        assert acted_on is room and room.id in lobby.rooms
+        return []
+
+    made = [ActOnTable(room.id, ending, "first"), ActOnTable(room.id, after, "second")]
+    lobby.carry_out(DeskResult(requests=made), 0)
+    assert done == ["first", "second"]
+    assert room.id not in lobby.rooms and room.id not in lobby.alarms.due(10**12)
+    assert lobby.rooms_of(ALICE.id) == []
