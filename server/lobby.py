@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import Counter, deque
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from engine.ranking import game_score
 from protocol.connection import ErrorMessage, ListOnline, Online
@@ -130,9 +130,18 @@ class Lobby:
         self.tournaments.shared = True  # tables and their directors on any node
         self.head_to_head.shared = True  # its changes copied while the node coordinates
 
-    def take_output(self) -> StepOutput:
-        """Everything the step just run decided besides its messages, in one piece (the
-        shell's one drain: server/step.py)."""
+    def run(self, step: Callable[[], list[Outbound]]) -> StepOutput:
+        """One step: ``step`` (one of the lobby's commands, ticks or connection changes,
+        returning its messages) and everything it decided, in one value (server/step.py).
+        Raises what ``step`` raises: a refused command has changed nothing and noted
+        nothing; should a step fail half done, what it noted goes with the next one."""
+        messages = step()
+        output = self._output()
+        output.messages = messages
+        return output
+
+    def _output(self) -> StepOutput:
+        """Everything the step just run decided besides its messages, in one piece."""
         output = StepOutput(self.events, self.bot_turns)
         self.events, self.bot_turns = [], []
         if self.registry.notes is not None:
@@ -151,12 +160,12 @@ class Lobby:
         return output
 
     def take_events(self) -> list[Event]:
-        """The events alone (the core's tests; the shell takes :meth:`take_output`)."""
+        """The events alone (the core's tests; the shell takes :meth:`run`'s result)."""
         events, self.events = self.events, []
         return events
 
     def take_bot_turns(self) -> list[BotTurn]:
-        """The bots' turns alone (the core's tests; the shell takes :meth:`take_output`)."""
+        """The bots' turns alone (the core's tests; the shell takes :meth:`run`'s result)."""
         turns, self.bot_turns = self.bot_turns, []
         return turns
 

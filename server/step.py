@@ -1,12 +1,12 @@
-"""What a lobby step leaves besides its messages, taken in one piece.
+"""A lobby step's result: everything it decided, in one value.
 
-A step of the lobby (a command, a clock tick, a connection opened or closed)
-returns the messages it sends. Everything else it decided is taken once, right
-after it, by the shell, as one :class:`StepOutput` (:meth:`server.lobby.Lobby.take_output`):
-the events to store before any message goes out, the bots' turns to think, and,
-on a cluster, the :class:`SharedNotes` its node carries to the others. Nothing
-of a step is left behind for the next one, and there is no other list to drain
-(docs/architecture.md, *One step, one output*).
+A step of the lobby (a command, a clock tick, a connection opened or closed) is
+run by :meth:`server.lobby.Lobby.run`, which returns one :class:`StepOutput`:
+the messages to send, the events to store before any of them goes out, the
+bots' turns to think, and, on a cluster, the :class:`SharedNotes` its node
+carries to the others. The shell drains that one value in one place
+(server/shell/hub.py); nothing of a step is left behind for the next one, and
+there is no other list to drain (docs/architecture.md, *One step, one output*).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from server.events import Event
 from server.registry import RoomNotes
-from server.room import BotTurn
+from server.room import BotTurn, Outbound
 from server.tournaments.hosting import TableRequest, TableResult
 
 
@@ -38,3 +38,4 @@ class StepOutput:
     events: list[Event]  # to store, before any of the step's messages is sent
     bot_turns: list[BotTurn]  # to think about, once it is stored
     notes: SharedNotes | None = None  # on a cluster only
+    messages: list[Outbound] = field(default_factory=list)  # to send, once stored

@@ -199,9 +199,8 @@ class Hub:
         Raises :class:`errors.StorageFailed`, sending none of them, if the
         database lost the events (:meth:`_lost` has set the rooms back).
         """
-        outs = produce()
-        output = self.lobby.take_output()  # the step's one drain (server/step.py)
-        events = output.events
+        output = self.lobby.run(produce)  # the step's one result (server/step.py)
+        outs, events = output.messages, output.events
         # A step that stored nothing, with no step before it still waiting for its
         # commit, has nothing to wait for: its messages go out now, and they cannot
         # overtake an earlier step's. Otherwise it queues behind them (persist

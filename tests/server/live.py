@@ -155,6 +155,22 @@ class Client:
             await self.send(type="place", room_id=room_id, turn=message["turn"], cell=cell)
 
 
+async def read_until_refused(
+    client: Client, tournament_id: str, most: int = 12
+) -> tuple[int, dict[str, Any]]:
+    """``get_tournament`` asked again and again (refs ``g0``, ``g1``, …), each answer to
+    the asker with its ref, until the read budget refuses one: how many were answered,
+    and the refusal (whose ref is the next one). Fails if ``most`` asks spend nothing."""
+    for n in range(most):
+        await client.send(type="get_tournament", tournament_id=tournament_id, ref=f"g{n}")
+        reply = await client.until("tournament", "error")
+        if reply["type"] == "error":
+            assert reply["code"] == "rate_limited" and reply["ref"] == f"g{n}", reply
+            return n, reply
+        assert reply["ref"] == f"g{n}", reply
+    raise AssertionError(f"{most} answers of a tournament and no budget spent")
+
+
 async def connect_over(
     live: Live, *, source: str | None = None, rcvbuf: int | None = None, **options: Any
 ) -> Client:

@@ -1,16 +1,19 @@
-"""One step, one output (server/step.py): what a lobby step decided besides its
-messages is taken in one piece right after it, nothing is left for the next step,
-and the shell takes it nowhere else."""
+"""One step, one output (server/step.py): Lobby.run returns all a lobby step decided,
+its messages included, as one value; nothing is left for the next step, and the
+shell takes nothing else from the core."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 from protocol.deals import CardDealt, Place
 from protocol.fields import Pace, Visibility
-from protocol.head_to_head import QuickPlay
+from protocol.head_to_head import QueueStatus, QuickPlay
 from protocol.rooms import CreateRoom, JoinRoom
+from server import errors
 from server.config import LobbyConfig
 from server.events import (
     CardPlaced,
@@ -36,39 +39,53 @@ def test_the_shell_drains_a_step_once_and_nowhere_else() -> None:
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and node.attr.startswith("take_"):
                 taken.setdefault(node.attr, []).append(str(path.relative_to(ROOT)))
-    assert taken == {"take_output": ["server/shell/hub.py"]}, taken
+    assert taken == {}, taken
+
+
+def test_the_shell_runs_each_lobby_step_through_run() -> None:
+    """Hub.apply is the one place a lobby step is run, and it runs it with Lobby.run."""
+    hub = (ROOT / "server" / "shell" / "hub.py").read_text(encoding="utf-8")
+    assert hub.count("self.lobby.run(") == 1
 
 
 def test_one_servers_step_has_no_notes_and_leaves_nothing_behind() -> None:
     lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
-    lobby.handle(ALICE, CreateRoom(name="open", seats=2), 0)
-    output = lobby.take_output()
+    output = lobby.run(lambda: lobby.handle(ALICE, CreateRoom(name="open", seats=2), 0))
     assert any(isinstance(e, RoomOpened) for e in output.events) and output.notes is None
-    again = lobby.take_output()
-    assert (again.events, again.bot_turns, again.notes) == ([], [], None)
+    assert output.messages and output.messages[0].to == (ALICE.id,)
+    again = lobby.run(list)  # a step that does nothing: nothing was left behind
+    assert again == StepOutput([], [], None, [])
+
+
+def test_a_refused_command_raises_and_notes_nothing() -> None:
+    lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
+    with pytest.raises(errors.RoomError):
+        lobby.run(lambda: lobby.handle(ALICE, JoinRoom(room_id="nowhere"), 0))
+    assert lobby.run(list) == StepOutput([], [], None, [])
 
 
 def test_a_shared_lobby_notes_in_the_output_what_the_other_nodes_hear_of() -> None:
     lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
     lobby.share()
-    outs = lobby.handle(ALICE, CreateRoom(name="open", seats=2, visibility=Visibility.PUBLIC), 0)
+    created = CreateRoom(name="open", seats=2, visibility=Visibility.PUBLIC)
+    output = lobby.run(lambda: lobby.handle(ALICE, created, 0))
     room = lobby.rooms[next(iter(lobby.rooms))]
+    outs = output.messages
     assert outs and room.id in [o.message.room.id for o in outs if hasattr(o.message, "room")]
-    notes = lobby.take_output().notes
+    notes = output.notes
     assert notes is not None
     assert notes.rooms.opened == [room] and notes.rooms.touched == {room.id: room}
     assert notes.rooms.seated == [(room.id, ALICE.id)] and notes.rooms.closed == []
 
-    lobby.handle(BOB, JoinRoom(room_id=room.id), 0)  # a seat taken: noted, once
-    notes = lobby.take_output().notes
+    notes = lobby.run(lambda: lobby.handle(BOB, JoinRoom(room_id=room.id), 0)).notes  # once
     assert notes is not None and notes.rooms.seated == [(room.id, BOB.id)]
     assert notes.rooms.opened == [] and notes.rooms.touched == {room.id: room}
-    assert lobby.take_output().notes == SharedNotes()  # nothing left behind
+    assert lobby.run(list).notes == SharedNotes()  # nothing left behind
 
-    lobby.handle(ALICE, QuickPlay(pace=Pace.RACE, deals=1, contribution="a"), 0)
-    lobby.take_output()
-    lobby.handle(BOB, QuickPlay(pace=Pace.RACE, deals=1, contribution="b"), 0)
-    notes = lobby.take_output().notes
+    lobby.run(lambda: lobby.handle(ALICE, QuickPlay(pace=Pace.RACE, deals=1, contribution="a"), 0))
+    notes = lobby.run(
+        lambda: lobby.handle(BOB, QuickPlay(pace=Pace.RACE, deals=1, contribution="b"), 0)
+    ).notes
     assert notes is not None and len(notes.paired) == 1
     assert [r.id for r in notes.rooms.opened] == notes.paired
 
@@ -80,13 +97,17 @@ def test_a_quick_play_duel_step_by_step_on_the_fake_clock() -> None:
     lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
     lobby.share()
     for player in (ALICE, BOB):
-        lobby.connect(player, 0)
-        assert lobby.take_output() == StepOutput([], [], SharedNotes())
-    lobby.handle(ALICE, QuickPlay(pace=Pace.LOCKSTEP, deals=1, contribution="a"), 0)
-    assert lobby.take_output() == StepOutput([], [], SharedNotes(waiting={ALICE.id}))
+        connected = lobby.run(lambda: lobby.connect(player, 0))  # noqa: B023 (run at once)
+        assert connected == StepOutput([], [], SharedNotes(), connected.messages)
+    queued = QuickPlay(pace=Pace.LOCKSTEP, deals=1, contribution="a")
+    waits = lobby.run(lambda: lobby.handle(ALICE, queued, 0))
+    assert waits == StepOutput([], [], SharedNotes(waiting={ALICE.id}), waits.messages)
+    assert [type(o.message) for o in waits.messages] == [QueueStatus]
 
-    outs = lobby.handle(BOB, QuickPlay(pace=Pace.LOCKSTEP, deals=1, contribution="b"), 10)
-    paired = lobby.take_output()
+    paired = lobby.run(
+        lambda: lobby.handle(BOB, QuickPlay(pace=Pace.LOCKSTEP, deals=1, contribution="b"), 10)
+    )
+    outs = paired.messages
     [room] = lobby.rooms.values()
     assert [type(e) for e in paired.events] == [RoomOpened, SeriesBegan, MatchBegan]
     assert paired.bot_turns == []
@@ -101,8 +122,8 @@ def test_a_quick_play_duel_step_by_step_on_the_fake_clock() -> None:
         for player in (ALICE, BOB):
             now += 100
             place = Place(room_id=room.id, turn=turn, cell=cells[player.id])
-            outs = lobby.handle(player, place, now)
-            output = lobby.take_output()
+            output = lobby.run(lambda: lobby.handle(player, place, now))  # noqa: B023
+            outs = output.messages
             kinds = [type(e) for e in output.events]
             last = turn == 16 and player is BOB
             assert kinds == (
@@ -118,6 +139,6 @@ def test_a_quick_play_duel_step_by_step_on_the_fake_clock() -> None:
             assert output.bot_turns == [] and output.notes == SharedNotes()
             cells |= {o.to[0]: o.message.legal[0] for o in outs if isinstance(o.message, CardDealt)}
 
-    lobby.tick(now + LobbyConfig().finished_ttl_ms)  # the finished room leaves memory
-    assert lobby.take_output() == StepOutput([], [], SharedNotes(RoomNotes(closed=[room])))
+    ticked = lobby.run(lambda: lobby.tick(now + LobbyConfig().finished_ttl_ms))  # forgotten
+    assert ticked == StepOutput([], [], SharedNotes(RoomNotes(closed=[room])), [])
     assert lobby.rooms == {}
