@@ -68,6 +68,10 @@ Rows and columns score as cribbage hands with the starter."""
         # confirms that placement (as after a command) instead of placing the next card.
         self.typed_placed_at: float | None = None
         self.match_id: str | None = None
+        # The card the cursor was last put on a legal cell for: a new card's first
+        # redraw moves it there if it is not; later redraws (a clock, a neighbour's
+        # progress) leave it where the player is moving it, illegal cells included.
+        self.snapped: tuple[str, int | None] | None = None
         self.note = ""
 
     def compose(self) -> ComposeResult:
@@ -104,10 +108,14 @@ Rows and columns score as cribbage hands with the starter."""
             last = parse_cell(max(match.placements, key=lambda p: p.turn).cell)
         board.show_cursor = not self.model.spectating()  # a spectator has no board here
         board.set_board(match.cells, legal, last)
-        if legal and board.cursor not in legal and match.placed_count > 0:
-            board.cursor = min(
-                legal, key=lambda i: abs(i // 4 - board.cursor // 4) + abs(i % 4 - board.cursor % 4)
-            )
+        card = (match.match_id, match.turn)
+        if legal and self.snapped != card:
+            self.snapped = card
+            if board.cursor not in legal and match.placed_count > 0:
+                board.cursor = min(
+                    legal,
+                    key=lambda i: abs(i // 4 - board.cursor // 4) + abs(i % 4 - board.cursor % 4),
+                )
         self.query_one("#progress", ProgressPanel).show(self.model.progress_rows(self.crib.now()))
         self._show_tournament()
         self._show_series()
