@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from server.storage import legacy, schema
+from server.storage.quarantine import QUARANTINE_VERSION
 from server.storage.sql import Tx
 
 
@@ -82,7 +83,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "fences", _run(schema.FENCES)),  # a cluster's lease tokens (docs/scaling.md)
     Migration(4, "expected row counts", _expect),
     Migration(5, "rank notes", _ranking),  # replays say why a board ranks
-    Migration(6, "quarantine", _run(schema.QUARANTINE)),  # games a restart set aside
+    Migration(QUARANTINE_VERSION, "quarantine", _run(schema.QUARANTINE)),  # games set aside
 )
 
 LATEST = MIGRATIONS[-1].version

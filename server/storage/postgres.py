@@ -234,7 +234,7 @@ class PostgresWriter:
 
 class PostgresReader:
     dialect = "postgresql"
-    schema_errors: tuple[type[Exception], ...] = (errors.UndefinedColumn,)
+    schema_errors: tuple[type[Exception], ...] = (errors.UndefinedColumn, errors.UndefinedTable)
 
     def __init__(self, pool: AsyncConnectionPool[psycopg.AsyncConnection[Row]]) -> None:
         self._pool = pool

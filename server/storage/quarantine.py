@@ -16,6 +16,7 @@ from typing import Any
 from server.storage.sql import Reader, Tx
 
 TOURNAMENT = "tournament"
+QUARANTINE_VERSION = 6  # the migration that made the table (server.storage.migrations)
 SERIES = "series"
 
 
@@ -55,8 +56,17 @@ def apply(db: Tx, write: object) -> bool:
 
 
 async def listed(db: Reader) -> list[dict[str, Any]]:
-    """Every game set aside, oldest first: kind, id, release, reason, at_ms."""
-    rows = await db.fetch(
-        "SELECT kind, id, release, reason, at_ms FROM quarantine ORDER BY at_ms, kind, id"
-    )
+    """Every game set aside, oldest first: kind, id, release, reason, at_ms. Nothing in
+    a store no release that sets games aside has started: its schema is older than the
+    quarantine's migration, which such a release applies before it resumes anything."""
+    try:
+        rows = await db.fetch(
+            "SELECT kind, id, release, reason, at_ms FROM quarantine ORDER BY at_ms, kind, id"
+        )
+    except db.schema_errors:
+        # A store of ours, only older (this raises again if it is not one of ours)?
+        versions = await db.fetch("SELECT max(version) AS latest FROM schema_migrations")
+        if (versions[0]["latest"] or 0) >= QUARANTINE_VERSION:
+            raise
+        return []
     return [dict(row) for row in rows]

@@ -133,3 +133,35 @@ async def test_a_tournament_whose_restore_raises_is_set_aside_with_its_tables(
         pass
     assert await quarantined(db) == []
     assert row(db, "SELECT status FROM tournaments WHERE id = ?", tid) != ("abandoned",)
+
+
+@pytest.mark.parametrize("versions", [5, 0])
+def test_a_store_from_before_the_quarantine_lists_nothing(tmp_path: Path, versions: int) -> None:
+    """A store last started by a release from before games could be set aside (its
+    schema older than the quarantine's migration): nothing is set aside in it, and the
+    operator is told so, not that the store cannot be read. A database that is not a
+    store of ours is still refused."""
+    from server.storage import migrations
+    from server.storage.backends import backend_for
+
+    db = tmp_path / "old.db"
+    if versions:
+        writer = backend_for(str(db)).open_writer()
+        try:
+            with writer.transaction() as tx:
+                migrations.migrate(tx, migrations.MIGRATIONS[:versions])
+        finally:
+            writer.close()
+        assert _listed(db) == []
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["quarantined", "--db", str(db)]) == 0
+        assert out.getvalue().startswith("No game is set aside")
+    else:
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            conn.execute("CREATE TABLE unrelated (x INTEGER)")
+            conn.commit()
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            assert main(["quarantined", "--db", str(db)]) != 0
+        assert "could not be read as a cribsquares store" in err.getvalue()
