@@ -61,8 +61,7 @@ def play(deals: int, seats: int, pace: Pace) -> tuple[int, float]:
             room.handle(p, JoinRoom(room_id=room.id), now)
         outs: list[object] = []
         for p in players:
-            outs += room.handle(p, Ready(room_id=room.id), now)
-        room.take_events()
+            outs += room.handle(p, Ready(room_id=room.id), now).messages
         waiting = _cards_of(outs)
         while waiting:
             now += 5
@@ -71,12 +70,11 @@ def play(deals: int, seats: int, pace: Pace) -> tuple[int, float]:
             player = next(p for p in players if p.id == pid)
             start = time.perf_counter()
             result = room.handle(player, Place(room_id=room.id, turn=turn, cell=cell), now)
-            for out in result:
+            for out in result.messages:  # its events are in result.events
                 out.text()
-            room.take_events()
             spent += time.perf_counter() - start
             placements += 1
-            waiting.update(_cards_of(result))
+            waiting.update(_cards_of(result.messages))
     return placements, spent
 
 

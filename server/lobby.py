@@ -62,7 +62,7 @@ from server.requests import (
     Request,
     TablesOpened,
 )
-from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomSettings
+from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomResult, RoomSettings
 from server.room.restore import restore as restore_room
 from server.series import SecretScheme
 from server.step import SharedNotes, StepOutput
@@ -164,11 +164,6 @@ class Lobby:
         events, self.events = self.events, []
         return events
 
-    def take_bot_turns(self) -> list[BotTurn]:
-        """The bots' turns alone (the core's tests; the shell takes :meth:`run`'s result)."""
-        turns, self.bot_turns = self.bot_turns, []
-        return turns
-
     def bot_owner(self, room: Room) -> str:
         """Whose bots play in ``room``, for the share of bot workers each owner gets
         (server.bot_queue): a tournament table's are its host's (a table whose
@@ -201,8 +196,7 @@ class Lobby:
             room = self.rooms.get(message.room_id)
             if room is None or not room.is_member(player.id):
                 raise errors.NotInRoom(f"you are not in room {message.room_id}")
-            outs = room.handle(player, message, now_ms)
-            return outs + self.settle(room, now_ms)
+            return self.settle(room, room.handle(player, message, now_ms), now_ms)
         match message:
             case ListRooms():
                 return [Outbound((player.id,), self.list_rooms(message))]
@@ -248,8 +242,7 @@ class Lobby:
             raise errors.TournamentState(
                 "a tournament's table has no rematch: its director pairs the next round"
             )
-        outs = room.handle(player, message, now_ms)
-        return outs + self.settle(room, now_ms)
+        return self.settle(room, room.handle(player, message, now_ms), now_ms)
 
     def list_rooms(self, asked: ListRooms) -> Rooms:
         """A page of the public rooms waiting or playing (BadCursor: not one of ours)."""
@@ -364,7 +357,7 @@ class Lobby:
         room = self.open_room(settings, player, msg.contribution, now_ms)
         address = self.addresses.get(player.id)
         self._holder[room.id] = (player.id, "*") + ((f"@{address}",) if address else ())
-        return [room.send_state(player.id, now_ms, msg.ref), *self.settle(room, now_ms)]
+        return self.settle(room, RoomResult([room.send_state(player.id, now_ms, msg.ref)]), now_ms)
 
     def open_room(
         self,
@@ -401,6 +394,7 @@ class Lobby:
             embargo=embargo,
         )
         self.registry.add(room)
+        self.events.append(room.opened())
         return room
 
     def carry_out(self, result: DeskResult, now_ms: int) -> list[Outbound]:
@@ -452,10 +446,10 @@ class Lobby:
                 room = self.rooms.get(room_id)
                 if room is None:
                     return []
-                return room.lift_embargo(group, now_ms) + self.settle(room, now_ms)
+                return self.settle(room, room.lift_embargo(group, now_ms), now_ms)
             case ActOnTable(room_id=room_id, act=act):
                 room = self.rooms.get(room_id)
-                return [] if room is None else act(room) + self.settle(room, now_ms)
+                return [] if room is None else self.settle(room, act(room), now_ms)
 
     def _open_table(self, table: OpenTable, now_ms: int) -> list[Outbound]:
         """Open a tournament's table, seat its players (bots as it says), tell the desk,
@@ -477,12 +471,12 @@ class Lobby:
                 room.play_as_bot(p.id, strategy)
         self.tournaments.table_opened(table, room)
         people = [s.player.id for s in room.seats if s.bot is None]
-        outs = [room.send_state(pid, now_ms) for pid in people]
-        outs += room.start(now_ms)
+        result = RoomResult([room.send_state(pid, now_ms) for pid in people])
+        result += room.start(now_ms)
         for pid in people:
             if pid not in self.online:
-                outs += room.set_connected(pid, False, now_ms)
-        return outs + self.settle(room, now_ms)
+                result += room.set_connected(pid, False, now_ms)
+        return self.settle(room, result, now_ms)
 
     def tournament_catch_up(
         self, tournament_id: str, room_id: str, table: StoredTable, now_ms: int
@@ -510,8 +504,9 @@ class Lobby:
             asked.settings, player, asked.contribution, now_ms,
             server_secret=asked.secret, embargo=asked.embargo,
         )  # fmt: skip
-        outs = [room.send_state(player.id, now_ms, asked.ref), *room.start(now_ms)]
-        outs += self.settle(room, now_ms)
+        result = RoomResult([room.send_state(player.id, now_ms, asked.ref)])
+        result += room.start(now_ms)
+        outs = self.settle(room, result, now_ms)
         self.events.append(self.daily.opened(asked, room, now_ms))
         return outs
 
@@ -528,16 +523,16 @@ class Lobby:
             room.seat_bot(second)
         else:
             room.seat_player(second[0], second[1])
-        outs: list[Outbound] = []
+        result = RoomResult()
         for seat in room.seats:
             if seat.bot is None:
                 pid = seat.player.id
-                outs.append(Outbound((pid,), asked.notice(pid, room.id)))
-                outs.append(room.send_state(pid, now_ms))
-        outs += room.start(now_ms)
+                result.messages.append(Outbound((pid,), asked.notice(pid, room.id)))
+                result.messages.append(room.send_state(pid, now_ms))
+        result += room.start(now_ms)
         if self.head_to_head.shared:
             self.paired.append(room.id)
-        return outs + self.settle(room, now_ms)
+        return self.settle(room, result, now_ms)
 
     def restore_waiting(
         self,
@@ -650,12 +645,13 @@ class Lobby:
         members = room.members()
         return [Outbound(tuple(members), message)] if members else []
 
-    def settle(self, room: Room, now_ms: int) -> list[Outbound]:
-        """After a command or tick changed ``room``: store its events and act on them,
-        take its bots' turns, count and index it again, forget it if it is done, and
-        set its alarm. Returns what the lobby itself has to say (rating changes)."""
-        outs = self._take_events_of(room, now_ms)
-        turns = room.take_bot_turns()
+    def settle(self, room: Room, result: RoomResult, now_ms: int) -> list[Outbound]:
+        """After a command or tick of ``room`` (its ``result``): store its events and act
+        on them, take its bots' turns, count and index it again, forget it if it is
+        done, and set its alarm. Returns the room's messages, then what the lobby
+        itself has to say of them (rating changes, what a desk says)."""
+        outs = result.messages + self._act_on(room, result.events, now_ms)
+        turns = result.bot_turns
         if turns:
             owner = self.bot_owner(room)
             self.bot_turns.extend(dataclasses.replace(t, owner=owner) for t in turns)
@@ -673,11 +669,11 @@ class Lobby:
         self.alarms.set(room.id, self._next_wake(room))
         return outs
 
-    def _take_events_of(self, room: Room, now_ms: int) -> list[Outbound]:
+    def _act_on(self, room: Room, events: list[Event], now_ms: int) -> list[Outbound]:
         """The room's storage events join the lobby's; a rated series that ended moves
         ratings, and a tournament table's deal or series that ended tells its director."""
         outs: list[Outbound] = []
-        for event in room.take_events():
+        for event in events:
             self.events.append(event)
             if isinstance(event, SeriesEnded):
                 outs += self._rate(room, event)
@@ -722,7 +718,7 @@ class Lobby:
             between_deals_ms=self.config.between_deals_ms,
         )
         self.registry.add(room)
-        return room.resume(now_ms) + self.settle(room, now_ms)
+        return self.settle(room, room.resume(now_ms), now_ms)
 
     # ------------------------------------------------------------------
     # When the database lost what was decided (docs/operations.md)
@@ -774,14 +770,15 @@ class Lobby:
         restart); its members online get its snapshot (ValueError: cannot)."""
         outs = self.restore(saved, now_ms)
         room = self.rooms[saved.room_id]
+        result = RoomResult()
         for seat in room.seats:
             if seat.player.id in self.online:
-                outs += room.set_connected(seat.player.id, True, now_ms)
+                result += room.set_connected(seat.player.id, True, now_ms)
         for pid, player in spectators.items():
             if pid in self.online and room.seat_of(pid) is None:
                 room.spectators[pid] = player
-                outs.append(room.send_state(pid, now_ms))
-        return outs + self.settle(room, now_ms)
+                result.messages.append(room.send_state(pid, now_ms))
+        return outs + self.settle(room, result, now_ms)
 
     def release(self, room_id: str) -> None:
         """Another node runs ``room_id`` from now on (a cluster, docs/scaling.md): it
@@ -805,8 +802,7 @@ class Lobby:
         room = self.rooms.get(room_id)
         if room is None:
             raise errors.NotInRoom(f"room {room_id} is gone")
-        outs = room.bot_move(player_id, turn, cell, now_ms)
-        return outs + self.settle(room, now_ms)
+        return self.settle(room, room.bot_move(player_id, turn, cell, now_ms), now_ms)
 
     def connect(
         self, player: PlayerInfo, now_ms: int, *, address: str | None = None
@@ -820,8 +816,7 @@ class Lobby:
             self.addresses[player.id] = address
         outs: list[Outbound] = self.tournaments.connect(player, now_ms)
         for room in self.rooms_of(player.id):
-            outs += room.set_connected(player.id, True, now_ms)
-            outs += self.settle(room, now_ms)
+            outs += self.settle(room, room.set_connected(player.id, True, now_ms), now_ms)
         return outs
 
     def disconnect(self, player_id: str, now_ms: int) -> list[Outbound]:
@@ -833,8 +828,7 @@ class Lobby:
         self.addresses.pop(player_id, None)
         outs = self.head_to_head.disconnect(player_id)
         for room in self.rooms_of(player_id):
-            outs += room.set_connected(player_id, False, now_ms)
-            outs += self.settle(room, now_ms)
+            outs += self.settle(room, room.set_connected(player_id, False, now_ms), now_ms)
         return outs
 
     def tick(self, now_ms: int) -> list[Outbound]:
@@ -845,12 +839,13 @@ class Lobby:
         for room in due:
             try:
                 if ttl and room.phase == Phase.WAITING and now_ms >= room.created_at + ttl:
-                    outs += room.close_waiting(now_ms)
+                    result = room.close_waiting(now_ms)
                 else:
-                    outs += room.tick(now_ms)
+                    result = room.tick(now_ms)
             except Exception:  # one broken room must not stop every other room's clock
                 log.exception("room %s failed to tick", room.id, extra={"room": room.id})
-            outs += self.settle(room, now_ms)
+                result = room.conclude([])  # what it decided before it failed is kept
+            outs += self.settle(room, result, now_ms)
         outs += self.carry_out(self.head_to_head.tick(now_ms), now_ms)
         if self.tournaments.directors:
             outs += self.carry_out(self.tournaments.tick(now_ms), now_ms)

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from protocol.fields import PlayerInfo
 from server.events import Event
-from server.room import Outbound, Room, RoomSettings
+from server.room import Outbound, Room, RoomResult, RoomSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +92,7 @@ class ActOnTable:
     table had moved on meanwhile."""
 
     room_id: str
-    act: Callable[[Room], list[Outbound]]
+    act: Callable[[Room], RoomResult]
     what: str
 
 

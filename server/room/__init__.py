@@ -15,7 +15,8 @@
   series, the snapshot one player may see);
 * :mod:`server.room.restore`: a room rebuilt from what storage kept;
 * :mod:`server.room.bot_seats`: a bot seat's cell chooser;
-* :mod:`server.room.outbound`: the addressed message envelope.
+* :mod:`server.room.outbound`: the addressed message envelope;
+* :mod:`server.room.result`: what one step of a room decided, in one value.
 
 :class:`Room` is one class built in layers, each its own module, so the methods
 one layer calls in another have no underscore (``address``, ``deal_next``,
@@ -33,6 +34,7 @@ from server.room.dealing import PROGRESS_DELAY_MS
 from server.room.machine import Room
 from server.room.outbound import Outbound
 from server.room.phases import TRANSITIONS, Phase
+from server.room.result import RoomResult
 from server.room.state import TURNS, BotFactory, BotTurn, Ids, RoomSettings, Seat
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "Outbound",
     "Phase",
     "Room",
+    "RoomResult",
     "RoomSettings",
     "Seat",
 ]

@@ -24,7 +24,9 @@ from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.rooms import RoomInfo, RoomState, RoomStatus, RoomSummary
 from server.events import Abandoned, Abandonment, Event, RoomOpened
 from server.room import views
+from server.room.outbound import Outbound
 from server.room.phases import TRANSITIONS, Phase
+from server.room.result import RoomResult
 from server.room.state import BotFactory, BotTurn, DealInPlay, Ids, RoomSettings, Seat
 from server.series import SecretScheme, Series, deal_secrets
 
@@ -70,7 +72,6 @@ class RoomBase:
         self.bot_factory = bots
         self.think_elsewhere = think_elsewhere
         self.between_deals_ms = between_deals_ms
-        self.bot_turns: list[BotTurn] = []
         # When the members are next due a progress (None: they are up to date).
         self.progress_due: int | None = None
         # When they are next due a room update, and when they last got one.
@@ -82,24 +83,10 @@ class RoomBase:
         self.server_commitment = self.series.commitment
         # Series over: what the server has committed to for a rematch.
         self.next_series: Series | None = None
-        self.events: list[Event] = [
-            RoomOpened(
-                room_id=room_id,
-                name=settings.name,
-                visibility=settings.visibility,
-                pace=settings.pace,
-                seats=settings.seats,
-                card_clock_ms=settings.card_clock_ms,
-                deal_clock_ms=settings.deal_clock_ms,
-                creator_id=creator.id,
-                server_commitment=self.server_commitment,
-                at_ms=now_ms,
-                invite_code=self.invite_code,
-                deals=settings.best_of,
-                rated=settings.rated,
-                origin=settings.origin,
-            )
-        ]
+        # What the step being run has noted so far: it leaves with the step's result
+        # (server.room.result), so it is empty between steps.
+        self._events: list[Event] = []
+        self._bot_turns: list[BotTurn] = []
 
     def new_series(
         self,
@@ -120,13 +107,41 @@ class RoomBase:
             embargo=embargo,
         )
 
-    def take_events(self) -> list[Event]:
-        events, self.events = self.events, []
-        return events
+    def opened(self) -> RoomOpened:
+        """The event of this room's opening (the lobby stores it as it opens the room)."""
+        s = self.settings
+        return RoomOpened(
+            room_id=self.id,
+            name=s.name,
+            visibility=s.visibility,
+            pace=s.pace,
+            seats=s.seats,
+            card_clock_ms=s.card_clock_ms,
+            deal_clock_ms=s.deal_clock_ms,
+            creator_id=self.creator.id,
+            server_commitment=self.series.commitment,
+            at_ms=self.created_at,
+            invite_code=self.invite_code,
+            deals=s.best_of,
+            rated=s.rated,
+            origin=s.origin,
+        )
 
-    def take_bot_turns(self) -> list[BotTurn]:
-        turns, self.bot_turns = self.bot_turns, []
-        return turns
+    def conclude(self, messages: list[Outbound]) -> RoomResult:
+        """A step's ``messages`` with everything it noted, as its one result; the room
+        keeps nothing of it (server.room.result.step calls this for every entry point;
+        the lobby too, for a step a bug cut short)."""
+        result = RoomResult(messages, self._events, self._bot_turns)
+        self._events, self._bot_turns = [], []
+        return result
+
+    def note(self, event: Event) -> None:
+        """An event for storage, decided by the step being run."""
+        self._events.append(event)
+
+    def ask_bot(self, turn: BotTurn) -> None:
+        """A bot seat's turn to think about elsewhere, decided by the step being run."""
+        self._bot_turns.append(turn)
 
     def seat_of(self, player_id: str) -> Seat | None:
         for seat in self.seats:
@@ -245,4 +260,4 @@ class RoomBase:
     def abandoned(self, player_id: str, kind: Abandonment, now_ms: int) -> None:
         """``player_id`` left the series being played, went away too long, or never moved."""
         match_id = self.match.id if self.match else ""
-        self.events.append(Abandoned(player_id, self.id, self.series.id, match_id, kind, now_ms))
+        self.note(Abandoned(player_id, self.id, self.series.id, match_id, kind, now_ms))

@@ -28,6 +28,7 @@ from server.fallback import CellChooser, fallback_cell
 from server.room import phases, views
 from server.room.outbound import Outbound
 from server.room.phases import Phase
+from server.room.result import step
 from server.room.results import ResultsRoom
 from server.room.state import TURNS, Board, BotTurn, DealInPlay, Placement
 
@@ -48,6 +49,7 @@ PROGRESS_DELAY_MS = 250
 class DealingRoom(ResultsRoom):
     """A room that deals and plays its deals."""
 
+    @step
     def resume(self, now_ms: int) -> list[Outbound]:
         """After :func:`server.room.restore.restore`: deal on, ask the bots, finish a
         deal already complete."""
@@ -56,6 +58,7 @@ class DealingRoom(ResultsRoom):
             return []
         return self.bots_play(now_ms) + self.advance(now_ms)
 
+    @step
     def time_up(self, now_ms: int) -> list[Outbound]:
         """A clock above the room's ran out (a tournament's round clock): every card
         still unplaced is placed automatically, as when a race's deal clock runs
@@ -101,7 +104,7 @@ class DealingRoom(ResultsRoom):
         board.placements.append(Placement(turn, cell, card, elapsed, auto))
         board.card_at = now_ms
         name, text = cell_name(cell), str(card)
-        self.events.append(CardPlaced(m.id, player_id, turn, name, text, elapsed, auto, now_ms))
+        self.note(CardPlaced(m.id, player_id, turn, name, text, elapsed, auto, now_ms))
         if not auto and self.series.started == 1:
             self.series.moved.add(player_id)
         seat = self.seat_of(player_id)
@@ -161,7 +164,7 @@ class DealingRoom(ResultsRoom):
             if turn is not None and seat.asked < turn:
                 seat.asked = turn
                 board = m.boards[seat.player.id]
-                self.bot_turns.append(
+                self.ask_bot(
                     BotTurn(
                         room_id=self.id,
                         player_id=seat.player.id,
@@ -180,6 +183,7 @@ class DealingRoom(ResultsRoom):
         not place it first, and the deal is not over)."""
         return self.match is not None and views.waiting_turn(self, player_id) == turn
 
+    @step
     def bot_move(self, player_id: str, turn: int, cell: int, now_ms: int) -> list[Outbound]:
         """The move a bot seat's strategy chose for ``turn`` (trusted: from the server itself).
 
@@ -232,7 +236,7 @@ class DealingRoom(ResultsRoom):
         self.go(Phase.PLAYING)
         s = self.settings
         if number == 1:
-            self.events.append(
+            self.note(
                 SeriesBegan(
                     series_id=series.id,
                     room_id=self.id,
@@ -247,7 +251,7 @@ class DealingRoom(ResultsRoom):
                     seat_bots=self._bot_seats(),
                 )
             )
-        self.events.append(
+        self.note(
             MatchBegan(
                 match_id=m.id,
                 room_id=self.id,

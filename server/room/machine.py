@@ -2,11 +2,11 @@
 
 Commands (:meth:`Room.handle`), connection changes (:meth:`Room.set_connected`)
 and clock ticks (:meth:`Room.tick`) go in, each with the current time in
-milliseconds; a list of :class:`Outbound` messages, each addressed to player
-ids, comes out, and the domain events for storage accumulate in
-:attr:`Room.events`. A refused command raises :class:`server.errors.RoomError`
-and leaves the room exactly as it was: every command validates first and only
-then changes anything.
+milliseconds; one :class:`~server.room.result.RoomResult` comes out: the
+:class:`Outbound` messages, each addressed to player ids, the domain events for
+storage and the bot seats' turns to think about. A refused command raises
+:class:`server.errors.RoomError`, leaves the room exactly as it was and has
+noted nothing: every command validates first and only then changes anything.
 
 This module is the room's door: the players' commands (joining, leaving,
 readiness, the creator's start and bots, rematches, a placement checked), the
@@ -36,6 +36,7 @@ from server.room import bot_seats, phases, views
 from server.room.dealing import DealingRoom
 from server.room.outbound import Outbound
 from server.room.phases import Phase
+from server.room.result import step
 from server.room.state import TURNS, Seat
 
 CELL_NAMES = frozenset(cell_name(c) for c in range(16))
@@ -47,6 +48,7 @@ class Room(DealingRoom):
     # ------------------------------------------------------------------
     # Commands
 
+    @step
     def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
         """Apply one command from ``player``; raise RoomError and change nothing if refused."""
         self.now = now_ms
@@ -208,6 +210,7 @@ class Room(DealingRoom):
         chooser = bot_seats.chooser(self.bot_factory, strategy, seed)
         seat.bot, seat.strategy, seat.bot_seed, seat.ready = chooser, strategy, seed, True
 
+    @step
     def close_waiting(self, now_ms: int) -> list[Outbound]:
         """The lobby closes a room that waited too long without starting: every
         member is told it has left, and the room is left to the bots (closable)."""
@@ -224,6 +227,7 @@ class Room(DealingRoom):
         assert self.phase == Phase.WAITING and len(self.seats) < self.settings.seats
         self.seats.append(Seat(player, contribution, ready=True))
 
+    @step
     def start(self, now_ms: int) -> list[Outbound]:
         """Begin the match of a room the lobby filled itself."""
         self.now = now_ms
@@ -277,6 +281,7 @@ class Room(DealingRoom):
     # ------------------------------------------------------------------
     # Connections and time
 
+    @step
     def set_connected(self, player_id: str, connected: bool, now_ms: int) -> list[Outbound]:
         """A member's first connection opened (send it a snapshot) or its last one closed."""
         if player_id in self.spectators:
@@ -298,6 +303,7 @@ class Room(DealingRoom):
         seat.connected, seat.away_since = False, now_ms
         return self._changed(now_ms)
 
+    @step
     def tick(self, now_ms: int) -> list[Outbound]:
         """Let time pass: grace periods end, clocks run out and cards are auto-placed,
         and a room update that was held back goes out."""

@@ -80,7 +80,6 @@ def restore(
         embargo=saved.embargo,
     )
     room.series.embargo_lifted = saved.embargo_lifted
-    room.events = []  # all of it is stored already
     last = saved.deals[-1]
     if len(last.contributions) != len(players):
         raise Unresumable(f"series {saved.series_id}: seats and contributions differ")

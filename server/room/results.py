@@ -28,6 +28,7 @@ from server.room import views
 from server.room.addressing import AddressingRoom
 from server.room.outbound import Outbound
 from server.room.phases import Phase
+from server.room.result import step
 from server.room.state import TURNS, Board, Seat
 from server.series import DealOutcome
 
@@ -94,7 +95,7 @@ class ResultsRoom(AddressingRoom):
                 times={o.player_id: o.time_used_ms for o in outcomes},
             )
         )
-        self.events.append(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms, tuple(ranking)))
+        self.note(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms, tuple(ranking)))
         outs = self.progress_now(now_ms)
         idle = series.aborts() if self.settings.rated else []
         if idle:  # a side placed no card of the first deal: nobody is rated on it
@@ -157,7 +158,7 @@ class ResultsRoom(AddressingRoom):
         series.finished = True
         series.next_at = None
         self.finished_at = now_ms
-        self.events.append(
+        self.note(
             SeriesEnded(
                 series_id=series.id,
                 room_id=self.id,
@@ -183,6 +184,7 @@ class ResultsRoom(AddressingRoom):
         self._close_series(now_ms)
         return self.room_update(now=True)
 
+    @step
     def lift_embargo(self, embargo: str, now_ms: int) -> list[Outbound]:
         """Every table of this room's tournament round has finished: the deals of its
         series may be shown to everyone, and the spectators get the result they

@@ -135,7 +135,7 @@ class BotTurn:
     it is to the queue of moves (server.bot_queue); nothing more.
 
     A room built with ``think_elsewhere`` asks for its bots' moves this way
-    (:attr:`Room.bot_turns`) instead of calling their choosers; the answer comes
+    (in :class:`~server.room.result.RoomResult`) instead of calling their choosers; the answer comes
     back through :meth:`Room.bot_move`.
     """
 

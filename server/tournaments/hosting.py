@@ -61,12 +61,12 @@ from server.requests import (
     OpenTable,
     TablesOpened,
 )
-from server.room import BotFactory, Outbound, Room, bot_seats
+from server.room import BotFactory, Outbound, Room, RoomResult, bot_seats
 from server.tournaments import views
 from server.tournaments.director import Director
 from server.tournaments.model import Forfeit, Reveal, StopTable, TournamentSettings
 
-_RoomAction = Callable[[Room], list[Outbound]]
+_RoomAction = Callable[[Room], RoomResult]
 
 
 @dataclass(frozen=True, slots=True)
@@ -577,7 +577,7 @@ class TournamentDesk:
 
 
 def _leave(player: PlayerInfo, now_ms: int) -> _RoomAction:
-    def act(room: Room) -> list[Outbound]:
+    def act(room: Room) -> RoomResult:
         return room.handle(player, LeaveRoom(room_id=room.id), now_ms)
 
     return act

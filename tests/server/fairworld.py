@@ -99,13 +99,13 @@ class Recorder(Hub):
         self.world = world
 
     async def apply(self, produce: Callable[[], list[Outbound]]) -> None:
-        outs = produce()
-        events = self.lobby.take_events()
-        await self.world.record(outs, events)
+        output = self.lobby.run(produce)
+        events = output.events
+        await self.world.record(output.messages, events)
         await self.storage.persist(events)
         if any(isinstance(e, MatchEnded) for e in events):
             self.world.http_after[self.world.step] = await self.world.public_answers()
-        self.world.turns.extend(self.lobby.take_bot_turns())
+        self.world.turns.extend(output.bot_turns)
 
 
 @dataclass

@@ -9,9 +9,10 @@ from pydantic import BaseModel
 from protocol.deals import CardDealt, MatchResult, Place
 from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.rooms import JoinRoom, Ready
+from server.events import Event
 from server.fallback import first_legal_cell
 from server.ids import IdSource
-from server.room import BotFactory, Outbound, Room, RoomSettings
+from server.room import BotFactory, BotTurn, Outbound, Room, RoomResult, RoomSettings
 
 SECRET = "s" * 64
 
@@ -92,12 +93,34 @@ class Mailbox:
     """Everything each player received, in order."""
 
     inbox: dict[str, list[BaseModel]] = field(default_factory=dict)
+    # What the room steps added here decided besides their messages, in order.
+    events: list[Event] = field(default_factory=list)
+    bot_turns: list[BotTurn] = field(default_factory=list)
 
-    def add(self, outs: list[Outbound]) -> list[Outbound]:
-        for out in outs:
+    def add(self, result: RoomResult | list[Outbound]) -> list[Outbound]:
+        """A room step's result (its events and bots' turns kept here), or messages."""
+        if isinstance(result, RoomResult):
+            self.events += result.events
+            self.bot_turns += result.bot_turns
+            result = result.messages
+        for out in result:
             for pid in out.to:
                 self.inbox.setdefault(pid, []).append(out.message)
-        return outs
+        return result
+
+    @classmethod
+    def opening(cls, room: Room) -> Mailbox:
+        """A mailbox for ``room`` just opened: its opening is the first event kept, as
+        the lobby stores it (``Lobby.open_room``)."""
+        return cls(events=[room.opened()])
+
+    def take_events(self) -> list[Event]:
+        events, self.events = self.events, []
+        return events
+
+    def take_bot_turns(self) -> list[BotTurn]:
+        turns, self.bot_turns = self.bot_turns, []
+        return turns
 
     def of(self, who: PlayerInfo, kind: type[BaseModel] | None = None) -> list[BaseModel]:
         got = self.inbox.get(who.id, [])
@@ -137,7 +160,7 @@ def answer_bots(room: Room, box: Mailbox, now_ms: int) -> int:
     from server.bots import think
 
     answered = 0
-    while turns := room.take_bot_turns():
+    while turns := box.take_bot_turns():
         for turn in turns:
             box.add(room.bot_move(turn.player_id, turn.turn, think(turn), now_ms))
             answered += 1

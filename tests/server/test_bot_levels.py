@@ -95,14 +95,15 @@ async def test_a_restart_rebuilds_each_bot_from_its_stored_level_and_seed(tmp_pa
     restored seats play exactly the moves the original seats would have."""
     storage = await Storage.open(tmp_path / "db")
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
-    room, box = make_room(3, think_elsewhere=True, strategies=bot_factory), Mailbox()
+    room = make_room(3, think_elsewhere=True, strategies=bot_factory)
+    box = Mailbox.opening(room)
     for level in ("level-3", "level-6"):
         box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy=level), 0))
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
     for turn in range(1, 6):
         answer_bots(room, box, turn * 10)
         place(room, box, ALICE, turn * 10 + 5)
-    await storage.persist(room.take_events())
+    await storage.persist(box.take_events())
     (saved,) = await storage.unfinished()
     assert saved.seat_bots[1:] == (
         ("level-3", "room1/bot-level-3-1"),
@@ -111,9 +112,8 @@ async def test_a_restart_rebuilds_each_bot_from_its_stored_level_and_seed(tmp_pa
     again = restore_room(saved, 1_000, bots=bot_factory, think_elsewhere=True)
     for seat, old in zip(again.seats, room.seats, strict=True):
         assert (seat.strategy, seat.bot_seed) == (old.strategy, old.bot_seed)
-    again.resume(1_000)
-    asked = {t.player_id: t for t in again.take_bot_turns()}
-    original = {t.player_id: t for t in room.take_bot_turns()}
+    asked = {t.player_id: t for t in again.resume(1_000).bot_turns}
+    original = {t.player_id: t for t in box.take_bot_turns()}
     assert set(asked) == {"bot-level-3-1", "bot-level-6-1"}
     for pid, turn in asked.items():
         assert turn == original[pid]  # the same question ...

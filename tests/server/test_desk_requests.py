@@ -27,7 +27,7 @@ from server.head_to_head import HeadToHead
 from server.lobby import Lobby
 from server.ratings import RatingBook
 from server.requests import ActOnTable, DeskResult, OpenHeadToHead
-from server.room import Outbound, Phase, Room, RoomSettings
+from server.room import Phase, Room, RoomResult, RoomSettings
 from tests.server.roomkit import ALICE, BOB, FixedIds, bots
 from tests.server.test_embargo_sweep import DAY_MS, NOON, Calendar
 
@@ -126,14 +126,13 @@ def test_requests_are_carried_out_in_the_order_made_whatever_the_nesting(
     first, second, third = (lobby.open_room(table, ALICE, "a", 0) for _ in range(3))
     done: list[str] = []
 
-    def act(name: str, *, ends: bool = False) -> Callable[[Room], list[Outbound]]:
-        def acted(room: Room) -> list[Outbound]:
+    def act(name: str, *, ends: bool = False) -> Callable[[Room], RoomResult]:
+        def acted(room: Room) -> RoomResult:
             done.append(name)
             if ends:  # its series ends: the lobby tells the director (room_event below)
-                room.events.append(
-                    SeriesEnded(room.series.id, room.id, False, Pace.LOCKSTEP, (), None, 1, 0)
-                )
-            return []
+                ended = SeriesEnded(room.series.id, room.id, False, Pace.LOCKSTEP, (), None, 1, 0)
+                return RoomResult(events=[ended])
+            return RoomResult()
 
         return acted
 
@@ -162,15 +161,15 @@ def test_a_room_done_while_requests_are_carried_out_is_there_for_the_rest_of_the
     room = lobby.open_room(table, ALICE, "a", 0)
     done: list[str] = []
 
-    def ending(acted_on: Room) -> list[Outbound]:
+    def ending(acted_on: Room) -> RoomResult:
         done.append("first")
         monkeypatch.setattr(acted_on, "closable", lambda now_ms, ttl_ms: True)
-        return []
+        return RoomResult()
 
-    def after(acted_on: Room) -> list[Outbound]:
+    def after(acted_on: Room) -> RoomResult:
         done.append("second")
         assert acted_on is room and room.id in lobby.rooms
-        return []
+        return RoomResult()
 
     made = [ActOnTable(room.id, ending, "first"), ActOnTable(room.id, after, "second")]
     lobby.carry_out(DeskResult(requests=made), 0)

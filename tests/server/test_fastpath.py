@@ -47,7 +47,7 @@ from protocol.wire import (
     dump_server,
     parse_client,
 )
-from server.room import Outbound, Room
+from server.room import Outbound, Room, RoomResult
 from tests.server.roomkit import ALICE, BOB, CAROL, Mailbox, make_room, seat_and_start
 
 # Any text, with the characters JSON escapes (quote, backslash, controls), non-ASCII
@@ -361,13 +361,18 @@ def play_everything(room: Room, rng: random.Random) -> list[Outbound]:
     box = Mailbox()
     outs: list[Outbound] = []
 
-    def add(produced: list[Outbound]) -> None:
-        outs.extend(produced)
-        box.add(produced)
+    def add(produced: RoomResult) -> None:
+        outs.extend(box.add(produced))
 
     join: list[Outbound] = []
     box_add = box.add
-    box.add = lambda produced: (join.extend(produced), box_add(produced))[1]  # type: ignore[method-assign]
+
+    def joined(produced: RoomResult) -> list[Outbound]:
+        messages = box_add(produced)
+        join.extend(messages)
+        return messages
+
+    box.add = joined  # type: ignore[method-assign]
     seat_and_start(room, box, BOB, CAROL)
     box.add = box_add  # type: ignore[method-assign]
     outs.extend(join)

@@ -54,8 +54,8 @@ def alice_plays_the_clock_plays_bob(room: Room, box: Mailbox, now_ms: int = 0) -
         box.add(room.tick(now_ms))
 
 
-def ended(room: Room) -> SeriesEnded:
-    (found,) = [e for e in room.take_events() if isinstance(e, SeriesEnded)]
+def ended(box: Mailbox) -> SeriesEnded:
+    (found,) = [e for e in box.take_events() if isinstance(e, SeriesEnded)]
     return found
 
 
@@ -66,11 +66,12 @@ def abandonments(events: list[Any]) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("pace", [Pace.LOCKSTEP, Pace.RACE])
 @pytest.mark.parametrize("deals", [1, 3, 5])
 def test_leaving_before_placing_a_card_aborts_a_rated_series(deals: int, pace: Pace) -> None:
-    room, box = rated_room(deals, pace=pace), Mailbox()
+    room = rated_room(deals, pace=pace)
+    box = Mailbox.opening(room)
     seat_and_start(room, box, BOB)
     box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 5))
     play_deal(room, box, ALICE)
-    events = room.take_events()
+    events = box.take_events()
     (end,) = [e for e in events if isinstance(e, SeriesEnded)]
     assert end.aborted and end.winner_id is None and end.deals == 1
     assert abandonments(events) == [(BOB.id, "left")]  # counted once, for the leaver
@@ -80,46 +81,50 @@ def test_leaving_before_placing_a_card_aborts_a_rated_series(deals: int, pace: P
 
 
 def test_a_player_who_never_moves_aborts_it_and_is_recorded_idle() -> None:
-    room, box = rated_room(3), Mailbox()
+    room = rated_room(3)
+    box = Mailbox.opening(room)
     seat_and_start(room, box, BOB)
     alice_plays_the_clock_plays_bob(room, box)
-    events = room.take_events()
+    events = box.take_events()
     (end,) = [e for e in events if isinstance(e, SeriesEnded)]
     assert end.aborted and end.deals == 1
     assert abandonments(events) == [(BOB.id, "idle")]
 
 
 def test_one_card_placed_is_a_game_played_and_a_later_leaver_forfeits() -> None:
-    room, box = rated_room(1), Mailbox()
+    room = rated_room(1)
+    box = Mailbox.opening(room)
     seat_and_start(room, box, BOB)
     place(room, box, BOB, 1)
     box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 2))
     play_deal(room, box, ALICE)
-    end = ended(room)
+    end = ended(box)
     assert not end.aborted and end.winner_id == ALICE.id
     # Best of three: both play the first deal; bob leaves in the second without a card.
-    room, box = rated_room(3), Mailbox()
+    room = rated_room(3)
+    box = Mailbox.opening(room)
     seat_and_start(room, box, BOB)
     now = play_deal(room, box, ALICE, BOB)
     box.add(room.tick(now + 200))  # the second deal begins
     assert room.series.started == 2
     box.add(room.handle(BOB, LeaveRoom(room_id=room.id), now + 300))
     play_deal(room, box, ALICE, now_ms=now + 400)
-    end = ended(room)
+    end = ended(box)
     assert not end.aborted and end.winner_id == ALICE.id
 
 
 @pytest.mark.parametrize("first", [ALICE, BOB])
 def test_when_both_leave_the_first_to_leave_loses(first: PlayerInfo) -> None:
     second = BOB if first is ALICE else ALICE
-    room, box = rated_room(1), Mailbox()
+    room = rated_room(1)
+    box = Mailbox.opening(room)
     seat_and_start(room, box, BOB)
     place(room, box, ALICE, 1)
     place(room, box, BOB, 1)
     box.add(room.handle(first, LeaveRoom(room_id=room.id), 2))
     box.add(room.handle(second, LeaveRoom(room_id=room.id), 3))
     assert room.series.finished  # the server played both boards out, the same way
-    end = ended(room)
+    end = ended(box)
     assert not end.aborted and end.winner_id == second.id
     assert [s[0] for s in end.standings] == [second.id, first.id]
 
@@ -137,11 +142,12 @@ async def test_a_resignation_before_a_card_is_an_abort_stored_at_once(tmp_path: 
     storage = await Storage.open(tmp_path / "db")
     for who in (ALICE, BOB):
         await storage.create_player(StoredPlayer(who.id, who.name, False, False), who.id)
-    room, box = rated_room(3), Mailbox()
+    room = rated_room(3)
+    box = Mailbox.opening(room)
     seat_and_start(room, box, BOB)
     place(room, box, ALICE, 1)
     box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 2))
-    events = room.take_events()
+    events = box.take_events()
     (end,) = [e for e in events if isinstance(e, SeriesEnded)]
     assert end.aborted and end.winner_id is None and end.deals == 1
     await storage.persist(events)
@@ -223,11 +229,12 @@ def test_a_player_the_clock_played_for_gains_no_rating_and_is_marked_idle() -> N
     """bob places card 1 and stays, connected and idle: the card clock places his other
     15 cards by the fallback rule, which alone would often win. He is ranked as one
     who left, the series is alice's, and his idle mark is recorded."""
-    room, box = rated_room(1), Mailbox()
+    room = rated_room(1)
+    box = Mailbox.opening(room)
     seat_and_start(room, box, BOB)
     place(room, box, BOB, 1)
     alice_plays_the_clock_plays_bob(room, box, now_ms=1)
-    events = room.take_events()
+    events = box.take_events()
     (end,) = [e for e in events if isinstance(e, SeriesEnded)]
     assert not end.aborted and end.winner_id == ALICE.id
     assert abandonments(events) == [(BOB.id, "idle")]
@@ -240,7 +247,8 @@ def test_a_player_the_clock_played_for_gains_no_rating_and_is_marked_idle() -> N
 
 def test_the_clock_placing_a_few_cards_is_no_forfeit() -> None:
     """Half the cards or fewer placed by the clock: the deal ranks by its score."""
-    room, box = rated_room(1), Mailbox()
+    room = rated_room(1)
+    box = Mailbox.opening(room)
     seat_and_start(room, box, BOB)
     now = 0
     while not room.series.finished:  # bob places cards 1 to 8, the clock the other 8
@@ -252,5 +260,5 @@ def test_the_clock_placing_a_few_cards_is_no_forfeit() -> None:
         box.add(room.tick(now))
     clocked = [p for p in room.match.boards[BOB.id].placements if p.auto]  # type: ignore[union-attr]
     assert len(clocked) == 8
-    assert abandonments(room.take_events()) == []
+    assert abandonments(box.take_events()) == []
     assert all(n.reason != "left" for n in box.result(ALICE).ranking)

@@ -41,7 +41,7 @@ from server.events import (
     SeriesEnded,
 )
 from server.fallback import fallback_cell
-from server.room import PROGRESS_DELAY_MS, TRANSITIONS, Outbound, Phase, Room, views
+from server.room import PROGRESS_DELAY_MS, TRANSITIONS, Phase, Room, RoomResult, views
 from tests.server.roomkit import (
     ALICE,
     BOB,
@@ -124,7 +124,7 @@ def test_a_finished_deal_is_kept_as_the_text_it_sent() -> None:
         stack.extend(gc.get_referents(obj))
     assert found == [] and len(seen) < 100_000
     for who in (ALICE, zoe):
-        (state,) = [o.text() for o in room.handle(who, Resync(room_id=room.id), now + 1)]
+        (state,) = [o.text() for o in room.handle(who, Resync(room_id=room.id), now + 1).messages]
         assert json.loads(state)["result"] == json.loads(sent[0])
     assert room.view_for(zoe.id, now + 1).result == result
 
@@ -152,7 +152,7 @@ def test_progress_of_an_open_turn_is_delayed_and_shared() -> None:
     # Nothing yet: one progress is due a delay after the first of them.
     assert len(box.of(DAVE, Progress)) == before
     assert room.next_deadline() == 1_000 + PROGRESS_DELAY_MS
-    assert room.tick(1_000 + PROGRESS_DELAY_MS - 1) == []
+    assert room.tick(1_000 + PROGRESS_DELAY_MS - 1) == RoomResult()
     outs = box.add(room.tick(1_000 + PROGRESS_DELAY_MS))
     assert [type(o.message) for o in outs] == [Progress]
     assert set(outs[0].to) == {"id-alice", "id-bob", "id-carol", "id-dave"}
@@ -160,7 +160,7 @@ def test_progress_of_an_open_turn_is_delayed_and_shared() -> None:
     assert isinstance(sent, Progress)
     assert sent.placed == {"id-alice": 1, "id-bob": 1, "id-carol": 0, "id-dave": 0}
     assert "cell" not in sent.model_dump_json() and room.progress_due is None
-    assert room.tick(5_000) == []  # sent once
+    assert room.tick(5_000) == RoomResult()  # sent once
     # The placement that completes the turn is announced at once, with the next
     # cards, and takes the delayed progress with it.
     place(room, box, CAROL, 5_100)
@@ -171,7 +171,7 @@ def test_progress_of_an_open_turn_is_delayed_and_shared() -> None:
     last = outs[-1].message
     assert isinstance(last, Progress) and last.turn == 2
     assert set(last.placed.values()) == {1}
-    assert room.progress_due is None and room.tick(5_100 + PROGRESS_DELAY_MS) == []
+    assert room.progress_due is None and room.tick(5_100 + PROGRESS_DELAY_MS) == RoomResult()
 
 
 def test_solo_room_on_the_server() -> None:
@@ -199,7 +199,7 @@ def test_card_clock_auto_places_for_the_late_player() -> None:
     seat_and_start(room, box, BOB)
     place(room, box, ALICE, 1_000)
     box.add(room.tick(1_000 + PROGRESS_DELAY_MS))  # Alice's progress
-    assert room.tick(4_999) == []
+    assert room.tick(4_999) == RoomResult()
     box.add(room.tick(5_000))
     auto = box.of(BOB, Placed)
     first = box.of(BOB, CardDealt)[0]
@@ -207,7 +207,7 @@ def test_card_clock_auto_places_for_the_late_player() -> None:
     assert len(auto) == 1 and auto[0].auto and auto[0].cell == expected  # type: ignore[attr-defined]
     assert not box.of(ALICE, Placed)[0].auto  # type: ignore[attr-defined]
     assert box.last_card(ALICE).turn == 2 and box.last_card(BOB).turn == 2
-    placed = [e for e in room.take_events() if isinstance(e, CardPlaced)]
+    placed = [e for e in box.take_events() if isinstance(e, CardPlaced)]
     assert [(e.player_id, e.auto, e.elapsed_ms) for e in placed] == [
         ("id-alice", False, 1_000),
         ("id-bob", True, 5_000),
@@ -384,7 +384,7 @@ def test_waiting_seat_is_freed_after_the_grace_period() -> None:
     room, box = make_room(3, grace_ms=5_000), Mailbox()
     box.add(room.handle(BOB, JoinRoom(room_id=room.id), 0))
     room.set_connected("id-bob", False, 1_000)
-    assert room.tick(5_999) == []
+    assert room.tick(5_999) == RoomResult()
     box.add(room.tick(6_000))
     assert [s.player.id for s in room.seats] == ["id-alice"]
 
@@ -469,13 +469,15 @@ def test_events_tell_storage_what_happened() -> None:
     room, box = make_room(1), Mailbox()
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
     play_lockstep(room, box, [ALICE])
-    events = room.take_events()
-    assert isinstance(events[0], RoomOpened) and isinstance(events[1], SeriesBegan)
+    opened = room.opened()  # the lobby stores it as it opens the room
+    assert isinstance(opened, RoomOpened) and opened.room_id == room.id and opened.at_ms == 0
+    events = [opened, *box.take_events()]
+    assert isinstance(events[1], SeriesBegan)
     assert isinstance(events[2], MatchBegan)
     assert sum(isinstance(e, CardPlaced) for e in events) == 16
     assert isinstance(events[-2], MatchEnded) and isinstance(events[-1], SeriesEnded)
     assert events[2].seed == box.result(ALICE).seed
-    assert room.take_events() == []
+    assert box.take_events() == []
 
 
 def test_phase_transitions_follow_the_table() -> None:
@@ -553,13 +555,12 @@ REFUSALS = [
 def test_refused_commands_leave_the_room_exactly_as_it_was(setup, who, command, code) -> None:  # type: ignore[no-untyped-def]
     room, _ = setup()
     before = room.snapshot()
-    pending = list(room.events)
     with pytest.raises(errors.RoomError) as caught:
         room.handle(who, command, 300)
     assert caught.value.code == code
     assert isinstance(caught.value, ValueError)
     assert room.snapshot() == before
-    assert room.events == pending
+    assert room.conclude([]) == RoomResult()  # and noted nothing
 
 
 # ----------------------------------------------------------------------
@@ -596,11 +597,11 @@ def _check_private(box: Mailbox, room: Room) -> None:
                 assert card in seen, f"{pid} saw {card} before it was dealt to it: {text}"
 
 
-def _check_common(room: Room, outs: list[Outbound]) -> list[Outbound]:
+def _check_common(room: Room, result: RoomResult) -> RoomResult:
     """A card shown to the whole room (``progress.dealt``) is, when it is sent, no
     further on than the card any seated player holds (or placed, or holds next)."""
     m = room.match
-    for out in outs:
+    for out in result.messages:
         message = out.message.model() if isinstance(out.message, Prepared) else out.message
         progress = getattr(message, "progress", message)
         if not isinstance(progress, Progress) or progress.dealt is None:
@@ -609,7 +610,8 @@ def _check_common(room: Room, outs: list[Outbound]) -> list[Outbound]:
         assert progress.dealt.card == str(m.deal.cards[progress.dealt.turn - 1])
         for board in m.boards.values():
             assert progress.dealt.turn <= len(board.placements) + 1, (progress, board.placed)
-    return outs
+    assert room.conclude([]) == RoomResult(), "the room kept something of its step"
+    return result
 
 
 @settings(max_examples=40, deadline=None)
@@ -721,13 +723,13 @@ def test_a_bot_thinking_elsewhere_is_asked_and_its_answer_is_its_placement() -> 
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
     bot = "bot-expert-1"
     for turn in range(1, 17):
-        asked = room.take_bot_turns()
+        asked = box.take_bot_turns()
         assert [(t.player_id, t.turn, t.strategy) for t in asked] == [(bot, turn, "expert")]
         board = room.match.boards[bot]  # type: ignore[union-attr]
         assert asked[0].placements == tuple((p.cell, str(p.card)) for p in board.placements)
         assert asked[0].card == str(room.match.deal.cards[turn - 1])  # type: ignore[union-attr]
         place(room, box, ALICE, turn * 10)
-        assert room.take_bot_turns() == []  # asked once per turn
+        assert box.take_bot_turns() == []  # asked once per turn
         cell = think(asked[0])
         assert think(asked[0]) == cell  # seeded per seat and turn: the same move again
         box.add(room.bot_move(bot, turn, cell, turn * 10 + 5))
@@ -741,7 +743,7 @@ def test_a_late_bot_answer_is_refused_and_the_clock_covers_a_slow_bot() -> None:
     room, box = make_room(2, think_elsewhere=True, card_clock_ms=1_000), Mailbox()
     box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy="fallback"), 0))
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
-    (turn,) = room.take_bot_turns()
+    (turn,) = box.take_bot_turns()
     place(room, box, ALICE, 100)
     box.add(room.tick(1_000))  # the bot has not answered: the clock places for it
     board = room.match.boards[turn.player_id]  # type: ignore[union-attr]
@@ -751,7 +753,7 @@ def test_a_late_bot_answer_is_refused_and_the_clock_covers_a_slow_bot() -> None:
         room.bot_move(turn.player_id, 1, fallback_cell(Grid(), Card.parse(turn.card)), 1_001)
     with pytest.raises(errors.NotSeated):
         room.bot_move(ALICE.id, 2, 0, 1_001)
-    (second,) = room.take_bot_turns()
+    (second,) = box.take_bot_turns()
     assert second.turn == 2
     taken = board.placements[0].cell
     with pytest.raises(errors.RuleError):
@@ -827,7 +829,7 @@ def test_a_finished_room_waits_out_the_grace_of_a_player_who_dropped_or_is_movin
     room.tick(due)
     assert room.next_deadline() == now + 5_000  # then looked at when the grace ends
     room.set_connected(BOB.id, True, now + 100)  # back, on the room's node
-    (state,) = room.handle(BOB, Resync(room_id=room.id), now + 150)
+    (state,) = room.handle(BOB, Resync(room_id=room.id), now + 150).messages
     assert state.message.type == "room_state"
     room.set_connected(BOB.id, False, now + 200)  # gone for good this time
     assert not room.closable(now + 5_199, 600_000)

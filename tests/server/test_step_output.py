@@ -142,3 +142,24 @@ def test_a_quick_play_duel_step_by_step_on_the_fake_clock() -> None:
     ticked = lobby.run(lambda: lobby.tick(now + LobbyConfig().finished_ttl_ms))  # forgotten
     assert ticked == StepOutput([], [], SharedNotes(RoomNotes(closed=[room])), [])
     assert lobby.rooms == {}
+
+
+def test_a_room_tick_that_fails_half_done_still_hands_over_what_it_decided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One broken room must not stop the clock of the others, and what it had
+    decided before it failed is stored with the step, not kept in the room."""
+    lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
+    lobby.run(lambda: lobby.handle(ALICE, CreateRoom(name="broken", seats=2), 0))
+    (room,) = lobby.rooms.values()
+    decided = MatchEnded("m", "5H", (), 5, ())
+
+    def tick(now_ms: int) -> object:
+        room.note(decided)
+        raise RuntimeError("a bug, half way through the step")
+
+    monkeypatch.setattr(room, "tick", tick)
+    lobby.alarms.set(room.id, 5)
+    output = lobby.run(lambda: lobby.tick(5))
+    assert output.events == [decided]
+    assert room.conclude([]).events == []  # the room kept nothing of it

@@ -29,19 +29,20 @@ async def test_a_match_is_stored_and_read_back(store: StoreUnderTest) -> None:
     storage = await Storage.open(store.target)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
     assert await storage.player_by_token_hash("h1") == StoredPlayer(ALICE.id, "alice", False, False)
-    room, box = make_room(1), Mailbox()
+    room = make_room(1)
+    box = Mailbox.opening(room)
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
     # Half the match: stored, but nothing hidden is readable.
     for i in range(8):
         place(room, box, ALICE, 100 * (i + 1))
-    futures = [storage.persist([event]) for event in room.take_events()]
+    futures = [storage.persist([event]) for event in box.take_events()]
     await asyncio.gather(*futures)
     playing = await storage.match("match1")
     assert playing is not None and playing["status"] == "playing" and playing["seed"] is None
     assert "placements" not in playing["boards"][0]
     for i in range(8, 16):
         place(room, box, ALICE, 100 * (i + 1))
-    await storage.persist(room.take_events())
+    await storage.persist(box.take_events())
     done = await storage.match("match1")
     assert done is not None and done["status"] == "finished"
     assert done["seed"] == box.result(ALICE).seed
@@ -81,10 +82,11 @@ async def test_unfinished_series_are_read_back_at_restart_to_be_resumed(
 ) -> None:
     storage = await Storage.open(store.target)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
-    room, box = make_room(1), Mailbox()
+    room = make_room(1)
+    box = Mailbox.opening(room)
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
     place(room, box, ALICE, 5)
-    await storage.persist(room.take_events())
+    await storage.persist(box.take_events())
     await storage.close()
     storage = await Storage.open(store.target)
     (saved,) = await storage.unfinished()
@@ -110,14 +112,15 @@ async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_i
     heard: list[list[object]] = []
     storage.on_lost = lambda events: heard.append(list(events))
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h0")
-    room, box = make_room(1), Mailbox()
+    room = make_room(1)
+    box = Mailbox.opening(room)
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
-    await storage.persist(room.take_events())
+    await storage.persist(box.take_events())
     store.refuse("refuse", "placements", "NEW.turn = 2", "refused")
     writes = []
     for i in range(3):  # turns 1, 2, 3: one batch (the writer gathers for 50 ms)
         place(room, box, ALICE, 100 * (i + 1))
-        writes.append(storage.persist(room.take_events()))
+        writes.append(storage.persist(box.take_events()))
     outcomes = await asyncio.gather(*writes, return_exceptions=True)
     assert outcomes[0] is None
     assert isinstance(outcomes[1], WriteFailed) and "refused" in outcomes[1].reason
@@ -142,11 +145,12 @@ async def _series_with_a_bot_seat(
 ) -> None:
     storage = await Storage.open(path)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
-    room, box = make_room(2, strategies=factory), Mailbox()
+    room = make_room(2, strategies=factory)
+    box = Mailbox.opening(room)
     box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy=strategy), 0))
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
     place(room, box, ALICE, 5)
-    await storage.persist(room.take_events())
+    await storage.persist(box.take_events())
     await storage.close()
 
 
@@ -210,13 +214,14 @@ async def test_a_postgresql_restart_holds_writes_until_it_is_back_and_loses_none
         url = cluster.url(cluster.create_database())
         storage = await Storage.open(url)
         await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
-        room, box = make_room(1), Mailbox()
+        room = make_room(1)
+        box = Mailbox.opening(room)
         box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
         place(room, box, ALICE, 100)
-        await storage.persist(room.take_events())
+        await storage.persist(box.take_events())
         cluster.stop("fast")
         place(room, box, ALICE, 200)
-        held = storage.persist(room.take_events())
+        held = storage.persist(box.take_events())
         for _ in range(100):
             if storage.failing is not None:
                 break

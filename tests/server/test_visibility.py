@@ -5,6 +5,7 @@ embargoes, a cancelled round, private rooms in public lists, and log lines."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from server.events import (
     TournamentSnapshot,
 )
 from server.lobby import Lobby
-from server.room import Outbound, Room
+from server.room import BotTurn, Outbound, Room
 from server.storage import Storage, StoredPlayer
 from server.tournaments.director import Director
 from tests.server.roomkit import ALICE, BOB, SPECTATOR, FixedIds
@@ -52,11 +53,15 @@ class Run:
     def __init__(self, storage: Storage) -> None:
         self.lobby, self.storage = lobby(think_elsewhere=True), storage
         self.outs: list[Outbound] = []
+        self.turns: list[BotTurn] = []  # the bots' turns asked for, not answered yet
 
-    async def do(self, outs: list[Outbound]) -> list[Outbound]:
-        self.outs += outs
-        await self.storage.persist(self.lobby.take_events())
-        return outs
+    async def do(self, step: Callable[..., list[Outbound]], *args: Any) -> list[Outbound]:
+        """Run ``step(*args)`` as the server runs a lobby step; store what it decided."""
+        output = self.lobby.run(lambda: step(*args))
+        self.outs += output.messages
+        self.turns += output.bot_turns
+        await self.storage.persist(output.events)
+        return output.messages
 
 
 async def duplicate_with_alice_at_card_one(run: Run) -> tuple[Director, Room, list[Room]]:
@@ -64,27 +69,28 @@ async def duplicate_with_alice_at_card_one(run: Run) -> tuple[Director, Room, li
     The bots' tables finish; alice's holds card 1."""
     lb = run.lobby
     for p in (ALICE, SPECTATOR):
-        await run.do(lb.connect(p, 0))
-    await run.do(lb.handle(ALICE, CUP, 0))
+        await run.do(lb.connect, p, 0)
+    await run.do(lb.handle, ALICE, CUP, 0)
     (director,) = lb.tournaments.directors.values()
-    await run.do(lb.handle(ALICE, JoinTournament(tournament_id=director.id, contribution="a"), 0))
-    await run.do(lb.handle(ALICE, AddTournamentBot(tournament_id=director.id, count=2), 0))
-    await run.do(lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="start"), 0))
+    await run.do(lb.handle, ALICE, JoinTournament(tournament_id=director.id, contribution="a"), 0)
+    await run.do(lb.handle, ALICE, AddTournamentBot(tournament_id=director.id, count=2), 0)
+    await run.do(lb.handle, ALICE, ManageTournament(tournament_id=director.id, action="start"), 0)
     tables = [lb.rooms[t.room_id] for t in director.rounds[0].tables if t.room_id in lb.rooms]
     mine = next(r for r in tables if r.seat_of(ALICE.id))
     for room in tables:
         join = JoinRoom(invite_code=room.invite_code, spectate=True)
-        await run.do(lb.handle(SPECTATOR, join, 1))
-    while turns := lb.take_bot_turns():
+        await run.do(lb.handle, SPECTATOR, join, 1)
+    while run.turns:
+        turns, run.turns = run.turns, []
         for turn in turns:
-            await run.do(lb.bot_move(turn.room_id, turn.player_id, turn.turn, think(turn), 2))
+            await run.do(lb.bot_move, turn.room_id, turn.player_id, turn.turn, think(turn), 2)
     return director, mine, tables
 
 
 async def alice_plays_out(run: Run, room: Room, now: int) -> None:
     while (you := room.view_for(ALICE.id, now).you) is not None and you.turn is not None:
         place = Place(room_id=room.id, turn=you.turn, cell=you.legal[0])
-        await run.do(run.lobby.handle(ALICE, place, now))
+        await run.do(run.lobby.handle, ALICE, place, now)
 
 
 async def test_a_finished_table_is_shown_to_its_spectator_and_the_api_once_the_round_is_over(
@@ -215,13 +221,13 @@ async def test_private_rooms_are_not_listed_public_and_rated_ones_are(tmp_path: 
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h")
     run = Run(storage)
     lb = run.lobby
-    await run.do(lb.connect(ALICE, 0))
+    await run.do(lb.connect, ALICE, 0)
     ids = {}
     for name, visibility_ in (("open", "public"), ("hidden", "private")):
-        await run.do(lb.handle(ALICE, CreateRoom(name=name, seats=2, visibility=visibility_), 0))
+        await run.do(lb.handle, ALICE, CreateRoom(name=name, seats=2, visibility=visibility_), 0)
         room = next(r for r in lb.rooms.values() if r.settings.name == name)
-        await run.do(lb.handle(ALICE, AddBot(room_id=room.id, strategy="greedy"), 0))
-        await run.do(lb.handle(ALICE, StartMatch(room_id=room.id), 0))
+        await run.do(lb.handle, ALICE, AddBot(room_id=room.id, strategy="greedy"), 0)
+        await run.do(lb.handle, ALICE, StartMatch(room_id=room.id), 0)
         assert room.match is not None
         ids[name] = room.match.id
     listed = await storage.player_matches(ALICE.id)

@@ -104,16 +104,17 @@ async def test_a_stale_fence_stores_none_of_its_steps_writes(store: StoreUnderTe
     them stored, and the step before it, under a token still current, stays."""
     storage = await Storage.open(store.target)
     storage.on_lost = lambda events: None
-    room, box = make_room(1), Mailbox()
+    room = make_room(1)
+    box = Mailbox.opening(room)
     try:
         await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
         box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
         place(room, box, ALICE, 100)
-        await storage.persist(room.take_events(), [Fence(f"room:{room.id}", 5)])
+        await storage.persist(box.take_events(), [Fence(f"room:{room.id}", 5)])
         place(room, box, ALICE, 200)
         place(room, box, ALICE, 300)
         with pytest.raises(WriteFailed, match="newer owner"):
-            await storage.persist(room.take_events(), [Fence(f"room:{room.id}", 4)])
+            await storage.persist(box.take_events(), [Fence(f"room:{room.id}", 4)])
     finally:
         await storage.close()
     assert store.rows("SELECT turn FROM placements") == [(1,)]

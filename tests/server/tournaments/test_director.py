@@ -226,15 +226,15 @@ def test_a_bot_thinking_elsewhere_is_asked_again_on_every_deal_of_a_series() -> 
                 between_deals_ms=0)  # fmt: skip
     room.seat_bot("greedy")
     room.play_as_bot(ALICE.id, "greedy")
-    room.start(0)
     from tests.server.roomkit import Mailbox
 
     box = Mailbox()
+    box.add(room.start(0))
     now = 0
     while room.series.started <= 3 and not room.series.finished:
         assert answer_bots(room, box, now) > 0, f"deal {room.series.started}: no bot was asked"
         now += 10
-        room.tick(now)
+        box.add(room.tick(now))
     assert room.series.finished and not any(
         p.auto
         for b in room.match.boards.values()
