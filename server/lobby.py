@@ -92,8 +92,8 @@ class Lobby:
         self.think_elsewhere = think_elsewhere
         self.registry = registry or RoomRegistry()
         self.rooms = self.registry.rooms  # by id
-        self.events: list[Event] = []
-        self.bot_turns: list[BotTurn] = []
+        self._events: list[Event] = []
+        self._bot_turns: list[BotTurn] = []
         self.alarms = Alarms()  # when each room next has something to do
         self.online: dict[str, PlayerInfo] = {}  # signed-in players by id
         # Names find players by key (protocol.names.name_key): the online ones holding
@@ -142,8 +142,8 @@ class Lobby:
 
     def _output(self) -> StepOutput:
         """Everything the step just run decided besides its messages, in one piece."""
-        output = StepOutput(self.events, self.bot_turns)
-        self.events, self.bot_turns = [], []
+        output = StepOutput(self._events, self._bot_turns)
+        self._events, self._bot_turns = [], []
         if self.registry.notes is not None:
             desk = self.tournaments
             waiting, challenges = self.head_to_head.take_changes()
@@ -158,11 +158,6 @@ class Lobby:
             )
             self.paired, desk.placed, desk.elsewhere, desk.results = [], [], [], []
         return output
-
-    def take_events(self) -> list[Event]:
-        """The events alone (the core's tests; the shell takes :meth:`run`'s result)."""
-        events, self.events = self.events, []
-        return events
 
     def bot_owner(self, room: Room) -> str:
         """Whose bots play in ``room``, for the share of bot workers each owner gets
@@ -394,7 +389,7 @@ class Lobby:
             embargo=embargo,
         )
         self.registry.add(room)
-        self.events.append(room.opened())
+        self._events.append(room.opened())
         return room
 
     def carry_out(self, result: DeskResult, now_ms: int) -> list[Outbound]:
@@ -403,7 +398,7 @@ class Lobby:
         (server.requests). First in, first out, whatever the nesting: a request made
         while another is carried out waits for every request made before it."""
         outs = result.outs
-        self.events += result.events
+        self._events += result.events
         if self._carrying is not None:
             # Asked while another request is carried out (a table's deal ended as it was
             # acted on, and its director asks more): after everything asked before it,
@@ -439,7 +434,7 @@ class Lobby:
                 return self._open_table(request, now_ms)
             case TablesOpened(tournament_id=tid):
                 more = self.tournaments.tables_opened(tid, now_ms)
-                self.events += more.events
+                self._events += more.events
                 pending.extend(more.requests)  # after what was asked before it
                 return more.outs
             case LiftEmbargo(room_id=room_id, group=group):
@@ -507,7 +502,7 @@ class Lobby:
         result = RoomResult([room.send_state(player.id, now_ms, asked.ref)])
         result += room.start(now_ms)
         outs = self.settle(room, result, now_ms)
-        self.events.append(self.daily.opened(asked, room, now_ms))
+        self._events.append(self.daily.opened(asked, room, now_ms))
         return outs
 
     def daily_resumed(self, now_ms: int) -> list[Outbound]:
@@ -617,7 +612,7 @@ class Lobby:
         changes = self.ratings.rate(pool, (a.id, a.name), (b.id, b.name), score_a, ended.at_ms)
         out: list[RatingChange] = []
         for change, who in zip(changes, (a, b), strict=True):
-            self.events.append(
+            self._events.append(
                 RatingChanged(
                     player_id=change.player_id,
                     pool=pool,
@@ -654,7 +649,7 @@ class Lobby:
         turns = result.bot_turns
         if turns:
             owner = self.bot_owner(room)
-            self.bot_turns.extend(dataclasses.replace(t, owner=owner) for t in turns)
+            self._bot_turns.extend(dataclasses.replace(t, owner=owner) for t in turns)
         closing = room.closable(now_ms, self.config.finished_ttl_ms)
         self._hold(room, closing)
         if closing:
@@ -674,7 +669,7 @@ class Lobby:
         ratings, and a tournament table's deal or series that ended tells its director."""
         outs: list[Outbound] = []
         for event in events:
-            self.events.append(event)
+            self._events.append(event)
             if isinstance(event, SeriesEnded):
                 outs += self._rate(room, event)
             tournament = room.settings.origin == RoomOrigin.TOURNAMENT

@@ -28,9 +28,10 @@ from server.fallback import CellChooser, fallback_cell
 from server.room import phases, views
 from server.room.outbound import Outbound
 from server.room.phases import Phase
-from server.room.result import step
+from server.room.result import RoomResult
 from server.room.results import ResultsRoom
 from server.room.state import TURNS, Board, BotTurn, DealInPlay, Placement
+from server.stepping import step
 
 # Why the server placed a person's card when it was the person's own doing (its clock ran
 # out, or it was away), as against the deal being ended for everyone (others left, a
@@ -49,7 +50,7 @@ PROGRESS_DELAY_MS = 250
 class DealingRoom(ResultsRoom):
     """A room that deals and plays its deals."""
 
-    @step
+    @step(RoomResult)
     def resume(self, now_ms: int) -> list[Outbound]:
         """After :func:`server.room.restore.restore`: deal on, ask the bots, finish a
         deal already complete."""
@@ -58,7 +59,7 @@ class DealingRoom(ResultsRoom):
             return []
         return self.bots_play(now_ms) + self.advance(now_ms)
 
-    @step
+    @step(RoomResult)
     def time_up(self, now_ms: int) -> list[Outbound]:
         """A clock above the room's ran out (a tournament's round clock): every card
         still unplaced is placed automatically, as when a race's deal clock runs
@@ -183,7 +184,7 @@ class DealingRoom(ResultsRoom):
         not place it first, and the deal is not over)."""
         return self.match is not None and views.waiting_turn(self, player_id) == turn
 
-    @step
+    @step(RoomResult)
     def bot_move(self, player_id: str, turn: int, cell: int, now_ms: int) -> list[Outbound]:
         """The move a bot seat's strategy chose for ``turn`` (trusted: from the server itself).
 

@@ -36,8 +36,9 @@ from server.room import bot_seats, phases, views
 from server.room.dealing import DealingRoom
 from server.room.outbound import Outbound
 from server.room.phases import Phase
-from server.room.result import step
+from server.room.result import RoomResult
 from server.room.state import TURNS, Seat
+from server.stepping import step
 
 CELL_NAMES = frozenset(cell_name(c) for c in range(16))
 
@@ -48,7 +49,7 @@ class Room(DealingRoom):
     # ------------------------------------------------------------------
     # Commands
 
-    @step
+    @step(RoomResult)
     def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
         """Apply one command from ``player``; raise RoomError and change nothing if refused."""
         self.now = now_ms
@@ -210,7 +211,7 @@ class Room(DealingRoom):
         chooser = bot_seats.chooser(self.bot_factory, strategy, seed)
         seat.bot, seat.strategy, seat.bot_seed, seat.ready = chooser, strategy, seed, True
 
-    @step
+    @step(RoomResult)
     def close_waiting(self, now_ms: int) -> list[Outbound]:
         """The lobby closes a room that waited too long without starting: every
         member is told it has left, and the room is left to the bots (closable)."""
@@ -227,7 +228,7 @@ class Room(DealingRoom):
         assert self.phase == Phase.WAITING and len(self.seats) < self.settings.seats
         self.seats.append(Seat(player, contribution, ready=True))
 
-    @step
+    @step(RoomResult)
     def start(self, now_ms: int) -> list[Outbound]:
         """Begin the match of a room the lobby filled itself."""
         self.now = now_ms
@@ -281,7 +282,7 @@ class Room(DealingRoom):
     # ------------------------------------------------------------------
     # Connections and time
 
-    @step
+    @step(RoomResult)
     def set_connected(self, player_id: str, connected: bool, now_ms: int) -> list[Outbound]:
         """A member's first connection opened (send it a snapshot) or its last one closed."""
         if player_id in self.spectators:
@@ -303,7 +304,7 @@ class Room(DealingRoom):
         seat.connected, seat.away_since = False, now_ms
         return self._changed(now_ms)
 
-    @step
+    @step(RoomResult)
     def tick(self, now_ms: int) -> list[Outbound]:
         """Let time pass: grace periods end, clocks run out and cards are auto-placed,
         and a room update that was held back goes out."""

@@ -28,9 +28,10 @@ from server.room import views
 from server.room.addressing import AddressingRoom
 from server.room.outbound import Outbound
 from server.room.phases import Phase
-from server.room.result import step
+from server.room.result import RoomResult
 from server.room.state import TURNS, Board, Seat
 from server.series import DealOutcome
+from server.stepping import step
 
 
 class ResultsRoom(AddressingRoom):
@@ -184,7 +185,7 @@ class ResultsRoom(AddressingRoom):
         self._close_series(now_ms)
         return self.room_update(now=True)
 
-    @step
+    @step(RoomResult)
     def lift_embargo(self, embargo: str, now_ms: int) -> list[Outbound]:
         """Every table of this room's tournament round has finished: the deals of its
         series may be shown to everyone, and the spectators get the result they

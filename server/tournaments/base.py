@@ -104,6 +104,8 @@ class DirectorBase:
         self._rating_of = rating_of or (lambda pid: 1500.0)
         self.known_strategy = known_strategy or (lambda name: True)
         self.tables_by_room: dict[str, tuple[Round, Table]] = {}
+        # Tables whose room the lobby opened in the step being run (tables_opened).
+        self.opened_tables: list[tuple[Round, Table]] = []
         self.bots_added = 0
         self.now = now_ms
         self.push_due: int | None = None
@@ -118,23 +120,32 @@ class DirectorBase:
         chain = max(settings.rounds, knockout_rounds(settings.max_players))
         self.round_secrets = secret_chain(root_secret, chain)
         self.commitment = commitment(self.round_secrets[0])
-        self.events: list[Event] = [
-            TournamentCreated(
-                tournament_id=tournament_id,
-                name=settings.name,
-                format=settings.format,
-                visibility=settings.visibility,
-                host=player_record(host),
-                settings=self._settings_json(),
-                commitment=self.commitment,
-                at_ms=now_ms,
-            )
-        ]
-        self.requests: list[Request] = []
+        # What the step being run has noted so far: it leaves with the step's result
+        # (server.tournaments.result), so it is empty between steps.
+        self._events: list[Event] = []
+        self._requests: list[Request] = []
 
-    def take_requests(self) -> list[Request]:
-        requests, self.requests = self.requests, []
-        return requests
+    def note(self, event: Event) -> None:
+        """An event for storage, decided by the step being run."""
+        self._events.append(event)
+
+    def ask(self, *requests: Request) -> None:
+        """Requests of the tables' rooms, decided by the step being run."""
+        self._requests += requests
+
+    def creation(self, now_ms: int) -> TournamentCreated:
+        """The event of this tournament's creation."""
+        s = self.settings
+        return TournamentCreated(
+            tournament_id=self.id,
+            name=s.name,
+            format=s.format,
+            visibility=s.visibility,
+            host=player_record(self.host),
+            settings=self._settings_json(),
+            commitment=self.commitment,
+            at_ms=now_ms,
+        )
 
     @property
     def over(self) -> bool:
@@ -228,7 +239,7 @@ class DirectorBase:
     # What it records, and telling the members
 
     def entry_event(self, e: Entrant, now_ms: int) -> None:
-        self.events.append(
+        self.note(
             TournamentEntry(
                 tournament_id=self.id,
                 player=player_record(e.player),
@@ -247,7 +258,7 @@ class DirectorBase:
         now_ms: int,
         standings: tuple[dict[str, object], ...] | None = None,
     ) -> None:
-        self.events.append(TournamentStatus(self.id, change, standings, now_ms))
+        self.note(TournamentStatus(self.id, change, standings, now_ms))
 
     def go(self, phase: Phase) -> None:
         if phase not in TRANSITIONS[self.phase]:

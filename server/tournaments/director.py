@@ -2,10 +2,11 @@
 
 Commands (register, withdraw, the host's bots and start, pause, resume, remove,
 cancel), clock ticks and what its tables report (a deal ended, a table's
-series ended) go in, each with the time in milliseconds. Out come addressed
-messages (:class:`server.room.Outbound`), storage events (:attr:`Director.events`)
-and requests to the lobby (:attr:`Director.requests`): open a table, stop the
-tables a round clock has overtaken, make a withdrawn entrant leave its table.
+series ended) go in, each with the time in milliseconds. Out comes one
+:class:`~server.tournaments.result.DirectorResult` per step: addressed messages
+(:class:`server.room.Outbound`), storage events and requests of the tables'
+rooms: open a table, stop the tables a round clock has overtaken, make a
+withdrawn entrant leave its table, lift a round's embargo.
 The lobby owns the rooms; the director only decides. A refused command raises a
 :class:`server.errors.TournamentError` before changing anything.
 
@@ -30,11 +31,14 @@ from collections.abc import Callable, Mapping
 from protocol.fields import PlayerInfo
 from protocol.tournaments import EntrantStatus, TableStatus
 from server import errors
-from server.events import Event, TournamentChange, TournamentSnapshot, TournamentStatus
+from server.events import TournamentChange, TournamentSnapshot, TournamentStatus
 from server.recovery import Unresumable
+from server.requests import OpenTable
 from server.room import Outbound
+from server.stepping import step
 from server.tournaments.base import Reply
-from server.tournaments.model import Entrant, Forfeit, Phase, StopTable
+from server.tournaments.model import Entrant, Forfeit, Phase
+from server.tournaments.result import DirectorResult
 from server.tournaments.rounds import RoundsDirector
 from server.tournaments.snapshot import (
     SNAPSHOT_VERSION,
@@ -52,27 +56,40 @@ SNAPSHOT_INTERVAL_MS = 1_000
 class Director(RoundsDirector):
     """One tournament, from registration to its final standings."""
 
-    def take_events(self) -> list[Event]:
-        """The storage events so far; a snapshot ends them if the state has changed
-        and the lobby has carried out every request (the tables have their rooms).
+    def conclude(self, messages: list[Outbound]) -> DirectorResult:
+        """A step's ``messages`` with everything it noted, as its one result; the
+        director keeps nothing of it (server.stepping.step calls this for every entry
+        point; the desk too, for a step a bug cut short). A snapshot ends the events
+        if the state has changed, unless the step asked for tables to be opened: a
+        snapshot has each table's room, so it waits for :meth:`tables_opened`. (The
+        step's other requests are carried out in the same step of the lobby, whose
+        events are stored together.)
 
         A snapshot is the whole tournament, so while only table results change
         (a round being played) one is taken at most every SNAPSHOT_INTERVAL_MS;
         :meth:`next_deadline` asks for a tick when a late one is due. Results that
         came after the last snapshot are in the tables' stored series, and a
         restart takes them from there (:meth:`catch_up`)."""
-        if not self.over and not self.requests:
+        if not self.over and not any(isinstance(r, OpenTable) for r in self._requests):
             shape = self._shape()
             if shape != self.stored_shape or self.now - self.stored_at >= SNAPSHOT_INTERVAL_MS:
                 self.snapshot_due = None
                 state = self.snapshot()
                 if state != self.stored:
                     self.stored, self.stored_shape, self.stored_at = state, shape, self.now
-                    self.events.append(TournamentSnapshot(self.id, state, self.now))
+                    self.note(TournamentSnapshot(self.id, state, self.now))
             elif self.snapshot_due is None:
                 self.snapshot_due = self.stored_at + SNAPSHOT_INTERVAL_MS
-        events, self.events = self.events, []
-        return events
+        result = DirectorResult(messages, self._events, self._requests)
+        self._events, self._requests = [], []
+        return result
+
+    @step(DirectorResult)
+    def opened(self, now_ms: int) -> list[Outbound]:
+        """The tournament was just created: its creation is stored (and its snapshot)."""
+        self.now = now_ms
+        self.note(self.creation(now_ms))
+        return []
 
     def _shape(self) -> tuple[object, ...]:
         """What a snapshot must not wait for: everything but results within a round."""
@@ -151,7 +168,6 @@ class Director(RoundsDirector):
             raise Unresumable("the round secrets' chain has another length")
         if director.commitment != saved.commitment:
             raise Unresumable("the round secrets are not the committed chain")
-        director.events = []  # stored long ago
         director.phase = saved.phase
         director.next_at = saved.next_at
         director.finished_at = saved.finished_at
@@ -178,13 +194,8 @@ class Director(RoundsDirector):
         if director.next_at is not None:
             director.next_at += away
         current = director.rounds[-1] if director.rounds else None
-        if current is not None and not current.finished:
-            if current.stopped:
-                director.requests += [
-                    StopTable(t.room_id) for t in current.open_tables() if t.room_id
-                ]
-            else:
-                current.ends_at += away
+        if current is not None and not current.finished and not current.stopped:
+            current.ends_at += away  # a stopped one's tables are stopped again: resumed()
         director.now = now_ms
         return director
 
@@ -219,6 +230,7 @@ class Director(RoundsDirector):
         self.entry_event(entrant, now_ms)
         return entrant
 
+    @step(DirectorResult)
     def register(
         self, player: PlayerInfo, contribution: str, now_ms: int, ref: str | None = None
     ) -> list[Outbound]:
@@ -242,12 +254,14 @@ class Director(RoundsDirector):
         self._add_entrant(player, contribution, "", now_ms)
         return self.changed(now_ms, Reply(player.id, ref))
 
+    @step(DirectorResult)
     def spectate(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
         self.now = now_ms
         if player.id not in self.entrants:
             self.spectators[player.id] = player
         return [Outbound((player.id,), self.update(now_ms, ref))]
 
+    @step(DirectorResult)
     def add_bots(
         self,
         actor: PlayerInfo,
@@ -278,6 +292,7 @@ class Director(RoundsDirector):
             self._add_entrant(bot, "", strategy, now_ms)
         return self.changed(now_ms, Reply(actor.id, ref))
 
+    @step(DirectorResult)
     def leave(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
         """An entrant withdraws (its table, if any, is forfeited); a spectator stops watching."""
         self.now = now_ms
@@ -306,8 +321,9 @@ class Director(RoundsDirector):
         if current is not None and not current.finished:
             for t in current.open_tables():
                 if pid in t.players and t.room_id is not None:
-                    self.requests.append(Forfeit(t.room_id, entrant.player))
+                    self.ask(Forfeit(t.room_id, entrant.player))
 
+    @step(DirectorResult)
     def manage(
         self,
         actor: PlayerInfo,
@@ -340,9 +356,7 @@ class Director(RoundsDirector):
                     raise errors.TournamentState("the tournament has already started")
                 if len(self.active()) < 2:
                     raise errors.TooFewPlayers("a tournament needs at least two entrants")
-                self.events.append(
-                    TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms)
-                )
+                self.note(TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms))
                 return self.begin_round(now_ms, reply)
             case "pause":
                 if self.phase not in (Phase.PLAYING, Phase.BETWEEN):
@@ -359,9 +373,7 @@ class Director(RoundsDirector):
                     self.next_at = now_ms + self.settings.between_rounds_ms
                 else:
                     self.go(Phase.PLAYING)
-                self.events.append(
-                    TournamentStatus(self.id, TournamentChange.RESUMED, None, now_ms)
-                )
+                self.note(TournamentStatus(self.id, TournamentChange.RESUMED, None, now_ms))
                 return self.push(now_ms, reply)
             case "cancel":
                 if self.over:

@@ -65,6 +65,7 @@ from server.room import BotFactory, Outbound, Room, RoomResult, bot_seats
 from server.tournaments import views
 from server.tournaments.director import Director
 from server.tournaments.model import Forfeit, Reveal, StopTable, TournamentSettings
+from server.tournaments.result import DirectorResult
 
 _RoomAction = Callable[[Room], RoomResult]
 
@@ -147,21 +148,24 @@ class TournamentDesk:
                 return DeskResult([Outbound((player.id,), self.list_tournaments(message, now_ms))])
             case CreateTournament():
                 director = self._create(player, message, now_ms)
-                outs = [Outbound((player.id,), director.update(now_ms, message.ref))]
+                stepped = director.opened(now_ms)
+                stepped.messages.append(
+                    Outbound((player.id,), director.update(now_ms, message.ref))
+                )
             case JoinTournament():
                 director = self._find(player, message.tournament_id, message.invite_code)
                 if message.spectate:
-                    outs = director.spectate(player, now_ms, message.ref)
+                    stepped = director.spectate(player, now_ms, message.ref)
                 else:
-                    outs = director.register(player, message.contribution, now_ms, message.ref)
+                    stepped = director.register(player, message.contribution, now_ms, message.ref)
                 self._rewatch(director)
             case LeaveTournament():
                 director = self._find(player, message.tournament_id, None)
-                outs = director.leave(player, now_ms, message.ref)
+                stepped = director.leave(player, now_ms, message.ref)
                 self._rewatch(director)
             case ManageTournament():
                 director = self._find(player, message.tournament_id, None)
-                outs = director.manage(
+                stepped = director.manage(
                     player,
                     message.action,
                     now_ms,
@@ -171,7 +175,7 @@ class TournamentDesk:
                 )
             case AddTournamentBot():
                 director = self._find(player, message.tournament_id, None)
-                outs = director.add_bots(
+                stepped = director.add_bots(
                     player,
                     message.strategy,
                     message.count,
@@ -186,7 +190,7 @@ class TournamentDesk:
             case _:
                 raise errors.RoomError(f"{message.type} is not a tournament command",
                                        code="bad_message")  # fmt: skip
-        return DeskResult(outs).add(self._run(director, now_ms))
+        return self._run(director, stepped, now_ms)
 
     def answer(self, director: Director, now_ms: int, ref: str | None = None) -> Prepared:
         """``director``'s tournament as its members see it (Director.update), written
@@ -324,11 +328,12 @@ class TournamentDesk:
     # ------------------------------------------------------------------
     # Carrying out what a director decided
 
-    def _run(self, director: Director, now_ms: int) -> DeskResult:
-        """The director's events, and what it asked of rooms as requests for the lobby;
-        then its alarm, for when it next has something to do. (What it asks once its
-        tables are open comes when it is told they are: :meth:`tables_opened`.)"""
-        result = self._requests_of(director, now_ms)
+    def _run(self, director: Director, stepped: DirectorResult, now_ms: int) -> DeskResult:
+        """A step of ``director`` done (``stepped``): its messages and events, and what
+        it asked of rooms as requests for the lobby; then its alarm, for when it next
+        has something to do. (What it asks once its tables are open comes when it is
+        told they are: :meth:`tables_opened`.)"""
+        result = self._requests_of(director, stepped, now_ms)
         self._written.pop(director.id, None)  # it may have changed: written again when asked
         self._schedule(director)
         return result
@@ -342,13 +347,13 @@ class TournamentDesk:
             wake = director.next_deadline()
         self.alarms.set(director.id, wake)
 
-    def _requests_of(self, director: Director, now_ms: int) -> DeskResult:
-        """The director's events, and what it asked of rooms, in its order: the tables
-        to open, then (if any) the word that they are open; each other request as
-        :meth:`table_request` makes it."""
-        result = DeskResult(events=director.take_events())
+    def _requests_of(self, director: Director, stepped: DirectorResult, now_ms: int) -> DeskResult:
+        """The director's messages and events, and what it asked of rooms, in its
+        order: the tables to open, then (if any) the word that they are open; each
+        other request as :meth:`table_request` makes it."""
+        result = DeskResult(stepped.messages, events=stepped.events)
         opened = False
-        for request in director.take_requests():
+        for request in stepped.requests:
             if isinstance(request, OpenTable):
                 opened = True
                 result.requests.append(request)
@@ -409,7 +414,7 @@ class TournamentDesk:
         director = self.directors.get(tournament_id)
         if director is None:
             return DeskResult()
-        return DeskResult(director.tables_opened(now_ms)).add(self._run(director, now_ms))
+        return self._run(director, director.tables_opened(now_ms), now_ms)
 
     # ------------------------------------------------------------------
     # After a restart
@@ -454,10 +459,10 @@ class TournamentDesk:
         director = self.directors.get(tournament_id)
         if director is None:
             return DeskResult()
-        outs = director.catch_up(room_id, table.deals, table.finished, table.winner_id, now_ms)
+        stepped = director.catch_up(room_id, table.deals, table.finished, table.winner_id, now_ms)
         if table.finished:
             self._rooms.pop(room_id, None)
-        return DeskResult(outs).add(self._run(director, now_ms))
+        return self._run(director, stepped, now_ms)
 
     def watchable(self, room_id: str, player_id: str) -> bool:
         """May ``player_id`` watch ``room_id``, a table of a tournament being run?
@@ -489,7 +494,7 @@ class TournamentDesk:
 
     def resumed(self, now_ms: int, elsewhere: Collection[str] = ()) -> DeskResult:
         """Every series that could be rebuilt has been: the tables whose room was
-        not are ended (Director.lost_tables), and the restored directors carry on.
+        not are ended (Director.resumed), and the restored directors carry on.
         ``elsewhere``: the rooms other nodes of a cluster play (not lost)."""
         result = DeskResult()
         restored, self._restored = self._restored, []
@@ -500,8 +505,7 @@ class TournamentDesk:
                     log.warning("tournament %s: table in room %s was not rebuilt: ended",
                                 director.id, room_id)  # fmt: skip
                     self._rooms.pop(room_id, None)
-            result.outs += director.lost_tables(alive, now_ms)
-            result.add(self._run(director, now_ms))
+            result.add(self._run(director, director.resumed(alive, now_ms), now_ms))
         return result
 
     def withdraw(self, tournament_id: str) -> list[Outbound]:
@@ -539,12 +543,12 @@ class TournamentDesk:
                     self._watch.pop(room.id, None)
             return DeskResult()
         if isinstance(event, MatchEnded):
-            outs = director.deal_ended(room.id, {o.player_id: o.score for o in event.outcomes},
-                                       now_ms)  # fmt: skip
+            scores = {o.player_id: o.score for o in event.outcomes}
+            stepped = director.deal_ended(room.id, scores, now_ms)
         else:
             del self._rooms[room.id]
-            outs = director.table_ended(room.id, event.winner_id, now_ms)
-        return DeskResult(outs).add(self._run(director, now_ms))
+            stepped = director.table_ended(room.id, event.winner_id, now_ms)
+        return self._run(director, stepped, now_ms)
 
     def connect(self, player: PlayerInfo, now_ms: int) -> list[Outbound]:
         """A player signed in: a snapshot of every tournament it takes part in."""
@@ -569,10 +573,11 @@ class TournamentDesk:
                     self._schedule(director)
                 continue
             try:
-                result.outs += director.tick(now_ms)
+                stepped = director.tick(now_ms)
             except Exception:  # one broken tournament must not stop the others
                 log.exception("tournament %s failed to tick", tid, extra={"tournament": tid})
-            result.add(self._run(director, now_ms))
+                stepped = director.conclude([])  # what it decided before it failed is kept
+            result.add(self._run(director, stepped, now_ms))
         return result
 
 

@@ -44,6 +44,7 @@ from server.events import (
 )
 from server.requests import OpenTable
 from server.room import Outbound, RoomSettings
+from server.stepping import step
 from server.tournaments.base import DirectorBase, Reply
 from server.tournaments.model import (
     Phase,
@@ -53,6 +54,7 @@ from server.tournaments.model import (
     Table,
     round_contribution,
 )
+from server.tournaments.result import DirectorResult
 
 
 def _leader(t: Table) -> str | None:
@@ -77,14 +79,13 @@ def _leader(t: Table) -> str | None:
 class RoundsDirector(DirectorBase):
     """A director that plays its rounds and keeps its tables' results."""
 
+    @step(DirectorResult)
     def tick(self, now_ms: int) -> list[Outbound]:
         self.now = now_ms
         outs: list[Outbound] = []
         if self.phase == Phase.REGISTERING and self.next_at is not None and now_ms >= self.next_at:
             if len(self.active()) >= 2:
-                self.events.append(
-                    TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms)
-                )
+                self.note(TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms))
                 return self.begin_round(now_ms)
             return self.close(Phase.CANCELLED, now_ms)
         expires = self.expires_at
@@ -100,20 +101,26 @@ class RoundsDirector(DirectorBase):
             and now_ms >= current.ends_at
         ):
             current.stopped = True
-            self.requests += [StopTable(t.room_id) for t in current.open_tables() if t.room_id]
+            self.ask(*(StopTable(t.room_id) for t in current.open_tables() if t.room_id))
         if self.push_due is not None and now_ms >= self.push_due:
             outs += self.push(now_ms)
         return outs
 
     def table_opened(self, round_number: int, table: int, room_id: str, series_id: str) -> None:
+        """The lobby opened a table's room (within the step that carries out the
+        director's OpenTable): the table plays there. Stored with :meth:`tables_opened`."""
         r = self.rounds[round_number - 1]
         t = r.tables[table - 1]
         t.room_id, t.series_id = room_id, series_id
         self.tables_by_room[room_id] = (r, t)
-        self._table_event(r, t, self.now)
+        self.opened_tables.append((r, t))
 
+    @step(DirectorResult)
     def deal_ended(self, room_id: str, scores: dict[str, int], now_ms: int) -> list[Outbound]:
         """A deal of a table's series is over: its scores count at once."""
+        return self._deal_ended(room_id, scores, now_ms)
+
+    def _deal_ended(self, room_id: str, scores: Mapping[str, int], now_ms: int) -> list[Outbound]:
         self.now = now_ms
         found = self.tables_by_room.get(room_id)
         if found is None:
@@ -128,6 +135,7 @@ class RoundsDirector(DirectorBase):
         """(room id, series id) of every table still playing."""
         return [(room, t.series_id) for room, (_, t) in self.tables_by_room.items() if t.series_id]
 
+    @step(DirectorResult)
     def catch_up(
         self,
         room_id: str,
@@ -145,13 +153,17 @@ class RoundsDirector(DirectorBase):
         _, t = found
         outs: list[Outbound] = []
         for scores in deals[len(t.deals) :]:
-            outs += self.deal_ended(room_id, dict(scores), now_ms)
+            outs += self._deal_ended(room_id, scores, now_ms)
         if finished:
-            outs += self.table_ended(room_id, winner_id, now_ms)
+            outs += self._table_ended(room_id, winner_id, now_ms)
         return outs
 
+    @step(DirectorResult)
     def table_ended(self, room_id: str, winner_id: str | None, now_ms: int) -> list[Outbound]:
         """A table's series is over (``winner_id`` None: a draw)."""
+        return self._table_ended(room_id, winner_id, now_ms)
+
+    def _table_ended(self, room_id: str, winner_id: str | None, now_ms: int) -> list[Outbound]:
         self.now = now_ms
         found = self.tables_by_room.pop(room_id, None)
         if found is None:
@@ -170,7 +182,7 @@ class RoundsDirector(DirectorBase):
         return self._end_round(r, now_ms)
 
     def _table_event(self, r: Round, t: Table, now_ms: int) -> None:
-        self.events.append(
+        self.note(
             TournamentTableChanged(
                 tournament_id=self.id,
                 round=r.number,
@@ -208,7 +220,7 @@ class RoundsDirector(DirectorBase):
         if self.phase != Phase.PLAYING:
             self.go(Phase.PLAYING)
         self.next_at = None
-        self.events.append(
+        self.note(
             TournamentRoundBegan(
                 self.id, number, contribution, tuple(contributors), commitment(secret), now_ms
             )
@@ -219,7 +231,7 @@ class RoundsDirector(DirectorBase):
                 self._table_event(r, t, now_ms)
                 continue
             players = tuple(self.entrants[p].player for p in t.players)
-            self.requests.append(
+            self.ask(
                 OpenTable(
                     tournament_id=self.id,
                     round=number,
@@ -249,9 +261,14 @@ class RoundsDirector(DirectorBase):
             self.reply_after_tables = reply
         return []
 
+    @step(DirectorResult)
     def tables_opened(self, now_ms: int) -> list[Outbound]:
-        """The tables asked for (OpenTable) are open: tell everyone where they play."""
+        """The tables asked for (OpenTable) are open: store where each plays, and tell
+        everyone."""
         self.now = now_ms
+        opened, self.opened_tables = self.opened_tables, []
+        for r, t in opened:
+            self._table_event(r, t, now_ms)
         reply, self.reply_after_tables = self.reply_after_tables, None
         return self.push(now_ms, reply)
 
@@ -260,11 +277,11 @@ class RoundsDirector(DirectorBase):
         deals' embargo lifted (stored, and told to the tables' rooms)."""
         r.finished = True
         embargo = visibility.round_embargo(self.id, r.number)
-        self.events.append(TournamentRoundEnded(self.id, r.number, r.secret, now_ms))
-        self.events.append(EmbargoLifted(embargo, now_ms))
+        self.note(TournamentRoundEnded(self.id, r.number, r.secret, now_ms))
+        self.note(EmbargoLifted(embargo, now_ms))
         rooms = tuple(t.room_id for t in r.tables if t.room_id is not None)
         if rooms:
-            self.requests.append(Reveal(embargo, rooms))
+            self.ask(Reveal(embargo, rooms))
 
     def _end_round(self, r: Round, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         self._reveal(r, now_ms)
@@ -280,7 +297,7 @@ class RoundsDirector(DirectorBase):
         current = self.rounds[-1] if self.rounds else None
         if current is not None and not current.finished:
             current.stopped = True
-            self.requests += [StopTable(t.room_id) for t in current.open_tables() if t.room_id]
+            self.ask(*(StopTable(t.room_id) for t in current.open_tables() if t.room_id))
             if not current.open_tables():
                 self._reveal(current, now_ms)
         self.go(phase)
@@ -290,11 +307,18 @@ class RoundsDirector(DirectorBase):
         self.changed_to(TournamentChange(phase.value), now_ms, final)
         return self.push(now_ms, reply)
 
-    def lost_tables(self, alive: Collection[str], now_ms: int) -> list[Outbound]:
-        """After a restart: the tables still playing whose room is not in ``alive``
-        (it could not be rebuilt) end with the deals they finished, as if the
-        round clock had stopped them there (docs/tournaments.md)."""
+    @step(DirectorResult)
+    def resumed(self, alive: Collection[str], now_ms: int) -> list[Outbound]:
+        """After a restart, once its tables' series are rebuilt and caught up: a round
+        whose clock had run out asks again for its tables still playing to be
+        stopped, and the tables still playing whose room is not in ``alive`` (it
+        could not be rebuilt) end with the deals they finished, as if the round
+        clock had stopped them there (docs/tournaments.md)."""
         self.now = now_ms
+        current = self.rounds[-1] if self.rounds else None
+        if current is not None and not current.finished and current.stopped:
+            stop = [t.room_id for t in current.open_tables() if t.room_id in alive]
+            self.ask(*(StopTable(room_id) for room_id in stop if room_id is not None))
         outs: list[Outbound] = []
         for r in self.rounds:
             for t in r.tables:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
@@ -12,6 +13,7 @@ from protocol.rooms import JoinRoom, Ready
 from server.events import Event
 from server.fallback import first_legal_cell
 from server.ids import IdSource
+from server.lobby import Lobby
 from server.room import BotFactory, BotTurn, Outbound, Room, RoomResult, RoomSettings
 
 SECRET = "s" * 64
@@ -139,6 +141,12 @@ class Mailbox:
         result = results[0]
         assert isinstance(result, MatchResult)
         return result
+
+
+def events_of(lobby: Lobby, *steps: Callable[[], list[Outbound]]) -> list[Event]:
+    """Run each of ``steps`` as the server runs a lobby step (``Lobby.run``): the
+    events they decided, in order."""
+    return [event for step in steps for event in lobby.run(step).events]
 
 
 def seat_and_start(room: Room, box: Mailbox, *others: PlayerInfo, now_ms: int = 0) -> None:

@@ -69,16 +69,17 @@ def test_a_swiss_of_one_levels_bots_ends_without_a_tie_on_any_tie_break() -> Non
         lb.handle(ALICE, cup, 0)
         (director,) = lb.tournaments.directors.values()
         lb.handle(ALICE, AddTournamentBot(tournament_id=director.id, strategy=strategy, count=8), 0)
-        lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="start"), 0)
+        start = ManageTournament(tournament_id=director.id, action="start")
+        events = lb.run(lambda: lb.handle(ALICE, start, 0)).events
         now = 0
         for _ in range(200):  # rounds, and the pauses between them
             if director.phase == Phase.FINISHED:
                 break
             now += 1_000
-            lb.tick(now)
+            events += lb.run(lambda: lb.tick(now)).events  # noqa: B023
         assert director.phase == Phase.FINISHED
         standings = [(s.rank, s.player.id) for s in director.standings()]
-        return standings, [e for e in lb.events if isinstance(e, MatchEnded)]
+        return standings, [e for e in events if isinstance(e, MatchEnded)]
 
     standings, ended = swiss("level-5")
     assert sorted(rank for rank, _ in standings) == list(range(1, 9))

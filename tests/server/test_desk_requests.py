@@ -70,7 +70,10 @@ def test_an_accepted_challenge_is_a_request_and_opens_no_room() -> None:
 def test_the_lobby_opens_a_pairing_after_the_step_and_says_it_in_order() -> None:
     lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
     lobby.handle(ALICE, QuickPlay(pace=Pace.LOCKSTEP, deals=1, contribution="a"), 0)
-    outs = lobby.handle(BOB, QuickPlay(pace=Pace.LOCKSTEP, deals=1, contribution="b"), 0)
+    paired = lobby.run(
+        lambda: lobby.handle(BOB, QuickPlay(pace=Pace.LOCKSTEP, deals=1, contribution="b"), 0)
+    )
+    outs = paired.messages
     said = [(o.to, type(o.message).__name__) for o in outs]
     # The desk's own message first (bob waits), then the request's: each person told
     # and sent the room, then the start.
@@ -87,17 +90,17 @@ def test_the_lobby_opens_a_pairing_after_the_step_and_says_it_in_order() -> None
     assert isinstance(matched, QueueStatus) and matched.state == "matched"
     state = outs[2].message
     assert isinstance(state, RoomState) and matched.room_id == state.room.id
-    assert state.room.id in lobby.rooms and lobby.events  # opened, settled, its events kept
+    assert state.room.id in lobby.rooms and paired.events  # opened, settled, its events kept
 
 
 def test_a_daily_attempt_is_stored_after_its_room_and_its_day_ends_before_its_room_shows() -> None:
     calendar = Calendar()
     lobby = Lobby(LobbyConfig(), daily_calendar=calendar)
     lobby.daily.load_secrets({NOON // DAY_MS: "bb" * 32}, set())
-    outs = lobby.handle(ALICE, PlayDaily(pace=Pace.RACE, ref="d"), NOON)
-    state = outs[0].message
+    played = lobby.run(lambda: lobby.handle(ALICE, PlayDaily(pace=Pace.RACE, ref="d"), NOON))
+    state = played.messages[0].message
     assert isinstance(state, RoomState) and state.ref == "d" and state.room.origin == "daily"
-    began = lobby.take_events()
+    began = played.events
     kinds = [type(e).__name__ for e in began]
     assert kinds[-1] == "DailyAttemptBegan" and kinds.index("RoomOpened") < len(kinds) - 1
     attempt = began[-1]
@@ -105,12 +108,10 @@ def test_a_daily_attempt_is_stored_after_its_room_and_its_day_ends_before_its_ro
     assert lobby.daily.attempts[NOON // DAY_MS][ALICE.id].room_id == state.room.id
 
     later = NOON + 3_600_000  # the race's deal clock long run out: the attempt is over
-    lobby.tick(later)
+    lobby.run(lambda: lobby.tick(later))
     assert lobby.rooms[state.room.id].phase == Phase.FINISHED
-    lobby.take_events()
     calendar.ms += DAY_MS  # and its day is over: the embargo is stored lifted, then the
-    lobby.tick(later + 1)  # room shows what it held back, and is settled
-    stored = lobby.take_events()
+    stored = lobby.run(lambda: lobby.tick(later + 1)).events  # room shows what it held back
     assert isinstance(stored[0], EmbargoLifted) and stored[0].embargo == "daily/2024-10-04"
     assert lobby.rooms[state.room.id].series.embargo_lifted
 

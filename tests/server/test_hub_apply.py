@@ -16,6 +16,7 @@ from server.events import CardPlaced, Event
 from server.lobby import Lobby
 from server.room import Outbound
 from server.shell.hub import Hub
+from server.step import StepOutput
 from server.storage import WriteFailed
 
 
@@ -48,16 +49,18 @@ def placed_event(turn: int) -> CardPlaced:
 
 def setup() -> tuple[Hub, HeldStore, Inbox]:
     store = HeldStore()
-    hub = Hub(ServerConfig(), store, Lobby())  # type: ignore[arg-type]
+    lobby = Lobby()
+    # A step here is a stand-in: it says which events it decided (see step below).
+    lobby.run = lambda produce: produce()  # type: ignore[assignment, method-assign, return-value]
+    hub = Hub(ServerConfig(), store, lobby)  # type: ignore[arg-type]
     inbox = Inbox()
     hub.delivery.by_player["p1"] = {inbox}  # type: ignore[arg-type]
     return hub, store, inbox
 
 
 def step(hub: Hub, ref: str, events: Sequence[Event] = ()):  # type: ignore[no-untyped-def]
-    def produce() -> list[Outbound]:
-        hub.lobby.events.extend(events)
-        return [Outbound(("p1",), Pong(ref=ref))]
+    def produce() -> StepOutput:
+        return StepOutput(list(events), [], None, [Outbound(("p1",), Pong(ref=ref))])
 
     return produce
 

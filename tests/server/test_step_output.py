@@ -13,6 +13,7 @@ from protocol.deals import CardDealt, Place
 from protocol.fields import Pace, Visibility
 from protocol.head_to_head import QueueStatus, QuickPlay
 from protocol.rooms import CreateRoom, JoinRoom
+from protocol.tournaments import CreateTournament
 from server import errors
 from server.config import LobbyConfig
 from server.events import (
@@ -23,6 +24,8 @@ from server.events import (
     RoomOpened,
     SeriesBegan,
     SeriesEnded,
+    TournamentChange,
+    TournamentStatus,
 )
 from server.lobby import Lobby
 from server.registry import RoomNotes
@@ -163,3 +166,40 @@ def test_a_room_tick_that_fails_half_done_still_hands_over_what_it_decided(
     output = lobby.run(lambda: lobby.tick(5))
     assert output.events == [decided]
     assert room.conclude([]).events == []  # the room kept nothing of it
+
+
+def test_no_part_of_the_core_keeps_an_outbox_of_events_bot_turns_or_requests() -> None:
+    """A room, a director and the lobby hand over what a step decided as its result:
+    none of them defines a method that takes those from it afterwards."""
+    found: list[str] = []
+    for path in sorted((ROOT / "server").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            named = isinstance(node, ast.FunctionDef) and node.name in (
+                "take_events",
+                "take_bot_turns",
+                "take_requests",
+            )
+            if named:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")  # type: ignore[union-attr]
+    assert found == []
+
+
+def test_a_tournament_tick_that_fails_half_done_still_hands_over_what_it_decided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
+    cup = CreateTournament(name="cup", format="swiss", rounds=2)  # type: ignore[arg-type]
+    lobby.run(lambda: lobby.handle(ALICE, cup, 0))
+    (director,) = lobby.tournaments.directors.values()
+    decided = TournamentStatus(director.id, TournamentChange.PAUSED, None, 5)
+
+    def tick(now_ms: int) -> object:
+        director.note(decided)
+        raise RuntimeError("a bug, half way through the step")
+
+    monkeypatch.setattr(director, "tick", tick)
+    lobby.tournaments.alarms.set(director.id, 5)
+    output = lobby.run(lambda: lobby.tick(5))
+    assert decided in output.events
+    assert director.conclude([]).events == []  # the director kept nothing of it

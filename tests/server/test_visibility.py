@@ -33,9 +33,11 @@ from server.events import (
     TournamentSnapshot,
 )
 from server.lobby import Lobby
+from server.requests import OpenTable
 from server.room import BotTurn, Outbound, Room
 from server.storage import Storage, StoredPlayer
 from server.tournaments.director import Director
+from server.tournaments.result import DirectorResult
 from tests.server.roomkit import ALICE, BOB, SPECTATOR, FixedIds
 
 CUP = CreateTournament(name="cup", format="duplicate", rounds=2, pace="lockstep",
@@ -205,10 +207,10 @@ def test_cancelling_a_round_reveals_it_once_its_tables_are_stopped() -> None:
     (director,) = lb.tournaments.directors.values()
     lb.handle(ALICE, JoinTournament(tournament_id=director.id, contribution="a"), 0)
     lb.handle(ALICE, AddTournamentBot(tournament_id=director.id, count=1), 0)
-    lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="start"), 0)
-    lb.take_events()
-    lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="cancel"), 5)
-    events = lb.take_events()
+    start = ManageTournament(tournament_id=director.id, action="start")
+    lb.run(lambda: lb.handle(ALICE, start, 0))
+    cancel = ManageTournament(tournament_id=director.id, action="cancel")
+    events = lb.run(lambda: lb.handle(ALICE, cancel, 5)).events
     ended = [e for e in events if isinstance(e, TournamentRoundEnded)]
     lifted = [e for e in events if isinstance(e, EmbargoLifted)]
     assert [e.round for e in ended] == [1] and ended[0].server_secret == director.rounds[0].secret
@@ -245,8 +247,17 @@ def test_no_repr_names_a_secret_or_a_card() -> None:
     (director,) = lb.tournaments.directors.values()
     for p in (ALICE, BOB):
         lb.handle(p, JoinTournament(tournament_id=director.id, contribution="c"), 0)
-    lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="start"), 0)
-    events: list[Any] = lb.take_events()
+    asked: list[object] = []  # what the start asks of the tables' rooms
+    manage = director.manage
+
+    def recording(*args: Any, **kwargs: Any) -> DirectorResult:
+        stepped = manage(*args, **kwargs)
+        asked.extend(stepped.requests)
+        return stepped
+
+    director.manage = recording  # type: ignore[method-assign]
+    start = ManageTournament(tournament_id=director.id, action="start")
+    events: list[Any] = lb.run(lambda: lb.handle(ALICE, start, 0)).events
     rooms = list(lb.rooms.values())
     secrets = {director.rounds[0].secret, *(s for r in rooms for s in r.series.secrets)}
     secrets |= {r.series.root for r in rooms} | {r.match.seed for r in rooms if r.match}
@@ -254,8 +265,8 @@ def test_no_repr_names_a_secret_or_a_card() -> None:
     you = room.view_for(room.seats[0].player.id, 0).you
     assert you is not None and you.turn is not None
     player = room.seats[0].player
-    lb.handle(player, Place(room_id=room.id, turn=you.turn, cell=you.legal[0]), 1)
-    events += lb.take_events()
+    place = Place(room_id=room.id, turn=you.turn, cell=you.legal[0])
+    events += lb.run(lambda: lb.handle(player, place, 1)).events
     kinds = (MatchBegan, SeriesBegan, CardPlaced, MatchEnded, TournamentSnapshot,
              TournamentRoundEnded)  # fmt: skip
     logged = [repr(e) for e in events if isinstance(e, kinds)]
@@ -265,5 +276,7 @@ def test_no_repr_names_a_secret_or_a_card() -> None:
     for text in logged:
         assert not any(s in text for s in secrets), text
         assert f"'{card}'" not in text and f"'{you.legal[0]}'" not in text, text
-    opened = [r for r in director.take_requests()]
-    assert all(director.rounds[0].secret not in repr(r) for r in opened)
+    opened = [r for r in asked if isinstance(r, OpenTable)]
+    assert opened and len(opened) == len(asked)
+    hidden = secrets | {r.root for r in opened}  # a table's root is secret too
+    assert not any(s in repr(r) for r in opened for s in hidden)

@@ -13,9 +13,10 @@ from server import errors
 from server.config import LobbyConfig
 from server.daily.desk import Role
 from server.daily.views import Attempt
-from server.events import DailyAttemptBegan, EmbargoLifted
+from server.events import DailyAttemptBegan, EmbargoLifted, Event
 from server.lobby import Lobby
 from server.requests import DeskResult
+from server.step import StepOutput
 from tests.server.test_embargo_sweep import DAY_MS, NOON, Calendar
 
 TODAY = NOON // DAY_MS
@@ -24,8 +25,8 @@ BO = PlayerInfo(id="p-bo", name="bo")
 SECRETS = {TODAY - 1: "aa" * 32, TODAY: "bb" * 32}
 
 
-def lifted(lobby: Lobby) -> list[str]:
-    return [e.embargo for e in lobby.take_events() if isinstance(e, EmbargoLifted)]
+def lifted(events: list[Event]) -> list[str]:
+    return [e.embargo for e in events if isinstance(e, EmbargoLifted)]
 
 
 def test_a_desk_standing_by_neither_answers_nor_ends_a_day() -> None:
@@ -37,11 +38,12 @@ def test_a_desk_standing_by_neither_answers_nor_ends_a_day() -> None:
     assert desk.standing_by
     for asked in (GetDaily(), PlayDaily(pace=Pace.RACE)):
         with pytest.raises(errors.DailyUnavailable, match="moving to another server node"):
-            lobby.handle(ADA, asked, NOON)
-    assert not lobby.rooms and not lobby.take_events()
+            lobby.run(lambda: lobby.handle(ADA, asked, NOON))  # noqa: B023
+    assert not lobby.rooms and lobby.run(list) == StepOutput([], [])
     calendar.ms += DAY_MS  # yesterday and today over, nothing in play: still nothing lifted
-    assert desk.tick(NOON) == DeskResult() and lobby.daily_resumed(NOON) == []
-    assert lifted(lobby) == [] and desk.role is Role.STANDBY
+    assert desk.tick(NOON) == DeskResult()
+    assert lobby.run(lambda: lobby.daily_resumed(NOON)) == StepOutput([], [])
+    assert desk.role is Role.STANDBY
 
 
 def test_a_desk_read_again_answers_from_storage_and_ends_days_once_resumed() -> None:
@@ -49,8 +51,9 @@ def test_a_desk_read_again_answers_from_storage_and_ends_days_once_resumed() -> 
     lobby = Lobby(LobbyConfig(), daily_calendar=calendar)
     desk = lobby.daily
     desk.load_secrets(SECRETS, set())
-    lobby.handle(BO, PlayDaily(pace=Pace.RACE), NOON)  # known to this desk only: not stored
-    assert [type(e) for e in lobby.take_events()].count(DailyAttemptBegan) == 1
+    # bo's attempt is known to this desk only: not stored
+    played = lobby.run(lambda: lobby.handle(BO, PlayDaily(pace=Pace.RACE), NOON))
+    assert [type(e) for e in played.events].count(DailyAttemptBegan) == 1
     desk.standby()
     # What storage holds: ada's attempt of today, finished (another node's desk decided it).
     stored = Attempt(TODAY, ADA, "r-ada", "m-ada", Pace.LOCKSTEP, NOON, score=24,
@@ -66,7 +69,7 @@ def test_a_desk_read_again_answers_from_storage_and_ends_days_once_resumed() -> 
     assert view.standings[0].streak == 2 and view.you is not None
     assert view.you.status == "none"
     calendar.ms += DAY_MS
-    assert desk.tick(NOON) == DeskResult() and lifted(lobby) == []  # attempts not resumed yet
-    lobby.daily_resumed(NOON)
+    assert desk.tick(NOON) == DeskResult()  # attempts not resumed yet: nothing lifted
+    resumed = lobby.run(lambda: lobby.daily_resumed(NOON))
     assert desk.role is Role.RUNNING
-    assert sorted(lifted(lobby)) == ["daily/2024-10-03", "daily/2024-10-04"]
+    assert sorted(lifted(resumed.events)) == ["daily/2024-10-03", "daily/2024-10-04"]

@@ -25,13 +25,13 @@ from protocol.tournaments import (
 from server import errors
 from server.bots import bot_factory
 from server.config import LobbyConfig
-from server.events import MatchBegan, MatchEnded, TournamentStatus
+from server.events import Event, MatchBegan, MatchEnded, TournamentStatus
 from server.lobby import Lobby
 from server.room import Outbound
 from server.series import secret_chain
 from server.tournaments.director import Director
 from server.tournaments.model import Phase, round_contribution
-from tests.server.roomkit import ALICE, BOB, CAROL, FixedIds
+from tests.server.roomkit import ALICE, BOB, CAROL, FixedIds, events_of
 
 
 def lobby(**config: Any) -> Lobby:
@@ -48,12 +48,21 @@ def create(lb: Lobby, now: int = 0, **fields: Any) -> Director:
     return lb.tournaments.directors[update.tournament.id]
 
 
-def run_to_end(lb: Lobby, director: Director, now: int = 0, step: int = 1_000) -> int:
+def run_to_end(
+    lb: Lobby,
+    director: Director,
+    now: int = 0,
+    step: int = 1_000,
+    events: list[Event] | None = None,
+) -> int:
+    """Tick the lobby until ``director`` is over (its steps' events added to ``events``)."""
     for _ in range(500):
         if director.over:
             return now
         now += step
-        lb.tick(now)
+        ticked = lb.run(lambda: lb.tick(now))  # noqa: B023 (run at once)
+        if events is not None:
+            events += ticked.events
     raise AssertionError(f"still {director.phase} after many ticks")
 
 
@@ -70,10 +79,10 @@ def test_duplicate_field_every_table_of_a_round_has_the_same_deal() -> None:
     d = create(lb, format="duplicate", rounds=3, pace="race", deal_clock_ms=60_000)
     lb.handle(ALICE, AddTournamentBot(tournament_id=d.id, strategy="greedy", count=3), 0)
     lb.handle(ALICE, AddTournamentBot(tournament_id=d.id, strategy="random", count=2), 0)
-    lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 0)
-    run_to_end(lb, d)
+    start = ManageTournament(tournament_id=d.id, action="start")
+    events = events_of(lb, lambda: lb.handle(ALICE, start, 0))
+    run_to_end(lb, d, events=events)
     assert d.phase == Phase.FINISHED and len(d.rounds) == 3
-    events = lb.take_events()
     seeds: dict[str, set[str]] = {}
     scores: list[dict[str, int]] = [{} for _ in range(3)]
     match_round: dict[str, int] = {}

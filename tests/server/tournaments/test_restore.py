@@ -24,14 +24,15 @@ from protocol.tournaments import (
 )
 from server.bots import bot_factory
 from server.config import LobbyConfig
-from server.events import TournamentSnapshot
+from server.events import Event, TournamentCreated, TournamentSnapshot
 from server.lobby import Lobby
 from server.requests import OpenTable
 from server.room.restore import restore as restore_room
 from server.storage import Storage, StoredPlayer
 from server.tournaments.director import SNAPSHOT_INTERVAL_MS, Director
 from server.tournaments.formats import swiss
-from server.tournaments.model import Forfeit, Phase, StopTable, TournamentSettings
+from server.tournaments.model import Forfeit, Phase, Request, StopTable, TournamentSettings
+from server.tournaments.result import DirectorResult
 from server.tournaments.snapshot import SettingsRecord, settings_json
 from tests.server.roomkit import (
     ALICE,
@@ -39,6 +40,7 @@ from tests.server.roomkit import (
     CAROL,
     FixedIds,
     Mailbox,
+    events_of,
     make_room,
     place,
     seat_and_start,
@@ -47,7 +49,8 @@ from tests.server.roomkit import (
 PEOPLE = [PlayerInfo(id=f"id-p{i}", name=f"p{i}") for i in range(6)]
 
 
-def new_director(fmt: str, rounds: int, late_join: bool) -> Director:
+def new_director(fmt: str, rounds: int, late_join: bool, tables: Tables | None = None) -> Director:
+    """A new tournament, its creation (and first snapshot) kept by ``tables``."""
     msg = CreateTournament(
         name="cup",
         format=TournamentFormat(fmt),
@@ -60,16 +63,33 @@ def new_director(fmt: str, rounds: int, late_join: bool) -> Director:
     settings_ = TournamentSettings.from_message(
         msg, 0, between_rounds_ms=1_000, between_deals_ms=500
     )
-    return Director("t1", settings_, ALICE, now_ms=0, root_secret="ab" * 32)
+    director = Director("t1", settings_, ALICE, now_ms=0, root_secret="ab" * 32)
+    (tables or Tables()).took(director.opened(0))
+    return director
 
 
 class Tables:
-    """Stands in for the lobby: opens the tables a director asks for, ends them on demand."""
+    """Stands in for the desk and the lobby: keeps the events of a director's steps,
+    opens the tables it asks for, ends them on demand."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.requests: list[Request] = []
+
+    def took(self, stepped: DirectorResult) -> DirectorResult:
+        """A director's step done: its events kept, its requests to carry out."""
+        self.events += stepped.events
+        self.requests += stepped.requests
+        return stepped
+
+    def take_events(self) -> list[Event]:
+        events, self.events = self.events, []
+        return events
 
     def carry_out(self, d: Director, now: int) -> list[object]:
         done: list[object] = []
         while True:
-            requests = d.take_requests()
+            requests, self.requests = self.requests, []
             if not requests:
                 return done
             opened = False
@@ -81,11 +101,11 @@ class Tables:
                     done.append(("open", room, [p.id for p in req.players], req.root, req.embargo))
                 elif isinstance(req, StopTable):
                     done.append(("stop", req.room_id))
-                    d.table_ended(req.room_id, None, now)
+                    self.took(d.table_ended(req.room_id, None, now))
                 elif isinstance(req, Forfeit):
                     done.append(("forfeit", req.room_id, req.player.id))
             if opened:
-                d.tables_opened(now)
+                self.took(d.tables_opened(now))
 
 
 def step(d: Director, tables: Tables, op: tuple[str, int, int], now: int) -> list[object]:
@@ -93,24 +113,28 @@ def step(d: Director, tables: Tables, op: tuple[str, int, int], now: int) -> lis
     kind, k, x = op
     try:
         if kind == "register":
-            d.register(PEOPLE[k % len(PEOPLE)], f"c{k}", now)
+            tables.took(d.register(PEOPLE[k % len(PEOPLE)], f"c{k}", now))
         elif kind == "bots":
-            d.add_bots(ALICE, "greedy", 1 + k % 2, now)
+            tables.took(d.add_bots(ALICE, "greedy", 1 + k % 2, now))
         elif kind == "leave":
-            d.leave(PEOPLE[k % len(PEOPLE)], now)
+            tables.took(d.leave(PEOPLE[k % len(PEOPLE)], now))
         elif kind in ("start", "pause", "resume", "cancel"):
-            d.manage(ALICE, kind, now)
+            tables.took(d.manage(ALICE, kind, now))
         elif kind == "remove":
-            d.manage(ALICE, "remove", now, player_id=PEOPLE[k % len(PEOPLE)].id)
+            tables.took(d.manage(ALICE, "remove", now, player_id=PEOPLE[k % len(PEOPLE)].id))
         elif kind == "tick":
-            d.tick(now)
+            tables.took(d.tick(now))
         elif kind in ("deal", "end") and d.room_ids():
             room = sorted(d.room_ids())[k % len(d.room_ids())]
             _, t = d.tables_by_room[room]
             if kind == "deal":
-                d.deal_ended(room, {p: (x * (i + 3)) % 29 for i, p in enumerate(t.players)}, now)
+                tables.took(
+                    d.deal_ended(
+                        room, {p: (x * (i + 3)) % 29 for i, p in enumerate(t.players)}, now
+                    )
+                )
             else:
-                d.table_ended(room, t.players[x % len(t.players)], now)
+                tables.took(d.table_ended(room, t.players[x % len(t.players)], now))
     except ValueError:  # every refusal is a RoomError, a ValueError
         pass
     return tables.carry_out(d, now)
@@ -155,7 +179,8 @@ def test_a_restored_director_is_the_same_and_goes_on_the_same(
     before: list[Any],
     after: list[Any],
 ) -> None:
-    original, tables = new_director(fmt, rounds, late_join), Tables()
+    tables = Tables()
+    original = new_director(fmt, rounds, late_join, tables)
     now = 0
     preamble = [("register", i, 0) for i in range(entrants)] + [("start", 0, 0)] * start
     for op in preamble + before:
@@ -163,10 +188,12 @@ def test_a_restored_director_is_the_same_and_goes_on_the_same(
         step(original, tables, op, now)
     now += SNAPSHOT_INTERVAL_MS  # what changed is in the snapshot
     step(original, tables, ("tick", 0, 0), now)
-    original.take_events()
+    tables.take_events()
     assert original.over or original.stored == original.snapshot()
     state = json.loads(json.dumps(original.snapshot()))  # as stored: plain JSON
-    copy = Director.restore(state, saved_ms=now, now_ms=now)
+    # Taken back as stored (when that snapshot was taken), with no time away.
+    saved = original.stored_at
+    copy = Director.restore(state, saved_ms=saved, now_ms=saved)
     assert observed(copy, now) == observed(original, now)
     assert copy.round_secrets == original.round_secrets and copy.commitment == original.commitment
     copy_tables = Tables()
@@ -175,30 +202,31 @@ def test_a_restored_director_is_the_same_and_goes_on_the_same(
         done = step(original, tables, op, now), step(copy, copy_tables, op, now)
         assert done[0] == done[1]  # the same tables opened, stopped and forfeited
         assert observed(copy, now) == observed(original, now)
-        events = original.take_events(), copy.take_events()
+        events = tables.take_events(), copy_tables.take_events()
         assert events[0] == events[1]
 
 
 def test_the_snapshot_is_taken_only_when_something_changed() -> None:
-    d = new_director("swiss", 2, True)
-    first = d.take_events()
-    assert isinstance(first[-1], TournamentSnapshot)
-    assert d.take_events() == []  # nothing changed
-    d.register(BOB, "b", 10)
-    (_, snap) = d.take_events()
+    tables = Tables()
+    d = new_director("swiss", 2, True, tables)
+    first = tables.take_events()
+    assert isinstance(first[0], TournamentCreated) and isinstance(first[-1], TournamentSnapshot)
+    assert d.tick(5).events == []  # nothing changed
+    (_, snap) = tables.took(d.register(BOB, "b", 10)).events
     assert isinstance(snap, TournamentSnapshot) and snap.at_ms == 10
     assert [e["player"]["id"] for e in snap.state["entrants"]] == [BOB.id]  # type: ignore[index, union-attr]
-    d.register(CAROL, "c", 20)
-    d.manage(ALICE, "start", 30)
-    assert d.requests  # tables not opened yet: no snapshot until they are
-    assert not any(isinstance(e, TournamentSnapshot) for e in d.take_events())
-    Tables().carry_out(d, 30)
-    snaps = [e for e in d.take_events() if isinstance(e, TournamentSnapshot)]
+    tables.took(d.register(CAROL, "c", 20))
+    tables.take_events()
+    started = tables.took(d.manage(ALICE, "start", 30))
+    assert started.requests  # tables not opened yet: no snapshot until they are
+    assert not any(isinstance(e, TournamentSnapshot) for e in started.events)
+    tables.carry_out(d, 30)
+    snaps = [e for e in tables.take_events() if isinstance(e, TournamentSnapshot)]
     assert len(snaps) == 1
     (table,) = snaps[0].state["rounds"][0]["tables"]  # type: ignore[index]
     assert table["room_id"] == "room-1-1"
-    d.manage(ALICE, "cancel", 40)
-    assert not any(isinstance(e, TournamentSnapshot) for e in d.take_events())  # over
+    cancelled = d.manage(ALICE, "cancel", 40)
+    assert not any(isinstance(e, TournamentSnapshot) for e in cancelled.events)  # over
 
 
 def test_a_tampered_chain_is_refused() -> None:
@@ -226,7 +254,7 @@ def playing_round(round_clock_ms: int = 60_000) -> tuple[Director, Tables]:
     tables = Tables()
     d.register(BOB, "b", 0)
     d.register(CAROL, "c", 0)
-    d.manage(ALICE, "start", 1_000)
+    tables.took(d.manage(ALICE, "start", 1_000))
     tables.carry_out(d, 1_000)
     return d, tables
 
@@ -244,7 +272,8 @@ def test_the_round_clock_does_not_run_while_the_server_is_away() -> None:
     room = d.room_ids()[0]
     back = Director.restore(state, saved_ms=5_000, now_ms=65_000, room_activity={room: 20_000})
     assert back.info(65_000).round_left_ms == 41_000
-    assert back.tick(65_000) == [] and not back.requests
+    ticked = back.tick(65_000)  # nothing to do but store the clock moved on
+    assert ticked.messages == [] and ticked.requests == []
 
 
 def test_the_break_between_rounds_and_a_pause_survive_a_restart() -> None:
@@ -264,11 +293,11 @@ def test_the_break_between_rounds_and_a_pause_survive_a_restart() -> None:
 
 def test_a_round_whose_clock_ran_out_stops_its_tables_again() -> None:
     d, _ = playing_round(round_clock_ms=5_000)
-    d.tick(6_000)
-    assert d.rounds[0].stopped
-    d.take_requests()  # the server stopped before carrying them out
+    assert [type(r) for r in d.tick(6_000).requests] == [StopTable]
+    assert d.rounds[0].stopped  # the server stops before carrying them out
     back = Director.restore(d.snapshot(), saved_ms=6_000, now_ms=50_000)
-    assert [type(r) for r in back.take_requests()] == [StopTable]
+    alive = back.room_ids()  # the table's room was rebuilt
+    assert [type(r) for r in back.resumed(alive, 50_000).requests] == [StopTable]
 
 
 def lobby() -> Lobby:
@@ -285,7 +314,6 @@ def test_a_table_that_cannot_be_rebuilt_ends_with_the_deals_it_finished() -> Non
         lb.handle(who, JoinTournament(tournament_id=d.id, contribution=who.name), 0)
     lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 0)
     (room,) = d.room_ids()  # two play, one has the bye
-    d.take_events()
     state = d.snapshot()
     # The server restarts; the table's series cannot be rebuilt.
     lb2 = lobby()
@@ -308,14 +336,15 @@ def test_a_table_lost_after_some_deals_goes_to_the_one_ahead() -> None:
     d = new_director("knockout", 1, False)
     d.register(BOB, "b", 0)
     d.register(CAROL, "c", 0)
-    d.manage(ALICE, "start", 0)
-    Tables().carry_out(d, 0)
+    tables = Tables()
+    tables.took(d.manage(ALICE, "start", 0))
+    tables.carry_out(d, 0)
     (room,) = d.room_ids()
     d.deal_ended(room, {BOB.id: 30, CAROL.id: 20}, 10)
     d.deal_ended(room, {BOB.id: 10, CAROL.id: 20}, 20)
     d.deal_ended(room, {BOB.id: 12, CAROL.id: 25}, 30)  # hypothetically: carol 2 deals to 1
     back = Director.restore(d.snapshot(), saved_ms=30, now_ms=40)
-    back.lost_tables((), 40)
+    back.resumed((), 40)
     assert back.phase == Phase.FINISHED
     assert back.standings()[0].player.id == CAROL.id
 
@@ -323,21 +352,27 @@ def test_a_table_lost_after_some_deals_goes_to_the_one_ahead() -> None:
 async def test_the_snapshot_is_stored_read_back_and_dropped_at_the_end(tmp_path: Path) -> None:
     storage = await Storage.open(tmp_path / "db")
     lb = lobby()
-    lb.handle(ALICE, CreateTournament(name="cup", format="duplicate", rounds=1), 0)  # type: ignore[arg-type]
+    cup = CreateTournament(name="cup", format="duplicate", rounds=1)  # type: ignore[arg-type]
+    created = events_of(lb, lambda: lb.handle(ALICE, cup, 0))
     (d,) = lb.tournaments.directors.values()
-    lb.handle(BOB, JoinTournament(tournament_id=d.id), 5)
-    await storage.persist(lb.take_events())
+    await storage.persist(
+        created + events_of(lb, lambda: lb.handle(BOB, JoinTournament(tournament_id=d.id), 5))
+    )
     (stored,) = await storage.unfinished_tournaments()
     assert stored.tournament_id == d.id and stored.saved_ms == 5
     assert stored.state == json.loads(json.dumps(d.snapshot()))
-    lb.handle(ALICE, AddTournamentBot(tournament_id=d.id, count=1), 6)
-    lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="cancel"), 7)
-    await storage.persist(lb.take_events())
+    cancelled = events_of(
+        lb,
+        lambda: lb.handle(ALICE, AddTournamentBot(tournament_id=d.id, count=1), 6),
+        lambda: lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="cancel"), 7),
+    )
+    await storage.persist(cancelled)
     assert await storage.unfinished_tournaments() == []
     assert (await storage.tournament(d.id) or {})["status"] == "cancelled"
     # One from before snapshots were stored is abandoned at the next start.
-    lb.handle(BOB, CreateTournament(name="old", format="duplicate", rounds=1), 8)  # type: ignore[arg-type]
-    await storage.persist([e for e in lb.take_events() if not isinstance(e, TournamentSnapshot)])
+    old_cup = CreateTournament(name="old", format="duplicate", rounds=1)  # type: ignore[arg-type]
+    created = events_of(lb, lambda: lb.handle(BOB, old_cup, 8))
+    await storage.persist([e for e in created if not isinstance(e, TournamentSnapshot)])
     (old,) = await storage.unfinished_tournaments()
     assert old.state is None
     await storage.abandon_tournament(old.tournament_id)
@@ -369,14 +404,15 @@ async def test_a_bot_programs_seat_is_resumed_like_a_persons(tmp_path: Path) -> 
 def test_results_newer_than_the_snapshot_come_from_the_tables_series() -> None:
     """Within a round a snapshot waits up to SNAPSHOT_INTERVAL_MS; a restart reads
     the tables' stored series for what came after it (Director.catch_up)."""
-    original, tables = new_director("swiss", 2, False), Tables()
+    tables = Tables()
+    original = new_director("swiss", 2, False, tables)
     now = 0
     for op in [("register", 0, 0), ("register", 1, 0), ("register", 2, 0), ("register", 3, 0)]:
         now += 100
         step(original, tables, op, now)
     now += 100
     step(original, tables, ("start", 0, 0), now)
-    original.take_events()
+    tables.take_events()
     stale = json.loads(json.dumps(original.snapshot()))
     saved = now
     rooms = sorted(original.room_ids())
@@ -385,10 +421,10 @@ def test_results_newer_than_the_snapshot_come_from_the_tables_series() -> None:
     # Within the interval: one table finishes, the other has a deal; no new snapshot.
     now += 200
     finished_scores = {players[first][0]: 30, players[first][1]: 12}
-    original.deal_ended(first, finished_scores, now)
-    original.table_ended(first, players[first][0], now)
-    original.deal_ended(second, {players[second][0]: 7, players[second][1]: 19}, now)
-    assert not any(e.__class__.__name__ == "TournamentSnapshot" for e in original.take_events())
+    tables.took(original.deal_ended(first, finished_scores, now))
+    tables.took(original.table_ended(first, players[first][0], now))
+    tables.took(original.deal_ended(second, {players[second][0]: 7, players[second][1]: 19}, now))
+    assert not any(isinstance(e, TournamentSnapshot) for e in tables.take_events())
 
     copy = Director.restore(stale, saved_ms=saved, now_ms=saved)  # no time away
     assert sorted(r for r, _ in copy.playing_tables()) == rooms  # both still playing to it

@@ -16,7 +16,7 @@ from protocol.tournaments import (
 )
 from server.bots import bot_factory
 from server.config import LobbyConfig
-from server.events import MatchEnded
+from server.events import Event, MatchEnded
 from server.lobby import Lobby
 from server.recovery import StoredTable
 from server.room import Outbound
@@ -95,17 +95,21 @@ def test_a_table_whose_director_is_elsewhere_notes_its_results() -> None:
     b.table_request(WatchTable(room_id, True, ()), 0)
     assert b.tournaments.watchable(room_id, "anyone")
     outs: list[Outbound] = []
+    events: list[Event] = []
     for turn in range(1, 17):
         for p in players:
             you = room.view_for(p.id, turn).you
             assert you is not None and you.legal
-            outs += b.handle(p, Place(room_id=room_id, turn=turn, cell=you.legal[0]), turn)
+            place = Place(room_id=room_id, turn=turn, cell=you.legal[0])
+            played = b.run(lambda: b.handle(p, place, turn))  # noqa: B023
+            outs += played.messages
+            events += played.events
     assert any(isinstance(o.message, CardDealt) for o in outs)
     series = room.series.id
     assert b.tournaments.results == [(room_id, series, 1, False), (room_id, series, 1, True)]
     assert not b.tournaments.watchable(room_id, "anyone")  # its series over: forgotten
     # The coordinator reads the stored series and its director catches up.
-    (ended,) = [e for e in b.take_events() if isinstance(e, MatchEnded)]
+    (ended,) = [e for e in events if isinstance(e, MatchEnded)]
     scores = {o.player_id: o.score for o in ended.outcomes}
     winner = max(scores, key=scores.__getitem__) if len(set(scores.values())) > 1 else None
     a.tournament_catch_up(tid, room_id, StoredTable((scores,), True, winner), 100)
