@@ -12,7 +12,8 @@ only, and rated apart from people (:func:`rating_pool`). A challenge names an
 online player, who accepts or declines it before it expires.
 
 On a cluster the queue and the open challenges live on the coordinator; what
-changed in them (:attr:`HeadToHead.changed`) is copied where the next coordinator
+changed in them (each step's ``DeskResult.waiting`` and ``.challenges``) is copied
+where the next coordinator
 takes them back (:meth:`HeadToHead.restore`), and a coordinator deposed forgets
 them (:meth:`HeadToHead.clear`).
 """
@@ -84,9 +85,18 @@ class HeadToHead:
         self._queued: dict[str, tuple[PlayerInfo, QuickPlay]] = {}
         self.challenges: dict[str, OpenChallenge] = {}
         # Kept only where it is copied (a cluster's coordinator, ``shared``): the players
-        # whose wait and the challenges whose state changed since the shell took them.
+        # whose wait and the challenges whose state the step being run changed; they
+        # leave with its result (DeskResult.waiting, .challenges: _done).
         self.shared = False
-        self.changed: tuple[set[str], set[str]] = (set(), set())
+        self._changed: tuple[set[str], set[str]] = (set(), set())
+
+    def _done(self, result: DeskResult) -> DeskResult:
+        """A step's ``result``, with whose wait and which challenges it changed."""
+        waiting, challenges = self._changed
+        result.waiting |= waiting
+        result.challenges |= challenges
+        self._changed = (set(), set())
+        return result
 
     # ------------------------------------------------------------------
     # Quick play
@@ -127,7 +137,9 @@ class HeadToHead:
             rating=round(rating.rating),
             ref=msg.ref,
         )
-        return DeskResult([Outbound((player.id,), status)]).add(self.match_queue(now_ms))
+        return self._done(
+            DeskResult([Outbound((player.id,), status)]).add(self.match_queue(now_ms))
+        )
 
     def _queue_of(self, player: PlayerInfo, asked: QuickPlay) -> Queue:
         return self.arena_queue if asked.arena else self.bot_queue if player.bot else self.queue
@@ -143,18 +155,18 @@ class HeadToHead:
 
     def _note_wait(self, player_id: str) -> None:
         if self.shared:
-            self.changed[0].add(player_id)
+            self._changed[0].add(player_id)
 
     def _note_challenge(self, challenge_id: str) -> None:
         if self.shared:
-            self.changed[1].add(challenge_id)
+            self._changed[1].add(challenge_id)
 
-    def cancel_quickplay(self, player: PlayerInfo, msg: CancelQuickPlay) -> list[Outbound]:
+    def cancel_quickplay(self, player: PlayerInfo, msg: CancelQuickPlay) -> DeskResult:
         if not self._leave_queues(player.id):
             raise errors.NotQueued("you are not waiting for an opponent")
         _, asked = self._unqueue(player.id)
         status = QueueStatus(state="cancelled", pace=asked.pace, deals=asked.deals, ref=msg.ref)
-        return [Outbound((player.id,), status)]
+        return self._done(DeskResult([Outbound((player.id,), status)]))
 
     def _quick_settings(self, asked: QuickPlay, *, rated: bool) -> RoomSettings:
         kind = "arena" if asked.arena else "quick play"
@@ -232,7 +244,7 @@ class HeadToHead:
 
     def challenge(
         self, player: PlayerInfo, opponent: PlayerInfo | None, msg: Challenge, now_ms: int
-    ) -> list[Outbound]:
+    ) -> DeskResult:
         """``player`` challenges ``opponent``: the online player ``msg`` names (None:
         nobody online by that name)."""
         if opponent is None:
@@ -262,7 +274,8 @@ class HeadToHead:
             info, msg.contribution, now_ms + self.config.challenge_ttl_ms
         )
         self._note_challenge(challenge_id)
-        return self._challenge_update(info, "offered", ref=msg.ref, actor=player.id)
+        offered = self._challenge_update(info, "offered", ref=msg.ref, actor=player.id)
+        return self._done(DeskResult(offered))
 
     def _challenge_update(
         self,
@@ -292,15 +305,13 @@ class HeadToHead:
                 )
             del self.challenges[info.id]
             self._note_challenge(info.id)
-            return DeskResult(
-                self._challenge_update(info, "cancelled", ref=msg.ref, actor=player.id)
-            )
+            cancelled = self._challenge_update(info, "cancelled", ref=msg.ref, actor=player.id)
+            return self._done(DeskResult(cancelled))
         del self.challenges[info.id]
         self._note_challenge(info.id)
         if not msg.accept:
-            return DeskResult(
-                self._challenge_update(info, "declined", ref=msg.ref, actor=player.id)
-            )
+            declined = self._challenge_update(info, "declined", ref=msg.ref, actor=player.id)
+            return self._done(DeskResult(declined))
         settings = RoomSettings(
             name=printable(f"{info.challenger.name} v {info.opponent.name}", 2 * MAX_NAME + 3),
             visibility=Visibility.PRIVATE,
@@ -320,7 +331,7 @@ class HeadToHead:
         opened = OpenHeadToHead(
             settings, (info.challenger, open_.contribution), (player, msg.contribution), notice
         )
-        return DeskResult(requests=[opened])
+        return self._done(DeskResult(requests=[opened]))
 
     def expire_challenges(self, now_ms: int) -> list[Outbound]:
         outs: list[Outbound] = []
@@ -333,7 +344,7 @@ class HeadToHead:
     # ------------------------------------------------------------------
     # What the lobby tells it
 
-    def disconnect(self, player_id: str) -> list[Outbound]:
+    def disconnect(self, player_id: str) -> DeskResult:
         """``player_id`` went offline: it leaves the queue, its challenges are withdrawn."""
         if self._leave_queues(player_id):
             self._unqueue(player_id)
@@ -344,7 +355,7 @@ class HeadToHead:
                 del self.challenges[cid]
                 self._note_challenge(cid)
                 outs += self._challenge_update(info, "cancelled")
-        return outs
+        return self._done(DeskResult(outs))
 
     # ------------------------------------------------------------------
     # A cluster's coordinator changing (server/shell/cluster/waiting.py)
@@ -358,16 +369,9 @@ class HeadToHead:
         ticket = self._queue_of(player, asked).tickets[player_id]
         return Waiting(player, asked, ticket)
 
-    def take_changes(self) -> tuple[set[str], set[str]]:
-        """The players whose wait and the challenges whose state changed since the
-        last call (each now :meth:`waiting` or not, in :attr:`challenges` or not)."""
-        changed, self.changed = self.changed, (set(), set())
-        return changed
-
-    def touch_all(self) -> None:
+    def touch_all(self) -> DeskResult:
         """Everything counts as changed (to be copied again in full)."""
-        self.changed[0].update(self._queued)
-        self.changed[1].update(self.challenges)
+        return DeskResult(waiting=set(self._queued), challenges=set(self.challenges))
 
     def clear(self) -> None:
         """Another node runs quick play and the challenges from now on: forget them,
@@ -376,7 +380,6 @@ class HeadToHead:
             queue.tickets.clear()
         self._queued.clear()
         self.challenges.clear()
-        self.changed = (set(), set())
 
     def restore(
         self,
@@ -409,7 +412,7 @@ class HeadToHead:
                 self.challenges[info.id] = open_
             else:
                 outs += self._challenge_update(info, "cancelled")
-        return DeskResult(outs).add(self.tick(now_ms))
+        return self._done(DeskResult(outs).add(self.tick(now_ms)))
 
     def tick(self, now_ms: int) -> DeskResult:
         """Pair whoever the queue can pair now; expire the challenges whose time is up."""
@@ -418,4 +421,4 @@ class HeadToHead:
             result.add(self.match_queue(now_ms))
         if self.challenges:
             result.outs += self.expire_challenges(now_ms)
-        return result
+        return self._done(result)

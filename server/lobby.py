@@ -60,13 +60,14 @@ from server.requests import (
     OpenHeadToHead,
     OpenTable,
     Request,
+    TableRequest,
     TablesOpened,
 )
 from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomResult, RoomSettings
 from server.room.restore import restore as restore_room
 from server.series import SecretScheme
 from server.step import SharedNotes, StepOutput
-from server.tournaments.hosting import TOURNAMENT_MESSAGES, TableRequest, TournamentDesk
+from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,9 @@ class Lobby:
         self.ratings = RatingBook()
         # Quick play, the arena and challenges: its pairings come back as requests.
         self.head_to_head = HeadToHead(self.config, self.ids, self.ratings, bots)
-        self.paired: list[str] = []  # on a cluster: the rooms it paired, for the shell to place
+        # A cluster's node's lobby: what the step being run changed that the other nodes
+        # hear of (it leaves with the step's output: run).
+        self._shared: SharedNotes | None = None
         self._carrying: deque[Request] | None = None  # the requests being carried out
         # Rooms done while requests are carried out: forgotten once the queue is empty,
         # since a request made before they were done may still be for them.
@@ -126,7 +129,7 @@ class Lobby:
     def share(self) -> None:
         """This lobby is a cluster's node's: each step's output also carries what the
         other nodes hear of (:class:`~server.step.SharedNotes`)."""
-        self.registry.share()
+        self._shared = SharedNotes()
         self.tournaments.shared = True  # tables and their directors on any node
         self.head_to_head.shared = True  # its changes copied while the node coordinates
 
@@ -142,21 +145,10 @@ class Lobby:
 
     def _output(self) -> StepOutput:
         """Everything the step just run decided besides its messages, in one piece."""
-        output = StepOutput(self._events, self._bot_turns)
+        output = StepOutput(self._events, self._bot_turns, self._shared)
         self._events, self._bot_turns = [], []
-        if self.registry.notes is not None:
-            desk = self.tournaments
-            waiting, challenges = self.head_to_head.take_changes()
-            output.notes = SharedNotes(
-                self.registry.take_notes(),
-                self.paired,
-                desk.placed,
-                desk.elsewhere,
-                desk.results,
-                waiting,
-                challenges,
-            )
-            self.paired, desk.placed, desk.elsewhere, desk.results = [], [], [], []
+        if self._shared is not None:
+            self._shared = SharedNotes()
         return output
 
     def bot_owner(self, room: Room) -> str:
@@ -202,10 +194,11 @@ class Lobby:
             case QuickPlay():
                 return self.carry_out(self.head_to_head.quickplay(player, message, now_ms), now_ms)
             case CancelQuickPlay():
-                return self.head_to_head.cancel_quickplay(player, message)
+                return self.carry_out(self.head_to_head.cancel_quickplay(player, message), now_ms)
             case Challenge():
                 opponent = self.find_online(message.opponent)
-                return self.head_to_head.challenge(player, opponent, message, now_ms)
+                challenged = self.head_to_head.challenge(player, opponent, message, now_ms)
+                return self.carry_out(challenged, now_ms)
             case AnswerChallenge():
                 return self.carry_out(self.head_to_head.answer(player, message), now_ms)
             case GetLeaderboard():
@@ -388,9 +381,14 @@ class Lobby:
             secret_scheme=secret_scheme,
             embargo=embargo,
         )
-        self.registry.add(room)
+        self._add(room)
         self._events.append(room.opened())
         return room
+
+    def _add(self, room: Room) -> None:
+        self.registry.add(room)
+        if self._shared is not None:
+            self._shared.rooms.opened.append(room)
 
     def carry_out(self, result: DeskResult, now_ms: int) -> list[Outbound]:
         """A desk's step done: its messages and events, then each of its requests
@@ -399,6 +397,13 @@ class Lobby:
         while another is carried out waits for every request made before it."""
         outs = result.outs
         self._events += result.events
+        shared = self._shared
+        if shared is not None:
+            shared.placed += result.placed
+            shared.elsewhere += result.elsewhere
+            shared.results += result.results
+            shared.waiting |= result.waiting
+            shared.challenges |= result.challenges
         if self._carrying is not None:
             # Asked while another request is carried out (a table's deal ended as it was
             # acted on, and its director asks more): after everything asked before it,
@@ -410,7 +415,7 @@ class Lobby:
             while pending:
                 request = pending.popleft()
                 try:
-                    outs += self._carry_out_one(request, now_ms, pending)
+                    outs += self._carry_out_one(request, now_ms)
                 except errors.RoomError as exc:
                     if not isinstance(request, (OpenTable, ActOnTable)):
                         raise
@@ -422,9 +427,7 @@ class Lobby:
                 self._forget(room)
         return outs
 
-    def _carry_out_one(
-        self, request: Request, now_ms: int, pending: deque[Request]
-    ) -> list[Outbound]:
+    def _carry_out_one(self, request: Request, now_ms: int) -> list[Outbound]:
         match request:
             case OpenHeadToHead():
                 return self._open_head_to_head(request, now_ms)
@@ -433,10 +436,9 @@ class Lobby:
             case OpenTable():
                 return self._open_table(request, now_ms)
             case TablesOpened(tournament_id=tid):
-                more = self.tournaments.tables_opened(tid, now_ms)
-                self._events += more.events
-                pending.extend(more.requests)  # after what was asked before it
-                return more.outs
+                # What the director asks next joins the queue, after what was asked
+                # before it (carry_out, called while carrying: see there).
+                return self.carry_out(self.tournaments.tables_opened(tid, now_ms), now_ms)
             case LiftEmbargo(room_id=room_id, group=group):
                 room = self.rooms.get(room_id)
                 if room is None:
@@ -464,7 +466,7 @@ class Lobby:
         for p, strategy in zip(table.players, table.strategies, strict=True):
             if strategy:
                 room.play_as_bot(p.id, strategy)
-        self.tournaments.table_opened(table, room)
+        self.carry_out(self.tournaments.table_opened(table, room), now_ms)  # nothing to say
         people = [s.player.id for s in room.seats if s.bot is None]
         result = RoomResult([room.send_state(pid, now_ms) for pid in people])
         result += room.start(now_ms)
@@ -525,8 +527,8 @@ class Lobby:
                 result.messages.append(Outbound((pid,), asked.notice(pid, room.id)))
                 result.messages.append(room.send_state(pid, now_ms))
         result += room.start(now_ms)
-        if self.head_to_head.shared:
-            self.paired.append(room.id)
+        if self._shared is not None:
+            self._shared.paired.append(room.id)
         return self.settle(room, result, now_ms)
 
     def restore_waiting(
@@ -540,6 +542,11 @@ class Lobby:
         (server.head_to_head.HeadToHead.restore), pairing whoever can be paired now."""
         restored = self.head_to_head.restore(waiting, challenges, present, now_ms)
         return self.carry_out(restored, now_ms)
+
+    def copy_waiting_again(self, now_ms: int) -> list[Outbound]:
+        """A cluster's coordinator whose store lost the queue and the challenges: every
+        wait and every challenge counts as changed, to be copied again in full."""
+        return self.carry_out(self.head_to_head.touch_all(), now_ms)
 
     def _holds_name(self, player: PlayerInfo) -> bool:
         return not player.guest and player.id not in self.shadowed
@@ -660,7 +667,15 @@ class Lobby:
                 self._forget(room)
             return outs
         self._closing.pop(room.id, None)
-        self.registry.reindex(room)
+        joined = self.registry.reindex(room)
+        shared = self._shared
+        if shared is not None:
+            if room.settings.visibility == Visibility.PUBLIC:
+                shared.rooms.touched[room.id] = room
+            # A seat taken (or taken back) is told where the room runs; a spectator not.
+            shared.rooms.seated += [
+                (room.id, pid) for pid in sorted(joined) if room.seat_of(pid) is not None
+            ]
         self.alarms.set(room.id, self._next_wake(room))
         return outs
 
@@ -685,6 +700,9 @@ class Lobby:
         self.alarms.discard(room.id)
         if self.rooms.get(room.id) is room:
             self.registry.forget(room)
+            if self._shared is not None:
+                self._shared.rooms.closed.append(room)
+                self._shared.rooms.touched.pop(room.id, None)
 
     def _next_wake(self, room: Room) -> int | None:
         """When the clock must next look at ``room``: a deadline, or its time to be
@@ -712,7 +730,7 @@ class Lobby:
             ids=self.ids,
             between_deals_ms=self.config.between_deals_ms,
         )
-        self.registry.add(room)
+        self._add(room)
         return self.settle(room, room.resume(now_ms), now_ms)
 
     # ------------------------------------------------------------------
@@ -821,7 +839,7 @@ class Lobby:
         if gone is not None and self._named.get(name_key(gone.name)) == player_id:
             del self._named[name_key(gone.name)]
         self.addresses.pop(player_id, None)
-        outs = self.head_to_head.disconnect(player_id)
+        outs = self.carry_out(self.head_to_head.disconnect(player_id), now_ms)
         for room in self.rooms_of(player_id):
             outs += self.settle(room, room.set_connected(player_id, False, now_ms), now_ms)
         return outs

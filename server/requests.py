@@ -86,6 +86,45 @@ class OpenTable:
 
 
 @dataclass(frozen=True, slots=True)
+class StopTable:
+    """The round clock ran out: place every unplaced card and end the table's series."""
+
+    room_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """A withdrawn or removed entrant leaves its table (the server plays it out)."""
+
+    room_id: str
+    player: PlayerInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A round is over: its tables' rooms may show their deals to everyone."""
+
+    embargo: str
+    room_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchTable:
+    """Who may watch a table played on another node than its director's: anyone
+    (a public tournament), or these members (host, entrants, spectators)."""
+
+    room_id: str
+    anyone: bool
+    members: tuple[str, ...]
+
+
+# What a desk asks of a table's room: a director's requests, and who may watch it.
+TableRequest = StopTable | Forfeit | Reveal | WatchTable
+# A table's result for a director on another node: (room, series, deals finished, over).
+TableResult = tuple[str, str, int, bool]
+
+
+@dataclass(frozen=True, slots=True)
 class ActOnTable:
     """Do ``act`` to table room ``room_id`` (its round's clock ran out; a withdrawn
     entrant leaves it) and settle the room. ``what`` names it in the log if the
@@ -110,15 +149,27 @@ Request = OpenHeadToHead | OpenDailyAttempt | LiftEmbargo | OpenTable | ActOnTab
 
 @dataclass(slots=True)
 class DeskResult:
-    """One step of a desk: what it sends now, and what it asks the lobby to do next."""
+    """One step of a desk: what it sends now, what it asks the lobby to do next, and,
+    on a cluster's node, what the other nodes hear of (server/step.py, SharedNotes)."""
 
     outs: list[Outbound] = field(default_factory=list)
     requests: list[Request] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    # A cluster's node only (a desk that is ``shared``):
+    placed: list[str] = field(default_factory=list)  # tournament tables opened here
+    elsewhere: list[TableRequest] = field(default_factory=list)  # for tables on other nodes
+    results: list[TableResult] = field(default_factory=list)  # tables' results, to the director
+    waiting: set[str] = field(default_factory=set)  # whose wait changed (quick play)
+    challenges: set[str] = field(default_factory=set)  # which challenges changed
 
     def add(self, other: DeskResult) -> DeskResult:
         """This result followed by ``other`` (in place; returns itself)."""
         self.outs += other.outs
         self.requests += other.requests
         self.events += other.events
+        self.placed += other.placed
+        self.elsewhere += other.elsewhere
+        self.results += other.results
+        self.waiting |= other.waiting
+        self.challenges |= other.challenges
         return self

@@ -14,9 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from server.events import Event
-from server.registry import RoomNotes
-from server.room import BotTurn, Outbound
-from server.tournaments.hosting import TableRequest, TableResult
+from server.requests import TableRequest, TableResult
+from server.room import BotTurn, Outbound, Room
+
+
+@dataclass(slots=True)
+class RoomNotes:
+    """The rooms a step opened, closed, re-listed and seated (a cluster's node tells
+    the other nodes of them)."""
+
+    opened: list[Room] = field(default_factory=list)
+    closed: list[Room] = field(default_factory=list)
+    touched: dict[str, Room] = field(default_factory=dict)  # public rooms reindexed
+    seated: list[tuple[str, str]] = field(default_factory=list)  # (room id, player id)
 
 
 @dataclass(slots=True)

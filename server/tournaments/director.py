@@ -33,11 +33,11 @@ from protocol.tournaments import EntrantStatus, TableStatus
 from server import errors
 from server.events import TournamentChange, TournamentSnapshot, TournamentStatus
 from server.recovery import Unresumable
-from server.requests import OpenTable
+from server.requests import Forfeit, OpenTable
 from server.room import Outbound
 from server.stepping import step
 from server.tournaments.base import Reply
-from server.tournaments.model import Entrant, Forfeit, Phase
+from server.tournaments.model import Entrant, Phase
 from server.tournaments.result import DirectorResult
 from server.tournaments.rounds import RoundsDirector
 from server.tournaments.snapshot import (

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from protocol.connection import ErrorMessage
@@ -57,33 +56,22 @@ from server.recovery import StoredTable
 from server.requests import (
     ActOnTable,
     DeskResult,
+    Forfeit,
     LiftEmbargo,
     OpenTable,
+    Reveal,
+    StopTable,
+    TableRequest,
     TablesOpened,
+    WatchTable,
 )
 from server.room import BotFactory, Outbound, Room, RoomResult, bot_seats
 from server.tournaments import views
 from server.tournaments.director import Director
-from server.tournaments.model import Forfeit, Reveal, StopTable, TournamentSettings
+from server.tournaments.model import TournamentSettings
 from server.tournaments.result import DirectorResult
 
 _RoomAction = Callable[[Room], RoomResult]
-
-
-@dataclass(frozen=True, slots=True)
-class WatchTable:
-    """Who may watch a table played on another node than its director's: anyone
-    (a public tournament), or these members (host, entrants, spectators)."""
-
-    room_id: str
-    anyone: bool
-    members: tuple[str, ...]
-
-
-# What a desk asks of a table's room: a director's requests, and who may watch it.
-TableRequest = StopTable | Forfeit | Reveal | WatchTable
-# A table's result for a director on another node: (room, series, deals finished, over).
-TableResult = tuple[str, str, int, bool]
 
 
 log = logging.getLogger(__name__)
@@ -130,11 +118,9 @@ class TournamentDesk:
         self._written: dict[str, TournamentText] = {}
         self.alarms = Alarms()  # when each tournament next has something to do
         # A cluster node's desk: tables and directors may be on other nodes. What crosses
-        # nodes is noted here, for the node to carry (each taken once, by the node).
+        # nodes is noted in the step's result (DeskResult.placed, .elsewhere, .results),
+        # for the node to carry.
         self.shared = False
-        self.placed: list[str] = []  # the rooms of the tables opened, to be placed
-        self.elsewhere: list[TableRequest] = []  # for tables not in this lobby
-        self.results: list[TableResult] = []  # to tell their director to read
         # Who may watch a table here whose director is elsewhere, as its director said
         # (or the store, after a takeover): room id -> (anyone, the members).
         self._watch: dict[str, tuple[bool, frozenset[str]]] = {}
@@ -158,11 +144,11 @@ class TournamentDesk:
                     stepped = director.spectate(player, now_ms, message.ref)
                 else:
                     stepped = director.register(player, message.contribution, now_ms, message.ref)
-                self._rewatch(director)
+                return self._run(director, stepped, now_ms).add(self._rewatch(director))
             case LeaveTournament():
                 director = self._find(player, message.tournament_id, None)
                 stepped = director.leave(player, now_ms, message.ref)
-                self._rewatch(director)
+                return self._run(director, stepped, now_ms).add(self._rewatch(director))
             case ManageTournament():
                 director = self._find(player, message.tournament_id, None)
                 stepped = director.manage(
@@ -201,15 +187,19 @@ class TournamentDesk:
             written = self._written[director.id] = TournamentText.of(director.info(now_ms))
         return tournament_update(written, *views.timers(director, now_ms), ref)
 
-    def _rewatch(self, director: Director) -> None:
+    def _rewatch(self, director: Director) -> DeskResult:
         """Its members changed: its tables on other nodes are told who may watch them."""
         if not self.shared:
-            return
+            return DeskResult()
         anyone = director.settings.visibility == Visibility.PUBLIC
         members = tuple(director.members())
-        for room_id in director.room_ids():
-            if room_id not in self.rooms and not anyone:
-                self.elsewhere.append(WatchTable(room_id, anyone, members))
+        return DeskResult(
+            elsewhere=[
+                WatchTable(room_id, anyone, members)
+                for room_id in director.room_ids()
+                if room_id not in self.rooms and not anyone
+            ]
+        )
 
     def _admin(self, player: PlayerInfo) -> bool:
         """A server admin: a registered person whose id the operator named (never a name)."""
@@ -365,8 +355,8 @@ class TournamentDesk:
 
     def table_request(self, request: TableRequest, now_ms: int) -> DeskResult:
         """What a director asked of its tables' rooms in this lobby, as requests for the
-        lobby; on a cluster, what concerns rooms not here is noted (:attr:`elsewhere`)
-        for their owners."""
+        lobby; on a cluster, what concerns rooms not here is noted
+        (``DeskResult.elsewhere``) for their owners."""
         match request:
             case StopTable():
                 return self._in_room(request, lambda r: r.time_up(now_ms))
@@ -378,7 +368,7 @@ class TournamentDesk:
                 if room_id in self.rooms:
                     self.watched_as(room_id, anyone, members)
                 elif self.shared:
-                    self.elsewhere.append(request)
+                    return DeskResult(elsewhere=[request])
                 return DeskResult()
 
     def _reveal(self, embargo: str, room_ids: tuple[str, ...]) -> DeskResult:
@@ -386,27 +376,26 @@ class TournamentDesk:
         it); those on other nodes are noted for their owners."""
         here = [r for r in room_ids if r in self.rooms]
         away = tuple(r for r in room_ids if r not in self.rooms)
+        result = DeskResult(requests=[LiftEmbargo(room_id, embargo) for room_id in here])
         if away and self.shared:
-            self.elsewhere.append(Reveal(embargo, away))
-        return DeskResult(requests=[LiftEmbargo(room_id, embargo) for room_id in here])
+            result.elsewhere.append(Reveal(embargo, away))
+        return result
 
     def _in_room(self, request: StopTable | Forfeit, act: _RoomAction) -> DeskResult:
         if request.room_id not in self.rooms:
-            if self.shared:
-                self.elsewhere.append(request)
-            return DeskResult()
+            return DeskResult(elsewhere=[request] if self.shared else [])
         return DeskResult(requests=[ActOnTable(request.room_id, act, repr(request))])
 
-    def table_opened(self, req: OpenTable, room: Room) -> None:
+    def table_opened(self, req: OpenTable, room: Room) -> DeskResult:
         """The lobby opened the room of a table this desk asked for, its players
-        seated: its director and the desk know the room from now on."""
+        seated: its director and the desk know the room from now on (on a cluster,
+        the room is to be placed)."""
         director = self.directors.get(req.tournament_id)
         if director is None:  # withdrawn meanwhile: the room plays on, as a withdrawn one's
-            return
+            return DeskResult()
         director.table_opened(req.round, req.table, room.id, room.series.id)
         self._rooms[room.id] = director.id
-        if self.shared:
-            self.placed.append(room.id)
+        return DeskResult(placed=[room.id] if self.shared else [])
 
     def tables_opened(self, tournament_id: str, now_ms: int) -> DeskResult:
         """The tables the director asked for are open: it starts their round's clock,
@@ -536,12 +525,13 @@ class TournamentDesk:
         tid = self._rooms.get(room.id)
         director = self.directors.get(tid or "")
         if director is None:
-            if self.shared:  # its director is on another node (or not back yet)
-                over = isinstance(event, SeriesEnded)
-                self.results.append((room.id, room.series.id, room.series.started, over))
-                if isinstance(event, SeriesEnded):
-                    self._watch.pop(room.id, None)
-            return DeskResult()
+            if not self.shared:
+                return DeskResult()
+            # Its director is on another node (or not back yet): it reads the result.
+            over = isinstance(event, SeriesEnded)
+            if over:
+                self._watch.pop(room.id, None)
+            return DeskResult(results=[(room.id, room.series.id, room.series.started, over)])
         if isinstance(event, MatchEnded):
             scores = {o.player_id: o.score for o in event.outcomes}
             stepped = director.deal_ended(room.id, scores, now_ms)

@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.tournaments import CreateTournament, EntrantStatus, TableStatus, TournamentFormat
-from server.requests import OpenTable
+from server.requests import Forfeit, OpenTable, Reveal, StopTable
 from server.room import TURNS
 
 ROUND_MARGIN_MS = 60_000  # added to a round's longest possible play for its default clock
@@ -105,32 +105,7 @@ class TournamentSettings:
 
 
 # ----------------------------------------------------------------------
-# Requests to the lobby
-
-
-@dataclass(frozen=True, slots=True)
-class StopTable:
-    """The round clock ran out: place every unplaced card and end the table's series."""
-
-    room_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class Forfeit:
-    """A withdrawn or removed entrant leaves its table (the server plays it out)."""
-
-    room_id: str
-    player: PlayerInfo
-
-
-@dataclass(frozen=True, slots=True)
-class Reveal:
-    """A round is over: its tables' rooms may show their deals to everyone."""
-
-    embargo: str
-    room_ids: tuple[str, ...]
-
-
+# The requests a director makes of the lobby (defined in server/requests.py).
 Request = OpenTable | StopTable | Forfeit | Reveal
 
 

@@ -42,18 +42,11 @@ from server.events import (
     TournamentStatus,
     TournamentTableChanged,
 )
-from server.requests import OpenTable
+from server.requests import OpenTable, Reveal, StopTable
 from server.room import Outbound, RoomSettings
 from server.stepping import step
 from server.tournaments.base import DirectorBase, Reply
-from server.tournaments.model import (
-    Phase,
-    Reveal,
-    Round,
-    StopTable,
-    Table,
-    round_contribution,
-)
+from server.tournaments.model import Phase, Round, Table, round_contribution
 from server.tournaments.result import DirectorResult
 
 

@@ -53,7 +53,7 @@ def test_an_accepted_challenge_is_a_request_and_opens_no_room() -> None:
     desk = HeadToHead(LobbyConfig(), FixedIds(), RatingBook(), bots)
     offered = desk.challenge(ALICE, BOB, Challenge(opponent="bob", contribution="a"), 0)
     [challenge_id] = desk.challenges
-    assert [type(o.message) for o in offered] == [ChallengeUpdate, ChallengeUpdate]
+    assert [type(o.message) for o in offered.outs] == [ChallengeUpdate, ChallengeUpdate]
 
     result = desk.answer(BOB, AnswerChallenge(challenge_id=challenge_id, accept=True, ref="y"))
     assert isinstance(result, DeskResult) and result.outs == []

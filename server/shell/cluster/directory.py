@@ -11,9 +11,8 @@ removed) until a new owner lists the room again. A node writes its changes in
 one pipeline a round trip, those made meanwhile in the next.
 
 Which rooms opened, changed and closed in a step, and which players took a
-seat in a room here (server/shell/cluster/hints.py), the lobby's shared
-registry notes (server/registry.py) and the step's output carries
-(server/step.py).
+seat in a room here (server/shell/cluster/hints.py), the lobby notes and the
+step's output carries (server/step.py).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ since. The owner's own connections of the player are noted too (nothing is
 sent): the room is run where they are, and if it goes and comes back they
 are told.
 
-Nothing here runs per placement: the owner notes seats as its registry sees a
-room's members change (server/registry.py), which a placement never does.
+Nothing here runs per placement: the owner's lobby notes seats as a room's
+members change (server/registry.py, Lobby.settle), which a placement never does.
 """
 
 from __future__ import annotations

@@ -38,13 +38,12 @@ from protocol.tournaments import EntrantStatus
 from server import errors, visibility
 from server.lobby import Lobby
 from server.recovery import Resumable, StoredTable
+from server.requests import Forfeit, Reveal, StopTable, TableRequest, TableResult, WatchTable
 from server.room import Outbound
 from server.shell import clock
 from server.shell.cluster.bus import Bus
 from server.shell.cluster.leases import COORDINATOR, RENEW_S, Leases, room_key
 from server.store import Store
-from server.tournaments.hosting import TableRequest, TableResult, WatchTable
-from server.tournaments.model import Forfeit, Reveal, StopTable
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine

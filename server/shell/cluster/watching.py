@@ -201,7 +201,8 @@ class WatchingNode(ForwardingNode):
             finally:
                 self.waiting_read.set()
         elif token is not None:  # ours all along: copied again in full, to the new epoch's
-            self.lobby.head_to_head.touch_all()
+            with contextlib.suppress(errors.StorageFailed):
+                await self.hub.apply(lambda: self.lobby.copy_waiting_again(clock.now_ms()))
         if token is not None:
             self.owners[COORDINATOR] = self.id
             await self.bus.publish(None, {"k": "owner", "key": COORDINATOR})

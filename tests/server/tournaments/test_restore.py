@@ -26,12 +26,12 @@ from server.bots import bot_factory
 from server.config import LobbyConfig
 from server.events import Event, TournamentCreated, TournamentSnapshot
 from server.lobby import Lobby
-from server.requests import OpenTable
+from server.requests import Forfeit, OpenTable, StopTable
 from server.room.restore import restore as restore_room
 from server.storage import Storage, StoredPlayer
 from server.tournaments.director import SNAPSHOT_INTERVAL_MS, Director
 from server.tournaments.formats import swiss
-from server.tournaments.model import Forfeit, Phase, Request, StopTable, TournamentSettings
+from server.tournaments.model import Phase, Request, TournamentSettings
 from server.tournaments.result import DirectorResult
 from server.tournaments.snapshot import SettingsRecord, settings_json
 from tests.server.roomkit import (
