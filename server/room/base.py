@@ -3,10 +3,11 @@
 :class:`RoomBase` holds a room's plain state (settings, seats, spectators, the
 series and the deal being played, the timers of its delayed messages) and
 answers questions about it: who is a member, when the room next needs a tick,
-whether the lobby may forget it, the wire views (:mod:`server.room.views`),
-its whole state as text. Beyond reading, it only records: a phase change,
-checked against the transition table (:meth:`RoomBase.go`), and a player
-abandoning the series (:meth:`RoomBase.abandoned`). The room is built up in
+whether the lobby may forget it, the wire views (:mod:`server.room.views`).
+Beyond reading, it only records: a phase change, checked against the
+transition table (:meth:`RoomBase.go`; a restart's too, :meth:`RoomBase.resume_in`),
+what a step decided (:meth:`RoomBase.note`, handed over by :meth:`RoomBase.conclude`),
+and a player abandoning the series (:meth:`RoomBase.abandoned`). The room is built up in
 layers, each a module with one job: this one, then the one place messages are
 addressed (:mod:`server.room.addressing`), the end of a deal and a series
 (:mod:`server.room.results`), the deal being played (:mod:`server.room.dealing`)
@@ -25,7 +26,7 @@ from protocol.rooms import RoomInfo, RoomState, RoomStatus, RoomSummary
 from server.events import Abandoned, Abandonment, Event, RoomOpened
 from server.room import views
 from server.room.outbound import Outbound
-from server.room.phases import TRANSITIONS, Phase
+from server.room.phases import RESUMED, TRANSITIONS, Phase
 from server.room.result import RoomResult
 from server.room.state import BotFactory, BotTurn, DealInPlay, Ids, RoomSettings, Seat
 from server.series import SecretScheme, Series, deal_secrets
@@ -222,40 +223,20 @@ class RoomBase:
                 times.append(self.progress_due)
         return min(times) if times else None
 
-    def snapshot(self) -> str:
-        """Every piece of state as text, so tests can prove a refusal changed nothing."""
-        m = self.match
-        parts: list[object] = [
-            self.phase,
-            self.creator,
-            [(s.player, s.contribution, s.ready, s.connected, s.away_since, s.present,
-              s.timed_out, s.rematch)
-             for s in self.seats],
-            sorted(self.spectators),
-            self.finished_at,
-            self.progress_due,
-            self.room_due,
-            self.series,
-            self.next_series,
-            self.server_commitment,
-        ]  # fmt: skip
-        if m is not None:
-            parts += [
-                m.id,
-                m.turn,
-                m.turn_started,
-                m.result,
-                {
-                    pid: (b.cells(), list(b.placements), b.card_at, b.dealt)
-                    for pid, b in m.boards.items()
-                },
-            ]
-        return repr(parts)
-
     def go(self, phase: Phase) -> None:
         if phase not in TRANSITIONS[self.phase]:
             raise AssertionError(f"no transition from {self.phase} to {phase}")
         self.phase = phase
+
+    def resume_in(self, phase: Phase) -> None:
+        """A room built anew takes back a stored series in ``phase`` (a restart,
+        server/room/restore.py): through the table, by the way :data:`RESUMED` gives;
+        ValueError for a phase a restart does not resume a room in."""
+        way = RESUMED.get(phase)
+        if way is None or self.phase != Phase.WAITING:
+            raise ValueError(f"a room is not resumed {phase} (it is {self.phase})")
+        for step in way:
+            self.go(step)
 
     def abandoned(self, player_id: str, kind: Abandonment, now_ms: int) -> None:
         """``player_id`` left the series being played, went away too long, or never moved."""

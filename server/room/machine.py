@@ -87,7 +87,7 @@ class Room(DealingRoom):
         if msg.spectate:
             self.spectators[player.id] = player
             return [self.send_state(player.id, now_ms, msg.ref), *self.room_update()]
-        phases.require(self.phase, JoinRoom)
+        phases.allowed_in(self.phase, phases.SEAT)
         if len(self.seats) >= self.settings.seats:
             raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
         if self.settings.rated and (player.guest or player.bot):
@@ -159,6 +159,8 @@ class Room(DealingRoom):
         if player.id != self.creator.id:
             raise errors.NotCreator("only the room's creator may start the match")
         phases.require(self.phase, StartMatch)
+        if not self.seats:  # the creator left its seat to watch, and nobody sat down
+            raise errors.NotSeated("nobody is seated: take a seat to start the match")
         return self.deal_next(now_ms, ref=msg.ref, actor=player.id)
 
     def _add_bot(self, player: PlayerInfo, msg: AddBot, now_ms: int) -> list[Outbound]:

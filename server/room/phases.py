@@ -9,7 +9,7 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from protocol.deals import Place
-from protocol.rooms import AddBot, JoinRoom, Ready, Rematch, StartMatch
+from protocol.rooms import AddBot, JoinRoom, LeaveRoom, Ready, Rematch, Resync, StartMatch
 from server import errors
 
 
@@ -20,12 +20,20 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
-# Every phase change goes through Room.go, which checks this table.
+# Every phase change goes through Room.go, which checks this table; a restart too.
 TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     Phase.WAITING: frozenset({Phase.PLAYING}),
     Phase.PLAYING: frozenset({Phase.BETWEEN, Phase.FINISHED}),
     Phase.BETWEEN: frozenset({Phase.PLAYING, Phase.FINISHED}),
     Phase.FINISHED: frozenset({Phase.PLAYING}),  # a rematch
+}
+
+# The phases a restart takes a room back in (server/room/restore.py): a series
+# being played, a deal in play or between two deals. A room built anew (waiting)
+# reaches them through the table above (RoomBase.resume_in).
+RESUMED: dict[Phase, tuple[Phase, ...]] = {
+    Phase.PLAYING: (Phase.PLAYING,),
+    Phase.BETWEEN: (Phase.PLAYING, Phase.BETWEEN),
 }
 
 
@@ -38,13 +46,18 @@ class Allowed:
     reason: str
 
 
-# A command not listed (leave_room, resync) is allowed in every phase. JoinRoom
-# here is taking a seat: a member may come back, and anyone may watch, at any time.
+# Every room command is listed; one that is not is refused (bad_message). Joining
+# is allowed in every phase (a member may come back, and anyone may watch, at any
+# time); taking a seat is not (SEAT).
+_ANY = Allowed(frozenset(Phase), errors.RoomError, "")
 _STARTED = Allowed(frozenset({Phase.WAITING}), errors.RoomStarted, "the match has already started")
+SEAT = Allowed(
+    frozenset({Phase.WAITING}), errors.RoomStarted, "the match has started: join as a spectator"
+)
 COMMANDS: dict[type[BaseModel], Allowed] = {
-    JoinRoom: Allowed(
-        frozenset({Phase.WAITING}), errors.RoomStarted, "the match has started: join as a spectator"
-    ),
+    JoinRoom: _ANY,
+    LeaveRoom: _ANY,
+    Resync: _ANY,
     Ready: _STARTED,
     StartMatch: _STARTED,
     AddBot: _STARTED,
@@ -60,7 +73,14 @@ COMMANDS: dict[type[BaseModel], Allowed] = {
 
 
 def require(phase: Phase, command: type[BaseModel]) -> None:
-    """Refuse ``command`` in ``phase`` (its RoomError) unless the table allows it."""
+    """Refuse ``command`` in ``phase`` (its RoomError) unless the table allows it; a
+    command the table does not list is no room command."""
     allowed = COMMANDS.get(command)
-    if allowed is not None and phase not in allowed.phases:
+    if allowed is None:
+        raise errors.RoomError(f"{command.__name__} is not a room command", code="bad_message")
+    allowed_in(phase, allowed)
+
+
+def allowed_in(phase: Phase, allowed: Allowed) -> None:
+    if phase not in allowed.phases:
         raise allowed.refusal(allowed.reason)

@@ -116,7 +116,7 @@ def restore(
                 )
             )
     if last.finished:
-        room.phase = Phase.BETWEEN
+        room.resume_in(Phase.BETWEEN)
         series.next_at = now_ms + between_deals_ms
         return room
     if room_seed(series.secret(series.started), last.contributions) != last.seed:
@@ -147,5 +147,5 @@ def restore(
         turn=min(low + 1, TURNS),
         turn_started=now_ms,
     )
-    room.phase = Phase.PLAYING
+    room.resume_in(Phase.PLAYING)
     return room

@@ -45,6 +45,7 @@ from server.series import secret_chain
 from server.tournaments import views
 from server.tournaments.formats import FORMATS
 from server.tournaments.model import (
+    RESUMED,
     TRANSITIONS,
     Entrant,
     Phase,
@@ -264,6 +265,16 @@ class DirectorBase:
         if phase not in TRANSITIONS[self.phase]:
             raise AssertionError(f"no transition from {self.phase} to {phase}")
         self.phase = phase
+
+    def resume_in(self, phase: Phase) -> None:
+        """A director built anew takes back a stored tournament in ``phase`` (a
+        restart): through the table, by the way :data:`RESUMED` gives; ValueError
+        for a phase a restart does not resume a tournament in."""
+        way = RESUMED.get(phase)
+        if way is None or self.phase != Phase.REGISTERING:
+            raise ValueError(f"a tournament is not resumed {phase} (it is {self.phase})")
+        for step in way:
+            self.go(step)
 
     def changed(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         """Something changed: push now, or once the push interval has passed; the

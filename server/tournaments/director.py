@@ -168,7 +168,7 @@ class Director(RoundsDirector):
             raise Unresumable("the round secrets' chain has another length")
         if director.commitment != saved.commitment:
             raise Unresumable("the round secrets are not the committed chain")
-        director.phase = saved.phase
+        director.resume_in(saved.phase)
         director.next_at = saved.next_at
         director.finished_at = saved.finished_at
         director.bots_added = saved.bots

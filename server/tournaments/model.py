@@ -34,6 +34,19 @@ TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     Phase.CANCELLED: frozenset(),
 }
 
+# How a director built anew (registering) reaches the phase of the snapshot it is
+# rebuilt from (Director.restore), through the table above (DirectorBase.resume_in).
+# The server stores snapshots only while a tournament is not over; one read back
+# over (a copy, a test) comes back over.
+RESUMED: dict[Phase, tuple[Phase, ...]] = {
+    Phase.REGISTERING: (),
+    Phase.PLAYING: (Phase.PLAYING,),
+    Phase.BETWEEN: (Phase.PLAYING, Phase.BETWEEN),
+    Phase.PAUSED: (Phase.PLAYING, Phase.PAUSED),
+    Phase.FINISHED: (Phase.PLAYING, Phase.FINISHED),
+    Phase.CANCELLED: (Phase.CANCELLED,),
+}
+
 
 def round_contribution(tournament_id: str, number: int, contributions: Sequence[str]) -> str:
     """The seat contribution of every table of round ``number``: SHA-256 (hex) of

@@ -56,6 +56,7 @@ from tests.server.roomkit import (
     player,
     seat_and_start,
 )
+from tests.server.wholestate import whole
 
 
 def play_lockstep(room: Room, box: Mailbox, players, now: int = 0, step: int = 100) -> int:
@@ -554,12 +555,12 @@ REFUSALS = [
 @pytest.mark.parametrize(("setup", "who", "command", "code"), REFUSALS)
 def test_refused_commands_leave_the_room_exactly_as_it_was(setup, who, command, code) -> None:  # type: ignore[no-untyped-def]
     room, _ = setup()
-    before = room.snapshot()
+    before = whole(room)
     with pytest.raises(errors.RoomError) as caught:
         room.handle(who, command, 300)
     assert caught.value.code == code
     assert isinstance(caught.value, ValueError)
-    assert room.snapshot() == before
+    assert whole(room) == before
     assert room.conclude([]) == RoomResult()  # and noted nothing
 
 
@@ -748,7 +749,7 @@ def test_a_late_bot_answer_is_refused_and_the_clock_covers_a_slow_bot() -> None:
     box.add(room.tick(1_000))  # the bot has not answered: the clock places for it
     board = room.match.boards[turn.player_id]  # type: ignore[union-attr]
     assert board.placed == 1 and board.placements[0].auto
-    before = room.snapshot()
+    before = whole(room)
     with pytest.raises(errors.PastTurn):
         room.bot_move(turn.player_id, 1, fallback_cell(Grid(), Card.parse(turn.card)), 1_001)
     with pytest.raises(errors.NotSeated):
@@ -758,7 +759,7 @@ def test_a_late_bot_answer_is_refused_and_the_clock_covers_a_slow_bot() -> None:
     taken = board.placements[0].cell
     with pytest.raises(errors.RuleError):
         room.bot_move(second.player_id, 2, taken, 1_001)
-    assert room.snapshot() == before
+    assert whole(room) == before
     box.add(room.bot_move(second.player_id, 2, think(second), 1_002))
     assert board.placed == 2 and not board.placements[1].auto
 

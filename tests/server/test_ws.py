@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import statistics
 from pathlib import Path
 
 import aiohttp
@@ -13,6 +12,8 @@ import websockets
 
 from engine.cards import Card
 from engine.deal import commitment, room_seed, verify
+from server import bots
+from server.room import BotTurn
 from tests.server.live import Client, Live, running_server, signed_in, two_player_room
 
 pytestmark = pytest.mark.timeout(60)
@@ -301,51 +302,33 @@ async def test_frame_above_the_hard_cap_closes_only_that_connection(midmatch) ->
     await finish_and_check(alice, bob, room_id, carol, other)
 
 
-async def test_expert_bots_think_off_the_event_loop(live: Live) -> None:
+async def test_expert_bots_think_off_the_event_loop(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bots' moves are chosen in the worker processes (server.bots.BotPool), never
+    in the server's own process, whose one thread runs the event loop: a move chosen
+    here is counted. (Thinking on the loop, each turn's seven expert moves stalled it
+    for 0.2 to 1 s; how the loop fares is measured by the benchmarks, not here.)"""
+    thought_here: list[str] = []
+    think = bots.think
+
+    def counted(turn: BotTurn) -> int:
+        thought_here.append(turn.player_id)
+        return think(turn)
+
+    monkeypatch.setattr(bots, "think", counted)  # the workers import their own
     alice = await signed_in(live, "alice")
-    carol = await signed_in(live, "carol")  # in no room: only pings
     await alice.send(type="create_room", name="bots", seats=8)
     room_id = (await alice.until("room_state"))["room"]["id"]
     for _ in range(7):
         await alice.send(type="add_bot", room_id=room_id, strategy="expert")
         await alice.until("room")
-
-    # The test's client shares the server's event loop, so a bot thinking on
-    # it would stall everything here: the longest stall is measured directly,
-    # and carol pings throughout (under the flood limit of 20 frames a second).
-    loop = asyncio.get_running_loop()
-    stalls: list[float] = []
-    round_trips: list[float] = []
-    done = asyncio.Event()
-
-    async def watch_the_loop() -> None:
-        while not done.is_set():
-            before = loop.time()
-            await asyncio.sleep(0.005)
-            stalls.append(loop.time() - before - 0.005)
-
-    async def ping() -> None:
-        while not done.is_set():
-            sent = loop.time()
-            await carol.send(type="ping")
-            await carol.until("pong")
-            round_trips.append(loop.time() - sent)
-            await asyncio.sleep(0.06)
-
-    watchers = [asyncio.create_task(watch_the_loop()), asyncio.create_task(ping())]
-    started = loop.time()
     await alice.send(type="start", room_id=room_id)  # the bots' first, dearest moves
     result = await alice.play_to_end(room_id)
-    seconds = loop.time() - started
-    done.set()
-    await asyncio.gather(*watchers)
-    bots = [b for b in result["boards"] if b["player"]["bot"]]
-    assert len(bots) == 7 and all(len(b["placements"]) == 16 for b in bots)
-    assert not any(p["auto"] for b in bots for p in b["placements"])  # the bots played
-    # Thinking on the event loop, each turn's seven moves stalled it for 0.2 to 1 s,
-    # and carol got about 4 pongs a second instead of 15.
-    assert max(stalls) < 0.3, max(stalls)
-    assert len(round_trips) >= 8 * seconds and statistics.median(round_trips) < 0.05
+    played = [b for b in result["boards"] if b["player"]["bot"]]
+    assert len(played) == 7 and all(len(b["placements"]) == 16 for b in played)
+    assert not any(p["auto"] for b in played for p in b["placements"])  # the bots played
+    assert thought_here == []
 
 
 async def test_with_compression_negotiated_aiohttp_writes_the_frames(tmp_path: Path) -> None:
