@@ -37,7 +37,7 @@ from server.requests import Forfeit, OpenTable
 from server.room import Outbound
 from server.stepping import step
 from server.tournaments.base import Reply
-from server.tournaments.model import Entrant, Phase
+from server.tournaments.model import Entrant, Phase, require
 from server.tournaments.result import DirectorResult
 from server.tournaments.rounds import RoundsDirector
 from server.tournaments.snapshot import (
@@ -206,11 +206,10 @@ class Director(RoundsDirector):
         if actor.id != self.host.id and not admin:
             raise errors.NotHost("only the tournament's host may do that")
 
-    def _registration_open(self) -> None:
+    def _registration_open(self, command: str) -> None:
+        require(self.phase, command)
         if self.phase == Phase.REGISTERING:
             return
-        if self.over:
-            raise errors.RegistrationClosed("the tournament is over")
         if not self.settings.late_join:
             raise errors.RegistrationClosed("registration closed when the tournament started")
         if len(self.rounds) >= self.settings.rounds:
@@ -240,7 +239,7 @@ class Director(RoundsDirector):
             return [Outbound((player.id,), self.update(now_ms, ref))]
         if known is not None:
             raise errors.RegistrationClosed(f"you are {known.status}: you cannot enter again")
-        self._registration_open()
+        self._registration_open("register")
         if player.bot and not self.settings.bots:
             raise errors.BotsNotAllowed("this tournament is for people only")
         if player.guest and self.settings.registered_only:
@@ -257,6 +256,7 @@ class Director(RoundsDirector):
     @step(DirectorResult)
     def spectate(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
         self.now = now_ms
+        require(self.phase, "watch")  # in every phase
         if player.id not in self.entrants:
             self.spectators[player.id] = player
         return [Outbound((player.id,), self.update(now_ms, ref))]
@@ -274,7 +274,7 @@ class Director(RoundsDirector):
     ) -> list[Outbound]:
         self.now = now_ms
         self._require_host(actor, admin)
-        self._registration_open()
+        self._registration_open("bots")
         if not self.settings.bots:
             raise errors.BotsNotAllowed("this tournament is for people only")
         if not self.known_strategy(strategy):
@@ -305,9 +305,9 @@ class Director(RoundsDirector):
                 del self.spectators[player.id]
                 return [Outbound((player.id,), self.update(now_ms, ref))]
             raise errors.NotRegistered("you are not in this tournament")
-        if entrant.status == EntrantStatus.ELIMINATED or self.over:
-            # Out already, or all over: nothing to withdraw from.
+        if entrant.status == EntrantStatus.ELIMINATED:  # out already: nothing to withdraw from
             raise errors.TournamentState("you are no longer playing in this tournament")
+        require(self.phase, "leave")
 
         self._drop(entrant, EntrantStatus.WITHDRAWN, now_ms)
         return self.changed(now_ms, Reply(player.id, ref))
@@ -344,30 +344,26 @@ class Director(RoundsDirector):
                 entrant = self.entrants.get(player_id or "")
                 if entrant is None or entrant.status != EntrantStatus.ACTIVE:
                     raise errors.NotRegistered(f"{player_id} is not an active entrant")
-                if self.over:
-                    raise errors.TournamentState("the tournament is over")
+                require(self.phase, action)
                 self._drop(entrant, EntrantStatus.REMOVED, now_ms)
                 outs = self.push(now_ms, reply)
                 if not entrant.strategy and entrant.player.id != actor.id:
                     outs.append(Outbound((entrant.player.id,), self.update(now_ms)))
                 return outs
             case "start":
-                if self.phase != Phase.REGISTERING:
-                    raise errors.TournamentState("the tournament has already started")
+                require(self.phase, action)
                 if len(self.active()) < 2:
                     raise errors.TooFewPlayers("a tournament needs at least two entrants")
                 self.note(TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms))
                 return self.begin_round(now_ms, reply)
             case "pause":
-                if self.phase not in (Phase.PLAYING, Phase.BETWEEN):
-                    raise errors.TournamentState("only a running tournament can be paused")
+                require(self.phase, action)
                 self.go(Phase.PAUSED)
                 self.next_at = None
                 self.changed_to(TournamentChange.PAUSED, now_ms)
                 return self.push(now_ms, reply)
             case "resume":
-                if self.phase != Phase.PAUSED:
-                    raise errors.TournamentState("the tournament is not paused")
+                require(self.phase, action)
                 if self.rounds[-1].finished:
                     self.go(Phase.BETWEEN)
                     self.next_at = now_ms + self.settings.between_rounds_ms
@@ -376,8 +372,7 @@ class Director(RoundsDirector):
                 self.note(TournamentStatus(self.id, TournamentChange.RESUMED, None, now_ms))
                 return self.push(now_ms, reply)
             case "cancel":
-                if self.over:
-                    raise errors.TournamentState("the tournament is already over")
+                require(self.phase, action)
                 return self.close(Phase.CANCELLED, now_ms, reply)
-        # The protocol admits nothing else.
-        raise errors.RoomError(f"unknown action {action!r}", code="bad_message")
+        require(self.phase, action)  # the protocol admits nothing else: refused
+        raise AssertionError(f"action {action!r} is in the table but not here")

@@ -10,6 +10,7 @@ from enum import StrEnum
 
 from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.tournaments import CreateTournament, EntrantStatus, TableStatus, TournamentFormat
+from server import errors
 from server.requests import Forfeit, OpenTable, Reveal, StopTable
 from server.room import TURNS
 
@@ -33,6 +34,50 @@ TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     Phase.FINISHED: frozenset(),
     Phase.CANCELLED: frozenset(),
 }
+
+# The phases each of a tournament's commands may be played in, and its refusal in
+# any other (as the room's table, server/room/phases.py). The director checks a
+# command against it where the command's other checks come first (who may send it).
+NOT_OVER = frozenset({Phase.REGISTERING, Phase.PLAYING, Phase.BETWEEN, Phase.PAUSED})
+
+
+@dataclass(frozen=True, slots=True)
+class Allowed:
+    phases: frozenset[Phase]
+    refusal: type[errors.TournamentError]
+    reason: str
+
+
+COMMANDS: dict[str, Allowed] = {
+    "register": Allowed(NOT_OVER, errors.RegistrationClosed, "the tournament is over"),
+    "bots": Allowed(NOT_OVER, errors.RegistrationClosed, "the tournament is over"),
+    "leave": Allowed(NOT_OVER, errors.TournamentState, "the tournament is over"),
+    "watch": Allowed(frozenset(Phase), errors.TournamentState, ""),
+    "start": Allowed(
+        frozenset({Phase.REGISTERING}), errors.TournamentState, "the tournament has already started"
+    ),
+    "pause": Allowed(
+        frozenset({Phase.PLAYING, Phase.BETWEEN}),
+        errors.TournamentState,
+        "only a running tournament can be paused",
+    ),
+    "resume": Allowed(
+        frozenset({Phase.PAUSED}), errors.TournamentState, "the tournament is not paused"
+    ),
+    "cancel": Allowed(NOT_OVER, errors.TournamentState, "the tournament is already over"),
+    "remove": Allowed(NOT_OVER, errors.TournamentState, "the tournament is over"),
+}
+
+
+def require(phase: Phase, command: str) -> None:
+    """Refuse ``command`` in ``phase`` (its TournamentError) unless the table allows it;
+    a command the table does not list is no tournament command."""
+    allowed = COMMANDS.get(command)
+    if allowed is None:
+        raise errors.RoomError(f"unknown action {command!r}", code="bad_message")
+    if phase not in allowed.phases:
+        raise allowed.refusal(allowed.reason)
+
 
 # How a director built anew (registering) reaches the phase of the snapshot it is
 # rebuilt from (Director.restore), through the table above (DirectorBase.resume_in).

@@ -83,3 +83,25 @@ def test_every_room_command_is_in_the_table_and_no_other_is() -> None:
     for command in (JoinRoom, LeaveRoom, Resync):
         for phase in Phase:
             require(phase, command)  # in every phase
+
+
+def test_every_tournament_command_is_in_its_table() -> None:
+    """Each command a director takes is checked against the tournament's table; an
+    action the table does not list is refused as no tournament command."""
+    assert set(model.COMMANDS) == {
+        "register", "bots", "leave", "watch", "start", "pause", "resume", "cancel", "remove",
+    }  # fmt: skip
+    settings = model.TournamentSettings.from_message(
+        CreateTournament(name="cup"), 0, between_rounds_ms=0, between_deals_ms=0
+    )
+    director = Director("t", settings, ALICE, now_ms=0, root_secret="ab" * 32)
+    with pytest.raises(errors.RoomError) as refused:
+        director.manage(ALICE, "explode", 0)
+    assert refused.value.code == "bad_message"
+    with pytest.raises(errors.TournamentState, match="not paused"):
+        director.manage(ALICE, "resume", 0)
+    director.resume_in(model.Phase.CANCELLED)
+    for command in ("register", "bots", "leave", "start", "pause", "resume", "cancel", "remove"):
+        with pytest.raises(errors.TournamentError):
+            model.require(director.phase, command)
+    model.require(director.phase, "watch")  # watching, in every phase
