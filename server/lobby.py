@@ -66,7 +66,7 @@ from server.requests import (
 from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomResult, RoomSettings
 from server.room.restore import restore as restore_room
 from server.series import SecretScheme
-from server.step import SharedNotes, StepOutput
+from server.step import SharedNotes, StepFailed, StepOutput
 from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
 
 log = logging.getLogger(__name__)
@@ -137,11 +137,37 @@ class Lobby:
         """One step: ``step`` (one of the lobby's commands, ticks or connection changes,
         returning its messages) and everything it decided, in one value (server/step.py).
         Raises what ``step`` raises: a refused command has changed nothing and noted
-        nothing; should a step fail half done, what it noted goes with the next one."""
-        messages = step()
+        nothing. A step a bug cuts short after it decided something raises
+        :class:`~server.step.StepFailed` from the bug, with what it decided (the
+        rooms' and the directors' notes included): nothing is left for the next step."""
+        try:
+            messages = step()
+        except Exception as exc:
+            self._cut_short()
+            output = self._output()
+            if output.decided():
+                raise StepFailed(output) from exc
+            raise
         output = self._output()
         output.messages = messages
         return output
+
+    def _cut_short(self) -> None:
+        """A step failed: what its rooms and directors noted before the bug joins the
+        lobby's notes, as a tick cut short does (their steps did not conclude)."""
+        for room in list(self.rooms.values()) + list(self._closing.values()):
+            if room.noted():
+                try:
+                    self.settle(room, room.conclude([]), room.now)
+                except Exception:  # a second bug: what it noted stays out
+                    log.exception("room %s: what a failed step noted could not be settled",
+                                  room.id, extra={"room": room.id})  # fmt: skip
+        for director in self.tournaments.noted():
+            try:
+                self.carry_out(self.tournaments.cut_short(director), director.now)
+            except Exception:  # a second bug: what it noted stays out
+                log.exception("tournament %s: what a failed step noted could not be carried"
+                              " out", director.id, extra={"tournament": director.id})  # fmt: skip
 
     def _output(self) -> StepOutput:
         """Everything the step just run decided besides its messages, in one piece."""
@@ -697,12 +723,17 @@ class Lobby:
     def _forget(self, room: Room) -> None:
         """``room`` leaves memory: nobody is a member of it any more (once: a room
         settled again on the way out of a step may already be forgotten)."""
+        if self._drop(room) and self._shared is not None:
+            self._shared.rooms.closed.append(room)
+            self._shared.rooms.touched.pop(room.id, None)
+
+    def _drop(self, room: Room) -> bool:
+        """``room`` leaves memory, nothing noted (whether it was still here)."""
         self.alarms.discard(room.id)
         if self.rooms.get(room.id) is room:
             self.registry.forget(room)
-            if self._shared is not None:
-                self._shared.rooms.closed.append(room)
-                self._shared.rooms.touched.pop(room.id, None)
+            return True
+        return False
 
     def _next_wake(self, room: Room) -> int | None:
         """When the clock must next look at ``room``: a deadline, or its time to be
@@ -730,8 +761,9 @@ class Lobby:
             ids=self.ids,
             between_deals_ms=self.config.between_deals_ms,
         )
+        resumed = room.resume(now_ms)  # before the room joins the lobby: a bug leaves none
         self._add(room)
-        return self.settle(room, room.resume(now_ms), now_ms)
+        return self.settle(room, resumed, now_ms)
 
     # ------------------------------------------------------------------
     # When the database lost what was decided (docs/operations.md)
@@ -763,7 +795,7 @@ class Lobby:
         outs: list[Outbound] = []
         for room in rooms.values():
             members = tuple(room.members())
-            self._forget(room)
+            self._drop(room)  # nothing noted: the shell rebuilds it or lets it go
             if members:
                 notice = ErrorMessage(
                     code=errors.StorageFailed.code,
@@ -795,12 +827,13 @@ class Lobby:
 
     def release(self, room_id: str) -> None:
         """Another node runs ``room_id`` from now on (a cluster, docs/scaling.md): it
-        leaves this lobby as it is, nothing said and nothing stored (everything it
-        decided is stored already)."""
+        leaves this lobby as it is, nothing said, nothing stored (everything it
+        decided is stored already) and nothing noted: its listing, invite code and
+        lease are the node's to settle, which lets it go outside any step."""
         room = self.rooms.get(room_id)
         if room is not None:
             self._hold(room, True)
-            self._forget(room)
+            self._drop(room)
 
     @staticmethod
     def gone(room: Room) -> list[Outbound]:

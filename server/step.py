@@ -49,3 +49,18 @@ class StepOutput:
     bot_turns: list[BotTurn]  # to think about, once it is stored
     notes: SharedNotes | None = None  # on a cluster only
     messages: list[Outbound] = field(default_factory=list)  # to send, once stored
+
+    def decided(self) -> bool:
+        """Whether the step decided anything besides its messages."""
+        return bool(self.events or self.bot_turns or (self.notes and self.notes != SharedNotes()))
+
+
+class StepFailed(Exception):
+    """A step a bug cut short after it had decided something: ``output`` is what it
+    decided (no messages: the step returned none), its ``__cause__`` what it raised.
+    The shell drains ``output`` as any step's, so that memory and storage agree,
+    then handles the cause; nothing of the step is left for the next one."""
+
+    def __init__(self, output: StepOutput) -> None:
+        super().__init__("a step failed half done")
+        self.output = output

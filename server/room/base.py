@@ -128,6 +128,11 @@ class RoomBase:
             origin=s.origin,
         )
 
+    def noted(self) -> bool:
+        """Whether a step noted something it has not handed over (only a step a bug
+        cut short leaves that: every step ends by :meth:`conclude`)."""
+        return bool(self._events or self._bot_turns)
+
     def conclude(self, messages: list[Outbound]) -> RoomResult:
         """A step's ``messages`` with everything it noted, as its one result; the room
         keeps nothing of it (server.room.result.step calls this for every entry point;

@@ -49,7 +49,7 @@ from server.shell import clock
 from server.shell.delivery import Delivery
 from server.shell.session import Session, in_background
 from server.shell.tasks import halt
-from server.step import SharedNotes
+from server.step import SharedNotes, StepFailed, StepOutput
 from server.storage import Fence, NameInUse, StoredPlayer, WriteFailed
 from server.storage.quarantine import SERIES, TOURNAMENT
 from server.store import Store
@@ -67,6 +67,8 @@ class Cluster(Protocol):
     async def settle(self, notes: SharedNotes | None) -> None: ...
 
     async def holds(self, room_id: str) -> bool: ...
+
+    async def let_go(self, room: Room) -> None: ...
 
     async def route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool: ...
 
@@ -199,7 +201,19 @@ class Hub:
         Raises :class:`errors.StorageFailed`, sending none of them, if the
         database lost the events (:meth:`_lost` has set the rooms back).
         """
-        output = self.lobby.run(produce)  # the step's one result (server/step.py)
+        try:
+            output = self.lobby.run(produce)  # the step's one result (server/step.py)
+        except StepFailed as failed:  # a bug cut it short: what it decided is stored
+            await self._drain(failed.output, deliver)
+            assert failed.__cause__ is not None
+            raise failed.__cause__ from None
+        await self._drain(output, deliver)
+
+    async def _drain(
+        self, output: StepOutput, deliver: Callable[[list[Outbound]], None] | None
+    ) -> None:
+        """A step's result, in order: its events stored, its notes settled by the
+        cluster node, its messages sent, its bots' turns thought about."""
         outs, events = output.messages, output.events
         # A step that stored nothing, with no step before it still waiting for its
         # commit, has nothing to wait for: its messages go out now, and they cannot
@@ -295,8 +309,11 @@ class Hub:
                             extra={"series": saved.series_id, "room": saved.room_id})  # fmt: skip
                 await self.storage.abandon(saved.series_id)
             except Exception as exc:  # a bug: never an abandonment
-                if saved.room_id in self.lobby.rooms:  # half rebuilt: out of play
+                half = self.lobby.rooms.get(saved.room_id)
+                if half is not None:  # half rebuilt: out of play
                     self.lobby.release(saved.room_id)
+                    if self.cluster is not None:
+                        await self.cluster.let_go(half)
                 await self._set_aside(SERIES, saved.series_id, exc)
             else:
                 log.info("resumed series %s in room %s", saved.series_id, saved.room_id,
@@ -349,7 +366,7 @@ class Hub:
                 # or lost again straight after its rebuild: it ends here.
                 for saved in found:
                     await self.storage.abandon(saved.series_id)
-                self.deliver(self.lobby.gone(room))
+                await self._gone(room)
                 return
             spectators = dict(room.spectators)
             await self.apply(lambda: self.lobby.rebuild(found[-1], spectators, clock.now_ms()))
@@ -360,7 +377,15 @@ class Hub:
         except Exception:
             log.exception("room %s could not be rebuilt after a lost write", room.id,
                           extra={"room": room.id})  # fmt: skip
-            self.deliver(self.lobby.gone(room))
+            await self._gone(room)
+
+    async def _gone(self, room: Room) -> None:
+        """``room``, withdrawn after a lost write, does not come back: its members are
+        told, and a cluster node lets it go (its listing, invite code and lease)."""
+        self.deliver(self.lobby.gone(room))
+        if self.cluster is not None and room.id not in self.lobby.rooms:
+            with contextlib.suppress(Exception):
+                await self.cluster.let_go(room)
 
     async def _think(self, turn: BotTurn) -> None:
         """A bot seat's move, computed off the loop, goes back in as its placement."""

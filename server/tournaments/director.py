@@ -56,6 +56,11 @@ SNAPSHOT_INTERVAL_MS = 1_000
 class Director(RoundsDirector):
     """One tournament, from registration to its final standings."""
 
+    def noted(self) -> bool:
+        """Whether a step noted something it has not handed over (only a step a bug
+        cut short leaves that: every step ends by :meth:`conclude`)."""
+        return bool(self._events or self._requests)
+
     def conclude(self, messages: list[Outbound]) -> DirectorResult:
         """A step's ``messages`` with everything it noted, as its one result; the
         director keeps nothing of it (server.stepping.step calls this for every entry

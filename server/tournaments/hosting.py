@@ -328,6 +328,14 @@ class TournamentDesk:
         self._schedule(director)
         return result
 
+    def noted(self) -> list[Director]:
+        """The directors holding notes of a step a bug cut short (for :meth:`cut_short`)."""
+        return [d for d in self.directors.values() if d.noted()]
+
+    def cut_short(self, director: Director) -> DeskResult:
+        """What ``director`` noted in a step a bug cut short, as that step's result."""
+        return self._run(director, director.conclude([]), director.now)
+
     def _schedule(self, director: Director) -> None:
         """The clock looks at ``director`` next at its next deadline, or, once it is
         over, when it is to be forgotten (entries that no longer match are skipped)."""

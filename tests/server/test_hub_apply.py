@@ -16,7 +16,7 @@ from server.events import CardPlaced, Event
 from server.lobby import Lobby
 from server.room import Outbound
 from server.shell.hub import Hub
-from server.step import StepOutput
+from server.step import StepFailed, StepOutput
 from server.storage import WriteFailed
 
 
@@ -124,3 +124,22 @@ async def test_a_lost_write_sends_nothing_of_it_nor_of_the_empty_step_behind_it(
     async with asyncio.timeout(5):
         await hub.apply(step(hub, "after"))  # nothing waits any more
     assert refs(inbox) == ["after"]
+
+
+async def test_a_step_a_bug_cut_short_is_stored_then_its_bug_raised() -> None:
+    """What a failed step decided leaves with it (StepFailed), stored at once: the
+    next step carries nothing of it, and the caller sees the bug itself."""
+    hub, store, inbox = setup()
+    bug = KeyError("a bug")
+
+    def produce() -> StepOutput:
+        failed = StepFailed(StepOutput([placed_event(1)], [], None, []))
+        raise failed from bug
+
+    task = asyncio.create_task(hub.apply(produce))
+    await asyncio.sleep(0)
+    assert [events for events, _ in store.writes] == [[placed_event(1)]]
+    store.writes[0][1].set_result(None)
+    with pytest.raises(KeyError) as raised:
+        await task
+    assert raised.value is bug and inbox.texts == []  # it sent nothing: it returned nothing

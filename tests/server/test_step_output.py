@@ -28,7 +28,8 @@ from server.events import (
     TournamentStatus,
 )
 from server.lobby import Lobby
-from server.step import RoomNotes, SharedNotes, StepOutput
+from server.room import Outbound
+from server.step import RoomNotes, SharedNotes, StepFailed, StepOutput
 from tests.server.roomkit import ALICE, BOB, FixedIds, bots
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,3 +200,41 @@ def test_a_tournament_tick_that_fails_half_done_still_hands_over_what_it_decided
     output = lobby.run(lambda: lobby.tick(5))
     assert decided in output.events
     assert director.conclude([]).events == []  # the director kept nothing of it
+
+
+def test_a_step_a_bug_cuts_short_hands_over_what_it_decided_and_leaves_nothing() -> None:
+    """A room's step raises after it noted a placement (a bug): Lobby.run raises
+    StepFailed from the bug with that placement in its output, and neither the room
+    nor the lobby keeps anything of it for the next step."""
+    lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
+    lobby.run(lambda: lobby.handle(ALICE, CreateRoom(name="open", seats=2), 0))
+    [room] = lobby.rooms.values()
+    lobby.run(lambda: lobby.handle(BOB, JoinRoom(room_id=room.id), 0))
+    bug = RuntimeError("a bug after the note")
+    placed = CardPlaced("m1", ALICE.id, 1, "a1", "5H", 0, False, 5)
+
+    def broken() -> list[Outbound]:
+        room.note(placed)
+        raise bug
+
+    with pytest.raises(StepFailed) as raised:
+        lobby.run(broken)
+    assert raised.value.__cause__ is bug
+    assert raised.value.output.events == [placed] and raised.value.output.messages == []
+    assert not room.noted()
+    assert lobby.run(list) == StepOutput([], [], None, [])
+
+
+def test_a_room_let_go_or_withdrawn_outside_a_step_notes_nothing() -> None:
+    """Lobby.release and Lobby.withdraw are the shell's, outside any step: they leave
+    no note for the next step (the node settles the room's listing and lease)."""
+    lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
+    lobby.share()
+    public = CreateRoom(name="open", seats=2, visibility=Visibility.PUBLIC)
+    for player in (ALICE, BOB):
+        lobby.run(lambda: lobby.handle(player, public, 0))  # noqa: B023 (run at once)
+    first, second = lobby.rooms.values()
+    lobby.release(first.id)
+    rooms, notices = lobby.withdraw([second.opened()])
+    assert rooms == [second] and notices and lobby.rooms == {}
+    assert lobby.run(list).notes == SharedNotes()

@@ -55,7 +55,7 @@ from protocol.fields import PlayerInfo
 from server import errors
 from server.events import Event, MatchBegan, MatchEnded, RatingChanged
 from server.lobby import Lobby
-from server.room import Outbound
+from server.room import Outbound, Room
 from server.shell import clock
 from server.shell.cluster import hints, waiting
 from server.shell.cluster.bus import VERSION as BUS_VERSION
@@ -209,20 +209,42 @@ class ClusterNode(WatchingNode):
             self.tables.hand_over(moves)
         if seated:  # after the tables: a room handed on is told of by its next node
             self._seats_taken(seated)
-        upsert, remove = self.directory.changes(touched.values())
+        # Rooms let go above (another node holds them) are not listed from here.
+        mine = [room for room in touched.values() if room.id in self.lobby.rooms]
+        upsert, remove = self.directory.changes(mine)
         for room in closed:
-            if self.directory.unlist(room.id):
-                remove.append(room.id)
-            if room.id in self.tables.handing:  # the node it is handed to lists and leases it
-                continue
-            if room.invite_code is not None:
-                invites[room.invite_code] = None
-            if not self.stopping:
-                self.later(self.leases.release(room_key(room.id)))
+            self._closed(room, remove, invites)
         if upsert or remove or invites:
             self.later(self.directory.write(upsert, remove, invites))
         if notes.waiting or notes.challenges:  # nearly never: not a placement, not a tick
             self._copy_waiting(notes.waiting, notes.challenges)
+
+    def _closed(self, room: Room, remove: list[str], invites: dict[str, str | None]) -> None:
+        """``room`` left this node's lobby for good: unlisted (added to ``remove``), its
+        invite code unmapped (in ``invites``), its lease released; a room being handed
+        over keeps its invite code and lease, which the node it goes to takes."""
+        if self.directory.unlist(room.id):
+            remove.append(room.id)
+        if room.id in self.tables.handing:
+            return
+        if room.invite_code is not None:
+            invites[room.invite_code] = None
+        if not self.stopping:
+            self.later(self.leases.release(room_key(room.id)))
+
+    def unlist(self, room_id: str) -> None:
+        """``room_id`` leaves the public list, if this node listed it (written later)."""
+        if self.directory.unlist(room_id):
+            self.later(self.directory.write({}, [room_id], {}))
+
+    async def let_go(self, room: Room) -> None:
+        """``room`` left the lobby outside a step (it could not be rebuilt or resumed),
+        so no step's notes close it: it is closed here as a step's closed room is."""
+        remove: list[str] = []
+        invites: dict[str, str | None] = {}
+        self._closed(room, remove, invites)
+        if remove or invites:
+            await self.directory.write({}, remove, invites)
 
     def _seats_taken(self, seated: list[tuple[str, str]]) -> None:
         """Seats taken in this step's rooms: the nodes their players are connected to are

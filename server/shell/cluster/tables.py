@@ -77,6 +77,7 @@ class Node(Protocol):
     async def send_to_owner(self, key: str, payload: dict[str, Any]) -> None: ...
     def later(self, coroutine: Coroutine[Any, Any, Any]) -> None: ...
     def publish_later(self, node: str | None, payload: dict[str, Any]) -> None: ...
+    def unlist(self, room_id: str) -> None: ...
 
 
 class Tables:
@@ -196,6 +197,7 @@ class Tables:
             if room_id not in self.node.lobby.rooms:
                 return
             await self.node.hub.apply(functools.partial(self._let_go, room_id))
+            self.node.unlist(room_id)  # the node it goes to lists it
             if await self.node.leases.hand_over(key, target) is None:
                 # Not ours (any more): whoever may take it does, from the store.
                 log.warning("cluster: room %s was no longer ours to hand over", room_id)
