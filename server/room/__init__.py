@@ -1,7 +1,8 @@
 """One room: a synchronous state machine with no I/O, and what it is made of.
 
 * :mod:`server.room.machine`: :class:`Room`, the commands, clock ticks and
-  connection changes, built on the layers below;
+  connection changes, on the state of :mod:`server.room.base`, composed of the
+  three parts below;
 * :mod:`server.room.dealing`: the deal being played: dealing, placing, the bot
   seats' moves;
 * :mod:`server.room.results`: the end of a deal and of a series;
@@ -18,11 +19,15 @@
 * :mod:`server.room.outbound`: the addressed message envelope;
 * :mod:`server.room.result`: what one step of a room decided, in one value.
 
-:class:`Room` is one class built in layers, each its own module, so the methods
-one layer calls in another have no underscore (``address``, ``deal_next``,
-``advance``, ``finish_deal``, …). They are the room's own: the lobby and the
-shell call only the commands, the queries, and what :class:`Room` documents for
-them (``handle``, ``tick``, ``set_connected``, ``seat_player``, ``start``, …).
+:class:`Room` has one base of the project's, :class:`~server.room.base.RoomBase`
+(its state and queries), and is composed of parts with one job each: ``out``
+(the :class:`~server.room.addressing.Addresser`), ``results`` and ``dealer``. A
+part reaches the room's state and the parts it is given, nothing else; the
+methods one part calls on another have no underscore (``address``,
+``deal_next``, ``advance``, ``finish_deal``, …). They are the room's own: the
+lobby and the shell call only the commands, the queries, and what :class:`Room`
+documents for them (``handle``, ``tick``, ``set_connected``, ``seat_player``,
+``start``, ``send_state``, …).
 
 These modules must never await, read a clock, or touch sockets or the database
 (tests/test_quality.py holds them to it).

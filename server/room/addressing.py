@@ -1,6 +1,6 @@
 """The one place a room's messages are addressed, and the messages every part sends.
 
-Hidden information is filtered here and only here. :meth:`AddressingRoom.address`
+Hidden information is filtered here and only here. :meth:`Addresser.address`
 builds every :class:`Outbound` a room sends: it refuses to address a private
 message (a dealt card, a placement, a snapshot with a board) to anyone but its
 owner, a card not yet due to that owner, a placement of a card its owner was
@@ -13,7 +13,7 @@ board and nothing of anyone else's, and the result only for those who may see
 it.
 
 On top of that choke point, the messages the other parts of a room send: one to
-every member (:meth:`AddressingRoom.to_members`), the room update, held back to
+every member (:meth:`Addresser.to_members`), the room update, held back to
 one an interval (:data:`ROOM_UPDATE_INTERVAL_MS`), a player's snapshot, the
 ``progress`` and the card a player must place now.
 
@@ -58,8 +58,14 @@ def _legal_names(mask: int) -> tuple[list[str], str | None]:
     return names, legal_json(names)
 
 
-class AddressingRoom(RoomBase):
-    """A room that addresses its messages, each through :meth:`address`."""
+class Addresser:
+    """The one place a room's messages are addressed (:meth:`address`), and the
+    messages every part of the room sends. It reads the room's state (``room``) to
+    decide who may see what; it writes only what it tells: which card each player
+    was shown, and when the members next get an update or a ``progress``."""
+
+    def __init__(self, room: RoomBase) -> None:
+        self.room = room
 
     def address(self, to: Iterable[str], message: BaseModel | Prepared) -> Outbound:
         """``message`` addressed to ``to``, once checked that they may see it
@@ -93,44 +99,48 @@ class AddressingRoom(RoomBase):
             if isinstance(progress, Progress) and progress.dealt is not None:
                 self._check_card_common(progress.dealt.turn, progress.dealt.card)
         shown = message.result if isinstance(message, RoomState) else None
-        if shown is not None and not views.sees_result(self, recipients[0]):
+        if shown is not None and not views.sees_result(self.room, recipients[0]):
             raise AssertionError("the result is under its round's embargo")
         room = message.room if isinstance(message, (RoomState, RoomUpdate)) else None
         series = room.series if room is not None else None
         if isinstance(message, Left):
             series = message.series
         standings = series.standings if series is not None else []
-        if standings and not all(views.sees_result(self, p) for p in recipients):
+        if standings and not all(views.sees_result(self.room, p) for p in recipients):
             raise AssertionError("the series' standings are under its round's embargo")
         return Outbound(recipients, message)
 
     def _check_result_shown(self, recipients: tuple[str, ...]) -> None:
-        if self.match is None or self.match.result is None or self.phase == Phase.PLAYING:
+        if (
+            self.room.match is None
+            or self.room.match.result is None
+            or self.room.phase == Phase.PLAYING
+        ):
             raise AssertionError("the result may only be sent once the deal is over")
-        if not all(views.sees_result(self, p) for p in recipients):
+        if not all(views.sees_result(self.room, p) for p in recipients):
             raise AssertionError("the result is under its round's embargo")
 
     def _check_card_common(self, turn: int, card: str) -> None:
         """A card shown to every member must be one every seated player holds."""
-        common = views.common_card(self)
-        if common is None or turn > common[0] or self.match is None:
+        common = views.common_card(self.room)
+        if common is None or turn > common[0] or self.room.match is None:
             raise AssertionError("a card shown to the room that not every player holds")
-        for seat in self.seats:  # and, on its own, every player sent cards was sent it
-            board = self.match.boards.get(seat.player.id)
+        for seat in self.room.seats:  # and, on its own, every player sent cards was sent it
+            board = self.room.match.boards.get(seat.player.id)
             if seat.receives and board is not None and board.dealt < turn:
                 raise AssertionError("a card shown to the room that a player was never sent")
-        if card != str(self.match.deal.cards[turn - 1]):
+        if card != str(self.room.match.deal.cards[turn - 1]):
             raise AssertionError("a card shown to the room that is not that turn's")
 
     def _check_card_due(self, player_id: str, turn: int) -> None:
-        m = self.match
+        m = self.room.match
         if m is None or player_id not in m.boards:
             raise AssertionError("a card for a player not in the match")
-        if turn != views.waiting_turn(self, player_id):
+        if turn != views.waiting_turn(self.room, player_id):
             raise AssertionError("a card not yet due to that player")
 
     def _check_card_seen(self, player_id: str, turn: int) -> None:
-        m = self.match
+        m = self.room.match
         if m is None or player_id not in m.boards or turn > m.boards[player_id].dealt:
             raise AssertionError("a placement of a card that player was never sent")
 
@@ -144,7 +154,7 @@ class AddressingRoom(RoomBase):
     ) -> list[Outbound]:
         """One message to every member (or to ``members``, some of them); the acting
         member's copy echoes its ``ref``."""
-        members = self.members() if members is None else members
+        members = self.room.members() if members is None else members
         if ref is None or actor not in members:
             return [self.address(members, message)] if members else []
         if isinstance(message, Prepared):
@@ -165,66 +175,66 @@ class AddressingRoom(RoomBase):
         due when the interval is up (:meth:`tick` sends it, with the room as it is
         then); the member whose command changed it (``actor``) is answered at once.
         """
-        at = self.now
-        sent = self.room_sent_at
+        at = self.room.now
+        sent = self.room.room_sent_at
         if now or sent is None or at - sent >= ROOM_UPDATE_INTERVAL_MS:
-            self.room_due = None
-            self.room_sent_at = at
+            self.room.room_due = None
+            self.room.room_sent_at = at
             return self._room_to_members(ref, actor)
-        if self.room_due is None:
-            self.room_due = sent + ROOM_UPDATE_INTERVAL_MS
-        if actor and self.is_member(actor):
-            shown = views.sees_result(self, actor)
-            return [self.address([actor], RoomUpdate(room=self.info(shown), ref=ref))]
+        if self.room.room_due is None:
+            self.room.room_due = sent + ROOM_UPDATE_INTERVAL_MS
+        if actor and self.room.is_member(actor):
+            shown = views.sees_result(self.room, actor)
+            return [self.address([actor], RoomUpdate(room=self.room.info(shown), ref=ref))]
         return []
 
     def _room_to_members(self, ref: str | None, actor: str) -> list[Outbound]:
         """The room to every member: those who may not see the deal's result (a
         spectator under its round's embargo) get it without the series' standings."""
         by_sight: dict[bool, list[str]] = {}
-        for member in self.members():
-            by_sight.setdefault(views.sees_result(self, member), []).append(member)
+        for member in self.room.members():
+            by_sight.setdefault(views.sees_result(self.room, member), []).append(member)
         outs: list[Outbound] = []
         for shown, group in by_sight.items():
-            update = RoomUpdate(room=self.info(shown))
+            update = RoomUpdate(room=self.room.info(shown))
             outs += self.to_members(update, ref=ref, actor=actor, members=group)
         return outs
 
     def send_state(self, player_id: str, now_ms: int, ref: str | None = None) -> Outbound:
         """Send ``player_id`` its snapshot (:meth:`view_for`). A command, not a query:
         the card the snapshot shows now counts as dealt to that player."""
-        state = self.view_for(player_id, now_ms, ref)
+        state = self.room.view_for(player_id, now_ms, ref)
         if state.you is not None and state.you.turn is not None:
             self._mark_dealt(player_id, state.you.turn)
         return self.address([player_id], state)
 
     def _mark_dealt(self, player_id: str, turn: int) -> None:
         """The card of ``turn`` has been shown to ``player_id``."""
-        assert self.match is not None
-        board = self.match.boards[player_id]
+        assert self.room.match is not None
+        board = self.room.match.boards[player_id]
         board.dealt = max(board.dealt, turn)
 
     def progress_now(self, now_ms: int) -> list[Outbound]:
         """A ``progress`` to every member now; any delayed one is no longer due."""
-        self.progress_due = None
-        return self.to_members(progress_message(**views.progress_fields(self, now_ms)))
+        self.room.progress_due = None
+        return self.to_members(progress_message(**views.progress_fields(self.room, now_ms)))
 
     def card_for(self, player_id: str, now_ms: int) -> list[Outbound]:
         """The card ``player_id`` must place now, to that player alone."""
-        m = self.match
-        seat = self.seat_of(player_id)
-        turn = views.waiting_turn(self, player_id)
+        m = self.room.match
+        seat = self.room.seat_of(player_id)
+        turn = views.waiting_turn(self.room, player_id)
         if m is None or seat is None or not seat.receives or turn is None:
             return []
         self._mark_dealt(player_id, turn)
         board = m.boards[player_id]
         legal, legal_text = _legal_names(legal_mask(board.grid.filled_mask))
         message = card_message(
-            self.id,
+            self.room.id,
             turn,
             str(m.deal.cards[turn - 1]),
             legal,
-            views.deadline_left(self, now_ms),
+            views.deadline_left(self.room, now_ms),
             legal_text,
         )
         return [self.address([player_id], message)]

@@ -7,11 +7,11 @@ whether the lobby may forget it, the wire views (:mod:`server.room.views`).
 Beyond reading, it only records: a phase change, checked against the
 transition table (:meth:`RoomBase.go`; a restart's too, :meth:`RoomBase.resume_in`),
 what a step decided (:meth:`RoomBase.note`, handed over by :meth:`RoomBase.conclude`),
-and a player abandoning the series (:meth:`RoomBase.abandoned`). The room is built up in
-layers, each a module with one job: this one, then the one place messages are
-addressed (:mod:`server.room.addressing`), the end of a deal and a series
-(:mod:`server.room.results`), the deal being played (:mod:`server.room.dealing`)
-and the commands, connections and time (:mod:`server.room.machine`).
+and a player abandoning the series (:meth:`RoomBase.abandoned`). The room's parts
+act on it: the one place messages are addressed (:mod:`server.room.addressing`),
+the end of a deal and a series (:mod:`server.room.results`) and the deal being
+played (:mod:`server.room.dealing`), composed by :class:`~server.room.machine.Room`,
+which adds the commands, connections and time.
 
 This module must never await, read a clock, or touch sockets or the database.
 """
@@ -36,7 +36,7 @@ BETWEEN_DEALS_MS = 8_000
 
 
 class RoomBase:
-    """A room's state and its queries (the layers above act on it)."""
+    """A room's state and its queries (the room's parts act on it)."""
 
     def __init__(
         self,

@@ -12,17 +12,20 @@ This module is the room's door: the players' commands (joining, leaving,
 readiness, the creator's start and bots, rematches, a placement checked), the
 seats the lobby fills itself, connections coming and going, and time passing
 (grace periods, the card and deal clocks). What they set off is done by the
-layers :class:`Room` builds on: the deal being played (:mod:`server.room.dealing`),
-the end of a deal and a series (:mod:`server.room.results`), the one place
-messages are addressed (:mod:`server.room.addressing`), and the room's state
-and queries (:mod:`server.room.base`). Hidden information is filtered in that
-one place, :meth:`Room.address`; snapshots come only from :meth:`Room.view_for`,
+parts :class:`Room` is composed of: the deal being played (:mod:`server.room.dealing`),
+the end of a deal and a series (:mod:`server.room.results`) and the one place
+messages are addressed (:mod:`server.room.addressing`), all acting on the room's
+state and queries (:mod:`server.room.base`, :class:`Room`'s one base). Hidden
+information is filtered in that one place, :meth:`Addresser.address`; snapshots
+come only from :meth:`Room.view_for`,
 which puts in the recipient's own board and nothing of anyone else's.
 
 This module must never await, read a clock, or touch sockets or the database.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from engine.errors import EngineError
 from engine.grid import cell_name, parse_cell
@@ -33,18 +36,35 @@ from protocol.wire import ClientMessage
 from server import errors
 from server.events import Abandonment
 from server.room import bot_seats, phases, views
-from server.room.dealing import DealingRoom
+from server.room.addressing import Addresser
+from server.room.base import RoomBase
+from server.room.dealing import Dealer
 from server.room.outbound import Outbound
 from server.room.phases import Phase
 from server.room.result import RoomResult
+from server.room.results import Results
 from server.room.state import TURNS, Seat
 from server.stepping import step
 
 CELL_NAMES = frozenset(cell_name(c) for c in range(16))
 
 
-class Room(DealingRoom):
-    """A room: seats, spectators and at most one match, driven by commands and time."""
+class Room(RoomBase):
+    """A room: seats, spectators and at most one match, driven by commands and time.
+
+    Its state and queries are :class:`RoomBase`'s; it is composed of three parts,
+    each with one job: the addresser, the one place its messages are addressed
+    (``out``: :class:`~server.room.addressing.Addresser`); the end of a deal and of
+    a series (``results``: :class:`~server.room.results.Results`); the deal in
+    play (``dealer``: :class:`~server.room.dealing.Dealer`). The parts act on the
+    room's state and on the parts given to them; this class holds the entry points.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.out = Addresser(self)
+        self.results = Results(self, self.out)
+        self.dealer = Dealer(self, self.out, self.results)
 
     # ------------------------------------------------------------------
     # Commands
@@ -70,7 +90,7 @@ class Room(DealingRoom):
                 return self._rematch(player, message, now_ms)
             case Resync():
                 self._require_member(player)
-                return [self.send_state(player.id, now_ms, message.ref)]
+                return [self.out.send_state(player.id, now_ms, message.ref)]
         raise errors.RoomError(f"{message.type} is not a room command", code="bad_message")
 
     def _require_member(self, player: PlayerInfo) -> None:
@@ -79,37 +99,37 @@ class Room(DealingRoom):
 
     def _join(self, player: PlayerInfo, msg: JoinRoom, now_ms: int) -> list[Outbound]:
         if self.is_member(player.id):
-            return [self.send_state(player.id, now_ms, msg.ref)]
+            return [self.out.send_state(player.id, now_ms, msg.ref)]
         seat = self.seat_of(player.id)
         if seat is not None:  # back in a seat left during the match
             seat.present, seat.connected, seat.away_since = True, True, None
-            return [self.send_state(player.id, now_ms, msg.ref), *self._changed(now_ms)]
+            return [self.out.send_state(player.id, now_ms, msg.ref), *self._changed(now_ms)]
         if msg.spectate:
             self.spectators[player.id] = player
-            return [self.send_state(player.id, now_ms, msg.ref), *self.room_update()]
+            return [self.out.send_state(player.id, now_ms, msg.ref), *self.out.room_update()]
         phases.allowed_in(self.phase, phases.SEAT)
         if len(self.seats) >= self.settings.seats:
             raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
         if self.settings.rated and (player.guest or player.bot):
             raise errors.NotRateable("a rated room is for registered players; guests play casual")
         self.seats.append(Seat(player, msg.contribution))
-        return [self.send_state(player.id, now_ms, msg.ref), *self.room_update()]
+        return [self.out.send_state(player.id, now_ms, msg.ref), *self.out.room_update()]
 
     def _leave(self, player: PlayerInfo, msg: LeaveRoom, now_ms: int) -> list[Outbound]:
         self._require_member(player)
-        left = self.address([player.id], Left(room_id=self.id, ref=msg.ref))
+        left = self.out.address([player.id], Left(room_id=self.id, ref=msg.ref))
         if player.id in self.spectators:
             del self.spectators[player.id]
-            return [left, *self.room_update()]
+            return [left, *self.out.room_update()]
         seat = self.seat_of(player.id)
         assert seat is not None
         if self.phase == Phase.WAITING:
             self._remove_seat(seat)
-            return [left, *self.room_update()]
+            return [left, *self.out.room_update()]
         seat.present = False
         seat.rematch = False
         if self.phase == Phase.FINISHED:
-            return [left, *self.room_update()]
+            return [left, *self.out.room_update()]
         # Leaving a series being played (resigning) loses it at once, and the deal
         # in play too: the leaver is ranked last in it. With one player left the
         # deal ends now (nothing left to play for); two or more play on, the
@@ -126,17 +146,17 @@ class Room(DealingRoom):
             # deal (No free rating): only the leaver may have been.
             if series.started == 1:
                 series.moved.update(s.player.id for s in staying)
-            outs += self.end_deal_now(now_ms, "others_left")
+            outs += self.dealer.end_deal_now(now_ms, "others_left")
         elif self.phase == Phase.PLAYING:
-            outs += self.bots_play(now_ms) + self.advance(now_ms)
+            outs += self.dealer.bots_play(now_ms) + self.dealer.advance(now_ms)
         elif series.decided():
-            outs += self.end_series(now_ms)
+            outs += self.results.end_series(now_ms)
         if self.phase == Phase.PLAYING:
             outs += self._changed(now_ms)
         # The leaver is told first, with the series its leaving decided (or forfeited).
         shown = views.series_info(self, now_ms, views.sees_result(self, player.id))
         told = Left(room_id=self.id, ref=msg.ref, series=shown)
-        return [self.address([player.id], told), *outs]
+        return [self.out.address([player.id], told), *outs]
 
     def _remove_seat(self, seat: Seat) -> None:
         self.seats.remove(seat)
@@ -151,8 +171,8 @@ class Room(DealingRoom):
         seat.ready = msg.ready
         full = len(self.seats) == self.settings.seats
         if full and all(s.ready for s in self.seats):
-            return self.deal_next(now_ms, ref=msg.ref, actor=player.id)
-        return self.room_update(ref=msg.ref, actor=player.id)
+            return self.dealer.deal_next(now_ms, ref=msg.ref, actor=player.id)
+        return self.out.room_update(ref=msg.ref, actor=player.id)
 
     def _start(self, player: PlayerInfo, msg: StartMatch, now_ms: int) -> list[Outbound]:
         self._require_member(player)
@@ -161,7 +181,7 @@ class Room(DealingRoom):
         phases.require(self.phase, StartMatch)
         if not self.seats:  # the creator left its seat to watch, and nobody sat down
             raise errors.NotSeated("nobody is seated: take a seat to start the match")
-        return self.deal_next(now_ms, ref=msg.ref, actor=player.id)
+        return self.dealer.deal_next(now_ms, ref=msg.ref, actor=player.id)
 
     def _add_bot(self, player: PlayerInfo, msg: AddBot, now_ms: int) -> list[Outbound]:
         self._require_member(player)
@@ -173,7 +193,7 @@ class Room(DealingRoom):
         if self.settings.rated:
             raise errors.NotRateable("bots do not play rated rooms")
         self.seat_bot(msg.strategy)
-        return self.room_update(ref=msg.ref, actor=player.id)
+        return self.out.room_update(ref=msg.ref, actor=player.id)
 
     def _rematch(self, player: PlayerInfo, msg: Rematch, now_ms: int) -> list[Outbound]:
         seat = self._playing_seat(player)
@@ -187,13 +207,13 @@ class Room(DealingRoom):
         if msg.want and msg.contribution:
             seat.contribution = msg.contribution
         if not all(s.rematch or s.bot is not None for s in self.seats):
-            return self.room_update(ref=msg.ref, actor=player.id)
+            return self.out.room_update(ref=msg.ref, actor=player.id)
         # Everyone wants it: the series committed to when the last one ended begins.
         self.series, self.next_series = self.next_series, None
         for s in self.seats:
             s.rematch = False
         self.finished_at = None
-        return self.deal_next(now_ms, ref=msg.ref, actor=player.id)
+        return self.dealer.deal_next(now_ms, ref=msg.ref, actor=player.id)
 
     def seat_bot(self, strategy: str) -> PlayerInfo:
         """Fill the next seat with a server-side bot; UnknownStrategy changes nothing."""
@@ -219,7 +239,7 @@ class Room(DealingRoom):
         member is told it has left, and the room is left to the bots (closable)."""
         assert self.phase == Phase.WAITING
         self.now = now_ms
-        outs = [self.address([pid], Left(room_id=self.id)) for pid in self.members()]
+        outs = [self.out.address([pid], Left(room_id=self.id)) for pid in self.members()]
         self.seats = [s for s in self.seats if s.bot is not None]
         self.spectators.clear()
         self.room_due = None
@@ -234,7 +254,7 @@ class Room(DealingRoom):
     def start(self, now_ms: int) -> list[Outbound]:
         """Begin the match of a room the lobby filled itself."""
         self.now = now_ms
-        return self.deal_next(now_ms)
+        return self.dealer.deal_next(now_ms)
 
     def _playing_seat(self, player: PlayerInfo) -> Seat:
         self._require_member(player)
@@ -271,15 +291,85 @@ class Room(DealingRoom):
         if problem is not None:
             raise errors.RuleError.from_engine(problem)
         # Accepted: from here on the room changes.
-        outs = self.put_card(player.id, cell, now_ms, auto=False, ref=msg.ref)
-        return outs + self.advance(now_ms, placed_by=player.id)
+        outs = self.dealer.put_card(player.id, cell, now_ms, auto=False, ref=msg.ref)
+        return outs + self.dealer.advance(now_ms, placed_by=player.id)
 
     def _changed(self, now_ms: int) -> list[Outbound]:
         """Seats changed (connection, presence): tell the members."""
-        outs = self.room_update()
+        outs = self.out.room_update()
         if self.match is not None and self.phase == Phase.PLAYING:
-            outs += self.progress_now(now_ms)
+            outs += self.out.progress_now(now_ms)
         return outs
+
+    # ------------------------------------------------------------------
+    # What the deal being played and the lobby set off
+
+    @step(RoomResult)
+    def resume(self, now_ms: int) -> list[Outbound]:
+        """After :func:`server.room.restore.restore`: deal on, ask the bots, finish a
+        deal already complete."""
+        self.now = now_ms
+        if self.phase != Phase.PLAYING:
+            return []
+        return self.dealer.bots_play(now_ms) + self.dealer.advance(now_ms)
+
+    @step(RoomResult)
+    def time_up(self, now_ms: int) -> list[Outbound]:
+        """A clock above the room's ran out (a tournament's round clock): every card
+        still unplaced is placed automatically, as when a race's deal clock runs
+        out, and the series ends with this deal."""
+        self.now = now_ms
+        self.last_deal = True
+        if self.phase == Phase.BETWEEN:
+            return self.results.end_series(now_ms)
+        return self.dealer.end_deal_now(now_ms, "round_clock")
+
+    def bot_waits(self, player_id: str, turn: int) -> bool:
+        """Whether the bot seat ``player_id`` still has ``turn`` to place (the clock did
+        not place it first, and the deal is not over)."""
+        return self.match is not None and views.waiting_turn(self, player_id) == turn
+
+    @step(RoomResult)
+    def bot_move(self, player_id: str, turn: int, cell: int, now_ms: int) -> list[Outbound]:
+        """The move a bot seat's strategy chose for ``turn`` (trusted: from the server itself).
+
+        Refused, changing nothing, when the turn is no longer waiting (the clock
+        placed the card first, or the match is over) or the cell is not legal.
+        """
+        self.now = now_ms
+        seat = self.seat_of(player_id)
+        if seat is None or seat.bot is None:
+            raise errors.NotSeated(f"{player_id} is not a bot seat of room {self.id}")
+        phases.require(self.phase, Place)
+        m = self.match
+        assert m is not None
+        if views.waiting_turn(self, player_id) != turn:
+            raise errors.PastTurn(f"turn {turn} is not waiting for {player_id}")
+        problem = m.boards[player_id].grid.why_illegal(cell)
+        if problem is not None:
+            raise errors.RuleError.from_engine(problem)
+        outs = self.dealer.put_card(player_id, cell, now_ms, auto=False)
+        return outs + self.dealer.advance(now_ms, placed_by=player_id)
+
+    @step(RoomResult)
+    def lift_embargo(self, embargo: str, now_ms: int) -> list[Outbound]:
+        """Every table of this room's tournament round has finished: the deals of its
+        series may be shown to everyone, and the spectators get the result they
+        were not shown (a snapshot with it)."""
+        series = self.series
+        if series.embargo != embargo or series.embargo_lifted:
+            return []
+        series.embargo_lifted = True
+        m = self.match
+        if m is None or m.result is None:
+            return []
+        return [self.out.send_state(pid, now_ms) for pid in self.spectators]
+
+    def send_state(self, player_id: str, now_ms: int, ref: str | None = None) -> Outbound:
+        """``player_id``'s snapshot (:meth:`view_for`), for the lobby to send (a
+        sign-in, a resync, a spectator let in): the card it shows now counts as
+        dealt to that player (:meth:`Addresser.send_state`)."""
+        return self.out.send_state(player_id, now_ms, ref)
 
     # ------------------------------------------------------------------
     # Connections and time
@@ -289,9 +379,9 @@ class Room(DealingRoom):
         """A member's first connection opened (send it a snapshot) or its last one closed."""
         if player_id in self.spectators:
             if connected:
-                return [self.send_state(player_id, now_ms)]
+                return [self.out.send_state(player_id, now_ms)]
             del self.spectators[player_id]
-            return self.room_update()
+            return self.out.room_update()
         seat = self.seat_of(player_id)
         if seat is None or not seat.receives:
             return []
@@ -299,7 +389,7 @@ class Room(DealingRoom):
         if connected:
             was = seat.connected
             seat.connected, seat.away_since, seat.timed_out = True, None, False
-            outs = [self.send_state(player_id, now_ms)]
+            outs = [self.out.send_state(player_id, now_ms)]
             return outs + (self._changed(now_ms) if not was else [])
         if not seat.connected:
             return []
@@ -313,7 +403,7 @@ class Room(DealingRoom):
         outs = self._tick(now_ms)
         due = self.room_due
         if due is not None and now_ms >= due:
-            outs += self.room_update(now=True)
+            outs += self.out.room_update(now=True)
         return outs
 
     def _tick(self, now_ms: int) -> list[Outbound]:
@@ -322,7 +412,7 @@ class Room(DealingRoom):
         if self.phase == Phase.BETWEEN:
             due_at = self.series.next_at
             if due_at is not None and now_ms >= due_at:
-                return self.deal_next(now_ms)
+                return self.dealer.deal_next(now_ms)
             return outs
         if self.phase == Phase.WAITING:
             gone = [
@@ -333,7 +423,7 @@ class Room(DealingRoom):
             for seat in gone:
                 self._remove_seat(seat)
             if gone:
-                outs += self.room_update()
+                outs += self.out.room_update()
             return outs
         m = self.match
         if self.phase != Phase.PLAYING or m is None:
@@ -351,21 +441,21 @@ class Room(DealingRoom):
             self.series.gone.add(seat.player.id)
             self.abandoned(seat.player.id, Abandonment.TIMEOUT, now_ms)
         if lost:
-            outs += self.bots_play(now_ms) + self.advance(now_ms)
+            outs += self.dealer.bots_play(now_ms) + self.dealer.advance(now_ms)
             if self.phase != Phase.PLAYING:
                 return outs
         if self.settings.pace == Pace.LOCKSTEP:
             if now_ms >= m.turn_started + self.settings.card_clock_ms:
                 for seat in self.seats:
                     if m.boards[seat.player.id].placed < m.turn:
-                        outs += self.auto_place(seat.player.id, now_ms, "card_clock")
-                outs += self.advance(now_ms)
+                        outs += self.dealer.auto_place(seat.player.id, now_ms, "card_clock")
+                outs += self.dealer.advance(now_ms)
         elif now_ms >= m.started_at + self.settings.deal_clock_ms:
             for seat in self.seats:
                 while m.boards[seat.player.id].placed < TURNS:
-                    outs += self.auto_place(seat.player.id, now_ms, "deal_clock")
-            outs += self.advance(now_ms)
+                    outs += self.dealer.auto_place(seat.player.id, now_ms, "deal_clock")
+            outs += self.dealer.advance(now_ms)
         due = self.progress_due
         if self.phase == Phase.PLAYING and due is not None and now_ms >= due:
-            outs += self.progress_now(now_ms)
+            outs += self.out.progress_now(now_ms)
         return outs

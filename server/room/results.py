@@ -1,6 +1,6 @@
 """The end of a deal and of a series: scores, ranks, the result, and what is stored.
 
-:meth:`ResultsRoom.finish_deal` scores every board of a deal all have placed
+:meth:`Results.finish_deal` scores every board of a deal all have placed
 (:mod:`engine.scoring`), ranks them (:mod:`engine.ranking`: whoever left the
 series last, then lockstep by score, a race by score then time used, with a
 note saying why wherever the score did not decide), records the deal in the
@@ -8,7 +8,7 @@ series, and sends its result to those who may see it; then the series goes on to
 it is over (decided, aborted, or a clock above the room ran out) and is stored,
 with the secret of a rematch committed to. Once a tournament round's embargo
 is lifted, the spectators are sent the result they were not shown
-(:meth:`ResultsRoom.lift_embargo`).
+(:meth:`server.room.machine.Room.lift_embargo`, which sends them).
 
 This module must never await, read a clock, or touch sockets or the database.
 """
@@ -25,33 +25,37 @@ from protocol.fields import Pace, PlayerInfo
 from protocol.prepared import ResultBoard, match_result_message
 from server.events import Abandonment, BoardOutcome, MatchEnded, SeriesEnded
 from server.room import views
-from server.room.addressing import AddressingRoom
+from server.room.addressing import Addresser
+from server.room.base import RoomBase
 from server.room.outbound import Outbound
 from server.room.phases import Phase
-from server.room.result import RoomResult
 from server.room.state import TURNS, Board, Seat
 from server.series import DealOutcome
-from server.stepping import step
 
 
-class ResultsRoom(AddressingRoom):
-    """A room that ends its deals and series."""
+class Results:
+    """A room's deals and series ended: scored, ranked, recorded and told. It acts on
+    the room's state (``room``) and sends through the room's addresser (``out``)."""
+
+    def __init__(self, room: RoomBase, out: Addresser) -> None:
+        self.room = room
+        self.out = out
 
     def finish_deal(self, now_ms: int) -> list[Outbound]:
         """Every board of the deal is full: score, rank, record and tell it."""
-        m = self.match
+        m = self.room.match
         assert m is not None
         starter = m.deal.starter
-        race = self.settings.pace == Pace.RACE
-        clocked = self._clocked_forfeits(now_ms) if self.settings.rated else {}
+        race = self.room.settings.pace == Pace.RACE
+        clocked = self._clocked_forfeits(now_ms) if self.room.settings.rated else {}
         # (rank key, seat, seat's board, score). The key: who left the series
         # first (0: stayed) is last, whatever its board (the server played it);
         # then lockstep, total score only, equal totals share a rank; race, total
         # score then less time used, equal on both share a rank. Computed once: a
         # score's total is not cheap.
-        order = self.series.forfeit_order
+        order = self.room.series.forfeit_order
         rows: list[tuple[tuple[int, int, int], int, Seat, Board, BoardScore]] = []
-        for i, seat in enumerate(self.seats):
+        for i, seat in enumerate(self.room.seats):
             pid = seat.player.id
             board = m.boards[pid]
             score = score_board(board.grid.cards(), starter)
@@ -87,7 +91,7 @@ class ResultsRoom(AddressingRoom):
                     detail=detail,
                 )
             )
-        series = self.series
+        series = self.room.series
         series.deals.append(
             DealOutcome(
                 match_id=m.id,
@@ -96,26 +100,26 @@ class ResultsRoom(AddressingRoom):
                 times={o.player_id: o.time_used_ms for o in outcomes},
             )
         )
-        self.note(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms, tuple(ranking)))
-        outs = self.progress_now(now_ms)
-        idle = series.aborts() if self.settings.rated else []
+        self.room.note(MatchEnded(m.id, str(starter), tuple(outcomes), now_ms, tuple(ranking)))
+        outs = self.out.progress_now(now_ms)
+        idle = series.aborts() if self.room.settings.rated else []
         if idle:  # a side placed no card of the first deal: nobody is rated on it
             series.aborted = True
             for pid in idle:
                 if pid not in series.gone:  # never left nor went away: it never moved
                     series.gone.add(pid)
-                    self.abandoned(pid, Abandonment.IDLE, now_ms)
-        if series.aborted or series.decided() or self.last_deal:
-            self.go(Phase.FINISHED)
+                    self.room.abandoned(pid, Abandonment.IDLE, now_ms)
+        if series.aborted or series.decided() or self.room.last_deal:
+            self.room.go(Phase.FINISHED)
             self._close_series(now_ms)
         else:
-            self.go(Phase.BETWEEN)
-            series.next_at = now_ms + self.between_deals_ms
+            self.room.go(Phase.BETWEEN)
+            series.next_at = now_ms + self.room.between_deals_ms
         # Kept as its text (written without the boards' models): a finished deal's
         # boards, placements and itemized scores as live models were most of what
         # a young collection walked.
         m.result = match_result_message(
-            self.id,
+            self.room.id,
             m.id,
             str(starter),
             m.seed,
@@ -123,13 +127,13 @@ class ResultsRoom(AddressingRoom):
             commitment(m.seed),
             results,
             series.started,
-            self.series_info(now_ms),
+            self.room.series_info(now_ms),
             ranking,
         )
-        seeing = [p for p in self.members() if views.sees_result(self, p)]
+        seeing = [p for p in self.room.members() if views.sees_result(self.room, p)]
         if seeing:
-            outs.append(self.address(seeing, m.result))
-        return outs + self.room_update(now=True)
+            outs.append(self.out.address(seeing, m.result))
+        return outs + self.out.room_update(now=True)
 
     def _clocked_forfeits(self, now_ms: int) -> dict[str, int]:
         """In a rated deal, a person the clock played for (most of its cards placed by
@@ -137,10 +141,10 @@ class ResultsRoom(AddressingRoom):
         an idle mark: no rating from the fallback rule's play, which the server's own
         ladder rates well above a beginner (docs/ratings.md). Returns how many cards
         the clock placed for each of them."""
-        m = self.match
+        m = self.room.match
         assert m is not None
-        series, found = self.series, {}
-        for seat in self.seats:
+        series, found = self.room.series, {}
+        for seat in self.room.seats:
             pid = seat.player.id
             if seat.bot is not None or pid in series.forfeited:
                 continue
@@ -150,21 +154,21 @@ class ResultsRoom(AddressingRoom):
                 series.forfeit(pid)
                 if pid not in series.gone:
                     series.gone.add(pid)
-                    self.abandoned(pid, Abandonment.IDLE, now_ms)
+                    self.room.abandoned(pid, Abandonment.IDLE, now_ms)
         return found
 
     def _close_series(self, now_ms: int) -> None:
         """The series is over: record it, and commit to the secret of a rematch."""
-        series = self.series
+        series = self.room.series
         series.finished = True
         series.next_at = None
-        self.finished_at = now_ms
-        self.note(
+        self.room.finished_at = now_ms
+        self.room.note(
             SeriesEnded(
                 series_id=series.id,
-                room_id=self.id,
-                rated=self.settings.rated,
-                pace=self.settings.pace,
+                room_id=self.room.id,
+                rated=self.room.settings.rated,
+                pace=self.room.settings.pace,
                 standings=tuple(
                     (st.player_id, st.deals_won, st.points, st.time_used_ms, st.forfeited)
                     for st in series.standings()
@@ -175,29 +179,17 @@ class ResultsRoom(AddressingRoom):
                 aborted=series.aborted,
             )
         )
-        if self.ids is not None:
-            self.next_series = self.new_series(self.ids.match_id(), self.ids.server_secret())
-            self.server_commitment = self.next_series.commitment
+        if self.room.ids is not None:
+            self.room.next_series = self.room.new_series(
+                self.room.ids.match_id(), self.room.ids.server_secret()
+            )
+            self.room.server_commitment = self.room.next_series.commitment
 
     def end_series(self, now_ms: int) -> list[Outbound]:
         """Between deals, the series was decided without the next deal (a forfeit)."""
-        self.go(Phase.FINISHED)
+        self.room.go(Phase.FINISHED)
         self._close_series(now_ms)
-        return self.room_update(now=True)
-
-    @step(RoomResult)
-    def lift_embargo(self, embargo: str, now_ms: int) -> list[Outbound]:
-        """Every table of this room's tournament round has finished: the deals of its
-        series may be shown to everyone, and the spectators get the result they
-        were not shown (a snapshot with it)."""
-        series = self.series
-        if series.embargo != embargo or series.embargo_lifted:
-            return []
-        series.embargo_lifted = True
-        m = self.match
-        if m is None or m.result is None:
-            return []
-        return [self.send_state(pid, now_ms) for pid in self.spectators]
+        return self.out.room_update(now=True)
 
 
 def rank_notes(

@@ -108,7 +108,7 @@ async def test_a_finished_table_is_shown_to_its_spectator_and_the_api_once_the_r
     state = bots_table.view_for(SPECTATOR.id, 10)
     assert state.result is None and state.seed_commitment  # no result, the commitments
     with pytest.raises(AssertionError, match="embargo"):
-        bots_table.address([SPECTATOR.id], m.result)
+        bots_table.out.address([SPECTATOR.id], m.result)
     shown = await storage.match(m.id)
     assert shown is not None and shown["status"] == "finished" and shown["embargoed"]
     assert shown["seed"] is None and shown["server_secret"] is None and shown["starter"] is None
@@ -165,7 +165,7 @@ async def test_a_tournament_tables_spectator_is_shown_no_card_while_it_is_played
     progresses = [m for m in shown if isinstance(m, Progress)]
     assert progresses and all(m.dealt is None for m in progresses)
     with pytest.raises(AssertionError, match="not every player holds"):
-        mine.address([SPECTATOR.id], progress_message(mine.id, 1, {}, {}, None, (1, "5H")))
+        mine.out.address([SPECTATOR.id], progress_message(mine.id, 1, {}, {}, None, (1, "5H")))
     await storage.close()
 
 
