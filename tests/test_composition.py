@@ -22,7 +22,6 @@ PACKAGES = ("engine", "protocol", "server", "client_cli")
 TOWERS_LEFT = {
     "server.shell.cluster.node.ClusterNode",
     "server.shell.cluster.watching.WatchingNode",
-    "server.tournaments.director.Director",
     "client_cli.plain.client.PlainClient",
 }
 
@@ -66,3 +65,12 @@ def test_a_room_is_its_state_and_its_parts() -> None:
     assert [c for c in Room.__mro__ if _ours(c)] == [Room, RoomBase]
     for part in (Addresser, Results, Dealer):
         assert [c for c in part.__mro__ if _ours(c)] == [part]
+
+
+def test_a_director_is_its_state_and_its_rounds() -> None:
+    from server.tournaments.base import DirectorBase
+    from server.tournaments.director import Director
+    from server.tournaments.rounds import Rounds
+
+    assert [c for c in Director.__mro__ if _ours(c)] == [Director, DirectorBase]
+    assert [c for c in Rounds.__mro__ if _ours(c)] == [Rounds]

@@ -10,10 +10,11 @@ withdrawn entrant leave its table, lift a round's embargo.
 The lobby owns the rooms; the director only decides. A refused command raises a
 :class:`server.errors.TournamentError` before changing anything.
 
-The director is built in layers: its state, queries and pushes to its members
-(:mod:`server.tournaments.base`), its rounds and their tables, where the same
-deal is dealt to every table of a round (:mod:`server.tournaments.rounds`), and,
-here, the commands and what a restart needs.
+The director is its state, queries and pushes to its members
+(:mod:`server.tournaments.base`, its one base), a part that plays its rounds and
+their tables, where the same deal is dealt to every table of a round
+(:mod:`server.tournaments.rounds`), and, here, the entry points: the commands,
+the clock, the tables' reports and what a restart needs.
 
 Surviving a restart: whenever its state has changed, the director adds a
 :class:`~server.events.TournamentSnapshot` (:meth:`Director.snapshot`, plain
@@ -26,7 +27,8 @@ This module must never await, read a clock, or touch sockets or the database.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 from protocol.fields import PlayerInfo
 from protocol.tournaments import EntrantStatus, TableStatus
@@ -36,10 +38,10 @@ from server.recovery import Unresumable
 from server.requests import Forfeit, OpenTable
 from server.room import Outbound
 from server.stepping import step
-from server.tournaments.base import Reply
+from server.tournaments.base import DirectorBase, Reply
 from server.tournaments.model import Entrant, Phase, require
 from server.tournaments.result import DirectorResult
-from server.tournaments.rounds import RoundsDirector
+from server.tournaments.rounds import Rounds
 from server.tournaments.snapshot import (
     SNAPSHOT_VERSION,
     EntrantRecord,
@@ -53,8 +55,64 @@ from server.tournaments.snapshot import (
 SNAPSHOT_INTERVAL_MS = 1_000
 
 
-class Director(RoundsDirector):
-    """One tournament, from registration to its final standings."""
+class Director(DirectorBase):
+    """One tournament, from registration to its final standings: its state and
+    queries are :class:`DirectorBase`'s, its rounds and tables are played by its
+    part ``play`` (:class:`~server.tournaments.rounds.Rounds`), and this class
+    holds the entry points."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.play = Rounds(self)
+
+    # ------------------------------------------------------------------
+    # What the clock and the tables set off (server.tournaments.rounds)
+
+    @step(DirectorResult)
+    def tick(self, now_ms: int) -> list[Outbound]:
+        """Time passes: a scheduled start, the break between rounds, the round clock."""
+        return self.play.tick(now_ms)
+
+    def table_opened(self, round_number: int, table: int, room_id: str, series_id: str) -> None:
+        """The lobby opened a table's room (:meth:`Rounds.table_opened`)."""
+        self.play.table_opened(round_number, table, room_id, series_id)
+
+    @step(DirectorResult)
+    def deal_ended(self, room_id: str, scores: dict[str, int], now_ms: int) -> list[Outbound]:
+        """A deal of a table's series is over: its scores count at once."""
+        return self.play.deal_ended(room_id, scores, now_ms)
+
+    def playing_tables(self) -> list[tuple[str, str]]:
+        """(room id, series id) of every table still playing."""
+        return self.play.playing_tables()
+
+    @step(DirectorResult)
+    def catch_up(
+        self,
+        room_id: str,
+        deals: Sequence[Mapping[str, int]],
+        finished: bool,
+        winner_id: str | None,
+        now_ms: int,
+    ) -> list[Outbound]:
+        """After a restart: a table's stored deals newer than the snapshot count now
+        (:meth:`Rounds.catch_up`)."""
+        return self.play.catch_up(room_id, deals, finished, winner_id, now_ms)
+
+    @step(DirectorResult)
+    def table_ended(self, room_id: str, winner_id: str | None, now_ms: int) -> list[Outbound]:
+        """A table's series is over (``winner_id`` None: a draw)."""
+        return self.play.table_ended(room_id, winner_id, now_ms)
+
+    @step(DirectorResult)
+    def tables_opened(self, now_ms: int) -> list[Outbound]:
+        """The tables asked for are open: stored, and everyone told where they play."""
+        return self.play.tables_opened(now_ms)
+
+    @step(DirectorResult)
+    def resumed(self, alive: Collection[str], now_ms: int) -> list[Outbound]:
+        """After a restart, once the tables are rebuilt (:meth:`Rounds.resumed`)."""
+        return self.play.resumed(alive, now_ms)
 
     def noted(self) -> bool:
         """Whether a step noted something it has not handed over (only a step a bug
@@ -360,7 +418,7 @@ class Director(RoundsDirector):
                 if len(self.active()) < 2:
                     raise errors.TooFewPlayers("a tournament needs at least two entrants")
                 self.note(TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms))
-                return self.begin_round(now_ms, reply)
+                return self.play.begin_round(now_ms, reply)
             case "pause":
                 require(self.phase, action)
                 self.go(Phase.PAUSED)
@@ -378,6 +436,6 @@ class Director(RoundsDirector):
                 return self.push(now_ms, reply)
             case "cancel":
                 require(self.phase, action)
-                return self.close(Phase.CANCELLED, now_ms, reply)
+                return self.play.close(Phase.CANCELLED, now_ms, reply)
         require(self.phase, action)  # the protocol admits nothing else: refused
         raise AssertionError(f"action {action!r} is in the table but not here")

@@ -1,12 +1,12 @@
 """A tournament's rounds and their tables: pairing, opening, results, the round clock.
 
-A round begins (:meth:`RoundsDirector.begin_round`): its format pairs the
+A round begins (:meth:`Rounds.begin_round`): its format pairs the
 active entrants into tables (and byes), and the lobby is asked to open each
 table's room (:class:`~server.requests.OpenTable`). Its tables report
 each deal's scores and the end of their series; the last table to finish ends
 the round, and its format says whether the tournament goes on (after a break)
 or is over. The round clock, a scheduled start and the break between rounds
-run out in :meth:`RoundsDirector.tick`.
+run out in :meth:`Rounds.tick`.
 
 Same deal on every table of a round: at creation the director draws a hash
 chain of round secrets (:func:`server.series.secret_chain`) and publishes the
@@ -44,10 +44,8 @@ from server.events import (
 )
 from server.requests import OpenTable, Reveal, StopTable
 from server.room import Outbound, RoomSettings
-from server.stepping import step
 from server.tournaments.base import DirectorBase, Reply
 from server.tournaments.model import Phase, Round, Table, round_contribution
-from server.tournaments.result import DirectorResult
 
 
 def _leader(t: Table) -> str | None:
@@ -69,24 +67,30 @@ def _leader(t: Table) -> str | None:
     return first if key(first) > key(second) else None
 
 
-class RoundsDirector(DirectorBase):
-    """A director that plays its rounds and keeps its tables' results."""
+class Rounds:
+    """A tournament's rounds played and its tables' results kept: a part of its
+    :class:`~server.tournaments.director.Director`, acting on the director's state
+    (``director``). The director's entry points of the same names run these as
+    its steps."""
 
-    @step(DirectorResult)
+    def __init__(self, director: DirectorBase) -> None:
+        self.director = director
+
     def tick(self, now_ms: int) -> list[Outbound]:
-        self.now = now_ms
+        d = self.director
+        d.now = now_ms
         outs: list[Outbound] = []
-        if self.phase == Phase.REGISTERING and self.next_at is not None and now_ms >= self.next_at:
-            if len(self.active()) >= 2:
-                self.note(TournamentStatus(self.id, TournamentChange.STARTED, None, now_ms))
+        if d.phase == Phase.REGISTERING and d.next_at is not None and now_ms >= d.next_at:
+            if len(d.active()) >= 2:
+                d.note(TournamentStatus(d.id, TournamentChange.STARTED, None, now_ms))
                 return self.begin_round(now_ms)
             return self.close(Phase.CANCELLED, now_ms)
-        expires = self.expires_at
-        if self.phase == Phase.REGISTERING and expires is not None and now_ms >= expires:
+        expires = d.expires_at
+        if d.phase == Phase.REGISTERING and expires is not None and now_ms >= expires:
             return self.close(Phase.CANCELLED, now_ms)
-        if self.phase == Phase.BETWEEN and self.next_at is not None and now_ms >= self.next_at:
+        if d.phase == Phase.BETWEEN and d.next_at is not None and now_ms >= d.next_at:
             return self.begin_round(now_ms)
-        current = self.rounds[-1] if self.rounds else None
+        current = d.rounds[-1] if d.rounds else None
         if (
             current is not None
             and not current.finished
@@ -94,41 +98,42 @@ class RoundsDirector(DirectorBase):
             and now_ms >= current.ends_at
         ):
             current.stopped = True
-            self.ask(*(StopTable(t.room_id) for t in current.open_tables() if t.room_id))
-        if self.push_due is not None and now_ms >= self.push_due:
-            outs += self.push(now_ms)
+            d.ask(*(StopTable(t.room_id) for t in current.open_tables() if t.room_id))
+        if d.push_due is not None and now_ms >= d.push_due:
+            outs += d.push(now_ms)
         return outs
 
     def table_opened(self, round_number: int, table: int, room_id: str, series_id: str) -> None:
         """The lobby opened a table's room (within the step that carries out the
         director's OpenTable): the table plays there. Stored with :meth:`tables_opened`."""
-        r = self.rounds[round_number - 1]
+        d = self.director
+        r = d.rounds[round_number - 1]
         t = r.tables[table - 1]
         t.room_id, t.series_id = room_id, series_id
-        self.tables_by_room[room_id] = (r, t)
-        self.opened_tables.append((r, t))
+        d.tables_by_room[room_id] = (r, t)
+        d.opened_tables.append((r, t))
 
-    @step(DirectorResult)
     def deal_ended(self, room_id: str, scores: dict[str, int], now_ms: int) -> list[Outbound]:
         """A deal of a table's series is over: its scores count at once."""
         return self._deal_ended(room_id, scores, now_ms)
 
     def _deal_ended(self, room_id: str, scores: Mapping[str, int], now_ms: int) -> list[Outbound]:
-        self.now = now_ms
-        found = self.tables_by_room.get(room_id)
+        d = self.director
+        d.now = now_ms
+        found = d.tables_by_room.get(room_id)
         if found is None:
             return []
         _, t = found
         t.deals.append(dict(scores))
         for pid, score in scores.items():
             t.points[pid] = t.points.get(pid, 0) + score
-        return self.changed(now_ms)
+        return d.changed(now_ms)
 
     def playing_tables(self) -> list[tuple[str, str]]:
         """(room id, series id) of every table still playing."""
-        return [(room, t.series_id) for room, (_, t) in self.tables_by_room.items() if t.series_id]
+        d = self.director
+        return [(room, t.series_id) for room, (_, t) in d.tables_by_room.items() if t.series_id]
 
-    @step(DirectorResult)
     def catch_up(
         self,
         room_id: str,
@@ -140,7 +145,8 @@ class RoundsDirector(DirectorBase):
         """After a restart: the deals of a table's stored series (scores in deal
         order) that came after the snapshot count now, and a series that was over
         ends the table, as they would have when they happened."""
-        found = self.tables_by_room.get(room_id)
+        d = self.director
+        found = d.tables_by_room.get(room_id)
         if found is None:
             return []
         _, t = found
@@ -151,33 +157,35 @@ class RoundsDirector(DirectorBase):
             outs += self._table_ended(room_id, winner_id, now_ms)
         return outs
 
-    @step(DirectorResult)
     def table_ended(self, room_id: str, winner_id: str | None, now_ms: int) -> list[Outbound]:
         """A table's series is over (``winner_id`` None: a draw)."""
         return self._table_ended(room_id, winner_id, now_ms)
 
     def _table_ended(self, room_id: str, winner_id: str | None, now_ms: int) -> list[Outbound]:
-        self.now = now_ms
-        found = self.tables_by_room.pop(room_id, None)
+        d = self.director
+        d.now = now_ms
+        found = d.tables_by_room.pop(room_id, None)
         if found is None:
             return []
         r, t = found
         return self._end_table(r, t, winner_id, now_ms)
 
     def _end_table(self, r: Round, t: Table, winner_id: str | None, now_ms: int) -> list[Outbound]:
+        d = self.director
         t.status = TableStatus.FINISHED
-        t.winner = self.format.table_winner(self, t, winner_id)
+        t.winner = d.format.table_winner(d, t, winner_id)
         self._table_event(r, t, now_ms)
-        if self.over and not r.open_tables() and not r.finished:
+        if d.over and not r.open_tables() and not r.finished:
             self._reveal(r, now_ms)  # the last table of a cancelled round: nobody plays on
-        if self.over or r.open_tables():
-            return self.changed(now_ms)
+        if d.over or r.open_tables():
+            return d.changed(now_ms)
         return self._end_round(r, now_ms)
 
     def _table_event(self, r: Round, t: Table, now_ms: int) -> None:
-        self.note(
+        d = self.director
+        d.note(
             TournamentTableChanged(
-                tournament_id=self.id,
+                tournament_id=d.id,
                 round=r.number,
                 table=t.number,
                 room_id=t.room_id,
@@ -191,49 +199,60 @@ class RoundsDirector(DirectorBase):
         )
 
     def begin_round(self, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
-        number = len(self.rounds) + 1
-        playing = [e for e in self.active() if e.joined_round <= number]
-        pairing = self.format.pair(self, number, playing)
+        d = self.director
+        number = len(d.rounds) + 1
+        playing = [e for e in d.active() if e.joined_round <= number]
+        pairing = d.format.pair(d, number, playing)
         if pairing is None:
             return self.close(Phase.FINISHED, now_ms, reply)
         groups, byes = pairing.groups, pairing.byes
         contributors = [(e.player.id, e.contribution) for e in playing]
-        contribution = round_contribution(self.id, number, [c for _, c in contributors])
-        secret = self.round_secrets[number - 1]
-        root = table_root(secret, self.id, number)
+        contribution = round_contribution(d.id, number, [c for _, c in contributors])
+        secret = d.round_secrets[number - 1]
+        root = table_root(secret, d.id, number)
         tables = [Table(i + 1, g) for i, g in enumerate(groups)]
         tables += [
             Table(len(groups) + i + 1, (p,), status=TableStatus.BYE, winner=p)
             for i, p in enumerate(byes)
         ]
         r = Round(
-            number, secret, contribution, tables, now_ms, now_ms + self.settings.round_clock_ms
+            number,
+            secret,
+            contribution,
+            tables,
+            now_ms,
+            now_ms + d.settings.round_clock_ms,
         )
-        self.rounds.append(r)
-        if self.phase != Phase.PLAYING:
-            self.go(Phase.PLAYING)
-        self.next_at = None
-        self.note(
+        d.rounds.append(r)
+        if d.phase != Phase.PLAYING:
+            d.go(Phase.PLAYING)
+        d.next_at = None
+        d.note(
             TournamentRoundBegan(
-                self.id, number, contribution, tuple(contributors), commitment(secret), now_ms
+                d.id,
+                number,
+                contribution,
+                tuple(contributors),
+                commitment(secret),
+                now_ms,
             )
         )
-        s = self.settings
+        s = d.settings
         for t in tables:
             if t.status == TableStatus.BYE:
                 self._table_event(r, t, now_ms)
                 continue
-            players = tuple(self.entrants[p].player for p in t.players)
-            self.ask(
+            players = tuple(d.entrants[p].player for p in t.players)
+            d.ask(
                 OpenTable(
-                    tournament_id=self.id,
+                    tournament_id=d.id,
                     round=number,
                     table=t.number,
                     players=players,
-                    strategies=tuple(self.entrants[p].strategy for p in t.players),
+                    strategies=tuple(d.entrants[p].strategy for p in t.players),
                     contribution=contribution,
                     root=root,
-                    embargo=visibility.round_embargo(self.id, number),
+                    embargo=visibility.round_embargo(d.id, number),
                     settings=RoomSettings(
                         name=f"{printable(s.name, 24)} r{number} t{t.number}",
                         visibility=Visibility.PRIVATE,
@@ -251,75 +270,78 @@ class RoundsDirector(DirectorBase):
         # The update goes out once the tables are open and have their room ids
         # (tables_opened), so that everyone learns where to play from it.
         if reply is not None:
-            self.reply_after_tables = reply
+            d.reply_after_tables = reply
         return []
 
-    @step(DirectorResult)
     def tables_opened(self, now_ms: int) -> list[Outbound]:
         """The tables asked for (OpenTable) are open: store where each plays, and tell
         everyone."""
-        self.now = now_ms
-        opened, self.opened_tables = self.opened_tables, []
+        d = self.director
+        d.now = now_ms
+        opened, d.opened_tables = d.opened_tables, []
         for r, t in opened:
             self._table_event(r, t, now_ms)
-        reply, self.reply_after_tables = self.reply_after_tables, None
-        return self.push(now_ms, reply)
+        reply, d.reply_after_tables = d.reply_after_tables, None
+        return d.push(now_ms, reply)
 
     def _reveal(self, r: Round, now_ms: int) -> None:
         """Every table of round ``r`` has finished: its secret is revealed and its
         deals' embargo lifted (stored, and told to the tables' rooms)."""
+        d = self.director
         r.finished = True
-        embargo = visibility.round_embargo(self.id, r.number)
-        self.note(TournamentRoundEnded(self.id, r.number, r.secret, now_ms))
-        self.note(EmbargoLifted(embargo, now_ms))
+        embargo = visibility.round_embargo(d.id, r.number)
+        d.note(TournamentRoundEnded(d.id, r.number, r.secret, now_ms))
+        d.note(EmbargoLifted(embargo, now_ms))
         rooms = tuple(t.room_id for t in r.tables if t.room_id is not None)
         if rooms:
-            self.ask(Reveal(embargo, rooms))
+            d.ask(Reveal(embargo, rooms))
 
     def _end_round(self, r: Round, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
+        d = self.director
         self._reveal(r, now_ms)
-        if self.format.round_ended(self, r):
+        if d.format.round_ended(d, r):
             return self.close(Phase.FINISHED, now_ms, reply)
-        if self.phase == Phase.PLAYING:
-            self.go(Phase.BETWEEN)
-            self.next_at = now_ms + self.settings.between_rounds_ms
-        return self.push(now_ms, reply)
+        if d.phase == Phase.PLAYING:
+            d.go(Phase.BETWEEN)
+            d.next_at = now_ms + d.settings.between_rounds_ms
+        return d.push(now_ms, reply)
 
     def close(self, phase: Phase, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         """Finish or cancel: stop any table still playing, store the final standings."""
-        current = self.rounds[-1] if self.rounds else None
+        d = self.director
+        current = d.rounds[-1] if d.rounds else None
         if current is not None and not current.finished:
             current.stopped = True
-            self.ask(*(StopTable(t.room_id) for t in current.open_tables() if t.room_id))
+            d.ask(*(StopTable(t.room_id) for t in current.open_tables() if t.room_id))
             if not current.open_tables():
                 self._reveal(current, now_ms)
-        self.go(phase)
-        self.next_at = None
-        self.finished_at = now_ms
-        final = tuple(s.model_dump(mode="json") for s in self.standings())
-        self.changed_to(TournamentChange(phase.value), now_ms, final)
-        return self.push(now_ms, reply)
+        d.go(phase)
+        d.next_at = None
+        d.finished_at = now_ms
+        final = tuple(s.model_dump(mode="json") for s in d.standings())
+        d.changed_to(TournamentChange(phase.value), now_ms, final)
+        return d.push(now_ms, reply)
 
-    @step(DirectorResult)
     def resumed(self, alive: Collection[str], now_ms: int) -> list[Outbound]:
         """After a restart, once its tables' series are rebuilt and caught up: a round
         whose clock had run out asks again for its tables still playing to be
         stopped, and the tables still playing whose room is not in ``alive`` (it
         could not be rebuilt) end with the deals they finished, as if the round
         clock had stopped them there (docs/tournaments.md)."""
-        self.now = now_ms
-        current = self.rounds[-1] if self.rounds else None
+        d = self.director
+        d.now = now_ms
+        current = d.rounds[-1] if d.rounds else None
         if current is not None and not current.finished and current.stopped:
             stop = [t.room_id for t in current.open_tables() if t.room_id in alive]
-            self.ask(*(StopTable(room_id) for room_id in stop if room_id is not None))
+            d.ask(*(StopTable(room_id) for room_id in stop if room_id is not None))
         outs: list[Outbound] = []
-        for r in self.rounds:
+        for r in d.rounds:
             for t in r.tables:
                 if t.status != TableStatus.PLAYING or (
                     t.room_id is not None and t.room_id in alive
                 ):
                     continue
                 if t.room_id is not None:
-                    self.tables_by_room.pop(t.room_id, None)
+                    d.tables_by_room.pop(t.room_id, None)
                 outs += self._end_table(r, t, _leader(t), now_ms)
         return outs
