@@ -6,11 +6,12 @@ in Redis (:mod:`.directory`), who is connected where (:mod:`.presence`,
 :mod:`.delivery`), the owner of each room as last heard and the nodes seen
 alive. Beyond that it only announces this node's players signing in and out,
 counts a player who is connected nowhere any more as disconnected, and runs
-the node's background tasks. The node is built up in layers, each a module
-with one job: this one, then commands sent to the owner of a room
-(:mod:`.forwarding`), the watch over the other nodes, with takeover and
-recovery (:mod:`.watching`), and the node's door: starting and stopping, what
-the hub calls, the bus (:mod:`.node`).
+the node's background tasks. The node's parts act on it, each a module with
+one job: commands sent to the owner of a room (:mod:`.forwarding`), the watch
+over the other nodes, with takeover and recovery (:mod:`.watching`), and the
+tournament tables across the nodes (:mod:`.tables`), composed by the node's
+door, :class:`~.node.ClusterNode`: starting and stopping, what the hub calls,
+the bus (:mod:`.node`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 
 
 class NodeBase:
-    """A cluster node's state and its plumbing (the layers above act on it)."""
+    """A cluster node's state and its plumbing (the node's parts act on it)."""
 
     tables: Tables  # tournament tables across the nodes, made by the node itself
 

@@ -3,13 +3,13 @@
 A command for a room owned elsewhere (or for the coordinator's work: quick
 play, challenges, tournaments, the daily deal) is forwarded to the owner's
 channel with the player who sent it and the connection to answer
-(:meth:`ForwardingNode.route`). The sender waits, bounded, until the owner says
+(:meth:`Forwarding.route`). The sender waits, bounded, until the owner says
 it ran it; a command sent to a node that died before running it, or that the
 owner no longer holds, is sent again to the next owner, and one whose room
 came here meanwhile runs here. The owner runs it as its own (stored before it
 is told) and answers the node it came from in one publication: the step's
 messages for its players, the error for that one connection if any, and
-``done`` (:meth:`ForwardingNode.run`). A tournament table's requests and
+``done`` (:meth:`Forwarding.run`). A tournament table's requests and
 results go to their owners the same way (:mod:`.tables`).
 """
 
@@ -33,13 +33,11 @@ from protocol.tournaments import GetTournament
 from protocol.wire import CLIENT_ADAPTER, ClientMessage
 from server import errors
 from server.daily.desk import DAILY_MESSAGES
-from server.lobby import Lobby
 from server.room import Outbound
 from server.shell import clock
 from server.shell.cluster.base import NodeBase
 from server.shell.cluster.leases import COORDINATOR, room_key
 from server.shell.session import Session
-from server.store import Store
 from server.tournaments.hosting import TOURNAMENT_MESSAGES
 
 log = logging.getLogger(__name__)
@@ -51,11 +49,12 @@ HEAD_TO_HEAD = (QuickPlay, CancelQuickPlay, Challenge, AnswerChallenge)
 LOBBY_WIDE = (*HEAD_TO_HEAD, *TOURNAMENT_MESSAGES, *DAILY_MESSAGES)
 
 
-class ForwardingNode(NodeBase):
-    """A node that sends commands to their owners and runs those sent to it."""
+class Forwarding:
+    """A node's commands sent to their owners, and those sent to it run: a part of
+    its :class:`~.node.ClusterNode`, acting on the node's state (``node``)."""
 
-    def __init__(self, url: str, node_id: str, storage: Store, lobby: Lobby) -> None:
-        super().__init__(url, node_id, storage, lobby)
+    def __init__(self, node: NodeBase) -> None:
+        self.node = node
         self._sessions: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         self._session_ids: weakref.WeakKeyDictionary[Session, str] = weakref.WeakKeyDictionary()
         self._numbers = itertools.count(1)
@@ -75,13 +74,14 @@ class ForwardingNode(NodeBase):
             ) from None
 
     async def _route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool:
+        node = self.node
         if isinstance(message, ListRooms):
             await self._list(session, message)
             return True
         if isinstance(message, CreateRoom):
             return False
         if isinstance(message, LOBBY_WIDE):
-            if self.leases.tokens.get(COORDINATOR) is not None:
+            if node.leases.tokens.get(COORDINATOR) is not None:
                 if isinstance(message, HEAD_TO_HEAD):
                     await self._waiting_taken()
                 return False
@@ -89,12 +89,12 @@ class ForwardingNode(NodeBase):
             return True
         room_id = getattr(message, "room_id", None)
         if isinstance(message, JoinRoom) and message.invite_code is not None:
-            if self.registry.by_invite(message.invite_code) is not None:
+            if node.registry.by_invite(message.invite_code) is not None:
                 return False
-            room_id = await self.directory.invite(message.invite_code)
+            room_id = await node.directory.invite(message.invite_code)
             if room_id is None or message.room_id not in (None, room_id):
                 raise errors.RoomNotFound("no room has that invite code")
-        if not isinstance(room_id, str) or room_id in self.lobby.rooms:
+        if not isinstance(room_id, str) or room_id in node.lobby.rooms:
             return False
         await self._forward(room_key(room_id), session, player, message)
         return True
@@ -110,6 +110,7 @@ class ForwardingNode(NodeBase):
     async def _forward(
         self, key: str, session: Session, player: PlayerInfo, message: ClientMessage
     ) -> None:
+        node = self.node
         payload = {
             "k": "cmd",
             "key": key,
@@ -117,7 +118,7 @@ class ForwardingNode(NodeBase):
             "player": player.model_dump(mode="json"),
             "msg": message.model_dump_json(),
             # The player's one connection (nearly always): no other to keep its ref from.
-            "alone": self.delivery.alone(player.id, session),
+            "alone": node.delivery.alone(player.id, session),
         }
         await self.send_to_owner(key, payload)
 
@@ -125,13 +126,14 @@ class ForwardingNode(NodeBase):
         """To the holder of ``key``'s lease, until it says it has run it (a command sent
         to a node that died before running it is sent again to the next owner), waiting
         (bounded) while the lease changes hands."""
+        node = self.node
         loop = asyncio.get_running_loop()
         # A room whose owner we heard of is waited for; so is every room for a while
         # after Redis lost its data, until their owners have leased them again.
-        recently_reset = self.reset_at is not None and (
-            loop.time() - self.reset_at < FORWARD_WAIT_S
+        recently_reset = node.reset_at is not None and (
+            loop.time() - node.reset_at < FORWARD_WAIT_S
         )
-        known = key in self.owners or key == COORDINATOR or recently_reset
+        known = key in node.owners or key == COORDINATOR or recently_reset
         deadline = loop.time() + FORWARD_WAIT_S
         fid = str(next(self._numbers))
         payload = {**payload, "fid": fid}
@@ -139,7 +141,7 @@ class ForwardingNode(NodeBase):
         try:
             while True:
                 try:
-                    owner = self.owners.get(key) or await self.leases.owner(key)
+                    owner = node.owners.get(key) or await node.leases.owner(key)
                 except RedisError:  # Redis restarting: as if the lease were changing hands
                     owner = None
                     known = True
@@ -147,25 +149,25 @@ class ForwardingNode(NodeBase):
                     room_id = key.removeprefix("room:")
                     raise errors.NotInRoom(f"you are not in room {room_id}")
                 unheard = False  # Redis did not answer: the owner we know is kept
-                if owner is not None and owner != self.id:
-                    self.owners[key] = owner
+                if owner is not None and owner != node.id:
+                    node.owners[key] = owner
                     received = await self._published(owner, payload)
                     unheard = received is None
                     if received:
                         # Run, or its node died first (seen gone, or the lease moved).
                         while not done.done() and loop.time() < deadline:
                             await asyncio.wait((done,), timeout=FORWARD_RETRY_S)
-                            if owner not in self.alive or self.owners.get(key) != owner:
+                            if owner not in node.alive or node.owners.get(key) != owner:
                                 break
                         if done.done() and done.result():
                             return
                         if done.done():  # not its own (any more): find the owner again
                             self._pending[fid] = done = loop.create_future()
-                if self.runs(key):  # it came here meanwhile
+                if node.runs(key):  # it came here meanwhile
                     await self.run(payload)
                     return
-                if self.owners.get(key) == owner and not unheard:
-                    self.owners.pop(key, None)
+                if node.owners.get(key) == owner and not unheard:
+                    node.owners.pop(key, None)
                 known = True
                 if loop.time() >= deadline:
                     raise errors.RoomMoving(
@@ -178,18 +180,20 @@ class ForwardingNode(NodeBase):
 
     async def _published(self, owner: str, payload: dict[str, Any]) -> bool | None:
         """Did ``owner`` receive ``payload``? (None: Redis did not answer.)"""
+        node = self.node
         try:
-            return bool(await self.bus.publish(owner, dict(payload)))
+            return bool(await node.bus.publish(owner, dict(payload)))
         except RedisError:
             return None
 
     async def run(self, payload: dict[str, Any]) -> None:
         """Something sent to the owner of a key (:meth:`send_to_owner`), run here."""
+        node = self.node
         kind = payload.get("k")
         if kind == "table":
-            await self.tables.run_request(payload)
+            await node.tables.run_request(payload)
         elif kind == "result":
-            await self.tables.run_result(payload)
+            await node.tables.run_result(payload)
         else:
             await self._run_here(payload)
 
@@ -197,7 +201,8 @@ class ForwardingNode(NodeBase):
         """A command forwarded to us (or that waited for its room to come here). The
         node it came from hears back in one publication: the step's messages for its
         players, the error if any, and ``done`` (run, or not ours: ``ran`` false)."""
-        origin = payload.get("from", self.id)
+        node = self.node
+        origin = payload.get("from", node.id)
         sid = payload["sid"]
         key = str(payload["key"])
         try:
@@ -209,45 +214,45 @@ class ForwardingNode(NodeBase):
             log.warning("cluster: a forwarded command from %s that does not parse", origin)
             return
         fid = str(payload.get("fid"))
-        forwarded = origin != self.id
+        forwarded = origin != node.id
         if key == COORDINATOR and isinstance(message, HEAD_TO_HEAD):
             await self._waiting_taken()
-        if not self.runs(key) or (forwarded and self._desk_not_read(key, message)):
+        if not node.runs(key) or (forwarded and self._desk_not_read(key, message)):
             # Not ours (any more), or not yet: the sender finds the owner again.
-            self.owners.pop(key, None)
+            node.owners.pop(key, None)
             if forwarded:
-                self.bus.publish_later(origin, {"k": "out", "items": [], "done": fid, "ran": False})
+                node.bus.publish_later(origin, {"k": "out", "items": [], "done": fid, "ran": False})
             return
 
         def produce() -> list[Outbound]:
-            return self.lobby.handle(player, message, clock.now_ms())
+            return node.lobby.handle(player, message, clock.now_ms())
 
         deliver: Callable[[list[Outbound]], None] | None
         if isinstance(message, GetTournament):  # a read: paid here, for the asker alone
-            address = self.lobby.addresses.get(player.id, "")
-            produce = self.hub.tournament_read(player, message, address)
+            address = node.lobby.addresses.get(player.id, "")
+            produce = node.hub.tournament_read(player, message, address)
             asking = self.session_of(sid)
             if forwarded:
                 deliver = functools.partial(
-                    self.delivery.answer_alone,
+                    node.delivery.answer_alone,
                     player_id=player.id,
                     done=(origin, fid),
                     sid=str(sid),
                 )
             else:
-                deliver = None if asking is None else self.hub.here(asking, player.id)
+                deliver = None if asking is None else node.hub.here(asking, player.id)
         elif forwarded:
             asker = None  # the answer's ref for the asking connection alone, if it has others
             if message.ref is not None and not (
-                payload.get("alone", True) and player.id not in self.delivery.by_player
+                payload.get("alone", True) and player.id not in node.delivery.by_player
             ):
                 asker = (player.id, message.ref, str(sid))
-            deliver = functools.partial(self.delivery.deliver, done=(origin, fid), asker=asker)
+            deliver = functools.partial(node.delivery.deliver, done=(origin, fid), asker=asker)
         else:
-            deliver = self.hub.answering(self.session_of(sid), player.id, message.ref)
+            deliver = node.hub.answering(self.session_of(sid), player.id, message.ref)
         try:
-            self.hub.require_storage()
-            await self.hub.apply(produce, deliver)
+            node.hub.require_storage()
+            await node.hub.apply(produce, deliver)
             return  # its messages, ``done`` with them, are on their way
         except errors.ServerError as exc:
             answer = _answer(
@@ -258,21 +263,23 @@ class ForwardingNode(NodeBase):
             reason = "the server failed to handle that request"
             answer = _answer(sid, errors.INTERNAL_ERROR, reason, None, message.ref)
         if forwarded:
-            self.bus.publish_later(origin, {"k": "out", "items": [], "error": answer, "done": fid})
+            node.bus.publish_later(origin, {"k": "out", "items": [], "error": answer, "done": fid})
         else:
             self.error_here(answer)
 
     async def _waiting_taken(self) -> None:
         """Until the queue and challenges a previous coordinator left are taken back
         (a takeover's first moments), a command for them waits (bounded)."""
-        if not self.waiting_read.is_set():
+        node = self.node
+        if not node.waiting_read.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.waiting_read.wait(), FORWARD_WAIT_S)
+                await asyncio.wait_for(node.waiting_read.wait(), FORWARD_WAIT_S)
 
     def _desk_not_read(self, key: str, message: ClientMessage) -> bool:
         """A daily deal's command reached the coordinator before its desk was read
         again (a takeover's first moments): it waits, as for a room changing owner."""
-        desk = self.lobby.daily
+        node = self.node
+        desk = node.lobby.daily
         return key == COORDINATOR and isinstance(message, DAILY_MESSAGES) and desk.standing_by
 
     def session_of(self, sid: object) -> Session | None:
@@ -289,8 +296,9 @@ class ForwardingNode(NodeBase):
             )  # fmt: skip
 
     async def _list(self, session: Session, asked: ListRooms) -> None:
+        node = self.node
         try:
-            rooms, after, total = await self.directory.page(asked.after, asked.limit, self.alive)
+            rooms, after, total = await node.directory.page(asked.after, asked.limit, node.alive)
         except ValueError:
             raise errors.RoomError(
                 f"{asked.after!r} is not a cursor this server gave", code="bad_message"

@@ -52,17 +52,21 @@ from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from protocol.fields import PlayerInfo
+from protocol.wire import ClientMessage
 from server import errors
 from server.events import Event, MatchBegan, MatchEnded, RatingChanged
 from server.lobby import Lobby
 from server.room import Outbound, Room
 from server.shell import clock
 from server.shell.cluster import hints, waiting
+from server.shell.cluster.base import NodeBase
 from server.shell.cluster.bus import VERSION as BUS_VERSION
+from server.shell.cluster.forwarding import Forwarding
 from server.shell.cluster.leases import COORDINATOR, room_key
 from server.shell.cluster.presence import presence_key
 from server.shell.cluster.tables import Tables
-from server.shell.cluster.watching import WatchingNode
+from server.shell.cluster.watching import Watching
+from server.shell.session import Session
 from server.shell.tasks import halt
 from server.step import SharedNotes
 from server.storage import Fence
@@ -78,11 +82,20 @@ def new_node_id() -> str:
     return f"n-{secrets.token_hex(3)}"
 
 
-class ClusterNode(WatchingNode):
-    """One node of a cluster (the hub's ``Cluster``, the tables' ``Node``)."""
+class ClusterNode(NodeBase):
+    """One node of a cluster (the hub's ``Cluster``, the tables' ``Node``): its
+    state and plumbing are :class:`NodeBase`'s; its parts are ``forwarding``
+    (:class:`~.forwarding.Forwarding`: commands sent to the owner of what they
+    concern, and run here when this node owns it), ``watching``
+    (:class:`~.watching.Watching`: the other nodes watched, leases renewed, what
+    a node leaves taken over) and ``tables`` (:class:`~.tables.Tables`: the
+    tournament tables across the nodes). This class is the node's door:
+    starting and stopping, what the hub calls, the bus."""
 
     def __init__(self, url: str, node_id: str, storage: Store, lobby: Lobby) -> None:
         super().__init__(url, node_id, storage, lobby)
+        self.forwarding = Forwarding(self)  # commands sent to their owners, run here
+        self.watching = Watching(self)  # the other nodes watched, what they leave taken
         self._match_room: dict[str, str] = {}  # match id -> room id (to fence placements)
         self._watchers: list[asyncio.Task[None]] = []  # renewing, and looking
         self._rated = False  # a rating moved in this step
@@ -101,7 +114,7 @@ class ClusterNode(WatchingNode):
         others = [n for n, alive in nodes.items() if alive and n != self.id]
         await self.leases.join(BUS_VERSION, others)
         # Renewed from now on, whatever the start below waits for (the store, under load).
-        self._watchers.append(asyncio.create_task(self.watch(), name="cluster-renew"))
+        self._watchers.append(asyncio.create_task(self.watching.watch(), name="cluster-renew"))
         for node in others:
             self.alive.add(node)
             for text in (await self.bus.redis.hgetall(presence_key(node))).values():
@@ -112,14 +125,14 @@ class ClusterNode(WatchingNode):
             # The first node up (a cold start): everything unfinished is ours, as after
             # a restart; the leases are taken as the lobby rebuilds the rooms.
             await hub.resume_series()
-        await self.look()
+        await self.watching.look()
         self.joined = True
         if COORDINATOR in self.leases.tokens:
             if others:  # the coordinator died as we joined: its work goes on here
-                self.later(self.resume_tournaments())
+                self.later(self.watching.resume_tournaments())
             else:  # a cold start: every attempt in play is back, the days may end
                 await self.hub.apply(lambda: self.lobby.daily_resumed(clock.now_ms()))
-        self._watchers.append(asyncio.create_task(self.looking(), name="cluster-look"))
+        self._watchers.append(asyncio.create_task(self.watching.looking(), name="cluster-look"))
         log.info("cluster node %s joined (%d other nodes)", self.id, len(others))
 
     async def stop(self) -> None:
@@ -155,6 +168,15 @@ class ClusterNode(WatchingNode):
 
     # ------------------------------------------------------------------
     # What the hub calls
+
+    async def route(self, session: Session, player: PlayerInfo, message: ClientMessage) -> bool:
+        """Answer or forward ``message`` if it is not this node's to run
+        (:meth:`Forwarding.route`); False: it is."""
+        return await self.forwarding.route(session, player, message)
+
+    async def send_to_owner(self, key: str, payload: dict[str, Any]) -> None:
+        """``payload`` to the owner of ``key``, run there (:meth:`Forwarding.send_to_owner`)."""
+        await self.forwarding.send_to_owner(key, payload)
 
     def fences(self, events: Sequence[Event]) -> list[Fence]:
         """Our lease tokens for the rooms ``events`` concern (the store checks them)."""
@@ -300,16 +322,18 @@ class ClusterNode(WatchingNode):
         node's sessions or answers a command it forwarded, else what is left to do."""
         kind = payload.get("k")
         if kind == "out":
-            self.delivery.deliver_here(payload["items"], self.session_of(payload.get("sid")))
+            self.delivery.deliver_here(
+                payload["items"], self.forwarding.session_of(payload.get("sid"))
+            )
             error = payload.get("error")
             if error is not None:
-                self.error_here(error)
+                self.forwarding.error_here(error)
             fid = payload.get("done")
             if fid is not None:
-                self.answered(str(fid), payload.get("ran", True) is not False)
+                self.forwarding.answered(str(fid), payload.get("ran", True) is not False)
             return None
         if kind == "done":  # a table's request or result, answered on its own
-            self.answered(str(payload.get("fid")), bool(payload.get("ran")))
+            self.forwarding.answered(str(payload.get("fid")), bool(payload.get("ran")))
             return None
         if kind == "owner":
             self.owners[str(payload["key"])] = str(payload.get("from"))
@@ -324,7 +348,7 @@ class ClusterNode(WatchingNode):
     async def _receive_later(self, kind: str, payload: dict[str, Any]) -> None:
         origin = str(payload.get("from"))
         if kind in ("cmd", "table", "result"):
-            await self.run(payload)
+            await self.forwarding.run(payload)
         elif kind == "hello":
             player = PlayerInfo.model_validate(payload["player"])
             self.alive.add(origin)
@@ -351,7 +375,7 @@ class ClusterNode(WatchingNode):
         elif kind == "ratings":
             self.lobby.ratings.load(await self.storage.ratings(), replace=True)
         elif kind == "take" and payload.get("handed"):  # a table, its lease ours already
-            await self.adopt(str(payload["room"]), payload.get("watch"))
+            await self.watching.adopt(str(payload["room"]), payload.get("watch"))
         elif kind == "take":
             room_id = str(payload["room"])
             # Its owner as last heard, stopping: a command for it meanwhile waits for the
@@ -361,7 +385,7 @@ class ClusterNode(WatchingNode):
             self.owners[room_key(room_id)] = origin
             # Every node tries at once; the first to take the lease rebuilds the room.
             await asyncio.sleep(random.uniform(0, 0.05))
-            await self.take(room_id, None)
+            await self.watching.take(room_id, None)
 
     def _connect(self, player: PlayerInfo) -> list[Outbound]:
         return self.lobby.connect(player, clock.now_ms())

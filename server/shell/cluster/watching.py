@@ -1,13 +1,13 @@
 """The watch over the cluster: nodes gone, leases lost, Redis emptied, and what
 this node takes over then.
 
-Every :data:`WATCH_S` the node renews its leases (:meth:`WatchingNode.watch`, a
+Every :data:`WATCH_S` the node renews its leases (:meth:`Watching.watch`, a
 loop that waits on nothing else) and, in a loop of its own, looks at the others
-(:meth:`WatchingNode.look`). A node gone (its liveness key expired): its
+(:meth:`Watching.look`). A node gone (its liveness key expired): its
 players count as disconnected (their seats' grace period starts), and the
 others race for its rooms' leases as they expire; the winner of each rebuilds
 the room from the store as a restart does (server/room/restore.py) and sends a
-snapshot to its players connected anywhere (:meth:`WatchingNode.take`). A
+snapshot to its players connected anywhere (:meth:`Watching.take`). A
 lease of ours that expired (we were cut off or paused): the room leaves this
 lobby. Redis restarted empty: every room we hold is leased again under the new
 epoch, and what we had published is published again.
@@ -31,15 +31,14 @@ from redis.exceptions import RedisError
 
 from protocol.rooms import RoomOrigin
 from server import errors
-from server.lobby import Lobby
 from server.recovery import Resumable
 from server.shell import clock, daily_keeper
 from server.shell.cluster import waiting
-from server.shell.cluster.forwarding import FORWARD_RETRY_S, ForwardingNode
+from server.shell.cluster.base import NodeBase
+from server.shell.cluster.forwarding import FORWARD_RETRY_S
 from server.shell.cluster.leases import COORDINATOR, LEASE_MS, RENEW_S, room_key
 from server.shell.cluster.presence import presence_key
 from server.storage import Fence
-from server.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -54,11 +53,12 @@ CLAIM_WAIT_S = 3 * LEASE_MS / 1000
 COORDINATED = (RoomOrigin.DAILY,)
 
 
-class WatchingNode(ForwardingNode):
-    """A node that watches the others and takes over what they leave."""
+class Watching:
+    """A node's watch over the others, and what it takes over of what they leave: a
+    part of its :class:`~.node.ClusterNode`, acting on the node's state (``node``)."""
 
-    def __init__(self, url: str, node_id: str, storage: Store, lobby: Lobby) -> None:
-        super().__init__(url, node_id, storage, lobby)
+    def __init__(self, node: NodeBase) -> None:
+        self.node = node
         self._taking: set[str] = set()  # rooms being taken over or claimed
 
     async def watch(self) -> None:
@@ -70,21 +70,22 @@ class WatchingNode(ForwardingNode):
         loop of its own (:meth:`looking`), whose takeovers read and write the store.
         When both were one loop, a database slowed by load held the renewals back past
         the leases' expiry, and a busy node lost its rooms to the others."""
+        node = self.node
         renewed = 0.0
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(WATCH_S)
             try:
-                await self.leases.check_epoch()
-                if self.leases.reset:
+                await node.leases.check_epoch()
+                if node.leases.reset:
                     await self._recover()
                 if loop.time() - renewed >= RENEW_S:
                     renewed = loop.time()
-                    for key in await self.leases.renew():
+                    for key in await node.leases.renew():
                         await self._lost(key)
-                    if self.missed or self.bus.missed:  # Redis answers again
-                        self.missed = self.bus.missed = False
-                        self.later(self._resync())
+                    if node.missed or node.bus.missed:  # Redis answers again
+                        node.missed = node.bus.missed = False
+                        node.later(self._resync())
             except Exception as exc:
                 log.warning("cluster: renewing the leases failed (%s)", exc)
 
@@ -104,132 +105,137 @@ class WatchingNode(ForwardingNode):
         each is leased again, under a token of the new epoch written at once as its
         fence; the coordinator first, by the node that had it. What we had published
         is published again."""
-        self.leases.reset = False
-        self.reset_at = asyncio.get_running_loop().time()
-        log.warning("cluster: Redis lost its data; node %s leases its rooms again", self.id)
-        if COORDINATOR in self.leases.tokens:
-            self.leases.tokens.pop(COORDINATOR, None)
+        node = self.node
+        node.leases.reset = False
+        node.reset_at = asyncio.get_running_loop().time()
+        log.warning("cluster: Redis lost its data; node %s leases its rooms again", node.id)
+        if COORDINATOR in node.leases.tokens:
+            node.leases.tokens.pop(COORDINATOR, None)
             await self._coordinate(again=True)
         fences: list[Fence] = []
-        for room_id in list(self.lobby.rooms):
+        for room_id in list(node.lobby.rooms):
             key = room_key(room_id)
-            self.leases.tokens.pop(key, None)
-            token = await self.leases.acquire(key)
+            node.leases.tokens.pop(key, None)
+            token = await node.leases.acquire(key)
             if token is None:  # another node leased it first: the store has its version
                 await self._lost(key)
                 continue
             fences.append(Fence(key, token))
-            self.owners[key] = self.id
-            self.bus.publish_later(None, {"k": "owner", "key": key})
-        await self.storage.persist([], fences)
-        self.missed = True  # who is connected here, and what the others may have missed
-        self.directory.forget()
+            node.owners[key] = node.id
+            node.bus.publish_later(None, {"k": "owner", "key": key})
+        await node.storage.persist([], fences)
+        node.missed = True  # who is connected here, and what the others may have missed
+        node.directory.forget()
         invites: dict[str, str | None] = {
             room.invite_code: room.id
-            for room in self.lobby.rooms.values()
+            for room in node.lobby.rooms.values()
             if room.invite_code is not None
         }
-        upsert, remove = self.directory.changes(list(self.lobby.rooms.values()))
-        self.later(self.directory.write(upsert, remove, invites))
+        upsert, remove = node.directory.changes(list(node.lobby.rooms.values()))
+        node.later(node.directory.write(upsert, remove, invites))
 
     async def _resync(self) -> None:
         """After publications failed (Redis was down or lost its data): once every
         node listens again, announce who is connected here again, and send the
         players of our rooms connected elsewhere each room's snapshot, in place of
         whatever of its messages they missed (as after a takeover)."""
+        node = self.node
         await asyncio.sleep(RENEW_S)
-        for player_id, sessions in list(self.delivery.by_player.items()):
+        for player_id, sessions in list(node.delivery.by_player.items()):
             session = next((s for s in sessions if s.player is not None), None)
             if session is not None:
-                self.signed_in(player_id, session)
-        remote = list(self.presence.nodes_of)
+                node.signed_in(player_id, session)
+        remote = list(node.presence.nodes_of)
         with contextlib.suppress(errors.StorageFailed):
-            await self.hub.apply(lambda: self.lobby.snapshots(remote, clock.now_ms()))
+            await node.hub.apply(lambda: node.lobby.snapshots(remote, clock.now_ms()))
 
     async def _lost(self, key: str) -> None:
         """Our lease on ``key`` expired (we were cut off or paused, or Redis lost it):
         another node may hold it, and the store refuses our writes for it. The room
         leaves this lobby; if its lease is free it comes back from the store (what is
         in memory may be older than what another owner stored meanwhile)."""
+        node = self.node
         if key == COORDINATOR:
             log.warning("cluster: the coordinator's lease lost; its daily desk stands by")
-            self.lobby.daily.standby()
-            self.lobby.head_to_head.clear()  # the next coordinator takes them back
-            self.owners.pop(key, None)
+            node.lobby.daily.standby()
+            node.lobby.head_to_head.clear()  # the next coordinator takes them back
+            node.owners.pop(key, None)
             return
         room_id = key.removeprefix("room:")
-        if key.startswith("room:") and room_id in self.lobby.rooms:
+        if key.startswith("room:") and room_id in node.lobby.rooms:
             log.warning("cluster: lease of room %s lost; the room leaves this node", room_id,
                         extra={"room": room_id})  # fmt: skip
-            self.lobby.release(room_id)
-            self.directory.unlist(room_id)
-            self.owners.pop(key, None)
+            node.lobby.release(room_id)
+            node.directory.unlist(room_id)
+            node.owners.pop(key, None)
             await self.take(room_id, None)
 
     async def _coordinate(self, gone: str | None = None, *, again: bool = False) -> None:
         """Take the coordinator's lease if it is free (``gone``: from that node;
         ``again``: we had it before Redis lost its data, and run its work still)."""
-        if self.stopping:
+        node = self.node
+        if node.stopping:
             return
-        if COORDINATOR in self.leases.tokens:
-            if self.lobby.daily.standing_by:  # its desk could not be read: again
-                await daily_keeper.reload(self.storage, self.lobby.daily, clock.now_ms())
-                await self.hub.apply(lambda: self.lobby.daily_resumed(clock.now_ms()))
+        if COORDINATOR in node.leases.tokens:
+            if node.lobby.daily.standing_by:  # its desk could not be read: again
+                await daily_keeper.reload(node.storage, node.lobby.daily, clock.now_ms())
+                await node.hub.apply(lambda: node.lobby.daily_resumed(clock.now_ms()))
             return
         if not again:
             # Redis lost its data a moment ago (perhaps found just now): the lease's
             # holder, which runs its work still, is taking it back. Were it taken here,
             # every room of the cluster, free for a moment, would be resumed here too.
-            await self.leases.check_epoch()
-            since = self.reset_at
-            if self.leases.reset or (
+            await node.leases.check_epoch()
+            since = node.reset_at
+            if node.leases.reset or (
                 since is not None and asyncio.get_running_loop().time() - since < LEASE_MS / 1000
             ):
                 return
-        token = await self.leases.acquire(COORDINATOR, from_node=gone)
+        token = await node.leases.acquire(COORDINATOR, from_node=gone)
         if token is not None and not again:
-            self.waiting_read.clear()  # before any other task runs with the lease ours
+            node.waiting_read.clear()  # before any other task runs with the lease ours
             # The daily desk as the previous coordinator left it in storage, before
             # anyone is told who coordinates (a command that comes first waits).
             # (Taken back after Redis lost its data, our desk decided all along.)
             try:
-                await daily_keeper.reload(self.storage, self.lobby.daily, clock.now_ms())
+                await daily_keeper.reload(node.storage, node.lobby.daily, clock.now_ms())
             except Exception as exc:  # it stands by; the next look reads it again
                 log.warning("cluster: reading the daily desk failed (%s)", exc)
             try:
                 await self._take_waiting()
             finally:
-                self.waiting_read.set()
+                node.waiting_read.set()
         elif token is not None:  # ours all along: copied again in full, to the new epoch's
             with contextlib.suppress(errors.StorageFailed):
-                await self.hub.apply(lambda: self.lobby.copy_waiting_again(clock.now_ms()))
+                await node.hub.apply(lambda: node.lobby.copy_waiting_again(clock.now_ms()))
         if token is not None:
-            self.owners[COORDINATOR] = self.id
-            await self.bus.publish(None, {"k": "owner", "key": COORDINATOR})
-            log.warning("cluster: node %s coordinates the lobby (token %d)", self.id, token)
-            if self.joined and not again:
+            node.owners[COORDINATOR] = node.id
+            await node.bus.publish(None, {"k": "owner", "key": COORDINATOR})
+            log.warning("cluster: node %s coordinates the lobby (token %d)", node.id, token)
+            if node.joined and not again:
                 # The tournaments another coordinator ran go on here, with their tables.
-                self.later(self.resume_tournaments())
+                node.later(self.resume_tournaments())
         elif again:  # another node took it first: its desk decides from now on
-            self.lobby.daily.standby()
-            self.lobby.head_to_head.clear()
-        elif gone is not None and await self.leases.owner(COORDINATOR) not in (None, gone):
-            await self.leases.disown(gone, COORDINATOR)
+            node.lobby.daily.standby()
+            node.lobby.head_to_head.clear()
+        elif gone is not None and await node.leases.owner(COORDINATOR) not in (None, gone):
+            await node.leases.disown(gone, COORDINATOR)
 
     async def _take_waiting(self) -> None:
         """The queue and the challenges the previous coordinator left (:mod:`.waiting`),
         taken back: a player still connected as then keeps their place; a challenge
         one of whose players is not is withdrawn, both told."""
+        node = self.node
         try:
-            taken = waiting.read(await self.bus.redis.hgetall(waiting.WAITING))
-            alive = {node for node, up in (await self.leases.nodes()).items() if up}
+            taken = waiting.read(await node.bus.redis.hgetall(waiting.WAITING))
+            alive = {node for node, up in (await node.leases.nodes()).items() if up}
         except RedisError as exc:
             log.warning("cluster: the queue and challenges could not be read (%s)", exc)
             return
-        present = taken.present(self.connected_nodes, alive | {self.id})
-        lobby = self.lobby
+        present = taken.present(node.connected_nodes, alive | {node.id})
+        lobby = node.lobby
         with contextlib.suppress(errors.StorageFailed):
-            await self.hub.apply(
+            await node.hub.apply(
                 lambda: lobby.restore_waiting(
                     taken.waiting, taken.challenges, present, clock.now_ms()
                 )
@@ -240,41 +246,43 @@ class WatchingNode(ForwardingNode):
 
     async def look(self) -> None:
         """Nodes gone: their players are disconnected, their rooms taken as leases expire."""
+        node = self.node
         await self._coordinate()
-        nodes = await self.leases.nodes()
-        for node, alive in nodes.items():
-            if node == self.id:
+        nodes = await node.leases.nodes()
+        for other, alive in nodes.items():
+            if other == node.id:
                 continue
             if alive:
-                self.alive.add(node)
+                node.alive.add(other)
                 continue
-            if node in self.alive:
-                self.alive.discard(node)
-                log.warning("cluster: node %s is gone", node)
-                for player_id in self.presence.drop_node(node):
-                    if player_id not in self.delivery.by_player:
-                        await self.disconnect(player_id)
-            orphans = await self.leases.orphans(node)
+            if other in node.alive:
+                node.alive.discard(other)
+                log.warning("cluster: node %s is gone", other)
+                for player_id in node.presence.drop_node(other):
+                    if player_id not in node.delivery.by_player:
+                        await node.disconnect(player_id)
+            orphans = await node.leases.orphans(other)
             random.shuffle(orphans)
             for key in orphans:
                 if key.startswith("room:"):
-                    await self.take(key.removeprefix("room:"), node)
+                    await self.take(key.removeprefix("room:"), other)
                 elif key == COORDINATOR:
-                    await self._coordinate(node)
+                    await self._coordinate(other)
             if not orphans:
-                await self.leases.forget_node(node)
-                await self.bus.redis.delete(presence_key(node))
+                await node.leases.forget_node(other)
+                await node.bus.redis.delete(presence_key(other))
 
     async def resume_tournaments(self) -> None:
         """Taking over the coordinator's work: the series it ran, claimed (:meth:`_claim`)
         and resumed here; then the daily desk checks the days' ends again."""
+        node = self.node
         claimed: set[str] = set()
         try:
-            await self.hub.resume_series(take=functools.partial(self._claim, claimed))
+            await node.hub.resume_series(take=functools.partial(self._claim, claimed))
         finally:
             self._taking -= claimed
         # The attempts in play are back: the daily desk checks the days' ends again.
-        await self.hub.apply(lambda: self.lobby.daily_resumed(clock.now_ms()))
+        await node.hub.apply(lambda: node.lobby.daily_resumed(clock.now_ms()))
 
     async def _claim(self, claimed: set[str], saved: Resumable) -> bool:
         """A series to resume on taking over the coordinator's work: ours if its lease
@@ -282,6 +290,7 @@ class WatchingNode(ForwardingNode):
         this node is taking already (``take``) is not claimed again; one claimed is
         not taken by ``take`` until the resumption is over. A tournament's table
         another node holds plays on there (its results come here)."""
+        node = self.node
         key = room_key(saved.room_id)
         # An attempt at the daily deal is only ever the coordinator's, and is never left
         # to no one: our own ``take`` of it ends first (it may have lost the lease to
@@ -292,70 +301,72 @@ class WatchingNode(ForwardingNode):
         deadline = loop.time() + CLAIM_WAIT_S
         while coordinated and saved.room_id in self._taking and loop.time() < deadline:
             await asyncio.sleep(FORWARD_RETRY_S)
-        if saved.room_id in self._taking or key in self.leases.tokens:
+        if saved.room_id in self._taking or key in node.leases.tokens:
             return False
         self._taking.add(saved.room_id)
         claimed.add(saved.room_id)
-        token = await self.leases.acquire(key)
-        while token is None and coordinated and loop.time() < deadline and not self.stopping:
+        token = await node.leases.acquire(key)
+        while token is None and coordinated and loop.time() < deadline and not node.stopping:
             await asyncio.sleep(FORWARD_RETRY_S)
-            token = await self.leases.acquire(key)
+            token = await node.leases.acquire(key)
         if token is None:  # another node holds it: a tournament's table plays on there
             if coordinated:
                 log.warning("cluster: the daily attempt in room %s is still held elsewhere",
                             saved.room_id)  # fmt: skip
             return False
-        await self.storage.persist([], [Fence(key, token)])
-        self.owners[key] = self.id
-        self.bus.publish_later(None, {"k": "owner", "key": key})
+        await node.storage.persist([], [Fence(key, token)])
+        node.owners[key] = node.id
+        node.bus.publish_later(None, {"k": "owner", "key": key})
         return True
 
     async def adopt(self, room_id: str, watch: dict[str, Any] | None) -> None:
         """A table the coordinator handed us (its lease is ours already): rebuilt here
         from the store, watched as its director says (``watch``); while we stop, it
         goes to whoever takes it first."""
-        if self.stopping:
+        node = self.node
+        if node.stopping:
             with contextlib.suppress(Exception):
-                await self.leases.adopt(room_key(room_id))
-                await self.leases.release(room_key(room_id))
-                await self.bus.publish(None, {"k": "take", "room": room_id})
+                await node.leases.adopt(room_key(room_id))
+                await node.leases.release(room_key(room_id))
+                await node.bus.publish(None, {"k": "take", "room": room_id})
             return
         if watch is not None:
             members = [str(m) for m in watch["members"]]
-            self.lobby.tournaments.watched_as(room_id, bool(watch["anyone"]), members)
+            node.lobby.tournaments.watched_as(room_id, bool(watch["anyone"]), members)
         await self.take(room_id, None, handed=True)
 
     async def take(self, room_id: str, from_node: str | None, *, handed: bool = False) -> None:
         """Take ``room_id`` if its lease is free (``handed``: given to us), and rebuild
         it from the store. Any node takes any room, a tournament's table too: its
         director, on the coordinator, hears of its results wherever it is played."""
-        if room_id in self._taking or room_id in self.lobby.rooms or self.stopping:
+        node = self.node
+        if room_id in self._taking or room_id in node.lobby.rooms or node.stopping:
             return
         self._taking.add(room_id)
         try:
             key = room_key(room_id)
             if handed:
-                token = await self.leases.adopt(key)
+                token = await node.leases.adopt(key)
             else:
-                token = await self.leases.acquire(key, from_node=from_node)
+                token = await node.leases.acquire(key, from_node=from_node)
             if token is None:
                 return
-            found = await self.storage.unfinished(room_id)
+            found = await node.storage.unfinished(room_id)
             if not found:  # waiting, or over: nothing to resume, as after a restart
-                await self.leases.release(key)
+                await node.leases.release(key)
                 return
             saved = found[-1]
-            if saved.origin in COORDINATED and COORDINATOR not in self.leases.tokens:
+            if saved.origin in COORDINATED and COORDINATOR not in node.leases.tokens:
                 # An attempt goes with the daily desk: to the coordinator.
-                await self.leases.release(key)
+                await node.leases.release(key)
                 return
             if not handed and saved.origin == RoomOrigin.TOURNAMENT:
-                await self.tables.watch_rule_stored(saved)
+                await node.tables.watch_rule_stored(saved)
             # The fence first: from now on the previous owner cannot write for it.
-            await self.storage.persist([], [Fence(key, token)])
-            await self.hub.apply(lambda: self.lobby.rebuild(saved, {}, clock.now_ms()))
-            self.owners[key] = self.id
-            await self.bus.publish(None, {"k": "owner", "key": key})
+            await node.storage.persist([], [Fence(key, token)])
+            await node.hub.apply(lambda: node.lobby.rebuild(saved, {}, clock.now_ms()))
+            node.owners[key] = node.id
+            await node.bus.publish(None, {"k": "owner", "key": key})
             # A table handed over is the ordinary course of a tournament; a takeover is not.
             log.log(logging.INFO if handed else logging.WARNING,
                     "cluster: took room %s over (token %d)", room_id, token,
