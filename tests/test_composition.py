@@ -2,10 +2,7 @@
 than two of the project's classes (itself and one base), so that no floor sees and
 writes all of ``self``. A room is ``Room(RoomBase)`` with its parts (the addresser,
 the results, the dealer); exceptions, pydantic models, enums and protocols are
-types, not machines, and are not counted.
-
-The towers still standing are listed below, by name, and the test fails both for
-a new one and for one of these once it is taken down (then strike it out here)."""
+types, not machines, and are not counted."""
 
 from __future__ import annotations
 
@@ -17,11 +14,6 @@ import pkgutil
 from pydantic import BaseModel
 
 PACKAGES = ("engine", "protocol", "server", "client_cli")
-
-# Still built as towers (the core redesign goes on: docs/architecture.md, "Parts").
-TOWERS_LEFT = {
-    "client_cli.plain.client.PlainClient",
-}
 
 
 def _ours(cls: type) -> bool:
@@ -50,7 +42,7 @@ def test_no_chain_of_the_projects_classes_is_deeper_than_two() -> None:
         and _ours(cls)
         and sum(1 for c in cls.__mro__ if _ours(c)) > 2
     }
-    assert set(towers) == TOWERS_LEFT, towers
+    assert towers == {}, towers
 
 
 def test_a_room_is_its_state_and_its_parts() -> None:

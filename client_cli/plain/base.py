@@ -53,7 +53,7 @@ class PlainBase:
         self.out = out or sys.stdout
         self.inp = inp or sys.stdin
         self.model = ClientModel(url)
-        self._rooms_next: str | None = None  # the cursor of the next page of rooms
+        self.rooms_next: str | None = None  # the cursor of the next page of rooms
         self.changed = asyncio.Event()
         self.printed: set[str] = set()
         self.verbose_bot = True
@@ -69,7 +69,7 @@ class PlainBase:
             give_up_after=4,
         )
         self.model.server_url = self.session.url
-        self.commands = self._commands()
+        self.commands: dict[str, Command] = {}  # every command by its word (the client's)
         self.confirming: str | None = None  # the room a leave that forfeits waits to confirm
 
     # -- output --------------------------------------------------------------
@@ -145,12 +145,9 @@ class PlainBase:
             raise SessionError(f"refused: {reply.reason}")  # already printed: not again
         return reply
 
-    def _commands(self) -> dict[str, Command]:
-        raise NotImplementedError  # the client lists them
-
-    async def _enter_room(self, target: str, *, spectate: bool, what: str = "room") -> None:
+    async def enter_room(self, target: str, *, spectate: bool, what: str = "room") -> None:
         """Join (or watch) a room by its id, else by its invite code: one refusal at most."""
-        contribution = "" if spectate else self._contribution()
+        contribution = "" if spectate else self.contribution()
         reply: ServerMessage | None = None
         for key in ("room_id", "invite_code"):
             fields = {key: target, "contribution": contribution, "spectate": spectate}
@@ -168,7 +165,7 @@ class PlainBase:
                 self.say(f"refused: {reply.reason}")
             raise SessionError("refused")
 
-    def _not_playing(self, what: str) -> None:
+    def not_playing(self, what: str) -> None:
         """Refuse ``what`` while this player is seated in a room not finished."""
         room = self.model.room
         if room is None or room.status == RoomStatus.FINISHED or self.model.my_seat() is None:
@@ -179,7 +176,7 @@ class PlainBase:
             "(leave; during a match it forfeits)"
         )
 
-    def _next_deal_after(self) -> str | None:
+    def next_deal_after(self) -> str | None:
         """The finished match a new one will follow (next deal, an asked rematch, or
         the tournament's next round), or None."""
         match = self.model.match
@@ -201,7 +198,7 @@ class PlainBase:
             return False
         return view.info.format == "knockout" or view.info.round < view.info.rounds
 
-    def _awaited_tournament(self) -> str | None:
+    def awaited_tournament(self) -> str | None:
         """A tournament this player is in, not over, and not yet seated at a table."""
         for tid, view in self.model.tournaments.items():
             entry = self.model.my_entry(tid)
@@ -209,7 +206,7 @@ class PlainBase:
                 return tid
         return None
 
-    async def _wait_for_table(self, tid: str, timeout: float) -> bool:
+    async def wait_for_table(self, tid: str, timeout: float) -> bool:
         """Until this player's next table's match is on, or the tournament is over for it."""
 
         def ready() -> bool:
@@ -222,14 +219,14 @@ class PlainBase:
 
         return await self.until(ready, timeout)
 
-    async def _join_tournament(
+    async def join_tournament(
         self, target: str, spectate: bool, *, say_not_found: bool = True
     ) -> TournamentUpdate | ErrorMessage:
         """Register in (or watch) a tournament by its id, else by its invite code.
 
         Both attempts are quiet: at most one refusal is printed, and none when no
         tournament has that id or code and ``say_not_found`` is false."""
-        contribution = "" if spectate else self._contribution()
+        contribution = "" if spectate else self.contribution()
         reply: ServerMessage | None = None
         for key in ("tournament_id", "invite_code"):
             fields = {key: target, "spectate": spectate, "contribution": contribution}
@@ -247,10 +244,10 @@ class PlainBase:
         if reply.code != "tournament_not_found":
             self.say(f"refused: {reply.reason}")
         elif say_not_found:
-            self.say(f"refused: {await self._no_tournament(target)}")
+            self.say(f"refused: {await self.no_tournament(target)}")
         return reply
 
-    async def _no_tournament(self, target: str) -> str:
+    async def no_tournament(self, target: str) -> str:
         """Why no tournament took ``target``: it is over (the server's history still
         has it), or nothing has that id or invite code."""
         with contextlib.suppress(SessionError):
@@ -261,19 +258,19 @@ class PlainBase:
 
     # -- the server's bot levels ----------------------------------------------
 
-    async def _levels(self) -> Bots | None:
+    async def levels(self) -> Bots | None:
         if self.bots is None:
             self.bots = await fetch_levels(self.session)
         return self.bots
 
-    async def _announce(self, level: str, lead: str) -> None:
+    async def announce(self, level: str, lead: str) -> None:
         """Say which level was picked, with its rating (when the server rates its bots)."""
-        bots = await self._levels()
+        bots = await self.levels()
         if bots is not None:
             self.say(f"{lead} {picked(bots.levels, level)}")
 
     async def cmd_bots(self, args: list[str]) -> None:
-        bots = await self._levels()
+        bots = await self.levels()
         if bots is None:
             self.say("this server does not list bot levels: its bots are random, greedy, expert")
             return
@@ -281,10 +278,10 @@ class PlainBase:
         for line in level_lines(bots):
             self.say(line)
 
-    def _room(self) -> str:
+    def room(self) -> str:
         if self.model.room is None:
             raise SessionError("you are not in a room: create or join one first")
         return self.model.room.id
 
-    def _contribution(self) -> str:
+    def contribution(self) -> str:
         return self.model.new_contribution()

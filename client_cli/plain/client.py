@@ -15,7 +15,9 @@ import asyncio
 import contextlib
 import shlex
 import threading
+from typing import Any
 
+from client_cli.plain.base import PlainBase
 from client_cli.plain.daily import DailyCommands
 from client_cli.plain.head_to_head import HeadToHeadCommands
 from client_cli.plain.rooms import RoomCommands
@@ -26,47 +28,59 @@ from client_cli.session import (
 )
 
 
-class PlainClient(RoomCommands, HeadToHeadCommands, TournamentCommands, DailyCommands):
+class PlainClient(PlainBase):
+    """The plain client: the model, the session and printing (:class:`PlainBase`),
+    and the commands, in four groups that are parts of it, each given the base."""
+
+    def __init__(self, url: str, **options: Any) -> None:
+        super().__init__(url, **options)
+        self.rooms = RoomCommands(self)
+        self.head_to_head = HeadToHeadCommands(self)
+        self.tournaments = TournamentCommands(self)
+        self.daily = DailyCommands(self)
+        self.commands = self._commands()
+
     def _commands(self) -> dict[str, Command]:
         """Every command by the word that starts it."""
+        rooms, duels, tournaments = self.rooms, self.head_to_head, self.tournaments
         return {
             "help": self.cmd_help,
-            "rooms": self.cmd_rooms,
-            "create": self.cmd_create,
-            "join": self.cmd_join,
-            "leave": self.cmd_leave,
-            "resign": self.cmd_leave,
-            "ready": self.cmd_ready,
-            "unready": self.cmd_unready,
-            "start": self.cmd_start,
-            "bot": self.cmd_bot,
+            "rooms": rooms.cmd_rooms,
+            "create": rooms.cmd_create,
+            "join": rooms.cmd_join,
+            "leave": rooms.cmd_leave,
+            "resign": rooms.cmd_leave,
+            "ready": rooms.cmd_ready,
+            "unready": rooms.cmd_unready,
+            "start": rooms.cmd_start,
+            "bot": rooms.cmd_bot,
             "bots": self.cmd_bots,
-            "vsbot": self.cmd_vsbot,
-            "place": self.cmd_place,
-            "board": self.cmd_board,
-            "who": self.cmd_who,
-            "wait": self.cmd_wait,
-            "history": self.cmd_history,
-            "replay": self.cmd_replay,
-            "analyze": self.cmd_analyze,
-            "quickplay": self.cmd_quickplay,
-            "cancel": self.cmd_cancel,
-            "challenge": self.cmd_challenge,
-            "accept": self.cmd_accept,
-            "decline": self.cmd_decline,
-            "rematch": self.cmd_rematch,
-            "leaderboard": self.cmd_leaderboard,
-            "leaders": self.cmd_leaderboard,
-            "ratings": self.cmd_ratings,
-            "tournaments": self.cmd_tournaments,
-            "tournament": self.cmd_tournament,
-            "register": self.cmd_register,
-            "watch": self.cmd_watch,
-            "withdraw": self.cmd_withdraw,
-            "host": self.cmd_host,
-            "manage": self.cmd_manage,
-            "addbots": self.cmd_addbots,
-            "daily": self.cmd_daily,
+            "vsbot": rooms.cmd_vsbot,
+            "place": rooms.cmd_place,
+            "board": rooms.cmd_board,
+            "who": rooms.cmd_who,
+            "wait": rooms.cmd_wait,
+            "history": rooms.cmd_history,
+            "replay": rooms.cmd_replay,
+            "analyze": rooms.cmd_analyze,
+            "quickplay": duels.cmd_quickplay,
+            "cancel": duels.cmd_cancel,
+            "challenge": duels.cmd_challenge,
+            "accept": duels.cmd_accept,
+            "decline": duels.cmd_decline,
+            "rematch": duels.cmd_rematch,
+            "leaderboard": duels.cmd_leaderboard,
+            "leaders": duels.cmd_leaderboard,
+            "ratings": duels.cmd_ratings,
+            "tournaments": tournaments.cmd_tournaments,
+            "tournament": tournaments.cmd_tournament,
+            "register": tournaments.cmd_register,
+            "watch": tournaments.cmd_watch,
+            "withdraw": tournaments.cmd_withdraw,
+            "host": tournaments.cmd_host,
+            "manage": tournaments.cmd_manage,
+            "addbots": tournaments.cmd_addbots,
+            "daily": self.daily.cmd_daily,
         }
 
     async def handle(self, line: str) -> bool:
@@ -85,7 +99,7 @@ class PlainClient(RoomCommands, HeadToHeadCommands, TournamentCommands, DailyCom
             self.confirming = None  # a leave asked for is confirmed by the very next command
         handler = self.commands.get(cmd)
         if handler is None and len(cmd) == 2 and cmd[0].isalpha() and cmd[1].isdigit():
-            handler, args = self.cmd_place, [cmd]
+            handler, args = self.rooms.cmd_place, [cmd]
         if handler is None:
             self.say(f"unknown command {cmd!r}: type help for the list")
             return True

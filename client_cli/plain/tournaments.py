@@ -30,37 +30,45 @@ from protocol.tournaments import (
 )
 
 
-class TournamentCommands(PlainBase):
+class TournamentCommands:
+    def __init__(self, base: PlainBase) -> None:
+        self.base = base  # the model, the session, printing and the shared helpers
+
     async def cmd_tournaments(self, args: list[str]) -> None:
+        plain = self.base
         if len(args) > 1 or (args and args[0] not in tt.LIST_STATUSES):
             raise SessionError(f"usage: tournaments [{'|'.join(tt.LIST_STATUSES)}]")
         status = args[0] if args else None
-        reply = await self.request(ListTournaments(status=status))  # type: ignore[arg-type]
+        reply = await plain.request(ListTournaments(status=status))  # type: ignore[arg-type]
         listed = reply.tournaments if isinstance(reply, Tournaments) else []
         if not listed and status:
-            self.say(f"no public tournament {status}")
+            plain.say(f"no public tournament {status}")
         elif not listed:
-            self.say("no public tournaments: host one with: host NAME (tournaments finished: past)")
+            plain.say(
+                "no public tournaments: host one with: host NAME (tournaments finished: past)"
+            )
         for t in listed:
-            mine = " (you are in it)" if self.model.entered(t.id) else ""
-            self.say(tt.summary_line(t) + mine)
+            mine = " (you are in it)" if plain.model.entered(t.id) else ""
+            plain.say(tt.summary_line(t) + mine)
 
     async def cmd_tournament(self, args: list[str]) -> None:
+        plain = self.base
         if len(args) > 1:
             raise SessionError("usage: tournament [ID]")
-        tid = args[0] if args else self.model.tournament_id or self._awaited_tournament()
+        tid = args[0] if args else plain.model.tournament_id or plain.awaited_tournament()
         if tid is None:
             raise SessionError("which tournament? tournament ID (see tournaments)")
-        reply = await self.request(GetTournament(tournament_id=tid))
+        reply = await plain.request(GetTournament(tournament_id=tid))
         if isinstance(reply, TournamentUpdate):
-            self.model.show_tournament(reply.tournament.id)
+            plain.model.show_tournament(reply.tournament.id)
             for line in self.tournament_lines(reply.tournament.id):
-                self.say(line)
+                plain.say(line)
 
     def tournament_lines(self, tid: str) -> list[str]:
-        view = self.model.tournaments[tid]
+        plain = self.base
+        view = plain.model.tournaments[tid]
         info, now = view.info, time.monotonic()
-        me = self.model.me.id if self.model.me else None
+        me = plain.model.me.id if plain.model.me else None
         head = (
             f"{info.name} ({info.id}): {tt.FORMAT_NAME[info.format]}, "
             f"{tt.rounds_text(info.format, info.rounds, info.best_of, bool(info.bracket))}, "
@@ -70,7 +78,7 @@ class TournamentCommands(PlainBase):
         if info.invite_code:
             head += f"; invite code {info.invite_code}"
         lines = [head, tt.round_text(info, view.round_left_ms(now), view.next_round_ms(now))]
-        role = self.model.tournament_role(tid)
+        role = plain.model.tournament_role(tid)
         if role == "entrant":
             table = tt.table_text(view.table_of(me), view.names(), me, info.round)
             lines.append(f"you are registered{'; your table: ' + table if table else ''}")
@@ -100,62 +108,66 @@ class TournamentCommands(PlainBase):
         return lines
 
     async def cmd_register(self, args: list[str]) -> None:
+        plain = self.base
         if len(args) != 1:
             raise SessionError("usage: register ID|CODE")
-        reply = await self._join_tournament(args[0], spectate=False)
+        reply = await plain.join_tournament(args[0], spectate=False)
         if isinstance(reply, TournamentUpdate):
             info = reply.tournament
-            self.model.show_tournament(info.id)
+            plain.model.show_tournament(info.id)
             if info.status in ("finished", "cancelled"):
-                self.say(f"{info.name} is {info.status}: there is nothing to register for")
-            elif self.model.tournament_role(info.id) == "out":
-                self.say(f"you are out of {info.name}: knocked out, you play no further round")
-            elif self.model.entered(info.id):
-                self.say(
+                plain.say(f"{info.name} is {info.status}: there is nothing to register for")
+            elif plain.model.tournament_role(info.id) == "out":
+                plain.say(f"you are out of {info.name}: knocked out, you play no further round")
+            elif plain.model.entered(info.id):
+                plain.say(
                     f"registered in {reply.tournament.name}: a placement or wait "
                     "waits for your table"
                 )
 
     async def cmd_watch(self, args: list[str]) -> None:
         """Watch a tournament, or else a room, by its id or invite code."""
+        plain = self.base
         if len(args) != 1:
             raise SessionError("usage: watch ID|CODE (a tournament or a room)")
         target = args[0]
-        reply = await self._join_tournament(target, spectate=True, say_not_found=False)
+        reply = await plain.join_tournament(target, spectate=True, say_not_found=False)
         if isinstance(reply, TournamentUpdate):
             tid = reply.tournament.id
-            if not self.model.entered(tid):
-                self.model.watching.add(tid)
-            self.model.show_tournament(tid)
-            self.say(f"watching {reply.tournament.name}: its changes follow")
+            if not plain.model.entered(tid):
+                plain.model.watching.add(tid)
+            plain.model.show_tournament(tid)
+            plain.say(f"watching {reply.tournament.name}: its changes follow")
             return
         if reply.code != "tournament_not_found":
             return  # refused, and said why
-        why = await self._no_tournament(target)
+        why = await plain.no_tournament(target)
         if not why.startswith("no tournament"):
-            self.say(f"refused: {why}")
+            plain.say(f"refused: {why}")
             return
-        self._not_playing("watch another room")
-        await self._enter_room(target, spectate=True, what="tournament or room")
-        await self.until(lambda: self.model.room is not None, 5)
-        room = self.model.room
+        plain.not_playing("watch another room")
+        await plain.enter_room(target, spectate=True, what="tournament or room")
+        await plain.until(lambda: plain.model.room is not None, 5)
+        room = plain.model.room
         if room is not None:
-            self.say(
+            plain.say(
                 f"watching room {room.name}: progress as it comes, every board at the end; "
                 "wait waits for the result, leave stops watching"
             )
 
     async def cmd_withdraw(self, args: list[str]) -> None:
+        plain = self.base
         if len(args) != 1:
             raise SessionError("usage: withdraw ID")
         tid = args[0]
-        watching = tid in self.model.watching and not self.model.entered(tid)
-        await self.request(LeaveTournament(tournament_id=tid))
-        self.model.watching.discard(tid)
+        watching = tid in plain.model.watching and not plain.model.entered(tid)
+        await plain.request(LeaveTournament(tournament_id=tid))
+        plain.model.watching.discard(tid)
         if watching:
-            self.say(f"no longer watching {tid}")
+            plain.say(f"no longer watching {tid}")
 
     async def cmd_host(self, args: list[str]) -> None:
+        plain = self.base
         opts = _host_parser().parse_args(args)
         fields: dict[str, Any] = {
             "name": " ".join(opts.name),
@@ -180,23 +192,24 @@ class TournamentCommands(PlainBase):
             msg = CreateTournament(**fields)
         except ValueError as exc:
             raise SessionError(f"host: {_first_error(exc)}") from None
-        reply = await self.request(msg)
+        reply = await plain.request(msg)
         if isinstance(reply, TournamentUpdate):
             info = reply.tournament
-            self.model.show_tournament(info.id)
+            plain.model.show_tournament(info.id)
             start = "start it with: manage " + info.id + " start"
             if opts.start_in is not None:
                 start = f"it starts by itself in {clock_text(opts.start_in * 1000)}"
-            self.say(f"you host {info.name} ({info.id}); register to play in it; {start}")
+            plain.say(f"you host {info.name} ({info.id}); register to play in it; {start}")
 
     async def cmd_manage(self, args: list[str]) -> None:
+        plain = self.base
         actions = ("start", "pause", "resume", "cancel", "remove")
         if len(args) < 2 or args[1] not in actions or (args[1] == "remove") != (len(args) == 3):
             raise SessionError("usage: manage ID start|pause|resume|cancel|remove PLAYER")
         tid, action = args[0], args[1]
         player_id = None
         if action == "remove":
-            view = self.model.tournaments.get(tid)
+            view = plain.model.tournaments.get(tid)
             who = args[2]
             found = [
                 e.player.id
@@ -206,13 +219,14 @@ class TournamentCommands(PlainBase):
             if not found:
                 raise SessionError(f"no entrant {who} in {tid} (see: tournament {tid})")
             player_id = found[0]
-        await self.request(
+        await plain.request(
             ManageTournament.model_validate(
                 {"tournament_id": tid, "action": action, "player_id": player_id}
             )
         )
 
     async def cmd_addbots(self, args: list[str]) -> None:
+        plain = self.base
         if not 1 <= len(args) <= 3:
             raise SessionError("usage: addbots ID [COUNT] [LEVEL]")
         try:
@@ -222,5 +236,5 @@ class TournamentCommands(PlainBase):
             )
         except ValueError as exc:
             raise SessionError(f"addbots: {_first_error(exc)}") from None
-        await self._announce(msg.strategy, f"entering {count} bot{'s' if count != 1 else ''} of")
-        await self.request(msg)
+        await plain.announce(msg.strategy, f"entering {count} bot{'s' if count != 1 else ''} of")
+        await plain.request(msg)
