@@ -156,18 +156,23 @@ class Lobby:
         """A step failed: what its rooms and directors noted before the bug joins the
         lobby's notes, as a tick cut short does (their steps did not conclude)."""
         for room in list(self.rooms.values()) + list(self._closing.values()):
-            if room.noted():
+            at = room.step_at  # set while a step runs, with its notes: this one's
+            if at is not None:
                 try:
-                    self.settle(room, room.conclude([]), room.now)
+                    self.settle(room, room.conclude([]), at)
                 except Exception:  # a second bug: what it noted stays out
                     log.exception("room %s: what a failed step noted could not be settled",
                                   room.id, extra={"room": room.id})  # fmt: skip
-        for director in self.tournaments.noted():
+        try:
+            cut = self.tournaments.cut_short()
+        except Exception:  # a second bug: what they noted stays out
+            log.exception("what a failed step's tournaments noted could not be concluded")
+            cut = []
+        for result, at in cut:
             try:
-                self.carry_out(self.tournaments.cut_short(director), director.now)
+                self.carry_out(result, at)
             except Exception:  # a second bug: what it noted stays out
-                log.exception("tournament %s: what a failed step noted could not be carried"
-                              " out", director.id, extra={"tournament": director.id})  # fmt: skip
+                log.exception("what a failed step's tournament asked could not be carried out")
 
     def _output(self) -> StepOutput:
         """Everything the step just run decided besides its messages, in one piece."""
@@ -702,7 +707,7 @@ class Lobby:
             shared.rooms.seated += [
                 (room.id, pid) for pid in sorted(joined) if room.seat_of(pid) is not None
             ]
-        self.alarms.set(room.id, self._next_wake(room))
+        self.alarms.set(room.id, self._next_wake(room, now_ms))
         return outs
 
     def _act_on(self, room: Room, events: list[Event], now_ms: int) -> list[Outbound]:
@@ -735,10 +740,10 @@ class Lobby:
             return True
         return False
 
-    def _next_wake(self, room: Room) -> int | None:
+    def _next_wake(self, room: Room, now_ms: int) -> int | None:
         """When the clock must next look at ``room``: a deadline, or its time to be
         forgotten (finished), or to be closed (waiting too long)."""
-        due = room.next_deadline()
+        due = room.next_deadline(now_ms)
         if room.phase == Phase.FINISHED and room.finished_at is not None:
             forget = room.finished_at + self.config.finished_ttl_ms
             return forget if due is None else min(due, forget)

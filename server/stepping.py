@@ -6,11 +6,17 @@ as the step runs; :func:`step` wraps each of their entry points so that what it
 noted leaves with its messages as one value, built by the machine's
 ``conclude``. Nothing of a step stays in the machine for the next one. A
 command refused (a :class:`server.errors.RoomError`) changes nothing: a machine
-validates before it changes anything, and its clock (``now``, the time of its
-latest step, which a step sets first) is set back. A step
-a bug cuts short leaves what it had noted: the caller takes it with
-``conclude([])`` (the lobby's and the tournaments' ticks do), so that it is
-stored all the same.
+validates before it changes anything. A step a bug cuts short leaves what it
+had noted: the caller takes it with ``conclude([])`` (the lobby's and the
+tournaments' ticks do, and the lobby does for any step that fails), so that it
+is stored all the same.
+
+The time is an argument of every entry point (``now_ms``), handed down to what
+needs it; a machine keeps no clock of its own. The one trace of it is in the
+scratch of the step being run: :func:`step` puts the step's time in
+``step_at`` beside what the step notes, for ``conclude`` (a director's snapshot
+is stamped with it, and a step a bug cut short is settled at its time), and
+``conclude`` clears it with the notes, so that between steps it is None.
 
 This module must never await, read a clock, or touch sockets or the database.
 """
@@ -18,6 +24,7 @@ This module must never await, read a clock, or touch sockets or the database.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -34,13 +41,18 @@ def step(result: type[R]) -> Callable[[Method[P]], Callable[Concatenate[Any, P],
     its messages and everything it noted (``self.conclude(messages)``)."""
 
     def entry_point(method: Method[P]) -> Callable[Concatenate[Any, P], R]:
+        names = list(inspect.signature(method).parameters)
+        if "now_ms" not in names:
+            raise TypeError(f"{method.__qualname__}: an entry point takes the time, now_ms")
+        at = names.index("now_ms") - 1  # its place among the arguments after the machine
+
         @functools.wraps(method)
         def run(machine: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
-            clock = machine.now
+            machine.step_at = kwargs["now_ms"] if "now_ms" in kwargs else args[at]
             try:
                 messages = method(machine, *args, **kwargs)
-            except errors.RoomError:  # refused: nothing changed, the machine's clock neither
-                machine.now = clock
+            except errors.RoomError:  # refused: nothing changed, nothing noted
+                machine.step_at = None
                 raise
             concluded: R = machine.conclude(messages)
             return concluded

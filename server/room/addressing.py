@@ -166,29 +166,29 @@ class Addresser:
         return outs
 
     def room_update(
-        self, *, ref: str | None = None, actor: str = "", now: bool = False
+        self, now_ms: int, *, ref: str | None = None, actor: str = "", at_once: bool = False
     ) -> list[Outbound]:
-        """Tell the members the room changed (ROOM_UPDATE_INTERVAL_MS).
+        """Tell the members the room changed (ROOM_UPDATE_INTERVAL_MS), as of ``now_ms``.
 
-        ``now`` (a deal starts or ends) tells everyone at once. Any other change
+        ``at_once`` (a deal starts or ends) tells everyone at once. Any other change
         goes out at once if the last update is an interval old, else it makes one
         due when the interval is up (:meth:`tick` sends it, with the room as it is
         then); the member whose command changed it (``actor``) is answered at once.
         """
-        at = self.room.now
-        sent = self.room.room_sent_at
-        if now or sent is None or at - sent >= ROOM_UPDATE_INTERVAL_MS:
-            self.room.room_due = None
-            self.room.room_sent_at = at
-            return self._room_to_members(ref, actor)
-        if self.room.room_due is None:
-            self.room.room_due = sent + ROOM_UPDATE_INTERVAL_MS
-        if actor and self.room.is_member(actor):
-            shown = views.sees_result(self.room, actor)
-            return [self.address([actor], RoomUpdate(room=self.room.info(shown), ref=ref))]
+        room = self.room
+        sent = room.room_sent_at
+        if at_once or sent is None or now_ms - sent >= ROOM_UPDATE_INTERVAL_MS:
+            room.room_due = None
+            room.room_sent_at = now_ms
+            return self._room_to_members(now_ms, ref, actor)
+        if room.room_due is None:
+            room.room_due = sent + ROOM_UPDATE_INTERVAL_MS
+        if actor and room.is_member(actor):
+            shown = views.sees_result(room, actor)
+            return [self.address([actor], RoomUpdate(room=room.info(now_ms, shown), ref=ref))]
         return []
 
-    def _room_to_members(self, ref: str | None, actor: str) -> list[Outbound]:
+    def _room_to_members(self, now_ms: int, ref: str | None, actor: str) -> list[Outbound]:
         """The room to every member: those who may not see the deal's result (a
         spectator under its round's embargo) get it without the series' standings."""
         by_sight: dict[bool, list[str]] = {}
@@ -196,7 +196,7 @@ class Addresser:
             by_sight.setdefault(views.sees_result(self.room, member), []).append(member)
         outs: list[Outbound] = []
         for shown, group in by_sight.items():
-            update = RoomUpdate(room=self.room.info(shown))
+            update = RoomUpdate(room=self.room.info(now_ms, shown))
             outs += self.to_members(update, ref=ref, actor=actor, members=group)
         return outs
 

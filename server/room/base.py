@@ -68,7 +68,8 @@ class RoomBase:
         self.match: DealInPlay | None = None
         self.finished_at: int | None = None
         self.created_at = now_ms
-        self.now = now_ms  # the time of the latest command or tick
+        # The time of the step being run (server.stepping.step), with its notes below.
+        self.step_at: int | None = None
         self.ids = ids
         self.bot_factory = bots
         self.think_elsewhere = think_elsewhere
@@ -128,17 +129,12 @@ class RoomBase:
             origin=s.origin,
         )
 
-    def noted(self) -> bool:
-        """Whether a step noted something it has not handed over (only a step a bug
-        cut short leaves that: every step ends by :meth:`conclude`)."""
-        return bool(self._events or self._bot_turns)
-
     def conclude(self, messages: list[Outbound]) -> RoomResult:
         """A step's ``messages`` with everything it noted, as its one result; the room
         keeps nothing of it (server.room.result.step calls this for every entry point;
         the lobby too, for a step a bug cut short)."""
         result = RoomResult(messages, self._events, self._bot_turns)
-        self._events, self._bot_turns = [], []
+        self._events, self._bot_turns, self.step_at = [], [], None
         return result
 
     def note(self, event: Event) -> None:
@@ -171,8 +167,8 @@ class RoomBase:
     def series_info(self, now_ms: int | None = None) -> SeriesInfo | None:
         return views.series_info(self, now_ms)
 
-    def info(self, results: bool = True) -> RoomInfo:
-        return views.info(self, results)
+    def info(self, now_ms: int, results: bool = True) -> RoomInfo:
+        return views.info(self, now_ms, results)
 
     def summary(self) -> RoomSummary:
         return views.summary(self)
@@ -200,8 +196,9 @@ class RoomBase:
     def _in_grace(self, seat: Seat, now_ms: int) -> bool:
         return seat.away_since is not None and now_ms - seat.away_since < self.grace_ms
 
-    def next_deadline(self) -> int | None:
-        """The next time :meth:`tick` has something to do (None: nothing timed)."""
+    def next_deadline(self, now_ms: int) -> int | None:
+        """The next time :meth:`tick` has something to do, as of ``now_ms`` (None:
+        nothing timed)."""
         times: list[int] = [
             s.away_since + self.grace_ms
             for s in self.seats
@@ -213,7 +210,7 @@ class RoomBase:
         if self.phase == Phase.FINISHED:  # looked at again when a grace ends: it may close
             times += [s.away_since + self.grace_ms for s in self.seats
                       if s.receives and s.away_since is not None
-                      and self._in_grace(s, self.now)]  # fmt: skip
+                      and self._in_grace(s, now_ms)]  # fmt: skip
         if self.phase == Phase.BETWEEN and self.series.next_at is not None:
             times.append(self.series.next_at)
         if self.room_due is not None:

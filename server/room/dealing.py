@@ -246,7 +246,9 @@ class Dealer:
             deal=number,
             best_of=series.best_of,
         )
-        outs = self.out.room_update(ref=ref, actor=actor, now=True) + self.out.to_members(started)
+        outs = self.out.room_update(
+            now_ms, ref=ref, actor=actor, at_once=True
+        ) + self.out.to_members(started)
         for seat in self.room.seats:
             outs += self.out.card_for(seat.player.id, now_ms)
         outs += self.bots_play(now_ms)

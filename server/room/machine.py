@@ -72,7 +72,6 @@ class Room(RoomBase):
     @step(RoomResult)
     def handle(self, player: PlayerInfo, message: ClientMessage, now_ms: int) -> list[Outbound]:
         """Apply one command from ``player``; raise RoomError and change nothing if refused."""
-        self.now = now_ms
         match message:
             case JoinRoom():
                 return self._join(player, message, now_ms)
@@ -106,30 +105,30 @@ class Room(RoomBase):
             return [self.out.send_state(player.id, now_ms, msg.ref), *self._changed(now_ms)]
         if msg.spectate:
             self.spectators[player.id] = player
-            return [self.out.send_state(player.id, now_ms, msg.ref), *self.out.room_update()]
+            return [self.out.send_state(player.id, now_ms, msg.ref), *self.out.room_update(now_ms)]
         phases.allowed_in(self.phase, phases.SEAT)
         if len(self.seats) >= self.settings.seats:
             raise errors.RoomFull(f"all {self.settings.seats} seats are taken")
         if self.settings.rated and (player.guest or player.bot):
             raise errors.NotRateable("a rated room is for registered players; guests play casual")
         self.seats.append(Seat(player, msg.contribution))
-        return [self.out.send_state(player.id, now_ms, msg.ref), *self.out.room_update()]
+        return [self.out.send_state(player.id, now_ms, msg.ref), *self.out.room_update(now_ms)]
 
     def _leave(self, player: PlayerInfo, msg: LeaveRoom, now_ms: int) -> list[Outbound]:
         self._require_member(player)
         left = self.out.address([player.id], Left(room_id=self.id, ref=msg.ref))
         if player.id in self.spectators:
             del self.spectators[player.id]
-            return [left, *self.out.room_update()]
+            return [left, *self.out.room_update(now_ms)]
         seat = self.seat_of(player.id)
         assert seat is not None
         if self.phase == Phase.WAITING:
             self._remove_seat(seat)
-            return [left, *self.out.room_update()]
+            return [left, *self.out.room_update(now_ms)]
         seat.present = False
         seat.rematch = False
         if self.phase == Phase.FINISHED:
-            return [left, *self.out.room_update()]
+            return [left, *self.out.room_update(now_ms)]
         # Leaving a series being played (resigning) loses it at once, and the deal
         # in play too: the leaver is ranked last in it. With one player left the
         # deal ends now (nothing left to play for); two or more play on, the
@@ -172,7 +171,7 @@ class Room(RoomBase):
         full = len(self.seats) == self.settings.seats
         if full and all(s.ready for s in self.seats):
             return self.dealer.deal_next(now_ms, ref=msg.ref, actor=player.id)
-        return self.out.room_update(ref=msg.ref, actor=player.id)
+        return self.out.room_update(now_ms, ref=msg.ref, actor=player.id)
 
     def _start(self, player: PlayerInfo, msg: StartMatch, now_ms: int) -> list[Outbound]:
         self._require_member(player)
@@ -193,7 +192,7 @@ class Room(RoomBase):
         if self.settings.rated:
             raise errors.NotRateable("bots do not play rated rooms")
         self.seat_bot(msg.strategy)
-        return self.out.room_update(ref=msg.ref, actor=player.id)
+        return self.out.room_update(now_ms, ref=msg.ref, actor=player.id)
 
     def _rematch(self, player: PlayerInfo, msg: Rematch, now_ms: int) -> list[Outbound]:
         seat = self._playing_seat(player)
@@ -207,7 +206,7 @@ class Room(RoomBase):
         if msg.want and msg.contribution:
             seat.contribution = msg.contribution
         if not all(s.rematch or s.bot is not None for s in self.seats):
-            return self.out.room_update(ref=msg.ref, actor=player.id)
+            return self.out.room_update(now_ms, ref=msg.ref, actor=player.id)
         # Everyone wants it: the series committed to when the last one ended begins.
         self.series, self.next_series = self.next_series, None
         for s in self.seats:
@@ -238,7 +237,6 @@ class Room(RoomBase):
         """The lobby closes a room that waited too long without starting: every
         member is told it has left, and the room is left to the bots (closable)."""
         assert self.phase == Phase.WAITING
-        self.now = now_ms
         outs = [self.out.address([pid], Left(room_id=self.id)) for pid in self.members()]
         self.seats = [s for s in self.seats if s.bot is not None]
         self.spectators.clear()
@@ -253,7 +251,6 @@ class Room(RoomBase):
     @step(RoomResult)
     def start(self, now_ms: int) -> list[Outbound]:
         """Begin the match of a room the lobby filled itself."""
-        self.now = now_ms
         return self.dealer.deal_next(now_ms)
 
     def _playing_seat(self, player: PlayerInfo) -> Seat:
@@ -296,7 +293,7 @@ class Room(RoomBase):
 
     def _changed(self, now_ms: int) -> list[Outbound]:
         """Seats changed (connection, presence): tell the members."""
-        outs = self.out.room_update()
+        outs = self.out.room_update(now_ms)
         if self.match is not None and self.phase == Phase.PLAYING:
             outs += self.out.progress_now(now_ms)
         return outs
@@ -308,7 +305,6 @@ class Room(RoomBase):
     def resume(self, now_ms: int) -> list[Outbound]:
         """After :func:`server.room.restore.restore`: deal on, ask the bots, finish a
         deal already complete."""
-        self.now = now_ms
         if self.phase != Phase.PLAYING:
             return []
         return self.dealer.bots_play(now_ms) + self.dealer.advance(now_ms)
@@ -318,7 +314,6 @@ class Room(RoomBase):
         """A clock above the room's ran out (a tournament's round clock): every card
         still unplaced is placed automatically, as when a race's deal clock runs
         out, and the series ends with this deal."""
-        self.now = now_ms
         self.last_deal = True
         if self.phase == Phase.BETWEEN:
             return self.results.end_series(now_ms)
@@ -336,7 +331,6 @@ class Room(RoomBase):
         Refused, changing nothing, when the turn is no longer waiting (the clock
         placed the card first, or the match is over) or the cell is not legal.
         """
-        self.now = now_ms
         seat = self.seat_of(player_id)
         if seat is None or seat.bot is None:
             raise errors.NotSeated(f"{player_id} is not a bot seat of room {self.id}")
@@ -381,11 +375,10 @@ class Room(RoomBase):
             if connected:
                 return [self.out.send_state(player_id, now_ms)]
             del self.spectators[player_id]
-            return self.out.room_update()
+            return self.out.room_update(now_ms)
         seat = self.seat_of(player_id)
         if seat is None or not seat.receives:
             return []
-        self.now = now_ms
         if connected:
             was = seat.connected
             seat.connected, seat.away_since, seat.timed_out = True, None, False
@@ -403,11 +396,10 @@ class Room(RoomBase):
         outs = self._tick(now_ms)
         due = self.room_due
         if due is not None and now_ms >= due:
-            outs += self.out.room_update(now=True)
+            outs += self.out.room_update(now_ms, at_once=True)
         return outs
 
     def _tick(self, now_ms: int) -> list[Outbound]:
-        self.now = now_ms
         outs: list[Outbound] = []
         if self.phase == Phase.BETWEEN:
             due_at = self.series.next_at
@@ -423,7 +415,7 @@ class Room(RoomBase):
             for seat in gone:
                 self._remove_seat(seat)
             if gone:
-                outs += self.out.room_update()
+                outs += self.out.room_update(now_ms)
             return outs
         m = self.match
         if self.phase != Phase.PLAYING or m is None:

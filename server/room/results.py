@@ -133,7 +133,7 @@ class Results:
         seeing = [p for p in self.room.members() if views.sees_result(self.room, p)]
         if seeing:
             outs.append(self.out.address(seeing, m.result))
-        return outs + self.out.room_update(now=True)
+        return outs + self.out.room_update(now_ms, at_once=True)
 
     def _clocked_forfeits(self, now_ms: int) -> dict[str, int]:
         """In a rated deal, a person the clock played for (most of its cards placed by
@@ -189,7 +189,7 @@ class Results:
         """Between deals, the series was decided without the next deal (a forfeit)."""
         self.room.go(Phase.FINISHED)
         self._close_series(now_ms)
-        return self.out.room_update(now=True)
+        return self.out.room_update(now_ms, at_once=True)
 
 
 def rank_notes(

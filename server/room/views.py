@@ -36,7 +36,6 @@ class RoomData(Protocol):
     series: Series
     next_series: Series | None  # committed to once a series ends: a rematch's
     server_commitment: str
-    now: int  # the time of the latest command or tick
 
 
 def status(room: RoomData) -> RoomStatus:
@@ -111,7 +110,7 @@ def series_info(
     )
 
 
-def info(room: RoomData, results: bool = True) -> RoomInfo:
+def info(room: RoomData, now_ms: int, results: bool = True) -> RoomInfo:
     """The room as its members see it; without ``results``, its series' standings
     held back (:func:`series_info`)."""
     s = room.settings
@@ -139,7 +138,7 @@ def info(room: RoomData, results: bool = True) -> RoomInfo:
         server_commitment=room.server_commitment,
         deals=s.best_of,
         rated=s.rated,
-        series=series_info(room, room.now, results),
+        series=series_info(room, now_ms, results),
         rematch=[seat.player.id for seat in room.seats if seat.rematch],
         origin=s.origin,
         can_rematch=can_rematch(room),
@@ -247,7 +246,7 @@ def view_for(room: RoomData, player_id: str, now_ms: int, ref: str | None = None
                 time_used_ms=board.time_used_ms,
             )
     return RoomState(
-        room=info(room, sees_result(room, player_id)),
+        room=info(room, now_ms, sees_result(room, player_id)),
         match_id=m.id if m else None,
         seed_commitment=commitment(m.seed) if m else None,
         contributions=list(m.contributions) if m else [],

@@ -108,7 +108,8 @@ class DirectorBase:
         # Tables whose room the lobby opened in the step being run (tables_opened).
         self.opened_tables: list[tuple[Round, Table]] = []
         self.bots_added = 0
-        self.now = now_ms
+        # The time of the step being run (server.stepping.step), with its notes.
+        self.step_at: int | None = None
         self.push_due: int | None = None
         self._pushed_at: int | None = None
         # A command that began a round is answered by the push once its tables have
@@ -215,7 +216,9 @@ class DirectorBase:
         return self._rating_of(player_id)
 
     def record_entry(self, entrant: Entrant) -> None:
-        self.entry_event(entrant, self.now)
+        """``entrant``'s entry stored, at the time of the step being run (a format's)."""
+        assert self.step_at is not None, "an entry is recorded by a step"
+        self.entry_event(entrant, self.step_at)
 
     def standings(self, *, shown: bool = False) -> list[TournamentStanding]:
         """Everyone in the draw, best first. ``shown``: as anyone may see them while a

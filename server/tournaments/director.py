@@ -114,11 +114,6 @@ class Director(DirectorBase):
         """After a restart, once the tables are rebuilt (:meth:`Rounds.resumed`)."""
         return self.play.resumed(alive, now_ms)
 
-    def noted(self) -> bool:
-        """Whether a step noted something it has not handed over (only a step a bug
-        cut short leaves that: every step ends by :meth:`conclude`)."""
-        return bool(self._events or self._requests)
-
     def conclude(self, messages: list[Outbound]) -> DirectorResult:
         """A step's ``messages`` with everything it noted, as its one result; the
         director keeps nothing of it (server.stepping.step calls this for every entry
@@ -133,24 +128,25 @@ class Director(DirectorBase):
         :meth:`next_deadline` asks for a tick when a late one is due. Results that
         came after the last snapshot are in the tables' stored series, and a
         restart takes them from there (:meth:`catch_up`)."""
+        at = self.step_at
+        assert at is not None, "a director's step concludes at the time it was run"
         if not self.over and not any(isinstance(r, OpenTable) for r in self._requests):
             shape = self._shape()
-            if shape != self.stored_shape or self.now - self.stored_at >= SNAPSHOT_INTERVAL_MS:
+            if shape != self.stored_shape or at - self.stored_at >= SNAPSHOT_INTERVAL_MS:
                 self.snapshot_due = None
                 state = self.snapshot()
                 if state != self.stored:
-                    self.stored, self.stored_shape, self.stored_at = state, shape, self.now
-                    self.note(TournamentSnapshot(self.id, state, self.now))
+                    self.stored, self.stored_shape, self.stored_at = state, shape, at
+                    self.note(TournamentSnapshot(self.id, state, at))
             elif self.snapshot_due is None:
                 self.snapshot_due = self.stored_at + SNAPSHOT_INTERVAL_MS
         result = DirectorResult(messages, self._events, self._requests)
-        self._events, self._requests = [], []
+        self._events, self._requests, self.step_at = [], [], None
         return result
 
     @step(DirectorResult)
     def opened(self, now_ms: int) -> list[Outbound]:
         """The tournament was just created: its creation is stored (and its snapshot)."""
-        self.now = now_ms
         self.note(self.creation(now_ms))
         return []
 
@@ -259,7 +255,6 @@ class Director(DirectorBase):
         current = director.rounds[-1] if director.rounds else None
         if current is not None and not current.finished and not current.stopped:
             current.ends_at += away  # a stopped one's tables are stopped again: resumed()
-        director.now = now_ms
         return director
 
     # ------------------------------------------------------------------
@@ -296,7 +291,6 @@ class Director(DirectorBase):
     def register(
         self, player: PlayerInfo, contribution: str, now_ms: int, ref: str | None = None
     ) -> list[Outbound]:
-        self.now = now_ms
         known = self.entrants.get(player.id)
         if known is not None and known.status in (EntrantStatus.ACTIVE, EntrantStatus.ELIMINATED):
             return [Outbound((player.id,), self.update(now_ms, ref))]
@@ -318,7 +312,6 @@ class Director(DirectorBase):
 
     @step(DirectorResult)
     def spectate(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
-        self.now = now_ms
         require(self.phase, "watch")  # in every phase
         if player.id not in self.entrants:
             self.spectators[player.id] = player
@@ -335,7 +328,6 @@ class Director(DirectorBase):
         admin: bool = False,
         ref: str | None = None,
     ) -> list[Outbound]:
-        self.now = now_ms
         self._require_host(actor, admin)
         self._registration_open("bots")
         if not self.settings.bots:
@@ -358,7 +350,6 @@ class Director(DirectorBase):
     @step(DirectorResult)
     def leave(self, player: PlayerInfo, now_ms: int, ref: str | None = None) -> list[Outbound]:
         """An entrant withdraws (its table, if any, is forfeited); a spectator stops watching."""
-        self.now = now_ms
         entrant = self.entrants.get(player.id)
         if entrant is None or entrant.status not in (
             EntrantStatus.ACTIVE,
@@ -399,7 +390,6 @@ class Director(DirectorBase):
     ) -> list[Outbound]:
         """The host's start, pause, resume, cancel and remove: each checked, then
         applied, then answered (the actor's copy of the update it caused has its ref)."""
-        self.now = now_ms
         self._require_host(actor, admin)
         reply = Reply(actor.id, ref)
         match action:

@@ -328,13 +328,15 @@ class TournamentDesk:
         self._schedule(director)
         return result
 
-    def noted(self) -> list[Director]:
-        """The directors holding notes of a step a bug cut short (for :meth:`cut_short`)."""
-        return [d for d in self.directors.values() if d.noted()]
-
-    def cut_short(self, director: Director) -> DeskResult:
-        """What ``director`` noted in a step a bug cut short, as that step's result."""
-        return self._run(director, director.conclude([]), director.now)
+    def cut_short(self) -> list[tuple[DeskResult, int]]:
+        """What each director noted in a step a bug cut short, as that step's result,
+        with the step's time (a director with notes between steps has one only so)."""
+        found: list[tuple[DeskResult, int]] = []
+        for director in list(self.directors.values()):
+            at = director.step_at
+            if at is not None:
+                found.append((self._run(director, director.conclude([]), at), at))
+        return found
 
     def _schedule(self, director: Director) -> None:
         """The clock looks at ``director`` next at its next deadline, or, once it is

@@ -78,7 +78,6 @@ class Rounds:
 
     def tick(self, now_ms: int) -> list[Outbound]:
         d = self.director
-        d.now = now_ms
         outs: list[Outbound] = []
         if d.phase == Phase.REGISTERING and d.next_at is not None and now_ms >= d.next_at:
             if len(d.active()) >= 2:
@@ -119,7 +118,6 @@ class Rounds:
 
     def _deal_ended(self, room_id: str, scores: Mapping[str, int], now_ms: int) -> list[Outbound]:
         d = self.director
-        d.now = now_ms
         found = d.tables_by_room.get(room_id)
         if found is None:
             return []
@@ -163,7 +161,6 @@ class Rounds:
 
     def _table_ended(self, room_id: str, winner_id: str | None, now_ms: int) -> list[Outbound]:
         d = self.director
-        d.now = now_ms
         found = d.tables_by_room.pop(room_id, None)
         if found is None:
             return []
@@ -277,7 +274,6 @@ class Rounds:
         """The tables asked for (OpenTable) are open: store where each plays, and tell
         everyone."""
         d = self.director
-        d.now = now_ms
         opened, d.opened_tables = d.opened_tables, []
         for r, t in opened:
             self._table_event(r, t, now_ms)
@@ -329,7 +325,6 @@ class Rounds:
         could not be rebuilt) end with the deals they finished, as if the round
         clock had stopped them there (docs/tournaments.md)."""
         d = self.director
-        d.now = now_ms
         current = d.rounds[-1] if d.rounds else None
         if current is not None and not current.finished and current.stopped:
             stop = [t.room_id for t in current.open_tables() if t.room_id in alive]

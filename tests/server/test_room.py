@@ -152,7 +152,7 @@ def test_progress_of_an_open_turn_is_delayed_and_shared() -> None:
     place(room, box, BOB, 1_040)
     # Nothing yet: one progress is due a delay after the first of them.
     assert len(box.of(DAVE, Progress)) == before
-    assert room.next_deadline() == 1_000 + PROGRESS_DELAY_MS
+    assert room.next_deadline(1_000) == 1_000 + PROGRESS_DELAY_MS
     assert room.tick(1_000 + PROGRESS_DELAY_MS - 1) == RoomResult()
     outs = box.add(room.tick(1_000 + PROGRESS_DELAY_MS))
     assert [type(o.message) for o in outs] == [Progress]
@@ -367,7 +367,7 @@ def test_reconnect_restores_board_card_and_clock() -> None:
     place(room, box, ALICE, 100)
     place(room, box, BOB, 200)
     box.add(room.set_connected("id-bob", False, 1_000))
-    assert not room.info().players[1].connected
+    assert not room.info(0).players[1].connected
     alice_progress = box.of(ALICE, Progress)[-1]
     assert alice_progress.connected["id-bob"] is False  # type: ignore[attr-defined]
     outs = box.add(room.set_connected("id-bob", True, 4_200))
@@ -825,10 +825,10 @@ def test_a_finished_room_waits_out_the_grace_of_a_player_who_dropped_or_is_movin
     room.handle(ALICE, LeaveRoom(room_id=room.id), now)  # one leaves for good
     room.set_connected(BOB.id, False, now)  # the other's connection closes: a move
     assert not room.closable(now + 100, 600_000)
-    due = room.next_deadline()  # the room update held back for the others first
+    due = room.next_deadline(now)  # the room update held back for the others first
     assert due is not None and due < now + 5_000
     room.tick(due)
-    assert room.next_deadline() == now + 5_000  # then looked at when the grace ends
+    assert room.next_deadline(due) == now + 5_000  # then looked at when the grace ends
     room.set_connected(BOB.id, True, now + 100)  # back, on the room's node
     (state,) = room.handle(BOB, Resync(room_id=room.id), now + 150).messages
     assert state.message.type == "room_state"

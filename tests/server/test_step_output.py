@@ -12,7 +12,7 @@ import pytest
 from protocol.deals import CardDealt, Place
 from protocol.fields import Pace, Visibility
 from protocol.head_to_head import QueueStatus, QuickPlay
-from protocol.rooms import CreateRoom, JoinRoom
+from protocol.rooms import CreateRoom, JoinRoom, StartMatch
 from protocol.tournaments import CreateTournament
 from server import errors
 from server.config import LobbyConfig
@@ -195,33 +195,39 @@ def test_a_tournament_tick_that_fails_half_done_still_hands_over_what_it_decided
         director.note(decided)
         raise RuntimeError("a bug, half way through the step")
 
-    monkeypatch.setattr(director, "tick", tick)
+    monkeypatch.setattr(director.play, "tick", tick)  # the bug inside the director's step
     lobby.tournaments.alarms.set(director.id, 5)
     output = lobby.run(lambda: lobby.tick(5))
     assert decided in output.events
-    assert director.conclude([]).events == []  # the director kept nothing of it
+    assert director.step_at is None  # the director kept nothing of it
+    lobby.tournaments.alarms.set(director.id, 6)
+    monkeypatch.undo()
+    assert decided not in lobby.run(lambda: lobby.tick(6)).events
 
 
-def test_a_step_a_bug_cuts_short_hands_over_what_it_decided_and_leaves_nothing() -> None:
-    """A room's step raises after it noted a placement (a bug): Lobby.run raises
-    StepFailed from the bug with that placement in its output, and neither the room
-    nor the lobby keeps anything of it for the next step."""
+def test_a_step_a_bug_cuts_short_hands_over_what_it_decided_and_leaves_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A room's step raises after it noted a placement (a bug in what follows it):
+    Lobby.run raises StepFailed from the bug with that placement in its output, and
+    neither the room nor the lobby keeps anything of it for the next step."""
     lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
     lobby.run(lambda: lobby.handle(ALICE, CreateRoom(name="open", seats=2), 0))
     [room] = lobby.rooms.values()
     lobby.run(lambda: lobby.handle(BOB, JoinRoom(room_id=room.id), 0))
-    bug = RuntimeError("a bug after the note")
-    placed = CardPlaced("m1", ALICE.id, 1, "a1", "5H", 0, False, 5)
+    lobby.run(lambda: lobby.handle(ALICE, StartMatch(room_id=room.id), 0))
+    bug = RuntimeError("a bug after the placement was noted")
 
-    def broken() -> list[Outbound]:
-        room.note(placed)
+    def advance(now_ms: int, placed_by: str | None = None) -> list[Outbound]:
         raise bug
 
+    monkeypatch.setattr(room.dealer, "advance", advance)
     with pytest.raises(StepFailed) as raised:
-        lobby.run(broken)
+        lobby.run(lambda: lobby.handle(ALICE, Place(room_id=room.id, turn=1, cell="b2"), 5))
     assert raised.value.__cause__ is bug
-    assert raised.value.output.events == [placed] and raised.value.output.messages == []
-    assert not room.noted()
+    [placed] = raised.value.output.events
+    assert isinstance(placed, CardPlaced) and (placed.player_id, placed.cell) == (ALICE.id, "b2")
+    assert raised.value.output.messages == [] and room.step_at is None
     assert lobby.run(list) == StepOutput([], [], None, [])
 
 
@@ -238,3 +244,25 @@ def test_a_room_let_go_or_withdrawn_outside_a_step_notes_nothing() -> None:
     rooms, notices = lobby.withdraw([second.opened()])
     assert rooms == [second] and notices and lobby.rooms == {}
     assert lobby.run(list).notes == SharedNotes()
+
+
+def test_no_machine_keeps_a_clock_between_steps() -> None:
+    """The time is an argument of the steps: a room or a director holds no ``now``,
+    only the time of a step being run, gone once the step has concluded; and an
+    entry point that takes no time cannot be made."""
+    from server.room import RoomResult
+    from server.stepping import step
+
+    lobby = Lobby(LobbyConfig(), ids=FixedIds(), bots=bots)
+    lobby.run(lambda: lobby.handle(ALICE, CreateRoom(name="open", seats=2), 0))
+    cup = CreateTournament(name="cup", format="swiss", rounds=2)  # type: ignore[arg-type]
+    lobby.run(lambda: lobby.handle(ALICE, cup, 0))
+    [room] = lobby.rooms.values()
+    [director] = lobby.tournaments.directors.values()
+    for machine in (room, director):
+        assert not hasattr(machine, "now") and machine.step_at is None
+    with pytest.raises(TypeError, match="now_ms"):
+
+        @step(RoomResult)
+        def timeless(machine: object) -> list[Outbound]:
+            return []
