@@ -5,7 +5,6 @@
 
 import { h } from "../dom.js";
 import { freshContribution } from "../store.js";
-import { joinRoom } from "./lobby.js";
 import { levelSelect } from "./ui.js";
 
 function select(ctx, id, label, options, fallback) {
@@ -139,3 +138,12 @@ function challengeSection(ctx) {
       h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Send the challenge"))));
 }
 
+// Join a room by its id or invite code, with a fresh contribution; then go to it.
+export async function joinRoom(ctx, where) {
+  const contribution = freshContribution();
+  try {
+    const state = await ctx.request({ type: "join_room", ...where, contribution }, ["room_state"]);
+    ctx.store.contribution = contribution;
+    ctx.go(`#/room/${encodeURIComponent(state.room.id)}`);
+  } catch { /* the error is shown */ }
+}

@@ -5,7 +5,7 @@
 
 import { h } from "../dom.js";
 import { freshContribution } from "../store.js";
-import { customGame } from "./custom.js";
+import { customGame, joinRoom } from "./custom.js";
 import { botLevels, count, dataTable, fold, formatName } from "./ui.js";
 
 export function lobbyView(ctx) {
@@ -211,15 +211,6 @@ export function pager(ctx, key, type, page, noun) {
     stack.length > 1 ? h("button", { type: "button", class: "small", dataset: { key: `${key}-prev` }, onclick: () => ask(stack.slice(0, -1)) }, "Previous page") : null,
     page.next ? h("button", { type: "button", class: "small", dataset: { key: `${key}-next` }, onclick: () => ask([...stack, page.next]) }, "Next page") : null) : null;
   return { controls, refresh: () => ask(stack), first: () => ask([null]) };
-}
-
-export async function joinRoom(ctx, where) {
-  const contribution = freshContribution();
-  try {
-    const state = await ctx.request({ type: "join_room", ...where, contribution }, ["room_state"]);
-    ctx.store.contribution = contribution;
-    ctx.go(`#/room/${encodeURIComponent(state.room.id)}`);
-  } catch { /* the error is shown */ }
 }
 
 function onlineSection(ctx) {
