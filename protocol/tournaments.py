@@ -209,6 +209,22 @@ class TournamentRound(Message):
     finished_tables: int
 
 
+class TournamentActions(Message):
+    """What may be done in a tournament now, as the server decides it (its phase
+    table and its rules): a client offers these and no others. ``entry``: a new
+    entrant enters now (``open``: before the start), plays from the next round
+    (``next_round``: late entry), or may not enter (None). ``withdraw``: an active
+    entrant may withdraw. ``host``: what the host may do now, among ``start``,
+    ``pause``, ``resume``, ``cancel``, ``remove`` (manage_tournament's actions) and
+    ``add_bots`` (add_tournament_bot)."""
+
+    entry: Literal["open", "next_round"] | None = None
+    withdraw: bool = False
+    host: list[Literal["start", "pause", "resume", "cancel", "remove", "add_bots"]] = Field(
+        default_factory=list
+    )
+
+
 class TournamentInfo(Message):
     """A tournament as its entrants and spectators see it."""
 
@@ -242,6 +258,8 @@ class TournamentInfo(Message):
     # Why a line ranks above the next where the format's first figure is level: the
     # tie-break that decided, in words every client shows as they are (added within 1)
     tie_notes: list[str] = Field(default_factory=list)
+    # What may be done now (optional: an older server sends none, and nothing is offered)
+    actions: TournamentActions = Field(default_factory=TournamentActions)
 
 
 class TournamentUpdate(Message):

@@ -39,7 +39,7 @@ from server.requests import Forfeit, OpenTable
 from server.room import Outbound
 from server.stepping import step
 from server.tournaments.base import DirectorBase, Reply
-from server.tournaments.model import Entrant, Phase, require
+from server.tournaments.model import Entrant, Phase, registration, require
 from server.tournaments.result import DirectorResult
 from server.tournaments.rounds import Rounds
 from server.tournaments.snapshot import (
@@ -266,12 +266,11 @@ class Director(DirectorBase):
 
     def _registration_open(self, command: str) -> None:
         require(self.phase, command)
-        if self.phase == Phase.REGISTERING:
+        if registration(self.phase, self.settings, len(self.rounds)) is not None:
             return
         if not self.settings.late_join:
             raise errors.RegistrationClosed("registration closed when the tournament started")
-        if len(self.rounds) >= self.settings.rounds:
-            raise errors.RegistrationClosed("no round is left to play")
+        raise errors.RegistrationClosed("no round is left to play")
 
     def _add_entrant(
         self, player: PlayerInfo, contribution: str, strategy: str, now_ms: int

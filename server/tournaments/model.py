@@ -79,6 +79,27 @@ def require(phase: Phase, command: str) -> None:
         raise allowed.refusal(allowed.reason)
 
 
+def registration(phase: Phase, settings: TournamentSettings, begun: int) -> str | None:
+    """Whether a new entrant may enter now, after ``begun`` rounds: ``open`` (before the
+    start), ``next_round`` (a late entry, where the settings allow one and a round is
+    left to play) or None (closed: :data:`COMMANDS`, then the settings)."""
+    if phase not in COMMANDS["register"].phases:
+        return None
+    if phase == Phase.REGISTERING:
+        return "open"
+    return "next_round" if settings.late_join and begun < settings.rounds else None
+
+
+def host_actions(phase: Phase, settings: TournamentSettings, begun: int) -> list[str]:
+    """What the host may do now (the table's manage actions, and adding bots where
+    bots may enter and entry is open)."""
+    actions = [a for a in ("start", "pause", "resume", "cancel", "remove")
+               if phase in COMMANDS[a].phases]  # fmt: skip
+    if settings.bots and registration(phase, settings, begun) is not None:
+        actions.append("add_bots")
+    return actions
+
+
 # How a director built anew (registering) reaches the phase of the snapshot it is
 # rebuilt from (Director.restore), through the table above (DirectorBase.resume_in).
 # The server stores snapshots only while a tournament is not over; one read back

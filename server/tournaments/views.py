@@ -17,6 +17,7 @@ from protocol.fields import PlayerInfo
 from protocol.tournaments import (
     EntrantStatus,
     TableStatus,
+    TournamentActions,
     TournamentEntrant,
     TournamentFormat,
     TournamentInfo,
@@ -27,7 +28,7 @@ from protocol.tournaments import (
 )
 from server import visibility
 from server.tournaments.formats.base import Field, Format
-from server.tournaments.model import Phase, Round, Table
+from server.tournaments.model import COMMANDS, Phase, Round, Table, host_actions, registration
 
 
 class TournamentData(Field, Protocol):
@@ -159,6 +160,19 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
         registered_only=s.registered_only,
         winners=winners(standings) if d.status() == "finished" else [],
         tie_notes=tie_notes(s.format, standings),
+        actions=actions(d),
+    )
+
+
+def actions(d: TournamentData) -> TournamentActions:
+    """What may be done now, decided here for every client (server.tournaments.model)."""
+    begun = len(d.rounds)
+    return TournamentActions.model_validate(
+        {
+            "entry": registration(d.phase, d.settings, begun),
+            "withdraw": d.phase in COMMANDS["leave"].phases,
+            "host": host_actions(d.phase, d.settings, begun),
+        }
     )
 
 

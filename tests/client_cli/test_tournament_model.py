@@ -99,7 +99,22 @@ def info(**extra: Any) -> dict[str, Any]:
         "bracket": None,
     }
     data.update(extra)
+    data.setdefault("actions", actions(data))
     return data
+
+
+def actions(data: dict[str, Any]) -> dict[str, Any]:
+    """What a real server offers in such a tournament (server.tournaments.model's rules,
+    as the fake server sends them)."""
+    status, late = data["status"], data["late_join"] and data["format"] != "knockout"
+    if status in ("finished", "cancelled"):
+        return {"entry": None, "withdraw": False, "host": []}
+    entry = "open" if status == "registering" else (
+        "next_round" if late and data["round"] < data["rounds"] else None
+    )  # fmt: skip
+    host = {"registering": ["start"], "playing": ["pause"], "paused": ["resume"]}[status]
+    host += ["cancel", "remove"] + (["add_bots"] if data["bots"] and entry else [])
+    return {"entry": entry, "withdraw": True, "host": host}
 
 
 def update(**extra: Any) -> TournamentUpdate:

@@ -27,7 +27,6 @@ from client_cli.tui.screens.tournament_list import STATUS_STYLE
 from client_cli.tui.widgets import (
     EventLog,
 )
-from protocol.tournaments import TournamentFormat
 
 
 class TournamentScreen(BaseScreen):
@@ -102,28 +101,21 @@ a        add server bots (strategy and how many)"""
         if view is None:
             return True
         tid = view.info.id
+        actions = view.info.actions  # what the server lets anyone do now
         if action in self.HOST_ACTIONS:
-            if not self.model.is_host(tid) or view.over:
+            if not self.model.is_host(tid):
                 return False
-            status = view.info.status
-            if action == "start":
-                return status == "registering"
-            if action == "bots":
-                return status == "registering" or (
-                    view.info.late_join and view.info.format != TournamentFormat.KNOCKOUT
-                )
-            if action == "pause":
-                return status in ("playing", "paused")
-            return True
+            wanted = {"pause": ("pause", "resume"), "bots": ("add_bots",)}.get(action, (action,))
+            return any(a in actions.host for a in wanted)
         role = self.model.tournament_role(tid)
         if action == "register":
-            return role in ("", "host", "spectator") and not view.over
+            return role in ("", "host", "spectator") and actions.entry is not None
         if action == "watch":
             return role == "" and not view.over
-        if action == "withdraw":
-            return role in ("entrant", "spectator") and not view.over
+        if action == "withdraw":  # an entrant withdraws; a spectator stops watching
+            return role in ("entrant", "spectator") and actions.withdraw
         if action == "bracket":
-            return view.info.format == TournamentFormat.KNOCKOUT
+            return view.info.bracket is not None
         return True
 
     def show(self) -> None:
@@ -164,7 +156,7 @@ a        add server bots (strategy and how many)"""
         self.query_one("#tournament-head", Static).update(head)
         self.show_status()
         self._fill_standings(view, me)
-        bracket_now = info.format == TournamentFormat.KNOCKOUT and (
+        bracket_now = info.bracket is not None and (  # a format with a bracket
             self.bracket_shown if self.bracket_shown is not None else bool(info.bracket)
         )
         self.query_one("#standings").display = not bracket_now
@@ -269,7 +261,7 @@ a        add server bots (strategy and how many)"""
         if not bracket_now:
             for note in info.tie_notes:  # the tie-break that decided, in the server's words
                 t.append(visible(note) + ". ", "yellow")
-        if info.format == TournamentFormat.KNOCKOUT:
+        if info.bracket is not None:
             t.append("b: the standings. " if bracket_now else "b: the bracket. ", "dim")
         if self.model.is_host(info.id) and not view.over:
             t.append("You host it: ", "bold")
@@ -321,7 +313,7 @@ a        add server bots (strategy and how many)"""
 
     def action_bracket(self) -> None:
         view = self.view
-        if view is None or view.info.format != TournamentFormat.KNOCKOUT:
+        if view is None or view.info.bracket is None:
             return
         shown = self.bracket_shown if self.bracket_shown is not None else bool(view.info.bracket)
         self.bracket_shown = not shown

@@ -279,3 +279,44 @@ def test_admin_rights_go_by_id_never_to_a_name_a_bot_or_a_guest() -> None:
         with pytest.raises(errors.NotHost):
             lb.handle(who, AddTournamentBot(tournament_id=d.id), 0)
         assert d.phase == before
+
+
+def test_what_may_be_done_now_is_the_servers_and_holds_as_commands_are_tried() -> None:
+    """tournament.actions, sent to every client, says what the phase table and the
+    settings allow now; each action offered is accepted, and one not offered is
+    refused, at each stage of a tournament's life."""
+    lb = lobby()
+    director = create(lb, format="swiss", rounds=2, bots=True, late_join=True)
+    tid = director.id
+    opened = director.info(0).actions
+    assert (opened.entry, opened.withdraw) == ("open", True)
+    assert opened.host == ["start", "cancel", "remove", "add_bots"]
+    lb.handle(BOB, JoinTournament(tournament_id=tid), 1)
+    lb.handle(ALICE, AddTournamentBot(tournament_id=tid, strategy="greedy", count=1), 2)
+    lb.handle(ALICE, ManageTournament(tournament_id=tid, action="start"), 3)
+    playing = director.info(3).actions
+    assert (playing.entry, playing.withdraw) == ("next_round", True)
+    assert playing.host == ["pause", "cancel", "remove", "add_bots"]
+    with pytest.raises(errors.TournamentState):  # not offered: refused
+        lb.handle(ALICE, ManageTournament(tournament_id=tid, action="start"), 4)
+    lb.handle(ALICE, ManageTournament(tournament_id=tid, action="pause"), 4)
+    assert director.info(4).actions.host == ["resume", "cancel", "remove", "add_bots"]
+    lb.handle(ALICE, ManageTournament(tournament_id=tid, action="resume"), 5)
+    lb.handle(CAROL, JoinTournament(tournament_id=tid), 6)  # a late entry, as offered
+    assert director.entrants[CAROL.id].joined_round == 2
+    run_to_end(lb, director, now=10)
+    over = director.info(10**9).actions
+    assert (over.entry, over.withdraw, over.host) == (None, False, [])
+    with pytest.raises(errors.RegistrationClosed):
+        lb.handle(PlayerInfo(id="p-dan", name="dan"), JoinTournament(tournament_id=tid), 10**9)
+
+
+def test_no_late_entry_is_offered_where_the_settings_allow_none() -> None:
+    lb = lobby()
+    director = create(lb, format="knockout", max_players=4, late_join=True)
+    for player in (ALICE, BOB):
+        lb.handle(player, JoinTournament(tournament_id=director.id), 1)
+    lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="start"), 2)
+    assert director.info(2).actions.entry is None  # a knockout's bracket is drawn
+    with pytest.raises(errors.RegistrationClosed):
+        lb.handle(CAROL, JoinTournament(tournament_id=director.id), 3)

@@ -209,6 +209,7 @@ export function tournamentView(ctx) {
   const mine = info.entrants.find((e) => e.player.id === me.id);
   const host = info.host.id === me.id;
   const over = info.status === "finished" || info.status === "cancelled";
+  const acts = info.actions || { entry: null, withdraw: false, host: [] };  // the server decides
   const myTable = info.tables.find((t) => t.players.includes(me.id));
   const who = names(info);
   const inviteLink = info.invite_code ? `${location.origin}/#/tjoin/${encodeURIComponent(info.invite_code)}` : null;
@@ -218,11 +219,11 @@ export function tournamentView(ctx) {
     h("p", { class: "status", role: "status" }, statusLine(info, entry.at)),
     inviteLink ? h("p", {}, "Invite link: ", h("code", {}, inviteLink)) : null,
     h("div", { class: "actions" },
-      !mine && !over && (info.status === "registering" || (info.late_join && info.format !== "knockout"))
+      !mine && acts.entry
         ? h("button", { type: "button", class: "primary", dataset: { key: "t-register" }, onclick: () =>
           ctx.request({ type: "join_tournament", tournament_id: info.id, contribution: freshContribution() }, ["tournament"]).catch(() => {}) },
-        info.status === "registering" ? "Register" : "Register (from the next round)") : null,
-      mine && mine.status === "active" && !over ? h("button", { type: "button", class: "danger", dataset: { key: "t-withdraw" }, onclick: async () => {
+        acts.entry === "open" ? "Register" : "Register (from the next round)") : null,
+      mine && mine.status === "active" && acts.withdraw ? h("button", { type: "button", class: "danger", dataset: { key: "t-withdraw" }, onclick: async () => {
         if (await ctx.confirm("Withdraw from the tournament? It is for good: you cannot register again, and a table you are playing is forfeited.", "Withdraw")) {
           ctx.request({ type: "leave_tournament", tournament_id: info.id }, ["tournament"]).catch(() => {});
         }
@@ -231,7 +232,7 @@ export function tournamentView(ctx) {
       h("a", { class: "button", href: `#/t/${encodeURIComponent(info.id)}/projector` }, "Projector view"),
       h("a", { class: "button", href: `/api/tournaments/${encodeURIComponent(info.id)}/export?format=csv&what=standings` }, "Standings (CSV)")),
     host ? hostControls(ctx, info) : null,
-    info.format === "knockout" && info.bracket && info.bracket.length ? h("section", { class: "card-panel", "aria-labelledby": "bracket-h" }, h("h2", { id: "bracket-h" }, "Bracket"),
+    info.bracket && info.bracket.length ? h("section", { class: "card-panel", "aria-labelledby": "bracket-h" }, h("h2", { id: "bracket-h" }, "Bracket"),
       panning("Bracket", bracket(info, who)), h("p", { class: "help pan-help" }, "Swipe, or focus the bracket and use the arrow keys, to see every round.")) : null,
     h("section", { class: "card-panel", "aria-labelledby": "st-h" }, h("h2", { id: "st-h" }, over ? "Final standings" : "Standings"), pendingNote(info), standings(info, me), tieNotes(info)),
     info.tables.length ? h("section", { class: "card-panel", "aria-labelledby": "tables-h" }, h("h2", { id: "tables-h" }, `Round ${info.round}: tables`), tables(ctx, info, who)) : null,
@@ -239,7 +240,7 @@ export function tournamentView(ctx) {
       h("ul", { class: "online" }, info.entrants.map((e) => h("li", {}, e.player.name, e.player.bot ? h("span", { class: "tag" }, "bot") : null,
         e.seed ? h("span", { class: "tag" }, `seed ${e.seed}`) : null, e.status !== "active" ? h("span", { class: "tag" }, e.status) : null,
         e.joined_round > 1 ? h("span", { class: "tag" }, `from round ${e.joined_round}`) : null,
-        host && e.status === "active" && !over ? h("button", { type: "button", class: "small", "aria-label": `Remove ${e.player.name}`, onclick: async () => {
+        host && e.status === "active" && acts.host.includes("remove") ? h("button", { type: "button", class: "small", "aria-label": `Remove ${e.player.name}`, onclick: async () => {
           if (await ctx.confirm(`Remove ${e.player.name} from the tournament?`, "Remove")) {
             ctx.request({ type: "manage_tournament", tournament_id: info.id, action: "remove", player_id: e.player.id }, ["tournament"]).catch(() => {});
           }
@@ -256,16 +257,16 @@ function hostControls(ctx, info) {
     if (question && !(await ctx.confirm(question, action[0].toUpperCase() + action.slice(1)))) return;
     ctx.request({ type: "manage_tournament", tournament_id: info.id, action }, ["tournament"]).catch(() => {});
   };
-  const over = info.status === "finished" || info.status === "cancelled";
-  if (over) return null;
+  const may = (info.actions || { host: [] }).host;  // what the server lets the host do now
+  if (!may.length) return null;
   return h("section", { class: "card-panel", "aria-labelledby": "host-h" },
     h("h2", { id: "host-h" }, "Host"),
     h("div", { class: "host-controls" },
-      info.status === "registering" ? h("button", { type: "button", class: "primary", dataset: { key: "t-start" }, onclick: act("start") }, "Start now") : null,
-      info.status === "playing" ? h("button", { type: "button", dataset: { key: "t-pause" }, onclick: act("pause") }, "Pause") : null,
-      info.status === "paused" ? h("button", { type: "button", class: "primary", dataset: { key: "t-resume" }, onclick: act("resume") }, "Resume") : null,
-      h("button", { type: "button", class: "danger", dataset: { key: "t-cancel" }, onclick: act("cancel", "Cancel the tournament? The tables still playing are stopped and the standings so far are final.") }, "Cancel the tournament"),
-      info.bots && info.status === "registering" ? h("form", { class: "inline-form", onsubmit: (e) => {
+      may.includes("start") ? h("button", { type: "button", class: "primary", dataset: { key: "t-start" }, onclick: act("start") }, "Start now") : null,
+      may.includes("pause") ? h("button", { type: "button", dataset: { key: "t-pause" }, onclick: act("pause") }, "Pause") : null,
+      may.includes("resume") ? h("button", { type: "button", class: "primary", dataset: { key: "t-resume" }, onclick: act("resume") }, "Resume") : null,
+      may.includes("cancel") ? h("button", { type: "button", class: "danger", dataset: { key: "t-cancel" }, onclick: act("cancel", "Cancel the tournament? The tables still playing are stopped and the standings so far are final.") }, "Cancel the tournament") : null,
+      may.includes("add_bots") ? h("form", { class: "inline-form", onsubmit: (e) => {
         e.preventDefault();
         ctx.request({ type: "add_tournament_bot", tournament_id: info.id, strategy: val(ctx, "tb-strategy", "greedy"), count: Number(val(ctx, "tb-count", 1)) }, ["tournament"]).catch(() => {});
       } },
