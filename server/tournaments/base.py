@@ -53,7 +53,6 @@ from server.tournaments.model import (
     Round,
     Table,
     TournamentSettings,
-    knockout_rounds,
 )
 from server.tournaments.snapshot import settings_json
 
@@ -119,8 +118,7 @@ class DirectorBase:
         self.stored_shape: tuple[object, ...] | None = None
         self.stored_at = now_ms
         self.snapshot_due: int | None = None  # a change waits for the interval
-        chain = max(settings.rounds, knockout_rounds(settings.max_players))
-        self.round_secrets = secret_chain(root_secret, chain)
+        self.round_secrets = secret_chain(root_secret, self.format.chain_length(settings))
         self.commitment = commitment(self.round_secrets[0])
         # What the step being run has noted so far: it leaves with the step's result
         # (server.tournaments.result), so it is empty between steps.

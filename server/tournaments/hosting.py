@@ -68,7 +68,7 @@ from server.requests import (
 from server.room import BotFactory, Outbound, Room, RoomResult, bot_seats
 from server.tournaments import views
 from server.tournaments.director import Director
-from server.tournaments.model import TournamentSettings
+from server.tournaments.formats import settings_for
 from server.tournaments.result import DirectorResult
 
 _RoomAction = Callable[[Room], RoomResult]
@@ -249,7 +249,7 @@ class TournamentDesk:
                 raise errors.LimitReached(
                     f"your address already hosts {theirs} tournaments not yet over"
                 )
-        settings = TournamentSettings.from_message(
+        settings = settings_for(
             msg,
             now_ms,
             between_rounds_ms=config.between_rounds_ms,

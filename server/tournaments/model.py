@@ -157,18 +157,24 @@ class TournamentSettings:
 
     @classmethod
     def from_message(
-        cls, msg: CreateTournament, now_ms: int, *, between_rounds_ms: int, between_deals_ms: int
+        cls,
+        msg: CreateTournament,
+        shape: Shape,
+        now_ms: int,
+        *,
+        between_rounds_ms: int,
+        between_deals_ms: int,
     ) -> TournamentSettings:
-        knockout = msg.format == TournamentFormat.KNOCKOUT
-        best_of = msg.best_of if knockout else 1
+        """The settings of ``msg``, shaped by its format (``shape``: the rounds, the
+        deals per table and late entry as the format plays them)."""
         clock = msg.round_clock_ms or default_round_clock(
-            msg.pace, msg.card_clock_ms, msg.deal_clock_ms, best_of, between_deals_ms
+            msg.pace, msg.card_clock_ms, msg.deal_clock_ms, shape.best_of, between_deals_ms
         )
         return cls(
             name=msg.name,
             format=msg.format,
-            rounds=knockout_rounds(msg.max_players) if knockout else msg.rounds,
-            best_of=best_of,
+            rounds=shape.rounds,
+            best_of=shape.best_of,
             pace=msg.pace,
             card_clock_ms=msg.card_clock_ms,
             deal_clock_ms=msg.deal_clock_ms,
@@ -177,10 +183,19 @@ class TournamentSettings:
             max_players=msg.max_players,
             visibility=msg.visibility,
             bots=msg.bots,
-            late_join=msg.late_join and not knockout,
+            late_join=shape.late_join,
             between_rounds_ms=between_rounds_ms,
             registered_only=msg.registered_only,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What a format makes of the host's settings (server.tournaments.formats)."""
+
+    rounds: int  # the rounds it plays (a knockout: its bracket's, from the places)
+    best_of: int  # deals per table
+    late_join: bool  # whether a player may enter after the start
 
 
 # ----------------------------------------------------------------------

@@ -16,7 +16,7 @@ from server import errors
 from server.requests import OpenTable
 from server.room import Room
 from server.tournaments.director import Director
-from server.tournaments.model import TournamentSettings
+from server.tournaments.formats import settings_for
 from tests.server.roomkit import ALICE, BOB, CAROL, DAVE, SPECTATOR, make_room, player
 from tests.server.wholestate import whole
 
@@ -112,7 +112,7 @@ def test_a_refused_room_command_changes_nothing_at_all(
 
 
 def new_director() -> Director:
-    settings_ = TournamentSettings.from_message(
+    settings_ = settings_for(
         CreateTournament(name="cup", rounds=2, max_players=4, late_join=True),
         0, between_rounds_ms=1_000, between_deals_ms=500,
     )  # fmt: skip

@@ -17,6 +17,7 @@ from server.room import TRANSITIONS, Phase
 from server.room.phases import COMMANDS, RESUMED, require
 from server.tournaments import model
 from server.tournaments.director import Director
+from server.tournaments.formats import settings_for
 from tests.server.roomkit import ALICE, make_room
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +62,7 @@ def test_a_restart_resumes_a_room_through_the_table_only_where_it_may() -> None:
 
 
 def test_a_restart_resumes_a_tournament_in_any_phase_through_the_table() -> None:
-    settings = model.TournamentSettings.from_message(
+    settings = settings_for(
         CreateTournament(name="cup"), 0, between_rounds_ms=0, between_deals_ms=0
     )
     for phase, way in model.RESUMED.items():
@@ -91,7 +92,7 @@ def test_every_tournament_command_is_in_its_table() -> None:
     assert set(model.COMMANDS) == {
         "register", "bots", "leave", "watch", "start", "pause", "resume", "cancel", "remove",
     }  # fmt: skip
-    settings = model.TournamentSettings.from_message(
+    settings = settings_for(
         CreateTournament(name="cup"), 0, between_rounds_ms=0, between_deals_ms=0
     )
     director = Director("t", settings, ALICE, now_ms=0, root_secret="ab" * 32)

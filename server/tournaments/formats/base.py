@@ -8,8 +8,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from protocol.tournaments import TournamentStanding
-from server.tournaments.model import Entrant, Round, Table, TournamentSettings
+from protocol.tournaments import CreateTournament, TournamentStanding
+from server.tournaments.model import (
+    Entrant,
+    Round,
+    Shape,
+    Table,
+    TournamentSettings,
+    knockout_rounds,
+)
 
 
 class Field(Protocol):
@@ -41,6 +48,14 @@ class Pairing:
 
 class Format(Protocol):
     has_bracket: bool  # its rounds are a bracket's (TournamentInfo.bracket)
+
+    def shape(self, msg: CreateTournament) -> Shape:
+        """What this format makes of the host's settings: the rounds it plays, the
+        deals per table, whether a player may enter late."""
+
+    def chain_length(self, settings: TournamentSettings) -> int:
+        """How many round secrets the tournament draws at its creation (its hash chain,
+        whose first commitment it publishes): at least one per round it may play."""
 
     def planned_rounds(self, t: Field) -> int:
         """How many rounds the tournament plays, as far as is known now."""
@@ -88,6 +103,15 @@ class FixedRounds:
     changes nothing but the entrant's status."""
 
     has_bracket = False
+
+    def shape(self, msg: CreateTournament) -> Shape:
+        return Shape(rounds=msg.rounds, best_of=1, late_join=msg.late_join)
+
+    def chain_length(self, settings: TournamentSettings) -> int:
+        # As long as a knockout of as many places would need, too: the chain every
+        # tournament has drawn, so that the commitments published and the snapshots
+        # stored (which record its length) stay what they were.
+        return max(settings.rounds, knockout_rounds(settings.max_players))
 
     def planned_rounds(self, t: Field) -> int:
         return t.settings.rounds

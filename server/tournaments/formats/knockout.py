@@ -6,9 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.ranking import competition_ranks
-from protocol.tournaments import EntrantStatus, TournamentStanding
+from protocol.tournaments import CreateTournament, EntrantStatus, TournamentStanding
 from server.tournaments.formats.base import Field, Pairing, standing_row
-from server.tournaments.model import Entrant, Round, Table, knockout_rounds
+from server.tournaments.model import (
+    Entrant,
+    Round,
+    Shape,
+    Table,
+    TournamentSettings,
+    knockout_rounds,
+)
 from server.tournaments.pairing import bracket_order
 
 
@@ -38,6 +45,14 @@ def slots(t: Field, number: int) -> list[str | None]:
 
 class Knockout:
     has_bracket = True
+
+    def shape(self, msg: CreateTournament) -> Shape:
+        """As many rounds as a bracket of the places needs; best of 1, 3 or 5 (the
+        host's); nobody enters once the bracket is drawn."""
+        return Shape(rounds=knockout_rounds(msg.max_players), best_of=msg.best_of, late_join=False)
+
+    def chain_length(self, settings: TournamentSettings) -> int:
+        return max(settings.rounds, knockout_rounds(settings.max_players))
 
     def planned_rounds(self, t: Field) -> int:
         if t.bracket:

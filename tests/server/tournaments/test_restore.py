@@ -30,8 +30,8 @@ from server.requests import Forfeit, OpenTable, StopTable
 from server.room.restore import restore as restore_room
 from server.storage import Storage, StoredPlayer
 from server.tournaments.director import SNAPSHOT_INTERVAL_MS, Director
-from server.tournaments.formats import swiss
-from server.tournaments.model import Phase, Request, TournamentSettings
+from server.tournaments.formats import settings_for, swiss
+from server.tournaments.model import Phase, Request
 from server.tournaments.result import DirectorResult
 from server.tournaments.snapshot import SettingsRecord, settings_json
 from tests.server.roomkit import (
@@ -60,9 +60,7 @@ def new_director(fmt: str, rounds: int, late_join: bool, tables: Tables | None =
         late_join=late_join,
         round_clock_ms=10_000,
     )
-    settings_ = TournamentSettings.from_message(
-        msg, 0, between_rounds_ms=1_000, between_deals_ms=500
-    )
+    settings_ = settings_for(msg, 0, between_rounds_ms=1_000, between_deals_ms=500)
     director = Director("t1", settings_, ALICE, now_ms=0, root_secret="ab" * 32)
     (tables or Tables()).took(director.opened(0))
     return director

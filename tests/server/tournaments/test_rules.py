@@ -115,3 +115,28 @@ def test_knockout_everyone_placed_once_and_byes_to_top_seeds(n: int) -> None:
     size = max(2, 1 << (n - 1).bit_length())
     assert len(byes) == size - n
     assert set(byes) == set(seeded[: size - n])
+
+
+def test_a_format_shapes_its_settings_and_its_secret_chain() -> None:
+    """The rules a format makes of the host's settings are its module's (the
+    Format interface): a knockout plays its bracket's rounds, best of the host's
+    deals, no late entry; the others play the rounds asked, one deal a table.
+    The secret chain keeps the length it always had (the commitments published
+    and the snapshots stored rely on it)."""
+    from protocol.tournaments import CreateTournament, TournamentFormat
+    from server.tournaments.formats import FORMATS, settings_for
+
+    assert set(FORMATS) == set(TournamentFormat)  # every format has its module
+    asked = {"name": "cup", "rounds": 3, "max_players": 12, "late_join": True}
+    swiss = settings_for(
+        CreateTournament(format="swiss", **asked),  # type: ignore[arg-type]
+        0, between_rounds_ms=0, between_deals_ms=0,
+    )  # fmt: skip
+    knockout = settings_for(
+        CreateTournament(format="knockout", best_of=3, **asked),  # type: ignore[arg-type]
+        0, between_rounds_ms=0, between_deals_ms=0,
+    )  # fmt: skip
+    assert (swiss.rounds, swiss.best_of, swiss.late_join) == (3, 1, True)
+    assert (knockout.rounds, knockout.best_of, knockout.late_join) == (4, 3, False)
+    assert FORMATS[TournamentFormat.SWISS].chain_length(swiss) == 4  # a knockout of 12's
+    assert FORMATS[TournamentFormat.KNOCKOUT].chain_length(knockout) == 4
