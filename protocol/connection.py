@@ -104,3 +104,9 @@ class NodeHint(Message):
     type: Literal["node_hint"] = "node_hint"
     node: NodeName
     room_id: RoomId
+
+
+# This area's client messages (signing in, pings, who is online:
+# answered where the connection is). protocol.wire assembles the
+# client's union from the areas' unions, and the server routes by them.
+ConnectionRequest = Hello | Ping | ListOnline

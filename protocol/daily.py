@@ -118,3 +118,8 @@ class Daily(Message):
     you: DailyYou | None = None
     deal: DailyDeal | None = None
     ref: Ref = None
+
+
+# This area's client messages (the daily deal: run by its desk). protocol.wire assembles the
+# client's union from the areas' unions, and the server routes by them.
+DailyRequest = GetDaily | PlayDaily

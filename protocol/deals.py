@@ -205,3 +205,8 @@ class YourBoard(Message):
     legal: list[str]
     deadline_ms: int | None
     time_used_ms: int
+
+
+# This area's client message (protocol.wire assembles the union of every area's):
+# a placement, answered by its room's owner.
+DealRequest = Place

@@ -17,7 +17,7 @@ This module must never import from ``server/`` or do I/O.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from pydantic_core import PydanticCustomError
@@ -92,6 +92,10 @@ class Request(Message):
     exactly; no string is read as a number or a boolean, no float as an int."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    # Which of the server's quotas the message spends (docs/operations.md, Limits):
+    # "room", "tournament", "join"; None: none beyond the connection's rate.
+    quota: ClassVar[str | None] = None
 
 
 # Enumerations are given by their values, which are JSON strings: these take them.

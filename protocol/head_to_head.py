@@ -184,3 +184,13 @@ class Bots(Message):
     levels: list[BotLevel]
     quickplay_bot: str
     ref: Ref = None
+
+
+# This area's client messages (quick play and challenges: run where
+# the waiting players are kept). protocol.wire assembles the
+# client's union from the areas' unions, and the server routes by them.
+HeadToHeadRequest = QuickPlay | CancelQuickPlay | Challenge | AnswerChallenge
+
+
+# Ratings and bots read: answered by any node from what it holds.
+RatingsRequest = GetLeaderboard | ListBots

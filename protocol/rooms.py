@@ -62,6 +62,8 @@ class CreateRoom(Request):
     """Open a room. ``deals`` > 1 makes it a best-of-N series on as many deals;
     ``rated`` (two seats, no guests, no bots) moves the players' ratings."""
 
+    quota = "room"
+
     type: Literal["create_room"] = "create_room"
     name: Title
     visibility: Annotated[Visibility, Choice] = Visibility.PUBLIC
@@ -82,6 +84,8 @@ class JoinRoom(Request):
     client that wants to check the deal should send fresh random text.
     """
 
+    quota = "join"
+
     type: Literal["join_room"] = "join_room"
     room_id: RoomId | None = None
     invite_code: Annotated[str | None, Field(default=None, max_length=32)] = None
@@ -91,6 +95,8 @@ class JoinRoom(Request):
 
 
 class LeaveRoom(Request):
+    quota = "join"
+
     type: Literal["leave_room"] = "leave_room"
     room_id: RoomId
     ref: Ref = None
@@ -230,3 +236,11 @@ class RoomState(Message):
     progress: Progress | None = None
     result: MatchResult | None = None
     ref: Ref = None
+
+
+# This area's client messages (rooms: run by the room's owner, a list
+# by any node). protocol.wire assembles the
+# client's union from the areas' unions, and the server routes by them.
+RoomRequest = (
+    ListRooms | CreateRoom | JoinRoom | LeaveRoom | Ready | StartMatch | AddBot | Rematch | Resync
+)

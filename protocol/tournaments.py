@@ -61,6 +61,8 @@ class CreateTournament(Request):
     that long from now (None: the host starts it); ``round_clock_ms``: the most
     a round may last (None: the longest its deals can take, plus a minute)."""
 
+    quota = "tournament"
+
     type: Literal["create_tournament"] = "create_tournament"
     name: Title
     format: Annotated[TournamentFormat, Choice] = TournamentFormat.DUPLICATE
@@ -98,6 +100,8 @@ class ListTournaments(Request):
 class JoinTournament(Request):
     """Register (or, with ``spectate``, watch) by ``tournament_id`` or ``invite_code``."""
 
+    quota = "join"
+
     type: Literal["join_tournament"] = "join_tournament"
     tournament_id: TournamentId | None = None
     invite_code: Annotated[str | None, Field(default=None, max_length=32)] = None
@@ -108,6 +112,8 @@ class JoinTournament(Request):
 
 class LeaveTournament(Request):
     """An entrant withdraws; a spectator stops watching."""
+
+    quota = "join"
 
     type: Literal["leave_tournament"] = "leave_tournament"
     tournament_id: TournamentId
@@ -279,3 +285,16 @@ class Tournaments(Message):
     next: str | None = None
     total: int | None = None
     ref: Ref = None
+
+
+# This area's client messages (tournaments: run by their desk). protocol.wire assembles the
+# client's union from the areas' unions, and the server routes by them.
+TournamentRequest = (
+    CreateTournament
+    | ListTournaments
+    | JoinTournament
+    | LeaveTournament
+    | ManageTournament
+    | AddTournamentBot
+    | GetTournament
+)

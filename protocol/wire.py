@@ -32,64 +32,43 @@ from typing import Annotated, Any, get_args
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from protocol.connection import (
+    ConnectionRequest,
     ErrorMessage,
-    Hello,
-    ListOnline,
     NodeHint,
     Online,
-    Ping,
     Pong,
     Welcome,
 )
-from protocol.daily import Daily, GetDaily, PlayDaily
-from protocol.deals import CardDealt, MatchResult, MatchStarted, Place, Placed, Progress
+from protocol.daily import Daily, DailyRequest
+from protocol.deals import CardDealt, DealRequest, MatchResult, MatchStarted, Placed, Progress
 from protocol.fields import BATCHING_PROTOCOL, PROTOCOL_VERSION
 from protocol.head_to_head import (
-    AnswerChallenge,
     Bots,
-    CancelQuickPlay,
-    Challenge,
     ChallengeUpdate,
-    GetLeaderboard,
+    HeadToHeadRequest,
     Leaderboard,
-    ListBots,
     QueueStatus,
-    QuickPlay,
     RatingsChanged,
+    RatingsRequest,
 )
 from protocol.rooms import (
-    AddBot,
-    CreateRoom,
-    JoinRoom,
-    LeaveRoom,
     Left,
-    ListRooms,
-    Ready,
-    Rematch,
-    Resync,
+    RoomRequest,
     Rooms,
     RoomState,
     RoomUpdate,
-    StartMatch,
 )
 from protocol.tournaments import (
-    AddTournamentBot,
-    CreateTournament,
-    GetTournament,
-    JoinTournament,
-    LeaveTournament,
-    ListTournaments,
-    ManageTournament,
+    TournamentRequest,
     Tournaments,
     TournamentUpdate,
 )
 
+# Every area's client messages (connection, rooms, deals, head-to-head, ratings,
+# tournaments, the daily deal), each area's union kept by its own module.
 ClientMessage = Annotated[
-    Hello | ListRooms | CreateRoom | JoinRoom | LeaveRoom | Ready | StartMatch | AddBot | Place
-    | Resync | Ping | Rematch | QuickPlay | CancelQuickPlay | Challenge | AnswerChallenge
-    | GetLeaderboard | ListBots | CreateTournament | ListTournaments | JoinTournament
-    | LeaveTournament | ManageTournament | AddTournamentBot | GetTournament | ListOnline | GetDaily
-    | PlayDaily,
+    ConnectionRequest | RoomRequest | DealRequest | HeadToHeadRequest | RatingsRequest
+    | TournamentRequest | DailyRequest,
     Field(discriminator="type"),
 ]  # fmt: skip
 

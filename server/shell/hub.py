@@ -21,17 +21,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from aiohttp import WSCloseCode
-from pydantic import BaseModel
 
 from protocol.connection import Hello, Ping, Pong, Welcome
 from protocol.fields import PROTOCOLS, PlayerInfo
 from protocol.names import bot_like, reserved
-from protocol.rooms import CreateRoom, JoinRoom, LeaveRoom, RoomOrigin
+from protocol.rooms import RoomOrigin
 from protocol.tournaments import (
-    CreateTournament,
     GetTournament,
-    JoinTournament,
-    LeaveTournament,
     ListTournaments,
     Tournaments,
 )
@@ -88,16 +84,8 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-# What each command spends of the quotas (docs/operations.md, Limits); hello's
-# are spent in Hub._hello, HTTP requests' in http_quota.
-QUOTA_KINDS: dict[type[BaseModel], str] = {
-    CreateRoom: "room",
-    CreateTournament: "tournament",
-    JoinRoom: "join",
-    LeaveRoom: "join",
-    JoinTournament: "join",
-    LeaveTournament: "join",
-}
+# What each command spends of the quotas is declared on it (protocol.fields.Request.quota;
+# docs/operations.md, Limits); hello's are spent in Hub._hello, HTTP requests' in http_quota.
 
 
 def make_quotas(config: ServerConfig) -> Quotas:
@@ -469,7 +457,7 @@ class Hub:
             session.send_message(Pong(ref=message.ref))
             return
         self.require_storage()
-        kind = QUOTA_KINDS.get(type(message))
+        kind = message.quota
         if kind is not None:
             self._spend(kind, session.address, player.id)
         if isinstance(message, ListTournaments) and message.status is not None:

@@ -22,12 +22,12 @@ import itertools
 import logging
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 from redis.exceptions import RedisError
 
 from protocol.fields import PlayerInfo
-from protocol.head_to_head import AnswerChallenge, CancelQuickPlay, Challenge, QuickPlay
+from protocol.head_to_head import HeadToHeadRequest
 from protocol.rooms import CreateRoom, JoinRoom, ListRooms, Rooms
 from protocol.tournaments import GetTournament
 from protocol.wire import CLIENT_ADAPTER, ClientMessage
@@ -45,7 +45,8 @@ log = logging.getLogger(__name__)
 FORWARD_WAIT_S = 12.0  # a command for a room changing owner waits this long for the new one
 FORWARD_RETRY_S = 0.25
 
-HEAD_TO_HEAD = (QuickPlay, CancelQuickPlay, Challenge, AnswerChallenge)
+# The areas run by the coordinator (protocol's area unions): no list kept here.
+HEAD_TO_HEAD = get_args(HeadToHeadRequest)
 LOBBY_WIDE = (*HEAD_TO_HEAD, *TOURNAMENT_MESSAGES, *DAILY_MESSAGES)
 
 
