@@ -16,8 +16,7 @@ from collections.abc import AsyncIterator
 from aiohttp import WSCloseCode, web
 
 from server import identity
-from server.analysis import ANALYST, Analyst
-from server.analysis import routes as analysis_routes
+from server.analysis import Analyst
 from server.bots import bot_factory, bot_levels
 from server.config import LobbyConfig, ServerConfig, store_of
 from server.config import check as check_config
@@ -26,6 +25,8 @@ from server.daily.desk import wall as wall_calendar
 from server.heavy_reads import HeavyReads
 from server.lobby import Lobby
 from server.shell import clock, daily_keeper
+from server.shell.analysis_http import ANALYST
+from server.shell.analysis_http import routes as analysis_routes
 from server.shell.cluster.node import ClusterNode, new_node_id
 from server.shell.http import (
     analysis_asker,
@@ -44,11 +45,11 @@ from server.shell.hub import Hub
 from server.shell.keys import CONFIG, DAILY_CALENDAR, HEAVY_READS, HUB, STORAGE
 from server.shell.origins import local_port, socket_sources
 from server.shell.tasks import halt
+from server.shell.tournaments_http import routes as tournament_routes
+from server.shell.web import routes as web_routes
 from server.shell.websocket import websocket
 from server.storage import Storage
 from server.store import Store
-from server.tournaments.http import routes as tournament_routes
-from server.web import routes as web_routes
 
 log = logging.getLogger(__name__)
 

@@ -267,7 +267,7 @@ async def api_headers(request: web.Request, response: web.StreamResponse) -> Non
     """Every answer but the web client's files and the WebSocket upgrade (the JSON API,
     ``/healthz``, the errors and 404s of any path) is never sniffed as another type
     and never cached: it says what is true now. The page and its assets keep the
-    headers server.web gives them."""
+    headers server.shell.web gives them."""
     if isinstance(response, web.WebSocketResponse) or "Cache-Control" in response.headers:
         return
     response.headers.setdefault("X-Content-Type-Options", "nosniff")

@@ -322,6 +322,16 @@ class TournamentDesk:
         self._schedule(director)
         return result
 
+    def live(self, tournament_id: str) -> dict[str, Any] | None:
+        """A query for the HTTP API: what a tournament still being played here says
+        that the store does not, its status and its live standings (as of the rounds
+        over, server.visibility), as JSON. None: over, or not run here."""
+        director = self.directors.get(tournament_id)
+        if director is None or director.over:
+            return None
+        live = director.standings(shown=True)
+        return {"status": director.status(), "standings": [s.model_dump(mode="json") for s in live]}
+
     def cut_short(self) -> list[tuple[DeskResult, int]]:
         """What each director noted in a step a bug cut short, as that step's result,
         with the step's time (a director with notes between steps has one only so)."""

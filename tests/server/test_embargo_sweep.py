@@ -46,7 +46,7 @@ from server.daily.days import seed as daily_seed
 from server.limits import Quota
 from server.room import Phase
 from server.shell.keys import HUB
-from server.web import load as load_web_client
+from server.shell.web import load as load_web_client
 from tests.server.fairworld import card_leaks, score_leaks
 from tests.server.live import Client, Live, running_server, signed_in
 
@@ -171,7 +171,7 @@ class Sweep:
             "name": {*self.names, "nobody"},
             "pace": {"lockstep", "race"},
             "tournament_id": {*lobby.tournaments.directors, "no-such-cup"},
-            # the web client's files (server/web.py): the page's assets
+            # the web client's files (server/shell/web.py): the page's assets
             "version": {WEB_CLIENT.version},
             "path": {"js/app.js", "js/store.js", "app.css"},
             # the daily deal: every day the desk holds a secret or attempts for

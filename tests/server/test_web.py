@@ -15,7 +15,7 @@ import pytest
 import websockets
 
 from protocol.fields import NODE_ID_PATTERN
-from server.web import ROOT, content_security_policy, load
+from server.shell.web import ROOT, content_security_policy, load
 from tests.server.live import running_server
 
 pytestmark = pytest.mark.slow

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-ROOT = Path(__file__).resolve().parent / "webclient"
+ROOT = Path(__file__).resolve().parents[1] / "webclient"  # server/webclient
 VERSION_MARK = "@VERSION@"
 PRELOAD_MARK = "<!-- @PRELOAD@ -->"
 ENTRY = "js/app.js"

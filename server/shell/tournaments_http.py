@@ -1,4 +1,5 @@
-"""Read-only HTTP for tournaments: ``/api/tournaments``, ``/api/tournaments/{id}`` and
+"""Read-only HTTP for tournaments (the shell's, as every route is):
+``/api/tournaments``, ``/api/tournaments/{id}`` and
 ``/api/tournaments/{id}/export?format=json|csv&what=standings|boards``.
 
 Everything comes from the database except the standings of a tournament still
@@ -33,14 +34,10 @@ def routes(
     hub_key: web.AppKey[Any], storage_key: web.AppKey[Any], reads_key: web.AppKey[HeavyReads]
 ) -> list[web.RouteDef]:
     def live_of(request: web.Request, tid: str) -> dict[str, Any] | None:
-        """What the director of a tournament still being played here says that the
-        store does not: its status and its live standings (as of the rounds over,
-        server.visibility). None: over, or not run here (the store has it all)."""
-        director = request.app[hub_key].lobby.tournaments.directors.get(tid)
-        if director is None or director.over:
-            return None
-        live = director.standings(shown=True)
-        return {"status": director.status(), "standings": [s.model_dump(mode="json") for s in live]}
+        """What the tournaments' desk says of a tournament still being played here that
+        the store does not (:meth:`TournamentDesk.live`); None: the store has it all."""
+        live: dict[str, Any] | None = request.app[hub_key].lobby.tournaments.live(tid)
+        return live
 
     async def listing(request: web.Request) -> web.Response:
         """``?limit=N&after=CURSOR&status=S``: a page, newest first (``status``: only
