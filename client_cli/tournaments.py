@@ -16,7 +16,6 @@ from typing import get_args
 from client_cli.render import clock_text
 from protocol.fields import Pace, PlayerInfo
 from protocol.tournaments import (
-    TournamentFormat,
     TournamentInfo,
     TournamentListStatus,
     TournamentStanding,
@@ -24,11 +23,10 @@ from protocol.tournaments import (
     TournamentTable,
 )
 
-FORMAT_NAME = {
-    TournamentFormat.DUPLICATE: "duplicate field",
-    TournamentFormat.SWISS: "Swiss",
-    TournamentFormat.KNOCKOUT: "knockout",
-}
+
+def format_title(t: TournamentInfo | TournamentSummary) -> str:
+    """The format's name as the server words it (its wire name from an older server)."""
+    return t.format_title or t.format.value
 
 
 def player_name(player: PlayerInfo, me: str | None = None) -> str:
@@ -40,27 +38,6 @@ def clock_terms(pace: Pace, card_clock_ms: int, deal_clock_ms: int) -> str:
     if pace == Pace.LOCKSTEP:
         return f"lockstep, {card_clock_ms // 1000}s per card"
     return f"race, {deal_clock_ms // 1000}s per deal"
-
-
-def rounds_text(fmt: TournamentFormat, rounds: int, best_of: int, drawn: bool = True) -> str:
-    """``"5 deals"`` (duplicate), ``"4 rounds"`` (Swiss), ``"3 rounds, best of 3"``
-    (a knockout whose bracket is not ``drawn`` yet: as many rounds as its field needs)."""
-    if fmt == TournamentFormat.DUPLICATE:
-        return f"{rounds} deal{'s' if rounds != 1 else ''}"
-    text = f"{rounds} round{'s' if rounds != 1 else ''}"
-    if fmt == TournamentFormat.KNOCKOUT and not drawn:
-        text = "rounds as the field needs"
-    if fmt == TournamentFormat.KNOCKOUT:
-        text += f", best of {best_of}" if best_of > 1 else ", one deal a match"
-    return text
-
-
-def list_rounds_text(t: TournamentSummary) -> str:
-    """The rounds column of the list. A knockout's number of rounds follows from
-    its bracket, drawn at the start: the list gives only its matches' length."""
-    if t.format == TournamentFormat.KNOCKOUT:
-        return f"best of {t.best_of}" if t.best_of > 1 else "one deal a match"
-    return rounds_text(t.format, t.rounds, t.best_of)
 
 
 # The statuses ``list_tournaments`` may be asked for.
@@ -88,8 +65,8 @@ def summary_line(t: TournamentSummary) -> str:
     """One line of the list, for ``--plain``."""
     where = f"round {t.round}" if t.round else "not started"
     line = (
-        f"tournament {t.id}: {t.name}, {FORMAT_NAME[t.format]}, {t.pace.value}, "
-        f"{list_rounds_text(t)}, {t.entrants}/{t.max_players} entrants, "
+        f"tournament {t.id}: {t.name}, {format_title(t)}, {t.pace.value}, "
+        f"{t.length}, {t.entrants}/{t.max_players} entrants, "
         f"{t.status} ({where}), host {t.host.name}"
     )
     if t.status == "registering":
@@ -104,79 +81,25 @@ def summary_line(t: TournamentSummary) -> str:
 # Standings
 
 
-def standing_columns(fmt: TournamentFormat) -> tuple[str, ...]:
-    """The standings' column titles for a format (rank and player first)."""
-    if fmt == TournamentFormat.DUPLICATE:
-        return ("rank", "player", "%", "matchpoints", "points", "deals", "")
-    if fmt == TournamentFormat.SWISS:
-        return ("rank", "player", "score", "Buchholz", "S-B", "points", "deals", "")
-    return ("rank", "player", "seed", "standing", "points", "deals", "")
+def standing_columns(info: TournamentInfo) -> tuple[str, ...]:
+    """The standings' column titles: rank and player, then the format's figures as
+    the server titles them (``columns``), then a status mark."""
+    return ("rank", "player", *info.columns, "")
 
 
-def _num(x: float | None) -> str:
-    if x is None:
-        return "-"
-    return f"{x:g}"
-
-
-def standing_cells(
-    row: TournamentStanding,
-    fmt: TournamentFormat,
-    me: str | None = None,
-    seeds: dict[str, int | None] | None = None,
-    finished: bool = False,
-) -> tuple[str, ...]:
-    """One standings line as the cells under :func:`standing_columns` (``finished``:
-    the tournament is over, so a knockout's last one in is its champion)."""
-    who = player_name(row.player, me)
+def standing_cells(row: TournamentStanding, me: str | None = None) -> tuple[str, ...]:
+    """One standings line as the cells under :func:`standing_columns` (the figures
+    as the server words them: ``cells``)."""
     status = "" if row.status in ("active", "eliminated") else row.status
-    if fmt == TournamentFormat.DUPLICATE:
-        pct = f"{row.percentage:.1f}" if row.percentage is not None else "-"
-        mp = f"{_num(row.matchpoints)}/{_num(row.top)}"
-        return (str(row.rank), who, pct, mp, str(row.points), str(row.deals), status)
-    if fmt == TournamentFormat.SWISS:
-        return (
-            str(row.rank), who, _num(row.score), _num(row.buchholz),
-            _num(row.sonneborn_berger), str(row.points), str(row.deals), status,
-        )  # fmt: skip
-    seed = (seeds or {}).get(row.player.id)
-    return (
-        str(row.rank), who, str(seed) if seed else "-", knockout_state(row, finished),
-        str(row.points), str(row.deals), status,
-    )  # fmt: skip
+    return (str(row.rank), player_name(row.player, me), *row.cells, status)
 
 
-def knockout_state(row: TournamentStanding, finished: bool = False) -> str:
-    if row.out_in_round is not None:
-        return f"out in round {row.out_in_round}"
-    if row.status == "active":
-        return "champion" if finished and row.rank == 1 else "still in"
-    return "eliminated"
-
-
-def standing_line(
-    row: TournamentStanding,
-    fmt: TournamentFormat,
-    me: str | None = None,
-    seeds: dict[str, int | None] | None = None,
-    finished: bool = False,
-) -> str:
-    """One standings line for ``--plain``: ``"1. ada (you): 75.0 %, 3/4 mp, 31 points, 1 deal"``."""
-    who = player_name(row.player, me)
-    deals = f"{row.deals} deal{'s' if row.deals != 1 else ''}"
-    if fmt == TournamentFormat.DUPLICATE:
-        pct = f"{row.percentage:.1f} %" if row.percentage is not None else "-"
-        figure = f"{pct}, {_num(row.matchpoints)}/{_num(row.top)} matchpoints"
-    elif fmt == TournamentFormat.SWISS:
-        figure = (
-            f"score {_num(row.score)}, Buchholz {_num(row.buchholz)}, "
-            f"Sonneborn-Berger {_num(row.sonneborn_berger)}"
-        )
-    else:
-        seed = (seeds or {}).get(row.player.id)
-        figure = (f"seed {seed}, " if seed else "") + knockout_state(row, finished)
+def standing_line(row: TournamentStanding, columns: Sequence[str], me: str | None = None) -> str:
+    """One standings line for ``--plain``: ``"1. ada (you): MP % 75.0, Matchpoints 3/4,
+    Points 31, Deals 1"`` (each figure after its title, as the server words them)."""
+    figures = ", ".join(f"{title} {cell}" for title, cell in zip(columns, row.cells, strict=False))
     status = "" if row.status in ("active", "eliminated") else f" [{row.status}]"
-    return f"{row.rank}. {who}: {figure}, {row.points} points in {deals}{status}"
+    return f"{row.rank}. {player_name(row.player, me)}: {figures}{status}"
 
 
 def standings_state(info: TournamentInfo) -> str:

@@ -166,6 +166,10 @@ class TournamentSummary(Message):
     starts_ms: int | None = None  # time left before a scheduled start
     registered_only: bool = False  # guests may not enter
     winners: list[PlayerInfo] = Field(default_factory=list)  # finished: those ranked first
+    # How the format is shown (optional: "" from an older server): its name, and its
+    # length as a list shows it ("5 deals", "4 rounds", "best of 3")
+    format_title: str = ""
+    length: str = ""
 
 
 class TournamentEntrant(Message):
@@ -193,6 +197,9 @@ class TournamentStanding(Message):
     buchholz: float | None = None
     sonneborn_berger: float | None = None
     out_in_round: int | None = None
+    # The figures under the tournament's ``columns``, as shown (optional: none from
+    # an older server)
+    cells: list[str] = Field(default_factory=list)
 
 
 class TournamentTable(Message):
@@ -266,6 +273,12 @@ class TournamentInfo(Message):
     tie_notes: list[str] = Field(default_factory=list)
     # What may be done now (optional: an older server sends none, and nothing is offered)
     actions: TournamentActions = Field(default_factory=TournamentActions)
+    # How the format is shown, as the server words it (optional: "" from an older server):
+    # its name, its length ("5 deals", "4 rounds", "best of 3, 3 rounds") and the
+    # titles of the standings' figures after rank and player (each line's ``cells``)
+    format_title: str = ""
+    length: str = ""
+    columns: list[str] = Field(default_factory=list)
 
 
 class TournamentUpdate(Message):

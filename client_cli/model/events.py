@@ -8,7 +8,7 @@ no I/O.
 from __future__ import annotations
 
 from client_cli.model.views import entrant_count, entrant_in, standing_in, table_in
-from client_cli.tournaments import winners_text
+from client_cli.tournaments import format_title, winners_text
 from protocol.rooms import RoomInfo, RoomStatus
 from protocol.tournaments import TournamentInfo
 
@@ -73,7 +73,7 @@ def tournament_lines(old: TournamentInfo | None, info: TournamentInfo, me: str |
     if old is None:
         active = entrant_count(info)
         line = (
-            f"tournament {name} ({info.id}): {info.format.value}, {info.status}, "
+            f"tournament {name} ({info.id}): {format_title(info)}, {info.status}, "
             f"{active} entrant{'s' if active != 1 else ''}"
         )
         if info.invite_code:

@@ -70,8 +70,7 @@ class TournamentCommands:
         info, now = view.info, time.monotonic()
         me = plain.model.me.id if plain.model.me else None
         head = (
-            f"{info.name} ({info.id}): {tt.FORMAT_NAME[info.format]}, "
-            f"{tt.rounds_text(info.format, info.rounds, info.best_of, bool(info.bracket))}, "
+            f"{info.name} ({info.id}): {tt.format_title(info)}, {info.length}, "
             f"{tt.clock_terms(info.pace, info.card_clock_ms, info.deal_clock_ms)}; "
             f"host {info.host.name}"
         )
@@ -96,10 +95,8 @@ class TournamentCommands:
             lines.append("standings:")
             if state := tt.standings_state(info):
                 lines.append(f"  ({state})")
-        seeds = view.seeds()
         for row in info.standings:
-            finished = info.status == "finished"
-            lines.append("  " + tt.standing_line(row, info.format, me, seeds, finished))
+            lines.append("  " + tt.standing_line(row, info.columns, me))
         lines += [f"  {visible(note)}" for note in info.tie_notes]  # the tie-break that decided
         rounds = tt.bracket(info, view.tables)
         if rounds:

@@ -26,6 +26,7 @@ from server.storage.tournaments import (
     tournament_boards,
     tournament_detail,
 )
+from server.tournaments.formats import format_title
 
 STATUSES: tuple[str, ...] = get_args(TournamentListStatus)
 
@@ -57,6 +58,8 @@ def routes(
             )
         except BadCursor as exc:
             return _bad_request(str(exc))
+        for row in rows:  # the format named as the server names it everywhere
+            row["format_title"] = format_title(row["format"])
         return web.json_response({"tournaments": rows, "next": after})
 
     async def one(request: web.Request) -> web.Response:

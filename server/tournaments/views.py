@@ -74,6 +74,8 @@ def summary(d: TournamentData, now_ms: int) -> TournamentSummary:
         starts_ms=starts,
         registered_only=s.registered_only,
         winners=winners(d.standings()) if d.status() == "finished" else [],
+        format_title=d.format.title,
+        length=d.format.length(d, listed=True),
     )
 
 
@@ -124,7 +126,11 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
     s = d.settings
     current = d.rounds[-1] if d.rounds else None
     next_ms, left = timers(d, now_ms)
-    standings = d.standings(shown=True)
+    over = d.status() == "finished"
+    standings = [
+        row.model_copy(update={"cells": d.format.cells(d, row, over)})
+        for row in d.standings(shown=True)
+    ]
     shown = current is None or visibility.round_results_shown(current.finished)
     return TournamentInfo(
         id=d.id,
@@ -161,6 +167,9 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
         winners=winners(standings) if d.status() == "finished" else [],
         tie_notes=tie_notes(s.format, standings),
         actions=actions(d),
+        format_title=d.format.title,
+        length=d.format.length(d, listed=False),
+        columns=list(d.format.columns),
     )
 
 

@@ -8,6 +8,7 @@ them), the model's state, its lines and the text out: no server, no screen.
 from __future__ import annotations
 
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 from client_cli import tournaments as tt
@@ -19,7 +20,14 @@ from engine.verification import TableDeal
 from protocol.connection import ErrorMessage, Welcome
 from protocol.fields import PlayerInfo
 from protocol.rooms import Left, RoomInfo, RoomState
-from protocol.tournaments import Tournaments, TournamentSummary, TournamentUpdate
+from protocol.tournaments import (
+    TournamentFormat,
+    Tournaments,
+    TournamentStanding,
+    TournamentSummary,
+    TournamentUpdate,
+)
+from server.tournaments.formats import FORMATS
 
 ME = PlayerInfo(id="p1", name="ada")
 BOB = PlayerInfo(id="p2", name="bob")
@@ -100,6 +108,33 @@ def info(**extra: Any) -> dict[str, Any]:
     }
     data.update(extra)
     data.setdefault("actions", actions(data))
+    return presented(data, listed=False)
+
+
+def presented(data: dict[str, Any], *, listed: bool) -> dict[str, Any]:
+    """What a real server adds to show the format (its name, length, standings'
+    columns and each line's cells): worded by the server's own format modules."""
+    fmt = FORMATS[TournamentFormat(data["format"])]
+    listed_entrants = data.get("entrants")  # a count, in a list's line
+    entrants = listed_entrants if isinstance(listed_entrants, list) else []
+    seeds = {e["player"]["id"]: e.get("seed") for e in entrants}
+    bracket = data.get("bracket") or []
+    field = SimpleNamespace(
+        settings=SimpleNamespace(rounds=data["rounds"], best_of=data["best_of"]),
+        bracket=bracket,
+        entrants={pid: SimpleNamespace(seed=seed) for pid, seed in seeds.items()},
+        active=lambda: list(seeds),
+    )
+    data.setdefault("format_title", fmt.title)
+    data.setdefault("length", fmt.length(field, listed))  # type: ignore[arg-type]
+    if listed:
+        return data
+    data.setdefault("columns", list(fmt.columns))
+    over = data["status"] == "finished"
+    data["standings"] = [  # new lines: the test's own are left as they are
+        {"cells": fmt.cells(field, TournamentStanding.model_validate(line), over), **line}  # type: ignore[arg-type]
+        for line in data["standings"]
+    ]
     return data
 
 
@@ -138,7 +173,7 @@ def summary(**extra: Any) -> TournamentSummary:
         "starts_ms": None,
     }
     data.update(extra)
-    return TournamentSummary.model_validate(data)
+    return TournamentSummary.model_validate(presented(data, listed=True))
 
 
 def table_room(room_id: str = "R1", status: str = "playing") -> RoomInfo:
@@ -208,7 +243,7 @@ def test_registering_then_a_round_shows_my_table_and_brings_me_back_after_the_de
     model = signed_in()
     model.apply(Tournaments(tournaments=[summary()]), 0.0)
     lines = model.apply(update(), 0.0)
-    assert lines == ["tournament Sunday (T1): duplicate, registering, 0 entrants"]
+    assert lines == ["tournament Sunday (T1): duplicate field, registering, 0 entrants"]
     assert model.is_host("T1") and model.tournament_role("T1") == "host"
     assert model.gets_updates("T1") and not model.entered("T1")
     model.show_tournament("T1")
@@ -264,14 +299,14 @@ def test_registering_then_a_round_shows_my_table_and_brings_me_back_after_the_de
     assert tt.table_text(view.table_of(ME.id), view.names(), ME.id, 1).endswith(
         "finished, 31 points"
     )
-    fmt = view.info.format
-    assert tt.standing_columns(fmt)[:6] == ("rank", "player", "%", "matchpoints", "points", "deals")
-    assert tt.standing_cells(view.info.standings[0], fmt, ME.id) == (
+    columns = tt.standing_columns(view.info)[:6]
+    assert columns == ("rank", "player", "MP %", "Matchpoints", "Points", "Deals")
+    assert tt.standing_cells(view.info.standings[0], ME.id) == (
         "1", "ada (you)", "100.0", "6/6", "31", "1", "",
     )  # fmt: skip
-    assert tt.standing_cells(view.info.standings[2], fmt, ME.id)[1] == "greedy bot 1 [bot]"
-    assert tt.standing_line(view.info.standings[0], fmt, ME.id) == (
-        "1. ada (you): 100.0 %, 6/6 matchpoints, 31 points in 1 deal"
+    assert tt.standing_cells(view.info.standings[2], ME.id)[1] == "greedy bot 1 [bot]"
+    assert tt.standing_line(view.info.standings[0], view.info.columns, ME.id) == (
+        "1. ada (you): MP % 100.0, Matchpoints 6/6, Points 31, Deals 1"
     )
 
     # the round ends, then the tournament
@@ -330,17 +365,17 @@ def test_swiss_standings_show_score_buchholz_and_sonneborn_berger() -> None:
             status="withdrawn"),
     ]  # fmt: skip
     msg = update(format="swiss", status="playing", round=2, standings=standings)
-    fmt = msg.tournament.format
-    assert tt.standing_columns(fmt) == (
-        "rank", "player", "score", "Buchholz", "S-B", "points", "deals", "",
+    info = msg.tournament  # the columns and cells as the server words them
+    assert tt.standing_columns(info) == (
+        "rank", "player", "Score", "Buchholz", "S-B", "Points", "Deals", "",
     )  # fmt: skip
-    cells = [tt.standing_cells(r, fmt, ME.id) for r in msg.tournament.standings]
+    cells = [tt.standing_cells(r, ME.id) for r in info.standings]
     assert cells[1] == ("2", "ada (you)", "1", "2", "0.5", "80", "2", "")
     assert cells[2][-1] == "withdrawn"
-    assert tt.standing_line(msg.tournament.standings[0], fmt) == (
-        "1. bob: score 2, Buchholz 1, Sonneborn-Berger 1, 90 points in 2 deals"
+    assert tt.standing_line(info.standings[0], info.columns) == (
+        "1. bob: Score 2, Buchholz 1, S-B 1, Points 90, Deals 2"
     )
-    assert tt.rounds_text(fmt, 4, 1) == "4 rounds"
+    assert info.length == "2 rounds"
 
 
 def knockout_three(**extra: Any) -> TournamentUpdate:
@@ -408,7 +443,7 @@ def test_a_knockout_bracket_shows_seeds_byes_results_and_the_rounds_to_come() ->
     assert match.status == "finished" and match.bottom.won and match.top.won is False
     assert (match.top.points, match.bottom.points) == (40, 52)
     assert rounds[1][0].status == "playing" and rounds[1][0].top.points == 61
-    assert tt.standing_cells(view.info.standings[2], view.info.format, ME.id, view.seeds()) == (
+    assert tt.standing_cells(view.info.standings[2], ME.id) == (
         "3", "cy", "3", "out in round 1", "0", "0", "",
     )  # fmt: skip
 

@@ -197,7 +197,7 @@ async def test_duplicate_standings_are_live_and_swiss_shows_its_tie_breaks() -> 
         await reach(pilot, app, TournamentScreen, "the tournament")
         grid = app.screen.query_one("#standings", DataTable)
         assert [str(c.label) for c in grid.columns.values()][:6] == [
-            "rank", "player", "%", "matchpoints", "points", "deals",
+            "rank", "player", "MP %", "Matchpoints", "Points", "Deals",
         ]  # fmt: skip
         rows = cells(app.screen)
         assert rows[1][:6] == ["2", "ada (you)", "50.0", "3/6", "31", "1"]
@@ -232,7 +232,7 @@ async def test_duplicate_standings_are_live_and_swiss_shows_its_tie_breaks() -> 
         )
         grid = app.screen.query_one("#standings", DataTable)
         assert [str(c.label) for c in grid.columns.values()] == [
-            "rank", "player", "score", "Buchholz", "S-B", "points", "deals", "",
+            "rank", "player", "Score", "Buchholz", "S-B", "Points", "Deals", "",
         ]  # fmt: skip
         assert cells(app.screen)[1] == ["2", "ada (you)", "1", "2", "0.5", "80", "2", ""]
         assert "round 2, table 1 against bob: playing, 20 points so far" in status_text(app)

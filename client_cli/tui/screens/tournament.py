@@ -137,8 +137,7 @@ a        add server bots (strategy and how many)"""
             self.refresh_bindings()
         head = Text()
         head.append(info.name, "bold")
-        head.append(f"   {tt.FORMAT_NAME[info.format]}, ")
-        head.append(tt.rounds_text(info.format, info.rounds, info.best_of, bool(info.bracket)))
+        head.append(f"   {tt.format_title(info)}, {info.length}")
         head.append(f", {tt.clock_terms(info.pace, info.card_clock_ms, info.deal_clock_ms)}")
         head.append(f", round clock {clock_text(info.round_clock_ms)}", "dim")
         head.append(f"\nhost {info.host.name}", "dim")
@@ -205,16 +204,14 @@ a        add server bots (strategy and how many)"""
 
     def _fill_standings(self, view: TournamentView, me: str | None) -> None:
         table = self.query_one("#standings", DataTable)
-        fmt = view.info.format
-        columns = tt.standing_columns(fmt)
+        columns = tt.standing_columns(view.info)
         if [str(c.label) for c in table.columns.values()] != list(columns):
             table.clear(columns=True)
             table.add_columns(*columns)
         keep = table.cursor_row
         table.clear()
-        seeds = view.seeds()
         for row in view.info.standings:
-            cells = tt.standing_cells(row, fmt, me, seeds, view.info.status == "finished")
+            cells = tt.standing_cells(row, me)
             mine = row.player.id == me
             style = "bold cyan" if mine else "dim" if row.status != "active" else ""
             table.add_row(*(Text(c, style) for c in cells), key=row.player.id)

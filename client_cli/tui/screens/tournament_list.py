@@ -92,9 +92,9 @@ Escape   back to the lobby"""
             mine = self.model.entered(t.id)
             table.add_row(
                 Text(t.name + (" ✔" if mine else ""), "bold cyan" if mine else ""),
-                tt.FORMAT_NAME[t.format],
+                tt.format_title(t),
                 t.pace.value,
-                tt.list_rounds_text(t),
+                t.length,
                 Text(f"{t.entrants}/{t.max_players}", "red" if full else "green"),
                 Text(
                     tt.winners_text([w.name for w in t.winners]) or t.status,

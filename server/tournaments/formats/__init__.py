@@ -31,4 +31,13 @@ def settings_for(
     )
 
 
-__all__ = ["FORMATS", "Field", "Format", "Pairing", "settings_for"]
+def format_title(name: str) -> str:
+    """A format's title (TournamentInfo.format_title) from its wire name; a name no
+    format has (a store written by a later release) is shown as it is."""
+    try:
+        return FORMATS[TournamentFormat(name)].title
+    except ValueError:
+        return name
+
+
+__all__ = ["FORMATS", "Field", "Format", "Pairing", "format_title", "settings_for"]

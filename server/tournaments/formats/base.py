@@ -48,6 +48,18 @@ class Pairing:
 
 class Format(Protocol):
     has_bracket: bool  # its rounds are a bracket's (TournamentInfo.bracket)
+    # How every client shows it: its name, and the titles of its standings' figures
+    # (after rank and player), whose values :meth:`cells` words.
+    title: str
+    columns: tuple[str, ...]
+
+    def cells(self, t: Field, row: TournamentStanding, over: bool) -> list[str]:
+        """``row``'s figures under :attr:`columns`, as shown (``over``: the tournament
+        is, so a knockout's last one standing is its champion)."""
+
+    def length(self, t: Field, listed: bool) -> str:
+        """How long it is, in words: "5 deals", "4 rounds", "best of 3, 3 rounds"
+        (``listed``: as a list of tournaments shows it, before anything is drawn)."""
 
     def shape(self, msg: CreateTournament) -> Shape:
         """What this format makes of the host's settings: the rounds it plays, the
@@ -95,6 +107,15 @@ def standing_row(
         points=points.get(pid, 0),
         **extra,  # type: ignore[arg-type]
     )
+
+
+def figure(x: float | None) -> str:
+    """A standings figure: ``2``, ``1.5``, ``-`` for none."""
+    return "-" if x is None else f"{x:g}"
+
+
+def plural(n: int, one: str) -> str:
+    return f"{n} {one}{'' if n == 1 else 's'}"
 
 
 class FixedRounds:

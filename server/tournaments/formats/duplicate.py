@@ -11,6 +11,8 @@ from server.tournaments.formats.base import (
     Field,
     FixedRounds,
     Pairing,
+    figure,
+    plural,
     standing_row,
 )
 from server.tournaments.model import Entrant, Table
@@ -31,6 +33,17 @@ def deals(t: Field) -> list[dict[str, int]]:
 
 
 class Duplicate(FixedRounds):
+    title = "duplicate field"
+    columns: tuple[str, ...] = ("MP %", "Matchpoints", "Points", "Deals")
+
+    def cells(self, t: Field, row: TournamentStanding, over: bool) -> list[str]:
+        pct = "-" if row.percentage is None else f"{row.percentage:.1f}"
+        mp = f"{figure(row.matchpoints)}/{figure(row.top)}"
+        return [pct, mp, str(row.points), str(row.deals)]
+
+    def length(self, t: Field, listed: bool) -> str:
+        return plural(t.settings.rounds, "deal")
+
     def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
         return Pairing([(e.player.id,) for e in playing])
 

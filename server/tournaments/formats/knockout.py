@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from engine.ranking import competition_ranks
 from protocol.tournaments import CreateTournament, EntrantStatus, TournamentStanding
-from server.tournaments.formats.base import Field, Pairing, standing_row
+from server.tournaments.formats.base import Field, Pairing, plural, standing_row
 from server.tournaments.model import (
     Entrant,
     Round,
@@ -45,6 +45,29 @@ def slots(t: Field, number: int) -> list[str | None]:
 
 class Knockout:
     has_bracket = True
+    title = "knockout"
+    columns: tuple[str, ...] = ("Seed", "Standing", "Points", "Deals")
+
+    def cells(self, t: Field, row: TournamentStanding, over: bool) -> list[str]:
+        entrant = t.entrants.get(row.player.id)
+        seed = entrant.seed if entrant is not None else None
+        if row.out_in_round is not None:
+            standing = f"out in round {row.out_in_round}"
+        elif row.status == EntrantStatus.ACTIVE:
+            standing = "champion" if over and row.rank == 1 else "still in"
+        else:
+            standing = "eliminated"
+        return [str(seed) if seed else "-", standing, str(row.points), str(row.deals)]
+
+    def length(self, t: Field, listed: bool) -> str:
+        """Its matches' length; and its rounds once its bracket is drawn (before, as
+        many as its field will need)."""
+        best = t.settings.best_of
+        matches = f"best of {best}" if best > 1 else "one deal a match"
+        if listed:
+            return matches
+        drawn = plural(self.planned_rounds(t), "round")
+        return f"{drawn if t.bracket else 'rounds as the field needs'}, {matches}"
 
     def shape(self, msg: CreateTournament) -> Shape:
         """As many rounds as a bracket of the places needs; best of 1, 3 or 5 (the

@@ -11,6 +11,8 @@ from server.tournaments.formats.base import (
     Field,
     FixedRounds,
     Pairing,
+    figure,
+    plural,
     standing_row,
 )
 from server.tournaments.model import Entrant, Table
@@ -38,6 +40,16 @@ def games(t: Field) -> list[Game]:
 
 
 class Swiss(FixedRounds):
+    title = "Swiss"
+    columns: tuple[str, ...] = ("Score", "Buchholz", "S-B", "Points", "Deals")
+
+    def cells(self, t: Field, row: TournamentStanding, over: bool) -> list[str]:
+        figures = (row.score, row.buchholz, row.sonneborn_berger)
+        return [*(figure(x) for x in figures), str(row.points), str(row.deals)]
+
+    def length(self, t: Field, listed: bool) -> str:
+        return plural(t.settings.rounds, "round")
+
     def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
         if len(playing) < 2:
             return None

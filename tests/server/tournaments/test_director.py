@@ -320,3 +320,35 @@ def test_no_late_entry_is_offered_where_the_settings_allow_none() -> None:
     assert director.info(2).actions.entry is None  # a knockout's bracket is drawn
     with pytest.raises(errors.RegistrationClosed):
         lb.handle(CAROL, JoinTournament(tournament_id=director.id), 3)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "title", "columns", "length"),
+    [
+        ("duplicate", "duplicate field", ["MP %", "Matchpoints", "Points", "Deals"], "2 deals"),
+        ("swiss", "Swiss", ["Score", "Buchholz", "S-B", "Points", "Deals"], "2 rounds"),
+        ("knockout", "knockout", ["Seed", "Standing", "Points", "Deals"],
+         "rounds as the field needs, one deal a match"),
+    ],
+)  # fmt: skip
+def test_the_server_words_how_a_format_is_shown(
+    fmt: str, title: str, columns: list[str], length: str
+) -> None:
+    """Clients show a format from what the server sends, knowing none: its title,
+    its length, its standings' column titles and each line's figures."""
+    lb = lobby()
+    director = create(lb, format=fmt, rounds=2, bots=True, max_players=4)
+    for player in (ALICE, BOB):
+        lb.handle(player, JoinTournament(tournament_id=director.id), 1)
+    info = director.info(1)
+    assert (info.format_title, info.columns, info.length) == (title, columns, length)
+    assert all(len(row.cells) == len(columns) for row in info.standings)
+    (listed,) = lb.handle(ALICE, ListTournaments(), 2)
+    line = listed.message.tournaments[0]  # type: ignore[attr-defined]
+    assert line.format_title == title and line.length
+    lb.handle(ALICE, ManageTournament(tournament_id=director.id, action="start"), 3)
+    run_to_end(lb, director, now=10)
+    over = director.info(10**9)
+    assert over.standings[0].cells and all(c for c in over.standings[0].cells)
+    if fmt == "knockout":
+        assert over.standings[0].cells[1] == "champion" and over.length.startswith("1 round")

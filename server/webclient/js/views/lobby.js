@@ -116,7 +116,7 @@ function tournamentsSection(ctx) {
       ? h("p", { class: "empty" }, "None running: host one.")
       : h("ul", { class: "now-list" }, list.map((t) => h("li", {},
         h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name), h("br"),
-        h("span", { class: "help" }, `${formatName(t.format)} · ${t.pace} · ${count(t.entrants, "player")} · `, tournamentPhrase(t))))),
+        h("span", { class: "help" }, `${formatName(t)} · ${t.pace} · ${count(t.entrants, "player")} · `, tournamentPhrase(t))))),
     h("div", { class: "actions" }, h("a", { class: "button", href: "#/tournaments" }, "All tournaments")));
 }
 
@@ -166,7 +166,7 @@ function myTournaments(ctx) {
   if (!mine.length) return null;
   return h("section", { class: "card-panel", "aria-labelledby": "my-t-h" }, h("h2", { id: "my-t-h" }, "My tournaments"),
     h("ul", {}, mine.map((info) => h("li", {},
-      h("a", { href: `#/t/${encodeURIComponent(info.id)}` }, info.name), ` — ${formatName(info.format)}, ${info.status}, round ${info.round}`))));
+      h("a", { href: `#/t/${encodeURIComponent(info.id)}` }, info.name), ` — ${formatName(info)}, ${info.status}, round ${info.round}`))));
 }
 
 function roomsSection(ctx) {

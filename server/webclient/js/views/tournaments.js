@@ -7,7 +7,7 @@ import { h } from "../dom.js";
 import { freshContribution } from "../store.js";
 import { pager } from "./lobby.js";
 import { fetched } from "./history.js";
-import { count, dataTable, formatName, levelSelect, panning } from "./ui.js";
+import { dataTable, formatName, levelSelect, panning } from "./ui.js";
 
 const FORMATS = [["duplicate", "Duplicate field (matchpoints)"], ["swiss", "Swiss"], ["knockout", "Knockout"]];
 
@@ -48,8 +48,7 @@ export function tournamentListView(ctx) {
         dataTable({ cls: "tournaments", columns: [{ title: "Name" }, { title: "Format" }, { title: "Pace" }, { title: "Rounds" }, { title: "Entrants" }, { title: "Status" }, { title: "Starts" }, { title: "Host" }],
           rows: list.map((t) => ({ cells: [
             [h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name), mine(t) ? h("span", { class: "tag" }, "✔ in") : null],
-            formatName(t.format), t.pace,
-            t.format === "knockout" ? `best of ${t.best_of}` : String(t.rounds),
+            formatName(t), t.pace, t.length || String(t.rounds),
             `${t.entrants}/${t.max_players}`, t.status === "playing" ? `round ${t.round}` : t.status,
             t.starts_ms != null ? h("span", { dataset: { deadline: Date.now() + t.starts_ms } }) : t.status === "registering" ? "by the host" : "",
             t.host.name] })) }),
@@ -95,7 +94,7 @@ function pastTournaments(ctx) {
           cls: "tournaments",
           columns: [{ title: "Name" }, { title: "Format" }, { title: "Pace" }, { title: "Entrants", num: true }, { title: "Rounds", num: true }, { title: "Result" }, { title: "Host" }],
           rows: rows.map((t) => ({ cells: [
-            h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name), formatName(t.format), t.settings.pace,
+            h("a", { href: `#/t/${encodeURIComponent(t.id)}` }, t.name), formatName(t), t.settings.pace,
             String(t.entrants), String(t.rounds_played), wonBy(t.winners) || t.status, t.host.name] })),
         }));
 }
@@ -215,7 +214,7 @@ export function tournamentView(ctx) {
   const inviteLink = info.invite_code ? `${location.origin}/#/tjoin/${encodeURIComponent(info.invite_code)}` : null;
   return h("main", { id: "main", class: "tournament" },
     h("h1", {}, info.name),
-    h("p", {}, `${formatName(info.format)}, ${info.pace}${info.format === "knockout" ? `, best of ${info.best_of}` : `, ${count(info.rounds, "round")}`} · hosted by ${info.host.name}`),
+    h("p", {}, `${formatName(info)}, ${info.pace}, ${info.length} · hosted by ${info.host.name}`),
     h("p", { class: "status", role: "status" }, statusLine(info, entry.at)),
     inviteLink ? h("p", {}, "Invite link: ", h("code", {}, inviteLink)) : null,
     h("div", { class: "actions" },
@@ -275,29 +274,15 @@ function hostControls(ctx, info) {
         h("button", { type: "submit" }, "Add bots")) : null));
 }
 
-function pct(x) {
-  return x == null ? "" : `${x.toFixed(1)} %`;
-}
-
-function num(x) {
-  return x == null ? "" : Number.isInteger(x) ? String(x) : x.toFixed(1);
-}
-
 export function standings(info, me) {
   if (!info.standings.length) return h("p", { class: "empty" }, "No entrant yet.");
-  const cols = info.format === "duplicate"
-    ? [["Matchpoints %", (s) => pct(s.percentage)], ["MP / top", (s) => `${num(s.matchpoints)} / ${num(s.top)}`], ["Points", (s) => String(s.points)], ["Deals", (s) => String(s.deals)]]
-    : info.format === "swiss"
-      ? [["Score", (s) => num(s.score)], ["Buchholz", (s) => num(s.buchholz)], ["S-B", (s) => num(s.sonneborn_berger)], ["Points", (s) => String(s.points)], ["Deals", (s) => String(s.deals)]]
-      : [["Seed", (s) => String((info.entrants.find((e) => e.player.id === s.player.id) || {}).seed || "")],
-        ["Status", (s) => (s.rank === 1 && info.status === "finished" ? "champion" : s.out_in_round ? `out in round ${s.out_in_round}` : "still in")],
-        ["Points", (s) => String(s.points)], ["Deals", (s) => String(s.deals)]];
-  return dataTable({ cls: "standings", columns: [{ title: "Rank", num: true }, { title: "Player" }, ...cols.map(([t]) => ({ title: t, num: true }))],
+  // The format's figures, titled and worded by the server (columns, each line's cells).
+  return dataTable({ cls: "standings", columns: [{ title: "Rank", num: true }, { title: "Player" }, ...info.columns.map((title) => ({ title, num: true }))],
     rows: info.standings.map((s) => ({ attrs: { class: me && s.player.id === me.id ? "mine" : null }, cells: [
       String(s.rank),
       [s.player.name, s.player.bot ? h("span", { class: "tag" }, "bot") : null, me && s.player.id === me.id ? h("span", { class: "tag" }, "you") : null,
         s.status !== "active" && s.status !== "eliminated" ? h("span", { class: "tag" }, s.status) : null],
-      ...cols.map(([, f]) => f(s))] })) });
+      ...s.cells] })) });
 }
 
 function tables(ctx, info, who) {

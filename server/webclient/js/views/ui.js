@@ -95,9 +95,10 @@ export function levelSelect(ctx, id, fallback, { label = "Bot level", plural = f
   ];
 }
 
-/** The name of a tournament format as a sentence says it. */
-export function formatName(format) {
-  return { duplicate: "Duplicate", swiss: "Swiss", knockout: "Knockout" }[format] || format;
+/** A tournament's format as the server names it (format_title), to begin a phrase. */
+export function formatName(t) {
+  const title = t.format_title || t.format;
+  return title.charAt(0).toUpperCase() + title.slice(1);
 }
 
 /** "1 game", "3 games". */
