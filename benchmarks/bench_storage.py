@@ -95,7 +95,7 @@ async def prepare(target: str, matches: int) -> None:
     storage = await Storage.open(target)
     # The rooms' creators signed in first, as people do.
     await asyncio.gather(*(
-        storage.create_player(StoredPlayer(f"a{m}", f"a{m}", False, False), f"h{m}")
+        storage.create_player(StoredPlayer(f"a{m}", f"a{m}", False, False), f"h{m}", 0)
         for m in range(matches)
     ))  # fmt: skip
     await storage.persist([e for m in range(matches) for e in opening(m)])

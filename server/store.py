@@ -35,13 +35,15 @@ class Store(Protocol):
         ``fences``: a cluster node's lease tokens for the rooms the events concern,
         checked in the same transaction (a stale one: WriteFailed, nothing stored)."""
 
-    async def create_player(self, player: StoredPlayer, token_hash: str) -> None: ...
+    async def create_player(self, player: StoredPlayer, token_hash: str, at_ms: int) -> None: ...
 
     async def abandon(self, series_id: str) -> None: ...
 
-    async def abandon_tournament(self, tournament_id: str) -> None: ...
+    async def abandon_tournament(self, tournament_id: str, at_ms: int) -> None: ...
 
-    async def set_aside(self, kind: str, game_id: str, release: str, reason: str) -> None:
+    async def set_aside(
+        self, kind: str, game_id: str, release: str, reason: str, at_ms: int
+    ) -> None:
         """This release could not resume ``game_id`` (``tournament`` or ``series``): it
         stays as stored, recorded as set aside (server.storage.quarantine)."""
 

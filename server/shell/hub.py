@@ -256,7 +256,7 @@ class Hub:
             except Unresumable as exc:  # a documented refusal (docs/operations.md)
                 log.warning("tournament %s cannot be resumed (%s): abandoned", tid, exc,
                             extra={"tournament": tid})  # fmt: skip
-                await self.storage.abandon_tournament(tid)
+                await self.storage.abandon_tournament(tid, clock.now_ms())
             except Exception as exc:  # a bug: never an abandonment
                 aside.add(tid)
                 await self._set_aside(TOURNAMENT, tid, exc)
@@ -318,7 +318,7 @@ class Hub:
         log.error("%s %s could not be resumed by this release (%s): set aside as stored,"
                   " not abandoned; `cribsquares quarantined` lists it",
                   kind, game_id, reason, exc_info=exc, extra={kind: game_id})  # fmt: skip
-        await self.storage.set_aside(kind, game_id, RELEASE, reason)
+        await self.storage.set_aside(kind, game_id, RELEASE, reason, clock.now_ms())
 
     def _taken(self, saved: Resumable) -> list[Outbound]:
         return self.lobby.rebuild(saved, {}, clock.now_ms())
@@ -582,7 +582,7 @@ class Hub:
             digest = token_hash(issued)
             stored = StoredPlayer(f"p-{secrets.token_hex(6)}", name, hello.guest, hello.bot)
             try:
-                await self.storage.create_player(stored, digest)
+                await self.storage.create_player(stored, digest, clock.now_ms())
             except NameInUse:
                 raise errors.NameTaken(
                     f"the name {name!r} is taken, or looks like one that is; pick another"

@@ -33,6 +33,7 @@ class WriteFailed(Exception):
 class NewPlayer:
     player: StoredPlayer
     token_hash: str
+    at_ms: int  # when it was registered (the server's time, decided by the caller)
 
 
 @dataclass(frozen=True, slots=True)

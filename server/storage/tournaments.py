@@ -15,7 +15,6 @@ import csv
 import io
 import json
 import secrets
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +43,7 @@ class Abandon:
     """A tournament that cannot be resumed after a restart is over: ``abandoned``."""
 
     tournament_id: str
+    at_ms: int  # when (its rounds' deals are no longer embargoed from then on)
 
 
 def apply(db: Tx, event: Event | Abandon) -> bool:
@@ -55,7 +55,7 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
                 " DO UPDATE SET state = excluded.state, saved_ms = excluded.saved_ms",
                 (event.tournament_id, json.dumps(event.state), event.at_ms),
             )
-        case Abandon(tournament_id=tid):
+        case Abandon(tournament_id=tid, at_ms=at_ms):
             db.write(f"UPDATE tournaments SET status = 'abandoned' WHERE id = ? AND {RUNNING}",
                      (tid,))  # fmt: skip
             db.write("DELETE FROM tournament_snapshots WHERE tournament_id = ?", (tid,))
@@ -63,7 +63,7 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
             db.write(
                 "UPDATE embargoes SET lifted_ms = ?"
                 " WHERE lifted_ms IS NULL AND substr(id, 1, ?) = ?",
-                (time.time_ns() // 1_000_000, len(tid) + 1, tid + "/"),
+                (at_ms, len(tid) + 1, tid + "/"),
             )
         case TournamentCreated():
             h = event.host

@@ -180,10 +180,10 @@ class Storage:
         """
         return self._submit([*fences, *events] if fences else events, chained=True)
 
-    async def create_player(self, player: StoredPlayer, token_hash: str) -> None:
-        """Register a player; raise :class:`NameInUse` for a taken registered name,
-        :class:`WriteFailed` if it cannot be stored."""
-        await self._submit([NewPlayer(player, token_hash)], chained=False)
+    async def create_player(self, player: StoredPlayer, token_hash: str, at_ms: int) -> None:
+        """Register a player at ``at_ms``; raise :class:`NameInUse` for a taken
+        registered name, :class:`WriteFailed` if it cannot be stored."""
+        await self._submit([NewPlayer(player, token_hash, at_ms)], chained=False)
 
     def _submit(self, items: Sequence[Write], *, chained: bool) -> asyncio.Future[None]:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -359,13 +359,15 @@ class Storage:
         """Every tournament being run when the server last stopped, with its snapshot."""
         return await tournaments.unfinished_tournaments(self._reader)
 
-    async def abandon_tournament(self, tournament_id: str) -> None:
-        """Mark a tournament that could not be resumed ``abandoned``."""
-        await self._submit([tournaments.Abandon(tournament_id)], chained=False)
+    async def abandon_tournament(self, tournament_id: str, at_ms: int) -> None:
+        """Mark a tournament that could not be resumed ``abandoned`` (at ``at_ms``)."""
+        await self._submit([tournaments.Abandon(tournament_id, at_ms)], chained=False)
 
-    async def set_aside(self, kind: str, game_id: str, release: str, reason: str) -> None:
-        """Record that this release could not resume ``game_id`` (storage.quarantine)."""
-        at_ms = time.time_ns() // 1_000_000
+    async def set_aside(
+        self, kind: str, game_id: str, release: str, reason: str, at_ms: int
+    ) -> None:
+        """Record that this release could not resume ``game_id`` at ``at_ms``
+        (storage.quarantine)."""
         await self._submit([quarantine.SetAside(kind, game_id, release, reason, at_ms)],
                            chained=False)  # fmt: skip
 

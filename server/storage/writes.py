@@ -10,7 +10,6 @@ their modules (:mod:`server.storage.tournaments`, :mod:`server.storage.daily`,
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from typing import TypeGuard
 
@@ -42,10 +41,6 @@ _OWN = (
 
 def is_event(write: Write) -> TypeGuard[Event]:
     return not isinstance(write, _OWN)
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 def write_batch(
@@ -163,7 +158,7 @@ def _apply(tx: Tx, event: Write) -> None:
         return
     match event:
         case NewPlayer(player=p, token_hash=h):
-            players.new_player(tx, p.id, p.name, p.guest, p.bot, h, now_ms())
+            players.new_player(tx, p.id, p.name, p.guest, p.bot, h, event.at_ms)
         case RoomOpened():
             tx.write(
                 "INSERT INTO rooms (id, name, visibility, pace, seats, card_clock_ms,"
@@ -179,7 +174,7 @@ def _apply(tx: Tx, event: Write) -> None:
             )  # fmt: skip
         case MatchBegan():
             players.seat_players(
-                tx, [(p.id, p.name, p.guest, p.bot) for _, p, _ in event.players], now_ms()
+                tx, [(p.id, p.name, p.guest, p.bot) for _, p, _ in event.players], event.at_ms
             )
             if event.embargo:
                 tx.write(
@@ -241,7 +236,7 @@ def _apply(tx: Tx, event: Write) -> None:
             )
         case SeriesBegan():
             players.seat_players(
-                tx, [(p.id, p.name, p.guest, p.bot) for p in event.players], now_ms()
+                tx, [(p.id, p.name, p.guest, p.bot) for p in event.players], event.at_ms
             )
             tx.write(
                 "INSERT INTO series (id, room_id, best_of, rated, pace, origin, status,"

@@ -235,7 +235,11 @@ class DirectorBase:
                     for pid, score in deal.items():
                         played[pid] = played.get(pid, 0) + 1
                         points[pid] = points.get(pid, 0) + score
-        return self.format.standings(self, played, points)
+        over = self.status() == "finished"  # a knockout's last one standing: its champion
+        return [  # each line with its figures as every client shows them
+            row.model_copy(update={"cells": self.format.cells(self, row, over)})
+            for row in self.format.standings(self, played, points)
+        ]
 
     # ------------------------------------------------------------------
     # What it records, and telling the members

@@ -126,11 +126,7 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
     s = d.settings
     current = d.rounds[-1] if d.rounds else None
     next_ms, left = timers(d, now_ms)
-    over = d.status() == "finished"
-    standings = [
-        row.model_copy(update={"cells": d.format.cells(d, row, over)})
-        for row in d.standings(shown=True)
-    ]
+    standings = d.standings(shown=True)
     shown = current is None or visibility.round_results_shown(current.finished)
     return TournamentInfo(
         id=d.id,

@@ -95,7 +95,7 @@ async def test_a_restart_rebuilds_each_bot_from_its_stored_level_and_seed(tmp_pa
     """Levels whose names hold a dash, in a room whose bots think elsewhere: the
     restored seats play exactly the moves the original seats would have."""
     storage = await Storage.open(tmp_path / "db")
-    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
     room = make_room(3, think_elsewhere=True, strategies=bot_factory)
     box = Mailbox.opening(room)
     for level in ("level-3", "level-6"):

@@ -94,7 +94,7 @@ def check(world: World, tids: list[str], rounds: int, deals: int) -> None:
 async def sign_in(world: World) -> None:
     assert world.storage is not None
     for p in EVERYONE:  # registered first, as hello does: the rooms they open refer to them
-        await world.storage.create_player(StoredPlayer(p.id, p.name, False, False), f"t-{p.id}")
+        await world.storage.create_player(StoredPlayer(p.id, p.name, False, False), f"t-{p.id}", 0)
         await world.apply(lambda p=p: world.lobby.connect(p, world.now))
 
 

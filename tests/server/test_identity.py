@@ -256,7 +256,7 @@ async def test_an_old_database_names_clashing_are_kept_reported_and_found_by_id(
         assert (await storage.find_player(pid))["id"] == pid  # type: ignore[index]
     assert await storage.shadowed_players() == {"p-2", "p-3", "p-5"}
     with pytest.raises(NameInUse):
-        await storage.create_player(StoredPlayer("p-9", "ＡＤＡ", False, False), "h9")
+        await storage.create_player(StoredPlayer("p-9", "ＡＤＡ", False, False), "h9", 0)
     await storage.close()
     # What an operator may do (docs/operations.md): rename one, restart.
     with sqlite3.connect(db) as con:
@@ -332,7 +332,7 @@ async def test_names_keyed_again_without_separators_are_kept_and_reported(
             assert (await storage.find_player(who))["id"] == pid  # type: ignore[index]
         for taken in ("JOHN.SMITH", "Al-Ice", "bob."):
             with pytest.raises(NameInUse):
-                await storage.create_player(StoredPlayer("p-new", taken, False, False), "hx")
+                await storage.create_player(StoredPlayer("p-new", taken, False, False), "hx", 0)
         keys = store.rows("SELECT value FROM settings WHERE name = 'name_key'")
         assert keys[0][0].startswith("2; ")
     finally:

@@ -141,7 +141,7 @@ async def test_a_resignation_before_a_card_is_an_abort_stored_at_once(tmp_path: 
     that is stored: a restart finds nothing to resume."""
     storage = await Storage.open(tmp_path / "db")
     for who in (ALICE, BOB):
-        await storage.create_player(StoredPlayer(who.id, who.name, False, False), who.id)
+        await storage.create_player(StoredPlayer(who.id, who.name, False, False), who.id, 0)
     room = rated_room(3)
     box = Mailbox.opening(room)
     seat_and_start(room, box, BOB)

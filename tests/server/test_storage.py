@@ -27,7 +27,7 @@ from tests.services import postgres
 
 async def test_a_match_is_stored_and_read_back(store: StoreUnderTest) -> None:
     storage = await Storage.open(store.target)
-    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
     assert await storage.player_by_token_hash("h1") == StoredPlayer(ALICE.id, "alice", False, False)
     room = make_room(1)
     box = Mailbox.opening(room)
@@ -56,7 +56,7 @@ async def test_names_hold_one_key_and_guests_share_only_among_themselves(
     store: StoreUnderTest,
 ) -> None:
     storage = await Storage.open(store.target)
-    await storage.create_player(StoredPlayer("p1", "Alice", False, False), "h1")
+    await storage.create_player(StoredPlayer("p1", "Alice", False, False), "h1", 0)
     # A person, a bot program and a guest alike: no name that reads as Alice's.
     for pid, name, guest, bot in (
         ("p2", "alice", False, False),
@@ -65,10 +65,12 @@ async def test_names_hold_one_key_and_guests_share_only_among_themselves(
         ("p5", "alice", True, False),
     ):
         with pytest.raises(NameInUse):
-            await storage.create_player(StoredPlayer(pid, name, guest, bot), "h" + pid)
-    await storage.create_player(StoredPlayer("p6", "bob", True, False), "h6")
-    await storage.create_player(StoredPlayer("p7", "Bob", True, False), "h7")
-    await storage.create_player(StoredPlayer("p8", "BOB", False, False), "h8")  # guests hold none
+            await storage.create_player(StoredPlayer(pid, name, guest, bot), "h" + pid, 0)
+    await storage.create_player(StoredPlayer("p6", "bob", True, False), "h6", 0)
+    await storage.create_player(StoredPlayer("p7", "Bob", True, False), "h7", 0)
+    await storage.create_player(
+        StoredPlayer("p8", "BOB", False, False), "h8", 0
+    )  # guests hold none
     assert (await storage.find_player("ALICE")) == {
         "id": "p1", "name": "Alice", "guest": 0, "bot": 0,
     }  # fmt: skip
@@ -81,7 +83,7 @@ async def test_unfinished_series_are_read_back_at_restart_to_be_resumed(
     store: StoreUnderTest,
 ) -> None:
     storage = await Storage.open(store.target)
-    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
     room = make_room(1)
     box = Mailbox.opening(room)
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
@@ -111,7 +113,7 @@ async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_i
     storage = await Storage.open(store.target, batch_wait_s=0.05)
     heard: list[list[object]] = []
     storage.on_lost = lambda events: heard.append(list(events))
-    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h0")
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h0", 0)
     room = make_room(1)
     box = Mailbox.opening(room)
     box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
@@ -132,8 +134,8 @@ async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_i
     # A registration that fails is lost alone: nothing queued behind it builds on it.
     store.allow("refuse", "placements")
     store.refuse("refuse_players", "players", "NEW.name = 'mallory'", "refused")
-    first = storage.create_player(StoredPlayer("p1", "mallory", False, False), "h1")
-    second = storage.create_player(StoredPlayer("p2", "trent", False, False), "h2")
+    first = storage.create_player(StoredPlayer("p1", "mallory", False, False), "h1", 0)
+    second = storage.create_player(StoredPlayer("p2", "trent", False, False), "h2", 0)
     failed, fine = await asyncio.gather(first, second, return_exceptions=True)
     assert isinstance(failed, WriteFailed) and fine is None and len(heard) == 1
     assert await storage.player_by_token_hash("h2") is not None
@@ -144,7 +146,7 @@ async def _series_with_a_bot_seat(
     path: Path | str, strategy: str = "fallback", factory: BotFactory = bots
 ) -> None:
     storage = await Storage.open(path)
-    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
     room = make_room(2, strategies=factory)
     box = Mailbox.opening(room)
     box.add(room.handle(ALICE, AddBot(room_id=room.id, strategy=strategy), 0))
@@ -213,7 +215,7 @@ async def test_a_postgresql_restart_holds_writes_until_it_is_back_and_loses_none
     with postgres.cluster(fsync=False) as cluster:
         url = cluster.url(cluster.create_database())
         storage = await Storage.open(url)
-        await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+        await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
         room = make_room(1)
         box = Mailbox.opening(room)
         box.add(room.handle(ALICE, Ready(room_id=room.id), 0))

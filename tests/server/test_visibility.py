@@ -220,7 +220,7 @@ def test_cancelling_a_round_reveals_it_once_its_tables_are_stopped() -> None:
 
 async def test_private_rooms_are_not_listed_public_and_rated_ones_are(tmp_path: Path) -> None:
     storage = await Storage.open(tmp_path / "db")
-    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h")
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h", 0)
     run = Run(storage)
     lb = run.lobby
     await run.do(lb.connect, ALICE, 0)

@@ -110,7 +110,8 @@ WORDS = """async ([url, ui, cases, series, ratings, me]) => {
     series: [m.seriesOutcome(series, me), m.seriesOutcome(series, null)],
     ratings: m.ratingLines(ratings, me).map((l) => l.text),
     words: [u.count(1, "game"), u.count(3, "game"),
-      u.formatName("swiss"), u.formatName("knockout")],
+      u.formatName({ format: "swiss", format_title: "Swiss" }),
+      u.formatName({ format: "knockout", format_title: "knockout" })],
   };
 }"""
 

@@ -107,7 +107,7 @@ async def test_a_stale_fence_stores_none_of_its_steps_writes(store: StoreUnderTe
     room = make_room(1)
     box = Mailbox.opening(room)
     try:
-        await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
+        await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
         box.add(room.handle(ALICE, Ready(room_id=room.id), 0))
         place(room, box, ALICE, 100)
         await storage.persist(box.take_events(), [Fence(f"room:{room.id}", 5)])
@@ -127,7 +127,7 @@ async def test_text_bound_on_the_client_is_stored_as_it_was(store: StoreUnderTes
     storage = await Storage.open(store.target)
     tricky = "O'Brien \\' %s %% ? ?? ');DROP TABLE players;-- ✓"
     try:
-        await storage.create_player(StoredPlayer("p-quoted", tricky, True, False), "h-quoted")
+        await storage.create_player(StoredPlayer("p-quoted", tricky, True, False), "h-quoted", 0)
         found = await storage.find_player("p-quoted")
     finally:
         await storage.close()

@@ -373,7 +373,7 @@ async def test_the_snapshot_is_stored_read_back_and_dropped_at_the_end(tmp_path:
     await storage.persist([e for e in created if not isinstance(e, TournamentSnapshot)])
     (old,) = await storage.unfinished_tournaments()
     assert old.state is None
-    await storage.abandon_tournament(old.tournament_id)
+    await storage.abandon_tournament(old.tournament_id, 0)
     assert await storage.unfinished_tournaments() == []
     assert (await storage.tournament(old.tournament_id) or {})["status"] == "abandoned"
     await storage.close()
@@ -384,8 +384,8 @@ async def test_a_bot_programs_seat_is_resumed_like_a_persons(tmp_path: Path) -> 
     after a restart its seat waits for it to reconnect, as a person's does."""
     storage = await Storage.open(tmp_path / "db")
     program = PlayerInfo(id="p-0a1b2c", name="prog", bot=True)
-    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1")
-    await storage.create_player(StoredPlayer(program.id, program.name, False, True), "h2")
+    await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
+    await storage.create_player(StoredPlayer(program.id, program.name, False, True), "h2", 0)
     room = make_room(2)
     box = Mailbox.opening(room)
     seat_and_start(room, box, program)
