@@ -16,9 +16,8 @@ from typing import Any, Protocol
 from server.daily.views import DayFacts
 from server.events import Event
 from server.ratings import Entry
+from server.records import DeskState, Draw, Fence, LostWrites, StoredPlayer
 from server.recovery import Resumable, ResumableTournament, StoredTable
-from server.storage import Fence, LostWrites, StoredPlayer
-from server.storage.daily import DeskState, Draw
 
 
 class Store(Protocol):

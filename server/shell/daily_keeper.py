@@ -18,8 +18,8 @@ import secrets
 
 from server.daily import days
 from server.daily.desk import DailyDesk
+from server.records import Draw
 from server.shell import clock
-from server.storage.daily import Draw
 from server.store import Store
 
 log = logging.getLogger(__name__)

@@ -39,6 +39,7 @@ from server.cursors import BadCursor
 from server.events import Event
 from server.limits import Quotas
 from server.lobby import Lobby
+from server.records import Fence, NameInUse, StoredPlayer, WriteFailed
 from server.recovery import Resumable, Unresumable
 from server.room import BotTurn, Outbound, Room
 from server.shell import clock
@@ -46,7 +47,6 @@ from server.shell.delivery import Delivery
 from server.shell.session import Session, in_background
 from server.shell.tasks import halt
 from server.step import SharedNotes, StepFailed, StepOutput
-from server.storage import Fence, NameInUse, StoredPlayer, WriteFailed
 from server.storage.quarantine import SERIES, TOURNAMENT
 from server.store import Store
 from server.tournaments.views import stored_summary

@@ -23,8 +23,8 @@ one job each:
 Nothing here decides anything about a game.
 """
 
+from server.records import Fence, LostWrites, NameInUse, StoredPlayer, WriteFailed
 from server.storage.history import match_detail, player_matches, recent_matches
-from server.storage.records import Fence, LostWrites, NameInUse, StoredPlayer, WriteFailed
 from server.storage.writer import Storage
 
 __all__ = [

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from engine.deal import commitment
@@ -25,16 +24,8 @@ from protocol.fields import Pace, PlayerInfo
 from server.daily import days, standings
 from server.daily.views import Attempt, DayFacts, Streaks, schedule_entry
 from server.events import DailyAttemptBegan
+from server.records import DeskState, Draw
 from server.storage.sql import Reader, Row, Tx, marks
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """Secrets drawn for days that have none stored yet: (day number, secret). Its
-    repr leaves them out, as every event's leaves out what it must not log."""
-
-    secrets: tuple[tuple[int, str], ...] = field(repr=False)
-    at_ms: int
 
 
 def apply(db: Tx, write: object) -> bool:
@@ -171,16 +162,6 @@ async def day_facts(db: Reader, day: int, today: int) -> DayFacts:
         streaks=streaks,
         schedule=schedule,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class DeskState:
-    """What the desk is loaded with at start (server.daily.desk.DailyDesk)."""
-
-    secrets: dict[int, str]
-    lifted: set[int]
-    attempts: list[Attempt]
-    played: list[tuple[str, int]]
 
 
 async def desk_state(db: Reader, today: int) -> DeskState:

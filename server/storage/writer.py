@@ -56,6 +56,7 @@ from server import identity
 from server.daily.views import DayFacts
 from server.events import Event
 from server.ratings import Entry
+from server.records import DeskState, Draw, Fence, LostWrites, NameInUse, StoredPlayer, WriteFailed
 from server.recovery import Resumable, ResumableTournament, StoredTable
 from server.storage import (
     daily,
@@ -68,15 +69,7 @@ from server.storage import (
     tournaments,
 )
 from server.storage.backends import backend_for
-from server.storage.records import (
-    AbandonSeries,
-    Fence,
-    LostWrites,
-    NameInUse,
-    NewPlayer,
-    StoredPlayer,
-    WriteFailed,
-)
+from server.storage.records import AbandonSeries, NewPlayer
 from server.storage.sql import Backend, Reader, Writer, first
 from server.storage.writes import Write, is_event, write_batch
 
@@ -416,7 +409,7 @@ class Storage:
     async def tournament_boards(self, tournament_id: str) -> list[dict[str, Any]]:
         return await tournaments.tournament_boards(self._reader, tournament_id)
 
-    async def draw_daily(self, drawn: daily.Draw) -> None:
+    async def draw_daily(self, drawn: Draw) -> None:
         """Store secrets for days that have none (a stored one is never replaced)."""
         await self._submit([drawn], chained=False)
 
@@ -427,7 +420,7 @@ class Storage:
             await daily.lifted(self._reader),
         )
 
-    async def daily_state(self, today: int) -> daily.DeskState:
+    async def daily_state(self, today: int) -> DeskState:
         return await daily.desk_state(self._reader, today)
 
     async def daily_day(self, day: int, today: int) -> DayFacts:

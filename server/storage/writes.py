@@ -25,16 +25,17 @@ from server.events import (
     SeriesBegan,
     SeriesEnded,
 )
+from server.records import Draw, Fence, FencedOut, NameInUse
 from server.storage import daily, players, pruning, quarantine, tournaments
-from server.storage.records import AbandonSeries, Fence, FencedOut, NameInUse, NewPlayer
+from server.storage.records import AbandonSeries, NewPlayer
 from server.storage.sql import Tx, chunks
 
 Write = (
-    Event | NewPlayer | AbandonSeries | tournaments.Abandon | pruning.Prune | daily.Draw | Fence
+    Event | NewPlayer | AbandonSeries | tournaments.Abandon | pruning.Prune | Draw | Fence
     | quarantine.SetAside | quarantine.Resumed
 )  # fmt: skip
 _OWN = (
-    NewPlayer, AbandonSeries, tournaments.Abandon, pruning.Prune, daily.Draw, Fence,
+    NewPlayer, AbandonSeries, tournaments.Abandon, pruning.Prune, Draw, Fence,
     quarantine.SetAside, quarantine.Resumed,
 )  # fmt: skip
 

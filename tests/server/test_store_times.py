@@ -1,6 +1,7 @@
-"""Storage writes the times the core decided: every time it stores comes with what it
-stores (an event's ``at_ms``, a caller's ``at_ms``), never from a clock of its own.
-The one exception is the schema's own record of when a migration was applied."""
+"""Storage writes the times the core decided, and the store seam stands on neutral
+record types: every time it stores comes with what it stores (an event's ``at_ms``, a
+caller's ``at_ms``), never from a clock of its own. The one exception is the
+schema's own record of when a migration was applied."""
 
 from __future__ import annotations
 
@@ -25,3 +26,17 @@ def test_storage_reads_no_wall_clock() -> None:
             ):  # fmt: skip
                 readers.append(f"{path.name}:{node.lineno}")
     assert readers == []
+
+
+def test_the_store_seam_imports_nothing_of_its_implementation() -> None:
+    """server/store.py, the Protocol the server runs on, takes its record types from the
+    neutral server/records.py, not from server/storage (its implementation)."""
+    seam = STORAGE.parent / "store.py"
+    tree = ast.parse(seam.read_text(encoding="utf-8"))
+    imported = {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module is not None
+    }
+    assert not any(m == "server.storage" or m.startswith("server.storage.") for m in imported)
+    assert "server.records" in imported

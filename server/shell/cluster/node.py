@@ -56,6 +56,7 @@ from protocol.wire import ClientMessage
 from server import errors
 from server.events import Event, MatchBegan, MatchEnded, RatingChanged
 from server.lobby import Lobby
+from server.records import Fence
 from server.room import Outbound, Room
 from server.shell import clock
 from server.shell.cluster import hints, waiting
@@ -69,7 +70,6 @@ from server.shell.cluster.watching import Watching
 from server.shell.session import Session
 from server.shell.tasks import halt
 from server.step import SharedNotes
-from server.storage import Fence
 from server.store import Store
 
 if TYPE_CHECKING:

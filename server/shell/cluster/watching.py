@@ -31,6 +31,7 @@ from redis.exceptions import RedisError
 
 from protocol.rooms import RoomOrigin
 from server import errors
+from server.records import Fence
 from server.recovery import Resumable
 from server.shell import clock, daily_keeper
 from server.shell.cluster import waiting
@@ -38,7 +39,6 @@ from server.shell.cluster.base import NodeBase
 from server.shell.cluster.forwarding import FORWARD_RETRY_S
 from server.shell.cluster.leases import COORDINATOR, LEASE_MS, RENEW_S, room_key
 from server.shell.cluster.presence import presence_key
-from server.storage import Fence
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import aiohttp
 import pytest
 
 from server.daily.days import day_name
+from server.records import Draw
 from server.shell.keys import HUB
-from server.storage.daily import Draw
 from tests.server.daily.test_attempts_live import begin, daily, http_json
 from tests.server.live import Client, running_server, signed_in
 from tests.server.test_embargo_sweep import DAY_MS, NOON, Calendar

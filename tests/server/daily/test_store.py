@@ -7,8 +7,8 @@ from engine.deal import commitment
 from server import visibility
 from server.daily.days import day_name
 from server.events import EmbargoLifted
+from server.records import Draw
 from server.storage import Storage
-from server.storage.daily import Draw
 from tests.server.stores import StoreUnderTest
 
 TODAY = 20_000  # a day number (days since 1970-01-01, UTC)
