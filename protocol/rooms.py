@@ -238,9 +238,10 @@ class RoomState(Message):
     ref: Ref = None
 
 
+# The commands for a room one is in: each names it (``room_id``).
+InRoomRequest = LeaveRoom | Ready | StartMatch | AddBot | Rematch | Resync
+
 # This area's client messages (rooms: run by the room's owner, a list
-# by any node). protocol.wire assembles the
-# client's union from the areas' unions, and the server routes by them.
-RoomRequest = (
-    ListRooms | CreateRoom | JoinRoom | LeaveRoom | Ready | StartMatch | AddBot | Rematch | Resync
-)
+# by any node). protocol.wire assembles the client's union from the areas'
+# unions, and the server routes by them.
+RoomRequest = ListRooms | CreateRoom | JoinRoom | InRoomRequest

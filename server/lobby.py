@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from engine.ranking import game_score
 from protocol.connection import ErrorMessage, ListOnline, Online
+from protocol.daily import DailyRequest
 from protocol.deals import Place
 from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.head_to_head import (
@@ -39,12 +40,22 @@ from protocol.head_to_head import (
     RatingsChanged,
 )
 from protocol.names import name_key
-from protocol.rooms import CreateRoom, JoinRoom, Left, ListRooms, Rematch, RoomOrigin, Rooms
+from protocol.rooms import (
+    CreateRoom,
+    InRoomRequest,
+    JoinRoom,
+    Left,
+    ListRooms,
+    Rematch,
+    RoomOrigin,
+    Rooms,
+)
+from protocol.tournaments import TournamentRequest
 from protocol.wire import ClientMessage
 from server import errors, visibility
 from server.alarms import Alarms
 from server.config import LobbyConfig
-from server.daily.desk import DAILY_MESSAGES, Calendar, DailyDesk
+from server.daily.desk import Calendar, DailyDesk
 from server.events import Event, MatchEnded, RatingChanged, SeriesEnded, TournamentEvent
 from server.head_to_head import HeadToHead, OpenChallenge, Waiting, rating_pool
 from server.ids import IdSource
@@ -67,7 +78,7 @@ from server.room import BotFactory, BotTurn, Outbound, Phase, Room, RoomResult, 
 from server.room.restore import restore as restore_room
 from server.series import SecretScheme
 from server.step import SharedNotes, StepFailed, StepOutput
-from server.tournaments.hosting import TOURNAMENT_MESSAGES, TournamentDesk
+from server.tournaments.hosting import TournamentDesk
 
 log = logging.getLogger(__name__)
 
@@ -239,22 +250,19 @@ class Lobby:
                     levels=self.levels, quickplay_bot=self.config.quickplay_bot, ref=message.ref
                 )
                 return [Outbound((player.id,), bots)]
-            case _ if isinstance(message, TOURNAMENT_MESSAGES):
+            case _ if isinstance(message, TournamentRequest):  # routed by area
                 return self.carry_out(self.tournaments.handle(player, message, now_ms), now_ms)
-            case _ if isinstance(message, DAILY_MESSAGES):
+            case _ if isinstance(message, DailyRequest):
                 return self.carry_out(self.daily.handle(player, message, now_ms), now_ms)
             case JoinRoom():
                 room = self._find(player, message)
-            case _:
-                room_id = getattr(message, "room_id", None)
-                if not isinstance(room_id, str):
-                    raise errors.RoomError(
-                        f"{message.type} is not a lobby command", code="bad_message"
-                    )
-                found = self.rooms.get(room_id)
+            case _ if isinstance(message, InRoomRequest):
+                found = self.rooms.get(message.room_id)
                 if found is None or not found.is_member(player.id):
-                    raise errors.NotInRoom(f"you are not in room {room_id}")
+                    raise errors.NotInRoom(f"you are not in room {message.room_id}")
                 room = found
+            case _:
+                raise errors.RoomError(f"{message.type} is not a lobby command", code="bad_message")
         if room.settings.origin == RoomOrigin.DAILY:
             self.daily.screen(room, message)
         elif room.settings.origin == RoomOrigin.TOURNAMENT and isinstance(message, Rematch):

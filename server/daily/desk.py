@@ -36,10 +36,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
-from typing import get_args
 
 from engine.deal import commitment
-from protocol.daily import Daily, DailyCommitment, DailyRequest, GetDaily, PlayDaily
+from protocol.daily import Daily, DailyCommitment, GetDaily, PlayDaily
 from protocol.fields import Pace, PlayerInfo, Visibility
 from protocol.rooms import AddBot, JoinRoom, Rematch, RoomOrigin
 from protocol.wire import ClientMessage
@@ -51,7 +50,6 @@ from server.events import DailyAttemptBegan, EmbargoLifted, Event, MatchEnded
 from server.requests import DeskResult, LiftEmbargo, OpenDailyAttempt
 from server.room import Outbound, Phase, Room, RoomSettings
 
-DAILY_MESSAGES = get_args(DailyRequest)  # the daily deal's area (protocol.daily)
 Calendar = Callable[[int], int]  # the server's time -> the daily deal's time (ms)
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Mapping
-from typing import Any, get_args
+from typing import Any
 
 from protocol.connection import ErrorMessage
 from protocol.fields import PlayerInfo, Visibility
@@ -42,7 +42,6 @@ from protocol.tournaments import (
     LeaveTournament,
     ListTournaments,
     ManageTournament,
-    TournamentRequest,
     Tournaments,
 )
 from protocol.wire import ClientMessage
@@ -76,9 +75,6 @@ _RoomAction = Callable[[Room], RoomResult]
 
 
 log = logging.getLogger(__name__)
-
-# The tournaments' client messages: their area's union (protocol.tournaments).
-TOURNAMENT_MESSAGES = get_args(TournamentRequest)
 
 
 class TournamentDesk:

@@ -32,13 +32,12 @@ def test_every_client_message_is_in_exactly_one_area_and_the_union_is_theirs() -
 
 
 def test_the_server_routes_by_the_areas() -> None:
-    from server.daily.desk import DAILY_MESSAGES
-    from server.shell.cluster.forwarding import HEAD_TO_HEAD
-    from server.tournaments.hosting import TOURNAMENT_MESSAGES
+    from server.shell.cluster.forwarding import LOBBY_WIDE
 
-    assert set(TOURNAMENT_MESSAGES) == set(AREAS["tournaments"])
-    assert set(DAILY_MESSAGES) == set(AREAS["daily"])
-    assert set(HEAD_TO_HEAD) == set(AREAS["head_to_head"])
+    coordinated = AREAS["head_to_head"] + AREAS["tournaments"] + AREAS["daily"]
+    assert set(get_args(LOBBY_WIDE)) == set(coordinated)
+    in_room = set(get_args(rooms.InRoomRequest))
+    assert in_room < set(AREAS["rooms"]) and all("room_id" in k.model_fields for k in in_room)
 
 
 def test_a_messages_quota_is_declared_on_it() -> None:

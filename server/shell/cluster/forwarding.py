@@ -22,23 +22,22 @@ import itertools
 import logging
 import weakref
 from collections.abc import Callable
-from typing import Any, get_args
+from typing import Any
 
 from redis.exceptions import RedisError
 
+from protocol.daily import DailyRequest
 from protocol.fields import PlayerInfo
 from protocol.head_to_head import HeadToHeadRequest
 from protocol.rooms import CreateRoom, JoinRoom, ListRooms, Rooms
-from protocol.tournaments import GetTournament
+from protocol.tournaments import GetTournament, TournamentRequest
 from protocol.wire import CLIENT_ADAPTER, ClientMessage
 from server import errors
-from server.daily.desk import DAILY_MESSAGES
 from server.room import Outbound
 from server.shell import clock
 from server.shell.cluster.base import NodeBase
 from server.shell.cluster.leases import COORDINATOR, room_key
 from server.shell.session import Session
-from server.tournaments.hosting import TOURNAMENT_MESSAGES
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +45,7 @@ FORWARD_WAIT_S = 12.0  # a command for a room changing owner waits this long for
 FORWARD_RETRY_S = 0.25
 
 # The areas run by the coordinator (protocol's area unions): no list kept here.
-HEAD_TO_HEAD = get_args(HeadToHeadRequest)
-LOBBY_WIDE = (*HEAD_TO_HEAD, *TOURNAMENT_MESSAGES, *DAILY_MESSAGES)
+LOBBY_WIDE = HeadToHeadRequest | TournamentRequest | DailyRequest
 
 
 class Forwarding:
@@ -83,7 +81,7 @@ class Forwarding:
             return False
         if isinstance(message, LOBBY_WIDE):
             if node.leases.tokens.get(COORDINATOR) is not None:
-                if isinstance(message, HEAD_TO_HEAD):
+                if isinstance(message, HeadToHeadRequest):
                     await self._waiting_taken()
                 return False
             await self._forward(COORDINATOR, session, player, message)
@@ -216,7 +214,7 @@ class Forwarding:
             return
         fid = str(payload.get("fid"))
         forwarded = origin != node.id
-        if key == COORDINATOR and isinstance(message, HEAD_TO_HEAD):
+        if key == COORDINATOR and isinstance(message, HeadToHeadRequest):
             await self._waiting_taken()
         if not node.runs(key) or (forwarded and self._desk_not_read(key, message)):
             # Not ours (any more), or not yet: the sender finds the owner again.
@@ -281,7 +279,7 @@ class Forwarding:
         again (a takeover's first moments): it waits, as for a room changing owner."""
         node = self.node
         desk = node.lobby.daily
-        return key == COORDINATOR and isinstance(message, DAILY_MESSAGES) and desk.standing_by
+        return key == COORDINATOR and isinstance(message, DailyRequest) and desk.standing_by
 
     def session_of(self, sid: object) -> Session | None:
         """The connection here a forwarded command came from, by its id."""
