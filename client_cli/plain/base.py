@@ -196,7 +196,7 @@ class PlainBase:
         entry = self.model.my_entry(view.info.id)
         if entry is None or entry.status != "active":
             return False
-        return view.info.format == "knockout" or view.info.round < view.info.rounds
+        return view.info.round < view.info.rounds  # the rounds it plays, as the server counts
 
     def awaited_tournament(self) -> str | None:
         """A tournament this player is in, not over, and not yet seated at a table."""

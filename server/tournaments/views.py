@@ -27,6 +27,7 @@ from protocol.tournaments import (
     TournamentTable,
 )
 from server import visibility
+from server.tournaments.formats import FORMATS
 from server.tournaments.formats.base import Field, Format
 from server.tournaments.model import COMMANDS, Phase, Round, Table, host_actions, registration
 
@@ -75,7 +76,7 @@ def summary(d: TournamentData, now_ms: int) -> TournamentSummary:
         registered_only=s.registered_only,
         winners=winners(d.standings()) if d.status() == "finished" else [],
         format_title=d.format.title,
-        length=d.format.length(d, listed=True),
+        length=length(d),
     )
 
 
@@ -88,7 +89,8 @@ def stored_summary(row: dict[str, Any]) -> TournamentSummary:
     """A line of the list from a tournament as the store lists it
     (``server.storage.tournaments.tournament_page``): one over, or any asked by status."""
     s = row["settings"]
-    knockout = row["format"] == "knockout"
+    fmt = FORMATS[TournamentFormat(row["format"])]
+    bracketed = fmt.has_bracket  # its rounds follow from its bracket
     return TournamentSummary(
         id=row["id"],
         name=row["name"],
@@ -96,8 +98,8 @@ def stored_summary(row: dict[str, Any]) -> TournamentSummary:
         status=row["status"],
         visibility=s["visibility"],
         pace=s["pace"],
-        # A knockout's rounds follow from its bracket: once over, those it played.
-        rounds=row["rounds_played"] if knockout and row["finished_ms"] else s["rounds"],
+        # A bracket's rounds: once over, those it played.
+        rounds=row["rounds_played"] if bracketed and row["finished_ms"] else s["rounds"],
         best_of=s["best_of"],
         round=row["rounds_played"],
         entrants=row["entrants"],
@@ -105,7 +107,18 @@ def stored_summary(row: dict[str, Any]) -> TournamentSummary:
         host=PlayerInfo.model_validate(row["host"]),
         registered_only=s.get("registered_only", False),
         winners=[PlayerInfo.model_validate(p) for p in row["winners"]],
+        format_title=fmt.title,
+        length=fmt.length(
+            (row["rounds_played"] if row["finished_ms"] else None) if bracketed else s["rounds"],
+            s["best_of"],
+        ),
     )
+
+
+def length(d: TournamentData) -> str:
+    """The format's length in words (a bracket not drawn yet: its rounds not known)."""
+    drawn = not d.format.has_bracket or bool(d.bracket)
+    return d.format.length(d.format.planned_rounds(d) if drawn else None, d.settings.best_of)
 
 
 def timers(d: TournamentData, now_ms: int) -> tuple[int | None, int | None]:
@@ -164,7 +177,7 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
         tie_notes=tie_notes(s.format, standings),
         actions=actions(d),
         format_title=d.format.title,
-        length=d.format.length(d, listed=False),
+        length=length(d),
         columns=list(d.format.columns),
     )
 

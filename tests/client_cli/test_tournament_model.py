@@ -126,7 +126,10 @@ def presented(data: dict[str, Any], *, listed: bool) -> dict[str, Any]:
         active=lambda: list(seeds),
     )
     data.setdefault("format_title", fmt.title)
-    data.setdefault("length", fmt.length(field, listed))  # type: ignore[arg-type]
+    # A bracket is drawn at the start: its rounds are known from then on.
+    drawn = not fmt.has_bracket or bool(bracket) or (listed and data["status"] != "registering")
+    rounds = data["rounds"] if drawn else None
+    data.setdefault("length", fmt.length(rounds, data["best_of"]))
     if listed:
         return data
     data.setdefault("columns", list(fmt.columns))
@@ -235,7 +238,7 @@ def test_the_list_is_kept_and_each_line_says_what_a_player_needs() -> None:
         "tournament T1: Sunday, duplicate field, lockstep, 2 deals, 3/64 entrants, "
         "registering (not started), host ada, starts in 2:05"
     )
-    assert "knockout, lockstep, best of 3, 8/8 entrants, playing (round 2)" in second
+    assert "knockout, lockstep, 3 rounds, best of 3, 8/8 entrants, playing (round 2)" in second
     assert tt.start_text("registering", None) == "by the host"
 
 

@@ -119,7 +119,7 @@ async def test_the_list_shows_a_tournament_registers_and_withdraws_with_a_confir
             "Cup",
             "knockout",
             "lockstep",
-            "best of 3",
+            "2 rounds, best of 3",  # drawn at the start: its rounds known
             "3/8",
             "playing",
         ]

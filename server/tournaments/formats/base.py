@@ -57,9 +57,10 @@ class Format(Protocol):
         """``row``'s figures under :attr:`columns`, as shown (``over``: the tournament
         is, so a knockout's last one standing is its champion)."""
 
-    def length(self, t: Field, listed: bool) -> str:
-        """How long it is, in words: "5 deals", "4 rounds", "best of 3, 3 rounds"
-        (``listed``: as a list of tournaments shows it, before anything is drawn)."""
+    def length(self, rounds: int | None, best_of: int) -> str:
+        """How long it is, in words, from the rounds it plays (None: not known yet, a
+        knockout before its draw) and the deals a table plays: "5 deals", "4 rounds",
+        "3 rounds, best of 3"."""
 
     def shape(self, msg: CreateTournament) -> Shape:
         """What this format makes of the host's settings: the rounds it plays, the

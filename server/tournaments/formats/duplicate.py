@@ -41,8 +41,8 @@ class Duplicate(FixedRounds):
         mp = f"{figure(row.matchpoints)}/{figure(row.top)}"
         return [pct, mp, str(row.points), str(row.deals)]
 
-    def length(self, t: Field, listed: bool) -> str:
-        return plural(t.settings.rounds, "deal")
+    def length(self, rounds: int | None, best_of: int) -> str:
+        return plural(rounds or 0, "deal")
 
     def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
         return Pairing([(e.player.id,) for e in playing])

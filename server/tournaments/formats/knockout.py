@@ -59,15 +59,11 @@ class Knockout:
             standing = "eliminated"
         return [str(seed) if seed else "-", standing, str(row.points), str(row.deals)]
 
-    def length(self, t: Field, listed: bool) -> str:
-        """Its matches' length; and its rounds once its bracket is drawn (before, as
-        many as its field will need)."""
-        best = t.settings.best_of
-        matches = f"best of {best}" if best > 1 else "one deal a match"
-        if listed:
-            return matches
-        drawn = plural(self.planned_rounds(t), "round")
-        return f"{drawn if t.bracket else 'rounds as the field needs'}, {matches}"
+    def length(self, rounds: int | None, best_of: int) -> str:
+        """Its rounds once its bracket is drawn (before, as many as its field will
+        need), and its matches' length."""
+        matches = f"best of {best_of}" if best_of > 1 else "one deal a match"
+        return f"{plural(rounds, 'round') if rounds else 'rounds as the field needs'}, {matches}"
 
     def shape(self, msg: CreateTournament) -> Shape:
         """As many rounds as a bracket of the places needs; best of 1, 3 or 5 (the

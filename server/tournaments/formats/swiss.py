@@ -47,8 +47,8 @@ class Swiss(FixedRounds):
         figures = (row.score, row.buchholz, row.sonneborn_berger)
         return [*(figure(x) for x in figures), str(row.points), str(row.deals)]
 
-    def length(self, t: Field, listed: bool) -> str:
-        return plural(t.settings.rounds, "round")
+    def length(self, rounds: int | None, best_of: int) -> str:
+        return plural(rounds or 0, "round")
 
     def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
         if len(playing) < 2:

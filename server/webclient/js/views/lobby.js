@@ -104,7 +104,7 @@ function dailySection(ctx) {
 
 function tournamentPhrase(t) {
   if (t.status === "registering") return t.starts_ms != null ? ["registering, starts in ", h("span", { class: "clock", dataset: { deadline: Date.now() + t.starts_ms } })] : "registering";
-  if (t.status === "playing") return t.format === "knockout" ? `round ${t.round}` : `round ${t.round} of ${t.rounds}`;
+  if (t.status === "playing") return `round ${t.round} of ${t.rounds}`;  // a bracket drawn: its rounds known
   return t.status;
 }
 

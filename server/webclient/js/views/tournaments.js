@@ -188,7 +188,7 @@ function statusLine(info, at) {
     else parts.push("the host starts it");
   } else {
     const r = info.history.find((x) => x.number === info.round);
-    const of = info.format === "knockout" ? "" : ` of ${info.rounds}`;
+    const of = ` of ${info.rounds}`;  // the rounds it plays (a knockout's: its bracket's, once drawn)
     parts.push(`${info.status}, round ${info.round}${of}`);
     if (r) parts.push(`${r.finished_tables}/${r.tables} tables done`);
     if (info.round_left_ms != null && r && r.status === "playing") parts.push([h("span", { class: "clock", dataset: { deadline: Date.now() + info.round_left_ms - elapsed } }), " left on the round clock"]);
@@ -355,7 +355,7 @@ export function projectorView(ctx) {
   if (!entry) return h("main", { id: "main" }, h("h1", {}, "…"));
   const info = entry.info;
   const who = names(info);
-  const knockout = info.format === "knockout" && info.bracket && info.bracket.length;
+  const knockout = info.bracket && info.bracket.length;  // a format with a bracket, drawn
   return h("main", { id: "main", class: "projector-view" },
     h("header", { class: "proj-head" },
       h("h1", { tabindex: "-1" }, info.name),
