@@ -133,10 +133,6 @@ def default_round_clock(
     return per_deal * best_of + between_deals_ms * (best_of - 1) + ROUND_MARGIN_MS
 
 
-def knockout_rounds(players: int) -> int:
-    return max(1, (max(players, 2) - 1).bit_length())
-
-
 @dataclass(frozen=True, slots=True)
 class TournamentSettings:
     name: str

@@ -194,24 +194,12 @@ def actions(d: TournamentData) -> TournamentActions:
     )
 
 
-# Each format's figures in ranking order (the first decides; the others break its
-# ties), with their names as the notes say them. A knockout ranks by how far one got.
-TIE_BREAKS: dict[TournamentFormat, tuple[tuple[str, str], ...]] = {
-    TournamentFormat.DUPLICATE: (("percentage", "matchpoint %"), ("points", "card points")),
-    TournamentFormat.SWISS: (
-        ("score", "score"),
-        ("buchholz", "Buchholz"),
-        ("sonneborn_berger", "Sonneborn-Berger"),
-    ),
-}
-
-
 def tie_notes(fmt: TournamentFormat, standings: list[TournamentStanding]) -> list[str]:
     """Why a line ranks above the next where the first figure is level: "ada ranks
     above bo: level on score (1.5), ahead on Buchholz (3.5 to 2)". Lines level on
     every figure share a rank and need no note."""
-    chain = TIE_BREAKS.get(fmt)
-    if chain is None:
+    chain = FORMATS[fmt].tie_breaks
+    if not chain:
         return []
     (first, first_words), *rest = chain
     notes = []

@@ -15,7 +15,6 @@ from server.tournaments.model import (
     Shape,
     Table,
     TournamentSettings,
-    knockout_rounds,
 )
 
 
@@ -52,6 +51,10 @@ class Format(Protocol):
     # (after rank and player), whose values :meth:`cells` words.
     title: str
     columns: tuple[str, ...]
+    # Its figures in ranking order (the first decides, the others break its ties),
+    # each with its name as a tie note says it (TournamentInfo.tie_notes); none: a
+    # format that ranks otherwise (a knockout: by how far one got).
+    tie_breaks: tuple[tuple[str, str], ...]
 
     def cells(self, t: Field, row: TournamentStanding, over: bool) -> list[str]:
         """``row``'s figures under :attr:`columns`, as shown (``over``: the tournament
@@ -108,6 +111,11 @@ def standing_row(
         points=points.get(pid, 0),
         **extra,  # type: ignore[arg-type]
     )
+
+
+def knockout_rounds(players: int) -> int:
+    """The rounds of a bracket of ``players``: the next power of two above them."""
+    return max(1, (max(players, 2) - 1).bit_length())
 
 
 def figure(x: float | None) -> str:

@@ -35,6 +35,10 @@ def deals(t: Field) -> list[dict[str, int]]:
 class Duplicate(FixedRounds):
     title = "duplicate field"
     columns: tuple[str, ...] = ("MP %", "Matchpoints", "Points", "Deals")
+    tie_breaks: tuple[tuple[str, str], ...] = (
+        ("percentage", "matchpoint %"),
+        ("points", "card points"),
+    )
 
     def cells(self, t: Field, row: TournamentStanding, over: bool) -> list[str]:
         pct = "-" if row.percentage is None else f"{row.percentage:.1f}"

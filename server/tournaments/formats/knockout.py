@@ -7,14 +7,19 @@ from collections.abc import Mapping
 
 from engine.ranking import competition_ranks
 from protocol.tournaments import CreateTournament, EntrantStatus, TournamentStanding
-from server.tournaments.formats.base import Field, Pairing, plural, standing_row
+from server.tournaments.formats.base import (
+    Field,
+    Pairing,
+    knockout_rounds,
+    plural,
+    standing_row,
+)
 from server.tournaments.model import (
     Entrant,
     Round,
     Shape,
     Table,
     TournamentSettings,
-    knockout_rounds,
 )
 from server.tournaments.pairing import bracket_order
 
@@ -47,6 +52,7 @@ class Knockout:
     has_bracket = True
     title = "knockout"
     columns: tuple[str, ...] = ("Seed", "Standing", "Points", "Deals")
+    tie_breaks: tuple[tuple[str, str], ...] = ()  # it ranks by how far one got
 
     def cells(self, t: Field, row: TournamentStanding, over: bool) -> list[str]:
         entrant = t.entrants.get(row.player.id)

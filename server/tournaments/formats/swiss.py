@@ -42,6 +42,11 @@ def games(t: Field) -> list[Game]:
 class Swiss(FixedRounds):
     title = "Swiss"
     columns: tuple[str, ...] = ("Score", "Buchholz", "S-B", "Points", "Deals")
+    tie_breaks: tuple[tuple[str, str], ...] = (
+        ("score", "score"),
+        ("buchholz", "Buchholz"),
+        ("sonneborn_berger", "Sonneborn-Berger"),
+    )
 
     def cells(self, t: Field, row: TournamentStanding, over: bool) -> list[str]:
         figures = (row.score, row.buchholz, row.sonneborn_berger)
