@@ -213,10 +213,9 @@ class DirectorBase:
     def rating_of(self, player_id: str) -> float:
         return self._rating_of(player_id)
 
-    def record_entry(self, entrant: Entrant) -> None:
-        """``entrant``'s entry stored, at the time of the step being run (a format's)."""
-        assert self.step_at is not None, "an entry is recorded by a step"
-        self.entry_event(entrant, self.step_at)
+    def record_entry(self, entrant: Entrant, now_ms: int) -> None:
+        """``entrant``'s entry stored (a format's: a seed drawn, a player out)."""
+        self.entry_event(entrant, now_ms)
 
     def standings(self, *, shown: bool = False) -> list[TournamentStanding]:
         """Everyone in the draw, best first. ``shown``: as anyone may see them while a

@@ -199,7 +199,7 @@ class Rounds:
         d = self.director
         number = len(d.rounds) + 1
         playing = [e for e in d.active() if e.joined_round <= number]
-        pairing = d.format.pair(d, number, playing)
+        pairing = d.format.pair(d, number, playing, now_ms)
         if pairing is None:
             return self.close(Phase.FINISHED, now_ms, reply)
         groups, byes = pairing.groups, pairing.byes
@@ -295,7 +295,7 @@ class Rounds:
     def _end_round(self, r: Round, now_ms: int, reply: Reply | None = None) -> list[Outbound]:
         d = self.director
         self._reveal(r, now_ms)
-        if d.format.round_ended(d, r):
+        if d.format.round_ended(d, r, now_ms):
             return self.close(Phase.FINISHED, now_ms, reply)
         if d.phase == Phase.PLAYING:
             d.go(Phase.BETWEEN)

@@ -32,8 +32,8 @@ class Field(Protocol):
 
     def rating_of(self, player_id: str) -> float: ...
 
-    def record_entry(self, entrant: Entrant) -> None:
-        """An entrant changed (its seed, its status): store it."""
+    def record_entry(self, entrant: Entrant, now_ms: int) -> None:
+        """An entrant changed (its seed, its status) at ``now_ms``: store it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,14 +76,14 @@ class Format(Protocol):
     def planned_rounds(self, t: Field) -> int:
         """How many rounds the tournament plays, as far as is known now."""
 
-    def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
+    def pair(self, t: Field, number: int, playing: list[Entrant], now_ms: int) -> Pairing | None:
         """Round ``number``'s tables of the entrants ``playing``; None: no round can be
         made, the tournament is over."""
 
     def table_winner(self, t: Field, table: Table, winner_id: str | None) -> str | None:
         """Who wins a table whose series ``winner_id`` won (None: drawn)."""
 
-    def round_ended(self, t: Field, r: Round) -> bool:
+    def round_ended(self, t: Field, r: Round, now_ms: int) -> bool:
         """Round ``r`` is over (its results in): act on it; True if the tournament is."""
 
     def dropped(self, t: Field, entrant: Entrant) -> None:
@@ -146,7 +146,7 @@ class FixedRounds:
     def planned_rounds(self, t: Field) -> int:
         return t.settings.rounds
 
-    def round_ended(self, t: Field, r: Round) -> bool:
+    def round_ended(self, t: Field, r: Round, now_ms: int) -> bool:
         return r.number >= t.settings.rounds or not t.active()
 
     def dropped(self, t: Field, entrant: Entrant) -> None:

@@ -48,7 +48,7 @@ class Duplicate(FixedRounds):
     def length(self, rounds: int | None, best_of: int) -> str:
         return plural(rounds or 0, "deal")
 
-    def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
+    def pair(self, t: Field, number: int, playing: list[Entrant], now_ms: int) -> Pairing | None:
         return Pairing([(e.player.id,) for e in playing])
 
     def table_winner(self, t: Field, table: Table, winner_id: str | None) -> str | None:

@@ -24,13 +24,13 @@ from server.tournaments.model import (
 from server.tournaments.pairing import bracket_order
 
 
-def slots(t: Field, number: int) -> list[str | None]:
+def slots(t: Field, number: int, now_ms: int) -> list[str | None]:
     """Round ``number``'s bracket slots: the seeded draw, then the winners going on."""
     if number == 1:
         seeded = sorted(t.active(), key=lambda e: (-t.rating_of(e.player.id), e.number))
         for i, e in enumerate(seeded):
             e.seed = i + 1
-            t.record_entry(e)
+            t.record_entry(e, now_ms)
         size = 2
         while size < len(seeded):
             size *= 2
@@ -84,8 +84,8 @@ class Knockout:
             return knockout_rounds(len(t.bracket[0]))
         return knockout_rounds(len(t.active()))
 
-    def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
-        drawn = slots(t, number)
+    def pair(self, t: Field, number: int, playing: list[Entrant], now_ms: int) -> Pairing | None:
+        drawn = slots(t, number, now_ms)
         live = [p for p in drawn if p is not None]
         if len(live) < 2:
             for p in live:
@@ -106,13 +106,13 @@ class Knockout:
             return min(table.players, key=lambda p: t.entrants[p].seed or 0)
         return winner_id
 
-    def round_ended(self, t: Field, r: Round) -> bool:
+    def round_ended(self, t: Field, r: Round, now_ms: int) -> bool:
         for table in r.tables:
             for p in table.players:
                 e = t.entrants[p]
                 if p != table.winner and e.status == EntrantStatus.ACTIVE:
                     e.status, e.out_in_round = EntrantStatus.ELIMINATED, r.number
-                    t.record_entry(e)
+                    t.record_entry(e, now_ms)
         live = [
             table.winner
             for table in r.tables

@@ -55,7 +55,7 @@ class Swiss(FixedRounds):
     def length(self, rounds: int | None, best_of: int) -> str:
         return plural(rounds or 0, "round")
 
-    def pair(self, t: Field, number: int, playing: list[Entrant]) -> Pairing | None:
+    def pair(self, t: Field, number: int, playing: list[Entrant], now_ms: int) -> Pairing | None:
         if len(playing) < 2:
             return None
         scores = swiss_scores(games(t))
