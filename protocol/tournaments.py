@@ -120,12 +120,20 @@ class LeaveTournament(Request):
     ref: Ref = None
 
 
+# The host's commands (manage_tournament), and what a host may be offered to do
+# (TournamentActions.host): those and adding bots (add_tournament_bot).
+ManageAction = Literal["start", "pause", "resume", "cancel", "remove"]
+HostAction = Literal[ManageAction, "add_bots"]
+# Whether a new entrant may enter: before the start, or from the next round.
+Entry = Literal["open", "next_round"]
+
+
 class ManageTournament(Request):
     """The host's (or an admin's) commands; ``player_id`` names whom to remove."""
 
     type: Literal["manage_tournament"] = "manage_tournament"
     tournament_id: TournamentId
-    action: Literal["start", "pause", "resume", "cancel", "remove"]
+    action: ManageAction
     player_id: Annotated[str | None, Field(default=None, max_length=64)] = None
     ref: Ref = None
 
@@ -231,11 +239,9 @@ class TournamentActions(Message):
     ``pause``, ``resume``, ``cancel``, ``remove`` (manage_tournament's actions) and
     ``add_bots`` (add_tournament_bot)."""
 
-    entry: Literal["open", "next_round"] | None = None
+    entry: Entry | None = None
     withdraw: bool = False
-    host: list[Literal["start", "pause", "resume", "cancel", "remove", "add_bots"]] = Field(
-        default_factory=list
-    )
+    host: list[HostAction] = Field(default_factory=list)
 
 
 class TournamentInfo(Message):

@@ -7,9 +7,18 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import get_args
 
 from protocol.fields import Pace, PlayerInfo, Visibility
-from protocol.tournaments import CreateTournament, EntrantStatus, TableStatus, TournamentFormat
+from protocol.tournaments import (
+    CreateTournament,
+    EntrantStatus,
+    Entry,
+    HostAction,
+    ManageAction,
+    TableStatus,
+    TournamentFormat,
+)
 from server import errors
 from server.requests import Forfeit, OpenTable, Reveal, StopTable
 from server.room import TURNS
@@ -79,7 +88,7 @@ def require(phase: Phase, command: str) -> None:
         raise allowed.refusal(allowed.reason)
 
 
-def registration(phase: Phase, settings: TournamentSettings, begun: int) -> str | None:
+def registration(phase: Phase, settings: TournamentSettings, begun: int) -> Entry | None:
     """Whether a new entrant may enter now, after ``begun`` rounds: ``open`` (before the
     start), ``next_round`` (a late entry, where the settings allow one and a round is
     left to play) or None (closed: :data:`COMMANDS`, then the settings)."""
@@ -90,11 +99,10 @@ def registration(phase: Phase, settings: TournamentSettings, begun: int) -> str 
     return "next_round" if settings.late_join and begun < settings.rounds else None
 
 
-def host_actions(phase: Phase, settings: TournamentSettings, begun: int) -> list[str]:
+def host_actions(phase: Phase, settings: TournamentSettings, begun: int) -> list[HostAction]:
     """What the host may do now (the table's manage actions, and adding bots where
     bots may enter and entry is open)."""
-    actions = [a for a in ("start", "pause", "resume", "cancel", "remove")
-               if phase in COMMANDS[a].phases]  # fmt: skip
+    actions: list[HostAction] = [a for a in get_args(ManageAction) if phase in COMMANDS[a].phases]
     if settings.bots and registration(phase, settings, begun) is not None:
         actions.append("add_bots")
     return actions

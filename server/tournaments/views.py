@@ -185,12 +185,10 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
 def actions(d: TournamentData) -> TournamentActions:
     """What may be done now, decided here for every client (server.tournaments.model)."""
     begun = len(d.rounds)
-    return TournamentActions.model_validate(
-        {
-            "entry": registration(d.phase, d.settings, begun),
-            "withdraw": d.phase in COMMANDS["leave"].phases,
-            "host": host_actions(d.phase, d.settings, begun),
-        }
+    return TournamentActions(
+        entry=registration(d.phase, d.settings, begun),
+        withdraw=d.phase in COMMANDS["leave"].phases,
+        host=host_actions(d.phase, d.settings, begun),
     )
 
 
