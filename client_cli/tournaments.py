@@ -16,6 +16,7 @@ from typing import get_args
 from client_cli.render import clock_text
 from protocol.fields import Pace, PlayerInfo
 from protocol.tournaments import (
+    FormatOffer,
     TournamentInfo,
     TournamentListStatus,
     TournamentStanding,
@@ -42,6 +43,18 @@ def clock_terms(pace: Pace, card_clock_ms: int, deal_clock_ms: int) -> str:
 
 # The statuses ``list_tournaments`` may be asked for.
 LIST_STATUSES: tuple[str, ...] = get_args(TournamentListStatus)
+
+
+def offer_text(o: FormatOffer) -> str:
+    """A format the server hosts, as ``welcome.formats`` offers it, in one line:
+    ``"swiss: Swiss; --rounds counts rounds; one deal a table; late entries"``."""
+    rounds = f"--rounds counts {o.rounds}" if o.rounds else "its rounds follow from its field"
+    tables = (
+        f"--best-of {' or '.join(map(str, o.best_of))}" if len(o.best_of) > 1
+        else "one deal a table"
+    )  # fmt: skip
+    late = "late entries if you allow them" if o.late_join else "no late entries"
+    return f"{o.format}: {o.title}; {rounds}; {tables}; {late}"
 
 
 def winners_text(names: Sequence[str]) -> str:

@@ -22,6 +22,7 @@ from protocol.fields import (
     Request,
     RoomId,
 )
+from protocol.tournaments import FormatOffer
 
 
 class Hello(Request):
@@ -66,6 +67,8 @@ class Welcome(Message):
     server: str
     player: PlayerInfo
     token: str | None = None  # only when newly issued: keep it secret
+    # The tournament formats it hosts, for a form to offer (docs/protocol.md, welcome).
+    formats: list[FormatOffer] = Field(default_factory=list)
     ref: Ref = None
 
 

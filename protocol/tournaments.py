@@ -54,10 +54,25 @@ class TableStatus(StrEnum):
 TournamentId = Annotated[str, Field(min_length=1, max_length=32)]
 
 
+class FormatOffer(Message):
+    """A format the server hosts, as a form to host a tournament offers it (sent in
+    ``welcome``): what ``create_tournament`` may ask of it. ``rounds``: what its
+    ``rounds`` setting counts ("deals", "rounds"; None: the format decides, a
+    knockout from its places); ``best_of``: the deals per table a host may choose;
+    ``late_join``: whether a host may let players enter after the start."""
+
+    format: str  # the wire name, CreateTournament.format
+    title: str
+    rounds: str | None
+    best_of: list[int]
+    late_join: bool
+
+
 class CreateTournament(Request):
-    """Open a tournament and host it. ``rounds``: deals for a duplicate field,
-    rounds for Swiss (a knockout has as many rounds as its bracket needs);
-    ``best_of``: deals per knockout match; ``start_in_ms``: start by itself
+    """Open a tournament and host it. ``rounds``, ``best_of`` and ``late_join``
+    mean what the format's offer says (``welcome.formats``): deals for a duplicate
+    field, rounds for Swiss (a knockout has as many rounds as its bracket needs);
+    ``best_of``: deals per table, 1 but in a knockout; ``start_in_ms``: start by itself
     that long from now (None: the host starts it); ``round_clock_ms``: the most
     a round may last (None: the longest its deals can take, plus a minute)."""
 

@@ -243,6 +243,12 @@ class TournamentState(TournamentError):
     code = "tournament_state"
 
 
+class BadTournamentSettings(TournamentError):
+    """A setting the format does not offer (its ``welcome.formats`` entry)."""
+
+    code = "tournament_settings"
+
+
 class TooFewPlayers(TournamentError):
     code = "too_few_players"
 
@@ -293,7 +299,8 @@ ALL_CODES: tuple[str, ...] = (
     NotQueued.code, ChallengeNotFound.code, NotRateable.code, SeriesNotOver.code,
     TournamentNotFound.code, NotHost.code, RegistrationClosed.code, TournamentFull.code,
     BotsNotAllowed.code, RegisteredOnly.code, NotRegistered.code, TournamentState.code,
-    TooFewPlayers.code, DailyPlayed.code, DailyRegisteredOnly.code, DailyNotFound.code,
+    TooFewPlayers.code, BadTournamentSettings.code, DailyPlayed.code, DailyRegisteredOnly.code,
+    DailyNotFound.code,
     DailyUnavailable.code, DailySolo.code,
     # The engine's grid_full cannot happen here: no card is dealt to a full board.
     "bad_cell", "illegal_cell", "occupied_cell",

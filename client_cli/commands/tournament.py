@@ -41,9 +41,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     c = sub.add_parser("create", help="host a new tournament (needs a saved sign-in)")
     common(c)
     c.add_argument("name")
-    c.add_argument("--format", choices=["duplicate", "swiss", "knockout"], default="duplicate")
-    c.add_argument("--rounds", type=int, default=5, help="deals (duplicate) or rounds (Swiss)")
-    c.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1, help="knockout matches")
+    c.add_argument(
+        "--format", metavar="FORMAT",
+        help="a format the server hosts (default: its default; another is told the choices)",
+    )  # fmt: skip
+    c.add_argument("--rounds", type=int, default=5, help="what the format counts: deals, rounds")
+    c.add_argument(
+        "--best-of", type=int, default=1, help="deals per table, where the format offers it"
+    )
     c.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
     c.add_argument("--card-clock", type=float, default=30, metavar="S", help="lockstep, seconds")
     c.add_argument("--deal-clock", type=float, default=300, metavar="S", help="race, seconds")
@@ -129,17 +134,16 @@ def list_(args: argparse.Namespace) -> int:
     rows = data["tournaments"]
     if not rows:
         sys.stdout.write(f"no {args.status} tournaments\n" if args.status else "no tournaments\n")
+    from client_cli.tournaments import winners_text
+
     for t in rows:
         s = t["settings"]
-        # A knockout's rounds follow from its bracket: the list shows those played.
-        of = "" if t["format"] == "knockout" else f"/{s['rounds']}"
         line = (
-            f"{t['id']:<10} {t['status']:<11} {t['format']:<9} {s['pace']:<8}"
-            f" {t['entrants']:>3}/{s['max_players']:<3} round {t['rounds_played']}{of}"
+            f"{t['id']:<10} {t['status']:<11} {t.get('format_title') or t['format']:<16}"
+            f" {s['pace']:<8} {t['entrants']:>3}/{s['max_players']:<3}"
+            f" round {t['rounds_played']} ({t.get('length', '')})"
             f"  {t['name']} (host {t['host']['name']})"
         )
-        from client_cli.tournaments import winners_text
-
         won = winners_text([w["name"] for w in t.get("winners") or []])
         if won:
             line += f", {won}"
@@ -156,49 +160,27 @@ def show(args: argparse.Namespace) -> int:
     return 0
 
 
-def planned_rounds(t: dict[str, Any]) -> int | None:
-    """How many rounds the tournament plays: its setting, or for a knockout the rounds
-    of its bracket (the next power of two above the seeded field; None before the draw)."""
-    if t["format"] != "knockout":
-        return int(t["settings"]["rounds"])
-    seeded = sum(1 for e in t["entries"] if e.get("seed") is not None)
-    return max(1, (seeded - 1).bit_length()) if seeded > 1 else None
-
-
 def show_lines(t: dict[str, Any]) -> list[str]:
+    """The tournament as the HTTP API words it: its format's title and length, and
+    each standings line's figures under the format's columns."""
     s = t["settings"]
     entered = sum(1 for e in t["entries"] if e["status"] not in ("withdrawn", "removed"))
-    planned = planned_rounds(t)
-    of = f" of {planned}" if planned else " (the bracket is drawn at the start)"
     lines = [
-        f"{t['name']} ({t['id']}): {t['format']}, {s['pace']}, {t['status']},"
-        f" hosted by {t['host']['name']}",
-        f"{entered} entrant{'s' if entered != 1 else ''}; round {len(t['rounds'])}{of};"
-        f" commitment {t['commitment']}",
+        f"{t['name']} ({t['id']}): {t.get('format_title') or t['format']}, {s['pace']},"
+        f" {t['status']}, hosted by {t['host']['name']}",
+        f"{entered} entrant{'s' if entered != 1 else ''}; {t.get('length') or 'length unknown'};"
+        f" round {len(t['rounds'])}; commitment {t['commitment']}",
     ]
     standings = t["standings"] or []
+    columns = t.get("columns") or []
     if standings:
-        lines.append("")
+        lines += ["", "  #  " + f"{'player':<24} " + "  ".join(f"{c:>9}" for c in columns)]
     for row in standings:
         who = row["player"]["name"] + (" (bot)" if row["player"]["bot"] else "")
-        if row.get("percentage") is not None:
-            figure = f"{row['percentage']:6.2f} %  {row['matchpoints']:g}/{row['top']:g} mp"
-        elif row.get("score") is not None:
-            figure = (
-                f"{row['score']:4g} pts  Buchholz {row['buchholz']:g}"
-                f"  S-B {row['sonneborn_berger']:g}"
-            )
-        else:
-            out = row.get("out_in_round")
-            champion = t["status"] == "finished" and row["rank"] == 1
-            figure = (
-                "champion" if champion else "still in" if out is None else f"out in round {out}"
-            )
+        cells = row.get("cells") or []  # a line stored before the server worded it: none
+        figures = "  ".join(f"{c:>9}" for c in cells)
         status = "" if row["status"] in ("active", "eliminated") else f"  [{row['status']}]"
-        lines.append(
-            f"{row['rank']:>3}. {who:<24} {figure}  {row['points']} points"
-            f" in {row['deals']} deal{'s' if row['deals'] != 1 else ''}{status}"
-        )
+        lines.append(f"{row['rank']:>3}. {who:<24} {figures}{status}".rstrip())
     for r in t["rounds"]:
         done = sum(1 for x in r["tables"] if x["status"] != "playing")
         lines.append(
@@ -232,7 +214,7 @@ def create(args: argparse.Namespace) -> int:
     message: dict[str, Any] = {
         "type": "create_tournament",
         "name": args.name,
-        "format": args.format,
+        **({"format": args.format} if args.format else {}),
         "rounds": args.rounds,
         "best_of": args.best_of,
         "pace": args.pace,
@@ -268,7 +250,8 @@ def create(args: argparse.Namespace) -> int:
 
 # The option that sets each field of create_tournament, for the error line.
 _OPTIONS = {
-    "name": "NAME", "rounds": "--rounds", "best_of": "--best-of", "card_clock_ms": "--card-clock",
+    "name": "NAME", "format": "--format", "rounds": "--rounds", "best_of": "--best-of",
+    "card_clock_ms": "--card-clock",
     "deal_clock_ms": "--deal-clock", "round_clock_ms": "--round-clock",
     "start_in_ms": "--start-in", "max_players": "--max-players",
 }  # fmt: skip

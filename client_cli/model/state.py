@@ -59,6 +59,7 @@ from protocol.head_to_head import (
 )
 from protocol.rooms import Left, RoomInfo, Rooms, RoomState, RoomStatus, RoomSummary, RoomUpdate
 from protocol.tournaments import (
+    FormatOffer,
     TournamentEntrant,
     TournamentInfo,
     Tournaments,
@@ -76,6 +77,8 @@ class ClientModel:
         self.connection = Connection.OFFLINE
         self.connection_note = ""
         self.me: PlayerInfo | None = None
+        # The tournament formats the server hosts, as its welcome offers them.
+        self.formats: list[FormatOffer] = []
         self.rooms: list[RoomSummary] = []
         self.room: RoomInfo | None = None
         self.match: MatchView | None = None
@@ -445,6 +448,7 @@ class ClientModel:
         # room's server node, which the session tells in a line of its own.
         moved = self.connection == Connection.ONLINE and self.me == msg.player
         self.me = msg.player
+        self.formats = list(msg.formats)
         self.connection = Connection.ONLINE
         return [] if moved else [f"signed in as {msg.player.name} on {msg.server}"]
 

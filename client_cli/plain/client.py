@@ -77,6 +77,7 @@ class PlainClient(PlainBase):
             "register": tournaments.cmd_register,
             "watch": tournaments.cmd_watch,
             "withdraw": tournaments.cmd_withdraw,
+            "formats": tournaments.cmd_formats,
             "host": tournaments.cmd_host,
             "manage": tournaments.cmd_manage,
             "addbots": tournaments.cmd_addbots,

@@ -163,12 +163,23 @@ class TournamentCommands:
         if watching:
             plain.say(f"no longer watching {tid}")
 
+    async def cmd_formats(self, args: list[str]) -> None:
+        """The formats the server hosts, as its welcome offers them."""
+        plain = self.base
+        if args:
+            raise SessionError("usage: formats")
+        offers = plain.model.formats
+        if not offers:
+            plain.say("this server names no tournament formats (an older server)")
+        for offer in offers:
+            plain.say(tt.offer_text(offer))
+
     async def cmd_host(self, args: list[str]) -> None:
         plain = self.base
         opts = _host_parser().parse_args(args)
         fields: dict[str, Any] = {
             "name": " ".join(opts.name),
-            "format": opts.format,
+            **({"format": opts.format} if opts.format else {}),
             "rounds": opts.rounds,
             "best_of": opts.best_of,
             "pace": Pace(opts.pace),

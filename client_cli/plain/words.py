@@ -89,7 +89,8 @@ commands:
   watch ID|CODE                      follow a tournament's standings without playing, or
                                      watch a room's match (every board at the end)
   withdraw ID                        leave a tournament for good (or stop watching)
-  host NAME [--format duplicate|swiss|knockout] [--rounds N] [--best-of 1|3|5]
+  formats                            the tournament formats the server hosts
+  host NAME [--format F] [--rounds N] [--best-of N]
        [--pace P] [--clock SECONDS] [--round-clock SECONDS]
        [--start-in SECONDS]
        [--max-players N] [--private] [--no-bots] [--registered-only]
@@ -163,9 +164,9 @@ def _leaderboard_parser() -> argparse.ArgumentParser:
 def _host_parser() -> argparse.ArgumentParser:
     p = _Args(prog="host", add_help=False)
     p.add_argument("name", nargs="+")
-    p.add_argument("--format", choices=["duplicate", "swiss", "knockout"], default="duplicate")
+    p.add_argument("--format")  # one the server hosts (`formats`); none: its default
     p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--best-of", type=int, choices=[1, 3, 5], default=1)
+    p.add_argument("--best-of", type=int, default=1)
     p.add_argument("--pace", choices=["lockstep", "race"], default="lockstep")
     p.add_argument("--clock", type=int, default=None, help="seconds per card or per deal")
     p.add_argument("--round-clock", type=int, default=None, metavar="SECONDS")

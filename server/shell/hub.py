@@ -49,6 +49,7 @@ from server.shell.tasks import halt
 from server.step import SharedNotes, StepFailed, StepOutput
 from server.storage.quarantine import SERIES, TOURNAMENT
 from server.store import Store
+from server.tournaments.formats import OFFERS
 from server.tournaments.views import stored_summary
 from server.visibility import round_embargo_tournament
 
@@ -605,6 +606,7 @@ class Hub:
                 server=SERVER_NAME,
                 player=player,
                 token=issued,
+                formats=OFFERS,
                 ref=hello.ref,
             )
         )

@@ -26,7 +26,7 @@ from server.storage.tournaments import (
     tournament_boards,
     tournament_detail,
 )
-from server.tournaments.formats import format_title
+from server.tournaments.views import stored_presentation
 
 STATUSES: tuple[str, ...] = get_args(TournamentListStatus)
 
@@ -58,8 +58,12 @@ def routes(
             )
         except BadCursor as exc:
             return _bad_request(str(exc))
-        for row in rows:  # the format named as the server names it everywhere
-            row["format_title"] = format_title(row["format"])
+        for row in rows:  # the format and its length worded as everywhere
+            row.update(
+                stored_presentation(
+                    row["format"], row["settings"], row["rounds_played"], bool(row["finished_ms"])
+                )
+            )
         return web.json_response({"tournaments": rows, "next": after})
 
     async def one(request: web.Request) -> web.Response:
@@ -119,6 +123,10 @@ async def _detail(reader: Reader, tid: str, live: dict[str, Any] | None) -> dict
     found = await tournament_detail(reader, tid)
     if found is None or not visibility.tournament_found(found["visibility"], member=False):
         return None
+    over = found["status"] in ("finished", "cancelled")
+    found.update(
+        stored_presentation(found["format"], found["settings"], len(found["rounds"]), over)
+    )
     if live is not None:
         found.update(live)
     return found

@@ -326,7 +326,11 @@ class TournamentDesk:
         if director is None or director.over:
             return None
         live = director.standings(shown=True)
-        return {"status": director.status(), "standings": [s.model_dump(mode="json") for s in live]}
+        return {
+            "status": director.status(),
+            "length": views.length(director),  # a bracket's rounds, once drawn
+            "standings": [s.model_dump(mode="json") for s in live],
+        }
 
     def cut_short(self) -> list[tuple[DeskResult, int]]:
         """What each director noted in a step a bug cut short, as that step's result,

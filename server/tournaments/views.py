@@ -85,12 +85,32 @@ def winners(standings: list[TournamentStanding]) -> list[PlayerInfo]:
     return [s.player for s in standings if s.rank == 1]
 
 
+def stored_presentation(
+    name: str, settings: dict[str, Any], rounds_played: int, over: bool
+) -> dict[str, Any]:
+    """How every client shows a tournament as the store has it (the HTTP API's list
+    and detail): its format's title, its length in words, its standings' columns. A
+    bracket's rounds are known once it is over (the live desk says them before);
+    a format no module has (a store a later release wrote) is named as it is."""
+    try:
+        fmt = FORMATS[TournamentFormat(name)]
+    except ValueError:
+        return {"format_title": name, "length": "", "columns": []}
+    rounds = (rounds_played if over else None) if fmt.has_bracket else settings["rounds"]
+    return {
+        "format_title": fmt.title,
+        "length": fmt.length(rounds, settings["best_of"]),
+        "columns": list(fmt.columns),
+    }
+
+
 def stored_summary(row: dict[str, Any]) -> TournamentSummary:
     """A line of the list from a tournament as the store lists it
     (``server.storage.tournaments.tournament_page``): one over, or any asked by status."""
     s = row["settings"]
     fmt = FORMATS[TournamentFormat(row["format"])]
     bracketed = fmt.has_bracket  # its rounds follow from its bracket
+    shown = stored_presentation(row["format"], s, row["rounds_played"], bool(row["finished_ms"]))
     return TournamentSummary(
         id=row["id"],
         name=row["name"],
@@ -107,11 +127,8 @@ def stored_summary(row: dict[str, Any]) -> TournamentSummary:
         host=PlayerInfo.model_validate(row["host"]),
         registered_only=s.get("registered_only", False),
         winners=[PlayerInfo.model_validate(p) for p in row["winners"]],
-        format_title=fmt.title,
-        length=fmt.length(
-            (row["rounds_played"] if row["finished_ms"] else None) if bracketed else s["rounds"],
-            s["best_of"],
-        ),
+        format_title=shown["format_title"],
+        length=shown["length"],
     )
 
 

@@ -18,6 +18,7 @@ from client_cli.tui.screens.help import HelpScreen
 from client_cli.tui.screens.lobby import LobbyScreen
 from client_cli.tui.screens.lobby_dialogs import ChallengeDialog, CreateRoomDialog, QuickPlayDialog
 from client_cli.tui.screens.tournament_dialogs import AddBotsDialog, CreateTournamentDialog
+from server.tournaments.formats import OFFERS
 
 CSS = Path(__file__).resolve().parents[2] / "client_cli" / "tui" / "cribsquares.tcss"
 SIZES = [(80, 24), (120, 40)]
@@ -25,7 +26,7 @@ DIALOGS: dict[str, Callable[[], ModalScreen[Any]]] = {
     "new room": CreateRoomDialog,
     "quick play": QuickPlayDialog,
     "challenge": ChallengeDialog,
-    "new tournament": CreateTournamentDialog,
+    "new tournament": lambda: CreateTournamentDialog(OFFERS),
     "add bots": AddBotsDialog,
     "daily": DailyDialog,
 }

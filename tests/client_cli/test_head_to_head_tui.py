@@ -43,6 +43,7 @@ from protocol.head_to_head import (
 )
 from protocol.rooms import CreateRoom, LeaveRoom, Rematch, RoomState, RoomUpdate
 from protocol.wire import ServerMessage
+from server.tournaments.formats import OFFERS
 from tests.client_cli.test_play_tui import text_of, until
 from tests.client_cli.test_series_model import (
     BOB,
@@ -101,7 +102,7 @@ async def reach(pilot: Pilot[int], app: CribApp, kind: type, what: str) -> None:
 
 async def signed_in(pilot: Pilot[int], app: CribApp) -> Wire:
     wire = Wire(app)
-    wire.feed(Welcome(server="test", player=ME))
+    wire.feed(Welcome(server="test", player=ME, formats=OFFERS))  # as the server says it
     await until(
         pilot,
         lambda: isinstance(app.screen, LobbyScreen) and bool(app.screen.query("#lobby-status")),

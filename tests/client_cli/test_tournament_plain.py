@@ -33,10 +33,17 @@ async def server(tmp_path: Path) -> AsyncIterator[str]:
 async def test_a_script_hosts_a_duplicate_field_plays_both_deals_and_reads_the_standings(
     server: str, tmp_path: Path
 ) -> None:
-    script = ["tournaments", "host Friday field --rounds 2 --clock 20"]
+    script = [
+        "tournaments", "formats", "host Long one --best-of 3",
+        "host Friday field --rounds 2 --clock 20",
+    ]  # fmt: skip
     code, out, err = await plain(server, tmp_path, [*script, "quit"], "--name", "hostess")
     assert code == 0, err
     assert "no public tournaments" in out
+    # The formats as the server offers them, and its refusal of what one does not.
+    assert "duplicate: duplicate field; --rounds counts deals; one deal a table" in out
+    assert "knockout: knockout; its rounds follow from its field; --best-of 1 or 3 or 5" in out
+    assert "refused: a duplicate tournament's tables play one deal: best_of is 1" in out
     tid = out.split("you host Friday field (")[1].split(")")[0]
 
     deal = [*ROW_BY_ROW, "wait"]

@@ -40,6 +40,7 @@ from protocol.tournaments import (
     Tournaments,
     TournamentUpdate,
 )
+from server.tournaments.formats import OFFERS
 from tests.client_cli.test_head_to_head_tui import Clock, Wire, reach
 from tests.client_cli.test_play_tui import text_of, until
 from tests.client_cli.test_series_model import CONTRIBUTIONS, result
@@ -68,7 +69,7 @@ pytestmark = pytest.mark.timeout(60)
 async def signed_in(pilot: Any, app: CribApp) -> Wire:
     wire = Wire(app)
     wire.answers[ListTournaments] = lambda m: Tournaments(tournaments=list(LISTED))
-    wire.feed(Welcome(server="test", player=ME))
+    wire.feed(Welcome(server="test", player=ME, formats=OFFERS))  # as the server says it
     await until(
         pilot,
         lambda: isinstance(app.screen, LobbyScreen) and bool(app.screen.query("#lobby-status")),
@@ -289,7 +290,9 @@ async def test_the_host_creates_a_tournament_from_the_form_and_runs_it() -> None
         await pilot.click("#tn-best-of-3")
         await pilot.click("#tn-name")
         await pilot.press("enter")
-        assert "best of 3 or 5 is for knockout" in text_of(form.query_one("#dialog-error", Static))
+        # The server's offer for the format chosen (a duplicate field) says one deal.
+        refused = text_of(form.query_one("#dialog-error", Static))
+        assert "a duplicate field's tables play 1 deal" in refused
         await pilot.click("#tn-best-of-1")
         await pilot.click("#tn-rounds")
         await pilot.press("end", "backspace", "2")

@@ -17,7 +17,10 @@ from typing import Any
 
 import pytest
 
+from client_cli.commands.tournament import show_lines
 from engine.deal import room_seed, table_deal_secret, table_root
+from protocol.fields import PROTOCOL_VERSION
+from server.tournaments.formats import FORMATS
 from tests.server.live import Client, Live, running_server, signed_in
 
 FAST = {"between_deals_ms": 100, "between_rounds_ms": 200, "tick_ms": 20}
@@ -286,14 +289,40 @@ async def test_knockout_bracket_best_of_three(tmp_path: Path) -> None:
         table = stored["standings"]
         assert table[0]["out_in_round"] is None and table[0]["rank"] == 1
         assert [s["out_in_round"] for s in table[1:]] == sorted(out.values(), reverse=True)
+        # The HTTP API words it as the WebSocket does, and the command line shows that.
+        assert (stored["format_title"], stored["length"]) == ("knockout", "3 rounds, best of 3")
+        assert stored["columns"] == ["Seed", "Standing", "Points", "Deals"]
+        assert table[0]["cells"][1] == "champion" and table[1]["cells"][1] == "out in round 3"
+        (row,) = [t for t in (await get(live, "/api/tournaments"))["tournaments"] if t["id"] == tid]
+        assert (row["format_title"], row["length"]) == ("knockout", "3 rounds, best of 3")
+        shown = "\n".join(show_lines(stored))
+        assert "knockout, race, finished" in shown and "3 rounds, best of 3" in shown
+        assert "Standing" in shown and "champion" in shown and "out in round 3" in shown
         for c in clients:
             await c.close()
+
+
+async def test_the_welcome_offers_every_format_as_its_module_says(tmp_path: Path) -> None:
+    """A form to host a tournament is built from the welcome: each format's offer,
+    named as its module and the wire name it is hosted by."""
+    async with running_server(tmp_path / "w.db", **FAST) as live:
+        client = await Client.connect(live, PROTOCOL_VERSION)
+        welcome = await client.hello("ada")
+        offers = welcome["formats"]
+        assert [o["format"] for o in offers] == [f.value for f in FORMATS]
+        assert offers == [FORMATS[f].offer.model_dump(mode="json") for f in FORMATS]
+        assert {o["title"] for o in offers} == {f.title for f in FORMATS.values()}
+        await client.close()
 
 
 async def test_refusals_over_the_socket(tmp_path: Path) -> None:
     async with running_server(tmp_path / "no.db", **FAST) as live:
         alice = await signed_in(live, "alice")
         bob = await signed_in(live, "bob")
+        # A format is asked only for what the welcome says it offers.
+        await alice.send(type="create_tournament", name="long", format="swiss", best_of=3)
+        refused = await alice.error("tournament_settings")
+        assert "one deal" in refused["reason"]
         await alice.send(type="create_tournament", name="private", visibility="private",
                          bots=False, max_players=2)  # fmt: skip
         t = (await alice.until("tournament"))["tournament"]

@@ -219,3 +219,30 @@ async def test_a_host_who_plays_is_taken_to_every_round_s_table(
                 await place_one(me, turn, "click")
             await me.wait_for_selector(".verify.ok", timeout=20_000)
     assert page_errors.errors == []
+
+
+async def test_the_form_offers_what_the_server_says_of_each_format(
+    browser, tmp_path: Path, page_errors
+) -> None:
+    """The form to host a tournament is the welcome's offers: a duplicate field asks
+    for its deals and no match length; a knockout asks for no rounds and offers best
+    of 1, 3 or 5, and the tournament made is as asked."""
+    async with running_server(tmp_path / "db.sqlite") as live:
+        me = await player(browser, live.http, "hana", page_errors, path="/#/tournaments")
+        await me.wait_for_selector("#tc-format")
+        titles = await me.eval_on_selector_all("#tc-format option", "os => os.map(o => o.text)")
+        assert titles == ["duplicate field", "Swiss", "knockout"]
+        assert await me.locator("label[for=tc-rounds]").inner_text() == "Rounds (deals)"
+        assert await me.locator("#tc-bestof").count() == 0
+        await me.select_option("#tc-format", "knockout")
+        await me.wait_for_selector("#tc-bestof")
+        assert await me.locator("#tc-rounds").count() == 0
+        assert await me.locator("#tc-late").count() == 0  # nobody enters a drawn bracket
+        await me.select_option("#tc-bestof", "3")
+        await me.fill("#tc-name", "Cup")
+        await me.get_by_role("button", name="Create the tournament").click()
+        await me.wait_for_selector("main h1:text-is('Cup')")
+        await me.wait_for_selector("main p:has-text('knockout')")
+        head = await me.locator("main p:has-text('hosted by')").inner_text()
+        assert "best of 3" in head, head
+    assert page_errors.errors == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -34,6 +35,7 @@ from client_cli.tui.keys import FieldInput
 from client_cli.tui.levels import chosen_level, level_choices
 from client_cli.tui.toggles import Choice, Choices, Tick
 from protocol.head_to_head import Bots
+from protocol.tournaments import FormatOffer
 
 
 class TournamentCodeDialog(ModalScreen[tuple[str, bool] | None]):
@@ -106,9 +108,15 @@ class AddBotsDialog(FormDialog[tuple[str, int]]):
 
 
 class CreateTournamentDialog(FormDialog[dict[str, Any]]):
-    """Host a tournament: every setting of ``create_tournament`` a person chooses."""
+    """Host a tournament: every setting of ``create_tournament`` a person chooses, of
+    the formats the server offers (``welcome.formats``), as it words them."""
+
+    def __init__(self, offers: Sequence[FormatOffer] = ()) -> None:
+        super().__init__()
+        self.offers = list(offers)  # none: a server too old to say; its default format
 
     def compose(self) -> ComposeResult:
+        counts = "/".join(dict.fromkeys(o.rounds for o in self.offers if o.rounds))
         with VerticalScroll(classes="dialog", can_focus=False):
             yield Static(Text("New tournament", "bold"), classes="title")
             with Horizontal(classes="field"):
@@ -116,14 +124,15 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
                 yield FieldInput(value="Squares open", id="tn-name", max_length=40, compact=True)
             with Horizontal(classes="field"):
                 yield Label("Format")
+                if not self.offers:
+                    yield Static(Text("the server's own", "dim"), classes="hint")
                 with Choices(id="tn-format", compact=True, classes="across"):
-                    yield Choice(
-                        "duplicate field", value=True, compact=True, id="tn-format-duplicate"
-                    )
-                    yield Choice("Swiss", compact=True, id="tn-format-swiss")
-                    yield Choice("knockout", compact=True, id="tn-format-knockout")
+                    for i, offer in enumerate(self.offers):
+                        yield Choice(
+                            offer.title, value=i == 0, compact=True, id=f"tn-format-{offer.format}"
+                        )
             yield from number_field(
-                "Rounds", "tn-rounds", "deals, or Swiss rounds; knockouts: as needed",
+                "Rounds", "tn-rounds", f"{counts or 'rounds'}, as the format counts them",
                 value="5", max_length=2,
             )  # fmt: skip
             with Horizontal(classes="field"):
@@ -166,9 +175,8 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
         if not name:
             self.refuse("the tournament needs a name")
             return None
-        fmt = ("duplicate", "swiss", "knockout")[
-            max(0, self.query_one("#tn-format", RadioSet).pressed_index)
-        ]
+        chosen = max(0, self.query_one("#tn-format", RadioSet).pressed_index)
+        offer = self.offers[chosen] if self.offers else None
         rounds = self._int("tn-rounds", 5) or 0
         if not 1 <= rounds <= 20:
             self.refuse("rounds: 1 to 20")
@@ -191,12 +199,12 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
             self.refuse("start in 0 to 604800 seconds: 7 days (or empty: you start it)")
             return None
         best = best_of_value(self, "tn-best-of")
-        if best > 1 and fmt != "knockout":
-            self.refuse("best of 3 or 5 is for knockout matches; other formats play one deal")
+        if offer is not None and best not in offer.best_of:  # as the server offers it
+            deals = " or ".join(map(str, offer.best_of))
+            self.refuse(f"a {offer.title}'s tables play {deals} deal{'s' if deals != '1' else ''}")
             return None
         value: dict[str, Any] = {
             "name": name,
-            "format": fmt,
             "rounds": rounds,
             "best_of": best,
             "pace": "race" if race else "lockstep",
@@ -205,6 +213,8 @@ class CreateTournamentDialog(FormDialog[dict[str, Any]]):
             "bots": self.query_one("#tn-bots", Checkbox).value,
             **clock_terms(race, seconds),
         }
+        if offer is not None:
+            value["format"] = offer.format
         if round_s is not None:
             value["round_clock_ms"] = round_s * 1000
         if start is not None:

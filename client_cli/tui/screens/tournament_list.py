@@ -180,4 +180,4 @@ Escape   back to the lobby"""
             if result:
                 self.crib.create_tournament(result)
 
-        self.app.push_screen(CreateTournamentDialog(), done)
+        self.app.push_screen(CreateTournamentDialog(self.model.formats), done)

@@ -4,7 +4,7 @@ what the end of a round means, standings."""
 
 from __future__ import annotations
 
-from protocol.tournaments import CreateTournament, TournamentFormat
+from protocol.tournaments import CreateTournament, FormatOffer, TournamentFormat
 from server.tournaments.formats.base import Field, Format, Pairing
 from server.tournaments.formats.duplicate import Duplicate
 from server.tournaments.formats.knockout import Knockout
@@ -16,6 +16,10 @@ FORMATS: dict[TournamentFormat, Format] = {
     TournamentFormat.SWISS: Swiss(),
     TournamentFormat.KNOCKOUT: Knockout(),
 }
+
+
+# What every host may choose, in the order forms offer it (Welcome.formats).
+OFFERS: list[FormatOffer] = [f.offer for f in FORMATS.values()]
 
 
 def settings_for(
@@ -31,13 +35,4 @@ def settings_for(
     )
 
 
-def format_title(name: str) -> str:
-    """A format's title (TournamentInfo.format_title) from its wire name; a name no
-    format has (a store written by a later release) is shown as it is."""
-    try:
-        return FORMATS[TournamentFormat(name)].title
-    except ValueError:
-        return name
-
-
-__all__ = ["FORMATS", "Field", "Format", "Pairing", "format_title", "settings_for"]
+__all__ = ["FORMATS", "OFFERS", "Field", "Format", "Pairing", "settings_for"]

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from protocol.tournaments import CreateTournament, TournamentStanding
+from protocol.tournaments import CreateTournament, FormatOffer, TournamentStanding
+from server import errors
 from server.tournaments.model import (
     Entrant,
     Round,
@@ -55,6 +56,8 @@ class Format(Protocol):
     # each with its name as a tie note says it (TournamentInfo.tie_notes); none: a
     # format that ranks otherwise (a knockout: by how far one got).
     tie_breaks: tuple[tuple[str, str], ...]
+    # What a host may ask of it (sent in ``welcome``); :meth:`shape` holds a host to it.
+    offer: FormatOffer
 
     def cells(self, t: Field, row: TournamentStanding, over: bool) -> list[str]:
         """``row``'s figures under :attr:`columns`, as shown (``over``: the tournament
@@ -67,7 +70,8 @@ class Format(Protocol):
 
     def shape(self, msg: CreateTournament) -> Shape:
         """What this format makes of the host's settings: the rounds it plays, the
-        deals per table, whether a player may enter late."""
+        deals per table, whether a player may enter late. Raises
+        :class:`server.errors.BadTournamentSettings` for a setting its offer has not."""
 
     def chain_length(self, settings: TournamentSettings) -> int:
         """How many round secrets the tournament draws at its creation (its hash chain,
@@ -113,6 +117,14 @@ def standing_row(
     )
 
 
+def one_deal(msg: CreateTournament) -> None:
+    """A format whose tables play one deal refuses a host who asks for more."""
+    if msg.best_of != 1:
+        raise errors.BadTournamentSettings(
+            f"a {msg.format} tournament's tables play one deal: best_of is 1"
+        )
+
+
 def knockout_rounds(players: int) -> int:
     """The rounds of a bracket of ``players``: the next power of two above them."""
     return max(1, (max(players, 2) - 1).bit_length())
@@ -135,6 +147,7 @@ class FixedRounds:
     has_bracket = False
 
     def shape(self, msg: CreateTournament) -> Shape:
+        one_deal(msg)
         return Shape(rounds=msg.rounds, best_of=1, late_join=msg.late_join)
 
     def chain_length(self, settings: TournamentSettings) -> int:

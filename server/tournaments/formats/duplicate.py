@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.ranking import competition_ranks
-from protocol.tournaments import TournamentStanding
+from protocol.tournaments import FormatOffer, TournamentStanding
 from server.tournaments.formats.base import (
     Field,
     FixedRounds,
@@ -34,6 +34,9 @@ def deals(t: Field) -> list[dict[str, int]]:
 
 class Duplicate(FixedRounds):
     title = "duplicate field"
+    offer = FormatOffer(
+        format="duplicate", title=title, rounds="deals", best_of=[1], late_join=True
+    )
     columns: tuple[str, ...] = ("MP %", "Matchpoints", "Points", "Deals")
     tie_breaks: tuple[tuple[str, str], ...] = (
         ("percentage", "matchpoint %"),

@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.ranking import competition_ranks
-from protocol.tournaments import CreateTournament, EntrantStatus, TournamentStanding
+from protocol.tournaments import (
+    CreateTournament,
+    EntrantStatus,
+    FormatOffer,
+    TournamentStanding,
+)
 from server.tournaments.formats.base import (
     Field,
     Pairing,
@@ -51,6 +56,9 @@ def slots(t: Field, number: int, now_ms: int) -> list[str | None]:
 class Knockout:
     has_bracket = True
     title = "knockout"
+    offer = FormatOffer(
+        format="knockout", title=title, rounds=None, best_of=[1, 3, 5], late_join=False
+    )
     columns: tuple[str, ...] = ("Seed", "Standing", "Points", "Deals")
     tie_breaks: tuple[tuple[str, str], ...] = ()  # it ranks by how far one got
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.ranking import WIN, competition_ranks, game_score
-from protocol.tournaments import TableStatus, TournamentStanding
+from protocol.tournaments import FormatOffer, TableStatus, TournamentStanding
 from server.tournaments.formats.base import (
     Field,
     FixedRounds,
@@ -41,6 +41,7 @@ def games(t: Field) -> list[Game]:
 
 class Swiss(FixedRounds):
     title = "Swiss"
+    offer = FormatOffer(format="swiss", title=title, rounds="rounds", best_of=[1], late_join=True)
     columns: tuple[str, ...] = ("Score", "Buchholz", "S-B", "Points", "Deals")
     tie_breaks: tuple[tuple[str, str], ...] = (
         ("score", "score"),

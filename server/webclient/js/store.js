@@ -44,6 +44,7 @@ export class Store extends EventTarget {
   constructor() {
     super();
     this.me = null;
+    this.formats = []; // the tournament formats the server hosts (welcome.formats)
     this.rooms = [];
     this.roomsPage = null; // the server's paging fields of the last listing, if any
     this.online = null;
@@ -119,6 +120,7 @@ export class Store extends EventTarget {
 
   on_welcome(msg) {
     this.me = msg.player;
+    this.formats = msg.formats || [];
   }
 
   on_error(msg) {

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from server import errors
 from server.tournaments.pairing import (
     PairingError,
     bracket_order,
@@ -140,3 +141,13 @@ def test_a_format_shapes_its_settings_and_its_secret_chain() -> None:
     assert (knockout.rounds, knockout.best_of, knockout.late_join) == (4, 3, False)
     assert FORMATS[TournamentFormat.SWISS].chain_length(swiss) == 4  # a knockout of 12's
     assert FORMATS[TournamentFormat.KNOCKOUT].chain_length(knockout) == 4
+    # The format holds a host to its offer: one deal a table, or best of 1, 3 or 5.
+    for name, fmt in FORMATS.items():
+        assert fmt.offer.format == name.value and fmt.offer.title == fmt.title
+        for best in (1, 3, 5):
+            ask = CreateTournament(format=name, best_of=best, **asked)  # type: ignore[arg-type]
+            if best in fmt.offer.best_of:
+                assert fmt.shape(ask).best_of == best
+            else:
+                with pytest.raises(errors.BadTournamentSettings, match="one deal"):
+                    fmt.shape(ask)

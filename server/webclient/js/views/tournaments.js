@@ -9,7 +9,6 @@ import { pager } from "./lobby.js";
 import { fetched } from "./history.js";
 import { dataTable, formatName, levelSelect, panning } from "./ui.js";
 
-const FORMATS = [["duplicate", "Duplicate field (matchpoints)"], ["swiss", "Swiss"], ["knockout", "Knockout"]];
 
 function field(ctx, id, label, input) {
   return h("div", { class: "field" }, h("label", { for: id }, label), input);
@@ -99,8 +98,21 @@ function pastTournaments(ctx) {
         }));
 }
 
+/** The form offers what the server's welcome says of each format it hosts: what
+its rounds count, the deals a table may play, whether late entries apply. */
+function offered(ctx) {
+  const offers = ctx.store.formats;
+  const name = val(ctx, "tc-format", offers.length ? offers[0].format : undefined);  // none: the server's default
+  return { offers, offer: offers.find((o) => o.format === name) || null, name };
+}
+
 function createTournament(ctx) {
   const seconds = (id, fallback) => Math.round(Number(val(ctx, id, fallback)) * 1000);
+  const { offers, offer, name } = offered(ctx);
+  const bestOf = offer ? offer.best_of : [1];
+  // The deals a table plays: the one chosen, if this format offers it (read when sent).
+  const chosenBest = () => (bestOf.includes(Number(val(ctx, "tc-bestof", 1))) ? Number(val(ctx, "tc-bestof", 1)) : bestOf[0]);
+  const pickFormat = (e) => { ctx.setField("tc-format", e.target.value); ctx.render(); };
   return h("section", { class: "card-panel", "aria-labelledby": "tc-h" },
     h("h2", { id: "tc-h" }, "Host a tournament"),
     h("form", { class: "grid-form", onsubmit: async (e) => {
@@ -110,16 +122,16 @@ function createTournament(ctx) {
       const message = {
         type: "create_tournament",
         name: val(ctx, "tc-name", "").trim() || `${ctx.store.me.name}'s tournament`,
-        format: val(ctx, "tc-format", "duplicate"),
+        format: name,
         rounds: Number(val(ctx, "tc-rounds", 5)),
-        best_of: Number(val(ctx, "tc-bestof", 1)),
+        best_of: chosenBest(),
         pace: val(ctx, "tc-pace", "lockstep"),
         card_clock_ms: seconds("tc-card", 30),
         deal_clock_ms: seconds("tc-deal", 300),
         max_players: Number(val(ctx, "tc-max", 64)),
         visibility: val(ctx, "tc-private", false) ? "private" : "public",
         bots: val(ctx, "tc-bots", true),
-        late_join: val(ctx, "tc-late", true),
+        late_join: offer ? offer.late_join && val(ctx, "tc-late", true) : val(ctx, "tc-late", true),
         ...(startIn ? { start_in_ms: Math.round(Number(startIn) * 60000) } : {}),
         ...(roundClock ? { round_clock_ms: Math.round(Number(roundClock) * 60000) } : {}),
       };
@@ -129,9 +141,13 @@ function createTournament(ctx) {
       } catch { /* shown */ }
     } },
       field(ctx, "tc-name", "Name", input(ctx, "tc-name", "", { maxlength: 40 })),
-      field(ctx, "tc-format", "Format", choose(ctx, "tc-format", FORMATS, "duplicate")),
-      field(ctx, "tc-rounds", "Rounds (deals of a duplicate field, rounds of a Swiss)", input(ctx, "tc-rounds", 5, { type: "number", min: 1, max: 20 })),
-      field(ctx, "tc-bestof", "Deals per knockout match", choose(ctx, "tc-bestof", [["1", "1"], ["3", "best of 3"], ["5", "best of 5"]], "1")),
+      field(ctx, "tc-format", "Format",
+        h("select", { id: "tc-format", dataset: { key: "tc-format" }, onchange: pickFormat },
+          offers.map((o) => h("option", { value: o.format, selected: o.format === name }, o.title)))),
+      offer && !offer.rounds ? h("p", { class: "help" }, `A ${offer.title} plays as many rounds as its field needs.`) :
+        field(ctx, "tc-rounds", `Rounds (${offer ? offer.rounds : "deals or rounds"})`, input(ctx, "tc-rounds", 5, { type: "number", min: 1, max: 20 })),
+      bestOf.length > 1 ?
+        field(ctx, "tc-bestof", "Deals per table", choose(ctx, "tc-bestof", bestOf.map((n) => [String(n), n === 1 ? "1" : `best of ${n}`]), String(chosenBest()))) : null,
       field(ctx, "tc-pace", "Pace", choose(ctx, "tc-pace", [["lockstep", "lockstep"], ["race", "race"]], "lockstep")),
       field(ctx, "tc-card", "Card clock (s)", input(ctx, "tc-card", 30, { type: "number", min: 1, max: 600 })),
       field(ctx, "tc-deal", "Deal clock (s)", input(ctx, "tc-deal", 300, { type: "number", min: 10, max: 3600 })),
@@ -140,7 +156,7 @@ function createTournament(ctx) {
       field(ctx, "tc-max", "Most players", input(ctx, "tc-max", 64, { type: "number", min: 2, max: 512 })),
       tick(ctx, "tc-private", "Private (joined by invite code)", false),
       tick(ctx, "tc-bots", "Bots may enter", true),
-      tick(ctx, "tc-late", "Late entries (duplicate, Swiss)", true),
+      !offer || offer.late_join ? tick(ctx, "tc-late", "Late entries (from the next round)", true) : null,
       h("p", { class: "help" }, "You host it; to play in it too, register on its page."),
       h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Create the tournament"))));
 }
