@@ -91,8 +91,6 @@ class DirectorBase:
         self.entrants: dict[str, Entrant] = {}
         self.spectators: dict[str, PlayerInfo] = {}
         self.rounds: list[Round] = []
-        self.bracket: list[list[str | None]] = []  # knockout: each round's slots
-        self.had_bye: set[str] = set()
         self.next_at: int | None = settings.start_at  # the start, or the next round
         self.finished_at: int | None = None
         # Not started by then (and no start scheduled): cancelled, so that tournaments
@@ -101,6 +99,7 @@ class DirectorBase:
         if registration_ttl_ms and settings.start_at is None:
             self.expires_at = now_ms + registration_ttl_ms
         self.format = FORMATS[settings.format]
+        self.own = self.format.fresh()  # what the format keeps of its own
         self._rating_of = rating_of or (lambda pid: 1500.0)
         self.known_strategy = known_strategy or (lambda name: True)
         self.tables_by_room: dict[str, tuple[Round, Table]] = {}

@@ -184,8 +184,7 @@ class Director(DirectorBase):
             bots=self.bots_added,
             entrants=[EntrantRecord.of(e) for e in self.entrants.values()],
             rounds=[RoundRecord.of(r) for r in self.rounds],
-            bracket=[list(slots) for slots in self.bracket],
-            had_bye=sorted(self.had_bye),
+            own=self.own.saved(),
         ).model_dump(mode="json")
 
     @classmethod
@@ -237,8 +236,10 @@ class Director(DirectorBase):
             if rec.number != len(director.rounds) + 1:
                 raise Unresumable(f"round {rec.number} out of order")
             director.rounds.append(rec.round(director.round_secrets[rec.number - 1]))
-        director.bracket = [list(slots) for slots in saved.bracket]
-        director.had_bye = set(saved.had_bye)
+        try:
+            director.own = director.format.load(saved.own)
+        except (TypeError, ValueError, KeyError) as exc:
+            raise Unresumable(f"the format's own state: {exc!r}") from None
         for r in director.rounds:
             for t in r.tables:
                 if t.status == TableStatus.PLAYING and t.room_id is not None:

@@ -8,6 +8,8 @@ tournament. The settings' record is also what ``tournament_created`` stores.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from protocol.fields import Pace, PlayerInfo, Visibility
@@ -15,7 +17,7 @@ from protocol.tournaments import EntrantStatus, TableStatus, TournamentFormat
 from server.recovery import Unresumable
 from server.tournaments.model import Entrant, Phase, Round, Table, TournamentSettings
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: the format's own state in ``own`` (1 is read too)
 
 
 class _Record(BaseModel):
@@ -189,12 +191,18 @@ class SnapshotRecord(_Record):
     bots: int
     entrants: list[EntrantRecord]
     rounds: list[RoundRecord]
-    bracket: list[list[str | None]]
-    had_bye: list[str]
+    own: dict[str, Any]  # the format's own state (Format.load reads it)
 
     @classmethod
     def read(cls, state: object) -> SnapshotRecord:
-        """A stored snapshot, checked whole (Unresumable: not one this server can use)."""
+        """A stored snapshot, checked whole (Unresumable: not one this server can use).
+        Version 1 kept a knockout's bracket and a Swiss's byes beside the rounds, for
+        every format: they are its format's own state now, under the same keys."""
+        if isinstance(state, dict) and state.get("version") == 1:
+            state = {k: v for k, v in state.items() if k not in ("bracket", "had_bye")} | {
+                "version": SNAPSHOT_VERSION,
+                "own": {k: state[k] for k in ("bracket", "had_bye") if k in state},
+            }
         if isinstance(state, dict) and state.get("version") != SNAPSHOT_VERSION:
             raise Unresumable(f"snapshot version {state.get('version')!r}")
         try:

@@ -134,7 +134,7 @@ def stored_summary(row: dict[str, Any]) -> TournamentSummary:
 
 def length(d: TournamentData) -> str:
     """The format's length in words (a bracket not drawn yet: its rounds not known)."""
-    drawn = not d.format.has_bracket or bool(d.bracket)
+    drawn = not d.format.has_bracket or bool(d.format.bracket(d))
     return d.format.length(d.format.planned_rounds(d) if drawn else None, d.settings.best_of)
 
 
@@ -188,7 +188,7 @@ def info(d: TournamentData, now_ms: int) -> TournamentInfo:
         standings=standings,
         history=[round_info(r) for r in d.rounds],
         tables=[table_info(t, shown) for t in current.tables] if current else [],
-        bracket=[list(slots) for slots in d.bracket] if d.format.has_bracket else None,
+        bracket=d.format.bracket(d),
         registered_only=s.registered_only,
         winners=winners(standings) if d.status() == "finished" else [],
         tie_notes=tie_notes(s.format, standings),

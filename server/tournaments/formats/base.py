@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from protocol.tournaments import CreateTournament, FormatOffer, TournamentStanding
 from server import errors
@@ -19,6 +19,21 @@ from server.tournaments.model import (
 )
 
 
+class OwnState(Protocol):
+    """What a format keeps of a tournament besides its entrants and rounds (a
+    knockout's bracket, the players a Swiss gave a bye): only the format reads it."""
+
+    def saved(self) -> dict[str, Any]:
+        """As JSON, for the director's snapshot (:meth:`Format.load` reads it back)."""
+
+
+class NoState:
+    """A format that keeps nothing of its own."""
+
+    def saved(self) -> dict[str, Any]:
+        return {}
+
+
 class Field(Protocol):
     """What a format reads and changes of its tournament (the director has it)."""
 
@@ -26,8 +41,7 @@ class Field(Protocol):
     settings: TournamentSettings
     entrants: dict[str, Entrant]
     rounds: list[Round]
-    bracket: list[list[str | None]]
-    had_bye: set[str]
+    own: OwnState  # the format's own (Format.fresh, Format.load)
 
     def active(self) -> list[Entrant]: ...
 
@@ -67,6 +81,17 @@ class Format(Protocol):
         """How long it is, in words, from the rounds it plays (None: not known yet, a
         knockout before its draw) and the deals a table plays: "5 deals", "4 rounds",
         "3 rounds, best of 3"."""
+
+    def fresh(self) -> OwnState:
+        """Its own state of a new tournament."""
+
+    def load(self, saved: Mapping[str, Any]) -> OwnState:
+        """Its own state again, from what :meth:`OwnState.saved` gave (a snapshot
+        written before a format kept its own holds every format's keys)."""
+
+    def bracket(self, t: Field) -> list[list[str | None]] | None:
+        """Each round's slots of its bracket, as shown (TournamentInfo.bracket); None:
+        a format without one."""
 
     def shape(self, msg: CreateTournament) -> Shape:
         """What this format makes of the host's settings: the rounds it plays, the
@@ -145,6 +170,15 @@ class FixedRounds:
     changes nothing but the entrant's status."""
 
     has_bracket = False
+
+    def fresh(self) -> OwnState:
+        return NoState()
+
+    def load(self, saved: Mapping[str, Any]) -> OwnState:
+        return NoState()
+
+    def bracket(self, t: Field) -> list[list[str | None]] | None:
+        return None
 
     def shape(self, msg: CreateTournament) -> Shape:
         one_deal(msg)

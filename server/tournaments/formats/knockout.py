@@ -4,6 +4,8 @@ a drawn match goes to the better seed; the loser is out (docs/tournaments.md).""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from engine.ranking import competition_ranks
 from protocol.tournaments import (
@@ -14,6 +16,7 @@ from protocol.tournaments import (
 )
 from server.tournaments.formats.base import (
     Field,
+    OwnState,
     Pairing,
     knockout_rounds,
     plural,
@@ -27,6 +30,22 @@ from server.tournaments.model import (
     TournamentSettings,
 )
 from server.tournaments.pairing import bracket_order
+
+
+@dataclass(slots=True)
+class Bracket:
+    """A knockout's bracket: each round's slots (None: a bye), drawn as it goes."""
+
+    rounds: list[list[str | None]] = field(default_factory=list)
+
+    def saved(self) -> dict[str, Any]:
+        return {"bracket": [list(s) for s in self.rounds]}
+
+
+def drawn(t: Field) -> list[list[str | None]]:
+    own = t.own
+    assert isinstance(own, Bracket), own
+    return own.rounds
 
 
 def slots(t: Field, number: int, now_ms: int) -> list[str | None]:
@@ -43,7 +62,7 @@ def slots(t: Field, number: int, now_ms: int) -> list[str | None]:
     previous = t.rounds[-1]
     winners: list[str | None] = []
     by_player = {p: table for table in previous.tables for p in table.players}
-    last = t.bracket[-1]
+    last = drawn(t)[-1]
     for a, b in zip(last[::2], last[1::2], strict=True):
         table = by_player.get(a or b or "")
         winner = table.winner if table is not None else None
@@ -87,22 +106,31 @@ class Knockout:
     def chain_length(self, settings: TournamentSettings) -> int:
         return max(settings.rounds, knockout_rounds(settings.max_players))
 
+    def fresh(self) -> OwnState:
+        return Bracket()
+
+    def load(self, saved: Mapping[str, Any]) -> OwnState:
+        return Bracket([list(s) for s in saved.get("bracket", [])])
+
+    def bracket(self, t: Field) -> list[list[str | None]] | None:
+        return [list(s) for s in drawn(t)]
+
     def planned_rounds(self, t: Field) -> int:
-        if t.bracket:
-            return knockout_rounds(len(t.bracket[0]))
+        if drawn(t):
+            return knockout_rounds(len(drawn(t)[0]))
         return knockout_rounds(len(t.active()))
 
     def pair(self, t: Field, number: int, playing: list[Entrant], now_ms: int) -> Pairing | None:
-        drawn = slots(t, number, now_ms)
-        live = [p for p in drawn if p is not None]
+        round_slots = slots(t, number, now_ms)
+        live = [p for p in round_slots if p is not None]
         if len(live) < 2:
             for p in live:
                 t.entrants[p].out_in_round = None  # the champion
             return None
-        t.bracket.append(drawn)
+        drawn(t).append(round_slots)
         groups: list[tuple[str, ...]] = []
         byes: list[str] = []
-        for a, b in zip(drawn[::2], drawn[1::2], strict=True):
+        for a, b in zip(round_slots[::2], round_slots[1::2], strict=True):
             if a is not None and b is not None:
                 groups.append((a, b))
             elif a is not None or b is not None:

@@ -4,12 +4,15 @@ by score, then Buchholz, then Sonneborn-Berger (docs/tournaments.md)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from engine.ranking import WIN, competition_ranks, game_score
 from protocol.tournaments import FormatOffer, TableStatus, TournamentStanding
 from server.tournaments.formats.base import (
     Field,
     FixedRounds,
+    OwnState,
     Pairing,
     figure,
     plural,
@@ -39,10 +42,33 @@ def games(t: Field) -> list[Game]:
     return found
 
 
+@dataclass(slots=True)
+class Byes:
+    """Who has had a Swiss bye (nobody gets a second while another may have one)."""
+
+    had: set[str] = field(default_factory=set)
+
+    def saved(self) -> dict[str, Any]:
+        return {"had_bye": sorted(self.had)}
+
+
+def had_byes(t: Field) -> Byes:
+    own = t.own
+    assert isinstance(own, Byes), own
+    return own
+
+
 class Swiss(FixedRounds):
     title = "Swiss"
     offer = FormatOffer(format="swiss", title=title, rounds="rounds", best_of=[1], late_join=True)
     columns: tuple[str, ...] = ("Score", "Buchholz", "S-B", "Points", "Deals")
+
+    def fresh(self) -> OwnState:
+        return Byes()
+
+    def load(self, saved: Mapping[str, Any]) -> OwnState:
+        return Byes({str(p) for p in saved.get("had_bye", [])})
+
     tie_breaks: tuple[tuple[str, str], ...] = (
         ("score", "score"),
         ("buchholz", "Buchholz"),
@@ -68,13 +94,15 @@ class Swiss(FixedRounds):
         }
         ids = [e.player.id for e in playing]
         try:
-            pairing = swiss_pairings(ids, scores, {p: t.rating_of(p) for p in ids}, met, t.had_bye)
+            pairing = swiss_pairings(
+                ids, scores, {p: t.rating_of(p) for p in ids}, met, had_byes(t).had
+            )
         except PairingError:
             return None
         byes: list[str] = []
         if pairing.bye is not None:
             byes.append(pairing.bye)
-            t.had_bye.add(pairing.bye)
+            had_byes(t).had.add(pairing.bye)
         return Pairing(list(pairing.pairs), byes)
 
     def table_winner(self, t: Field, table: Table, winner_id: str | None) -> str | None:

@@ -136,7 +136,7 @@ def test_knockout_seeds_byes_and_a_champion() -> None:
     lb.handle(ALICE, ManageTournament(tournament_id=d.id, action="start"), 0)
     seeds = {e.seed for e in d.entrants.values()}
     assert seeds == {1, 2, 3, 4, 5}
-    first = d.bracket[0]
+    first = d.format.bracket(d)[0]
     assert len(first) == 8 and first.count(None) == 3
     run_to_end(lb, d)
     assert len(d.rounds) == 3

@@ -347,6 +347,28 @@ def test_a_table_lost_after_some_deals_goes_to_the_one_ahead() -> None:
     assert back.standings()[0].player.id == CAROL.id
 
 
+def test_a_knockout_s_bracket_is_its_own_and_reads_back_from_a_version_1_snapshot() -> None:
+    """The bracket is the knockout format's own state (``own``), not the director's; a
+    snapshot of version 1, which kept it beside the rounds, restores the same bracket."""
+    d = new_director("knockout", 1, False)
+    for p in PEOPLE[:3]:
+        d.register(p, p.name, 0)
+    tables = Tables()
+    tables.took(d.manage(ALICE, "start", 0))
+    tables.carry_out(d, 0)
+    state = json.loads(json.dumps(d.snapshot()))
+    assert state["version"] == 2 and state["own"] == {"bracket": d.format.bracket(d)}
+    assert "bracket" not in state and "had_bye" not in state
+    assert len(d.format.bracket(d)[0]) == 4 and d.format.bracket(d)[0].count(None) == 1
+    old = {k: v for k, v in state.items() if k != "own"}
+    old |= {"version": 1, "bracket": state["own"]["bracket"], "had_bye": []}
+    back = Director.restore(old, saved_ms=0, now_ms=0)
+    assert back.format.bracket(back) == d.format.bracket(d)
+    assert back.snapshot() == state  # written again as version 2
+    with pytest.raises(ValueError, match="the format's own state"):
+        Director.restore(state | {"own": {"bracket": 7}}, saved_ms=0, now_ms=0)
+
+
 async def test_the_snapshot_is_stored_read_back_and_dropped_at_the_end(tmp_path: Path) -> None:
     storage = await Storage.open(tmp_path / "db")
     lb = lobby()
@@ -435,10 +457,13 @@ def test_results_newer_than_the_snapshot_come_from_the_tables_series() -> None:
 def test_a_snapshot_written_by_the_first_version_of_the_codec_reads_back_whole() -> None:
     """tests/server/tournaments/data/snapshot_v1.json: a Swiss round half played, as the
     JSON codec before the typed records wrote it; read, rebuilt and written again, the
-    same JSON."""
+    same JSON, but for its format's own state (a Swiss's byes, kept beside the rounds
+    for every format in version 1) under ``own``, version 2."""
     stored = json.loads((Path(__file__).parent / "data" / "snapshot_v1.json").read_text())
     director = Director.restore(stored, saved_ms=50, now_ms=50)
-    assert director.snapshot() == stored
+    upgraded = {k: v for k, v in stored.items() if k not in ("bracket", "had_bye")}
+    upgraded |= {"version": 2, "own": {"had_bye": stored["had_bye"]}}
+    assert stored["settings"]["format"] == "swiss" and director.snapshot() == upgraded
     assert [t.status for t in director.rounds[0].tables] == ["finished", "playing"]
     assert director.room_ids() == ["room-2"]
     with pytest.raises(ValueError, match=r"snapshot incomplete: rounds\.0\.tables\.0\.status"):
