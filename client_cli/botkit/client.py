@@ -36,10 +36,11 @@ from client_cli.botkit.api import (
 from client_cli.flood import BACKOFF_S, backoff_s, is_drop_notice
 from client_cli.model.state import ClientModel
 from client_cli.model.text import placed_for_you, series_text
+from client_cli.model.views import MatchView
 from client_cli.session import Session, SessionError
 from engine.bots import BotView, fallback_cell
 from engine.cards import Card
-from engine.grid import CELLS, Grid, cell_name, parse_cell
+from engine.grid import cell_name
 from engine.verification import Verification
 from protocol.connection import ErrorMessage, Welcome
 from protocol.deals import CardDealt, MatchResult, MatchStarted, Place, Placed, SeriesInfo
@@ -71,18 +72,19 @@ NO_QUEUE = frozenset({"not_rateable", "unknown_type", "bad_message"})
 
 @dataclass
 class _Match:
+    """What the bot keeps of its seat besides the board: the board, the cards dealt
+    and the placements are the client model's (:class:`ClientModel`, fed every
+    message as the terminal client's is), read when the bot decides."""
+
     room_id: str
-    cells: list[Card | None] = field(default_factory=lambda: [None] * CELLS)
-    order: list[tuple[int, Card]] = field(default_factory=list)  # placements, in turn order
     started: bool = False
     fallbacks: int = 0
     match_id: str = ""  # the deal being played
     opened: bool = False  # a room of our own or found open: started after the wait
-    done: set[int] = field(default_factory=set)  # turns placed (or past): never sent again
+    done: set[int] = field(default_factory=set)  # turns answered or past: never sent again
 
     def new_deal(self, match_id: str) -> None:
-        self.cells, self.order, self.fallbacks = [None] * CELLS, [], 0
-        self.match_id, self.started = match_id, True
+        self.fallbacks, self.match_id, self.started = 0, match_id, True
         self.done = set()
 
 
@@ -383,9 +385,6 @@ class BotClient:
                 await self._place(match, message.turn, Card.parse(message.card), message.legal)
             elif isinstance(message, Placed):
                 match.done.add(message.turn)
-                cell, card = parse_cell(message.cell), Card.parse(message.card)
-                match.cells[cell] = card
-                match.order.append((cell, card))
                 if self.verbose:
                     auto = f" ({placed_for_you(message)})" if message.auto else ""
                     self.say(f"turn {message.turn}: {message.card} on {message.cell}{auto}")
@@ -457,19 +456,25 @@ class BotClient:
 
     def _resync(self, match: _Match, state: RoomState) -> None:
         if state.you is not None:
-            match.cells = [Card.parse(c) if c else None for c in state.you.cells]
-            match.order = [(parse_cell(p.cell), Card.parse(p.card)) for p in state.you.placements]
             match.done.update(p.turn for p in state.you.placements)
             match.started = True
 
+    def _board(self, match: _Match) -> MatchView | None:
+        """The deal ``match`` plays as the model knows it (None: it knows another)."""
+        seen = self.model.match
+        if seen is None or self.model.room is None or self.model.room.id != match.room_id:
+            return None
+        return seen if seen.match_id == match.match_id or not match.match_id else None
+
     async def _place(self, match: _Match, turn: int, card: Card, legal: list[str]) -> None:
-        if turn in match.done:
-            return  # a snapshot taken before its placement was acknowledged
-        view = BotView(tuple(match.cells), card)
+        board = self._board(match)
+        if board is None or turn in match.done or any(p.turn == turn for p in board.placements):
+            return  # a snapshot taken before its placement was acknowledged, or a deal gone
+        grid = board.grid()  # the model's board: every placement told, in turn order
+        view = BotView(grid.cells(), card)
         cell = await asyncio.to_thread(self._decide, view, legal)
         if cell is None:
             match.fallbacks += 1
-            grid = Grid.replay(match.order)
             cell = cell_name(fallback_cell(grid, card))
         try:
             reply = await self._placed(match, Place(room_id=match.room_id, turn=turn, cell=cell))

@@ -199,3 +199,26 @@ async def test_a_queued_bot_is_taken_by_a_person_whose_wait_for_a_person_ran_out
         ("queue bot", True),
     }
     await person.close()
+
+
+async def test_the_bot_sees_the_board_the_client_model_folds_from_the_messages(
+    live: Live,
+) -> None:
+    """The bot keeps no board of its own: each view it is asked about is the client
+    model's board before that turn, as the server's stored placements replay it."""
+    views: list[BotView] = []
+    choose = load_chooser(f"{EXAMPLE}:choose")
+
+    def watching(view: BotView) -> object:
+        views.append(view)
+        return choose(view)
+
+    bot = BotClient(live.url, watching, name="model bot", say=quiet)
+    [outcome] = await bot.run(Plan(seats=1, wait_s=5))
+    assert outcome.fallbacks == 0 and len(views) == 16
+    match = await get_json(f"{live.http}/api/matches/{outcome.match_id}")
+    placements = sorted(match["boards"][0]["placements"], key=lambda p: p["turn"])
+    board: list[Card | None] = [None] * 16
+    for view, placed in zip(views, placements, strict=True):
+        assert view.cells == tuple(board) and str(view.card) == placed["card"]
+        board[cell_index(placed["cell"])] = Card.parse(placed["card"])
