@@ -113,3 +113,5 @@ class NodeHint(Message):
 # answered where the connection is). protocol.wire assembles the
 # client's union from the areas' unions, and the server routes by them.
 ConnectionRequest = Hello | Ping | ListOnline
+# This area's server messages: protocol.wire assembles the server's union the same way.
+ConnectionNews = Welcome | ErrorMessage | Pong | Online | NodeHint

@@ -123,3 +123,5 @@ class Daily(Message):
 # This area's client messages (the daily deal: run by its desk). protocol.wire assembles the
 # client's union from the areas' unions, and the server routes by them.
 DailyRequest = GetDaily | PlayDaily
+# This area's server message: protocol.wire assembles the server's union the same way.
+DailyNews = Daily

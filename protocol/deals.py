@@ -210,3 +210,5 @@ class YourBoard(Message):
 # This area's client message (protocol.wire assembles the union of every area's):
 # a placement, answered by its room's owner.
 DealRequest = Place
+# This area's server messages: protocol.wire assembles the server's union the same way.
+DealNews = MatchStarted | CardDealt | Placed | Progress | MatchResult

@@ -194,3 +194,5 @@ HeadToHeadRequest = QuickPlay | CancelQuickPlay | Challenge | AnswerChallenge
 
 # Ratings and bots read: answered by any node from what it holds.
 RatingsRequest = GetLeaderboard | ListBots
+# This area's server messages: protocol.wire assembles the server's union the same way.
+HeadToHeadNews = QueueStatus | ChallengeUpdate | RatingsChanged | Leaderboard | Bots

@@ -245,3 +245,5 @@ InRoomRequest = LeaveRoom | Ready | StartMatch | AddBot | Rematch | Resync
 # by any node). protocol.wire assembles the client's union from the areas'
 # unions, and the server routes by them.
 RoomRequest = ListRooms | CreateRoom | JoinRoom | InRoomRequest
+# This area's server messages: protocol.wire assembles the server's union the same way.
+RoomNews = Rooms | RoomUpdate | Left | RoomState

@@ -332,3 +332,5 @@ TournamentRequest = (
     | AddTournamentBot
     | GetTournament
 )
+# This area's server messages: protocol.wire assembles the server's union the same way.
+TournamentNews = TournamentUpdate | Tournaments

@@ -31,38 +31,13 @@ from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from protocol.connection import (
-    ConnectionRequest,
-    ErrorMessage,
-    NodeHint,
-    Online,
-    Pong,
-    Welcome,
-)
-from protocol.daily import Daily, DailyRequest
-from protocol.deals import CardDealt, DealRequest, MatchResult, MatchStarted, Placed, Progress
+from protocol.connection import ConnectionNews, ConnectionRequest
+from protocol.daily import DailyNews, DailyRequest
+from protocol.deals import DealNews, DealRequest
 from protocol.fields import BATCHING_PROTOCOL, PROTOCOL_VERSION
-from protocol.head_to_head import (
-    Bots,
-    ChallengeUpdate,
-    HeadToHeadRequest,
-    Leaderboard,
-    QueueStatus,
-    RatingsChanged,
-    RatingsRequest,
-)
-from protocol.rooms import (
-    Left,
-    RoomRequest,
-    Rooms,
-    RoomState,
-    RoomUpdate,
-)
-from protocol.tournaments import (
-    TournamentRequest,
-    Tournaments,
-    TournamentUpdate,
-)
+from protocol.head_to_head import HeadToHeadNews, HeadToHeadRequest, RatingsRequest
+from protocol.rooms import RoomNews, RoomRequest
+from protocol.tournaments import TournamentNews, TournamentRequest
 
 # Every area's client messages (connection, rooms, deals, head-to-head, ratings,
 # tournaments, the daily deal), each area's union kept by its own module.
@@ -78,11 +53,10 @@ CLIENT_TYPES: tuple[str, ...] = tuple(
 )
 
 
+# Every area's server messages, each area's union kept by its own module: a new
+# message is added to its area's, and nowhere here.
 ServerMessage = Annotated[
-    Welcome | ErrorMessage | Rooms | RoomUpdate | Left | MatchStarted | CardDealt | Placed
-    | Progress | MatchResult | RoomState | Pong | QueueStatus | ChallengeUpdate
-    | RatingsChanged | Leaderboard | Bots | TournamentUpdate | Tournaments | Online | Daily
-    | NodeHint,
+    ConnectionNews | RoomNews | DealNews | HeadToHeadNews | TournamentNews | DailyNews,
     Field(discriminator="type"),
 ]  # fmt: skip
 

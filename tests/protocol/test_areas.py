@@ -31,6 +31,33 @@ def test_every_client_message_is_in_exactly_one_area_and_the_union_is_theirs() -
     assert len(CLIENT_TYPES) == len(members)
 
 
+def test_every_server_message_is_in_its_own_module_s_area_and_the_union_is_theirs() -> None:
+    """Each area's module keeps the union of the server messages it defines
+    (``ConnectionNews``, ``RoomNews``...): a new message is added there, and the
+    server's union (protocol.wire) is those unions, with no list of its own."""
+    from protocol.fields import Message, Request
+    from protocol.wire import ServerMessage
+
+    news = {
+        connection: connection.ConnectionNews, rooms: rooms.RoomNews, deals: deals.DealNews,
+        head_to_head: head_to_head.HeadToHeadNews, tournaments: tournaments.TournamentNews,
+        daily: daily.DailyNews,
+    }  # fmt: skip
+    union: set[type] = set()
+    for module, area in news.items():
+        members = set(get_args(area)) or {area}
+        defined = {
+            kind
+            for kind in vars(module).values()
+            if isinstance(kind, type) and issubclass(kind, Message)
+            and not issubclass(kind, Request) and kind.__module__ == module.__name__
+            and "type" in kind.model_fields
+        }  # fmt: skip
+        assert members == defined, module.__name__
+        union |= members
+    assert union == set(get_args(get_args(ServerMessage)[0]))
+
+
 def test_the_server_routes_by_the_areas() -> None:
     from server.shell.cluster.forwarding import LOBBY_WIDE
 
