@@ -170,7 +170,7 @@ async def player_ratings(db: Reader, who: str, limit: int) -> dict[str, Any] | N
         for row in await db.fetch(
             "SELECT h.*, o.name AS opponent FROM rating_history h"
             " JOIN players o ON o.id = h.opponent_id"
-            " WHERE h.player_id = ? ORDER BY h.at_ms DESC, h.rowid DESC LIMIT ?",
+            " WHERE h.player_id = ? ORDER BY h.at_ms DESC, h.seq DESC LIMIT ?",
             (p["id"], limit),
         )
     ]

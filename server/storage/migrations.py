@@ -76,6 +76,18 @@ def _ranking(tx: Tx) -> None:
         _run(schema.RANKING)(tx)
 
 
+def _order_column(tx: Tx) -> None:
+    """Version 7: the explicit order column ``seq`` on SQLite too (schema.sqlite_seq),
+    left as it is where a table has it (a database whose record of versions was lost);
+    PostgreSQL has had it from version 1."""
+    if tx.dialect != "sqlite":
+        return
+    for table in schema.ORDERED:
+        if not tx.fetchall("SELECT 1 FROM pragma_table_info(?) WHERE name = 'seq'", (table,)):
+            for statement in schema.sqlite_seq(table):
+                tx.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline", _baseline),
     # IF NOT EXISTS: a SQLite file from before versions may have them already.
@@ -84,6 +96,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "expected row counts", _expect),
     Migration(5, "rank notes", _ranking),  # replays say why a board ranks
     Migration(QUARANTINE_VERSION, "quarantine", _run(schema.QUARANTINE)),  # games set aside
+    Migration(7, "order column", _order_column),  # seq on both engines, no rowid
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -41,7 +41,7 @@ def index_names(tx: Tx) -> list[Clash]:
         f"UPDATE players SET name_clash = CASE WHEN {HOLDS_NAME} AND EXISTS ("
         " SELECT 1 FROM players q WHERE q.name_key = players.name_key"
         " AND q.guest = 0 AND q.token_hash IS NOT NULL"
-        " AND (q.created_ms, q.rowid) < (players.created_ms, players.rowid)) THEN 1 ELSE 0 END"
+        " AND (q.created_ms, q.seq) < (players.created_ms, players.seq)) THEN 1 ELSE 0 END"
     )
     tx.execute(
         "CREATE UNIQUE INDEX players_name_key_unique ON players (name_key)"
@@ -51,7 +51,7 @@ def index_names(tx: Tx) -> list[Clash]:
     for r in tx.fetchall(
         f"SELECT name_key, id, name FROM players WHERE {HOLDS_NAME} AND name_key IN"
         f" (SELECT name_key FROM players WHERE {HOLDS_NAME} AND name_clash = 1)"
-        " ORDER BY name_key, created_ms, rowid"
+        " ORDER BY name_key, created_ms, seq"
     ):
         found.setdefault(r["name_key"], []).append((r["id"], r["name"]))
     return [Clash(key, tuple(players)) for key, players in found.items()]
@@ -116,8 +116,10 @@ async def find_player(db: Reader, who: str) -> dict[str, Any] | None:
             (key,),
         )
     except db.schema_errors:  # a database no server of this version has opened yet
+        # (nor its order column: of two players registered in the same millisecond,
+        # the one whose id sorts first)
         rows = await db.fetch(
-            f"SELECT {COLUMNS} FROM players WHERE {HOLDS_NAME} ORDER BY created_ms, rowid"
+            f"SELECT {COLUMNS} FROM players WHERE {HOLDS_NAME} ORDER BY created_ms, id"
         )
         row = next((r for r in rows if name_key(r["name"]) == key), None)
     return dict(row) if row is not None else None

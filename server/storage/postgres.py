@@ -19,8 +19,8 @@ SQLite's busy timeout does. A connection lost (the server restarted, the
 network) is a failure that can pass too; the next try opens a new one.
 
 The SQL is the storage's shared SQL: ``?`` placeholders become ``%s`` (and a
-literal ``%`` is doubled), and SQLite's ``rowid`` is the ``seq`` identity
-column the schema gives PostgreSQL's tables read in insertion order.
+literal ``%`` is doubled); the tables read in insertion order have the same
+explicit ``seq`` column on both engines.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from psycopg_pool import AsyncConnectionPool
 from server.storage.schema import EXPECT_FUNCTION, EXPECTATION
 from server.storage.sql import Args, Row, marks
 
-_ROWID = re.compile(r"\browid\b")
 # An INSERT of one row of placeholders: (head, the row, tail) as one statement of many rows.
 _INSERT = re.compile(r"(INSERT INTO [^;]*? VALUES )(\(\?(?:, \?)*\))([^?;]*)", re.DOTALL)
 INSERT_ROWS = 200  # rows of one multi-row INSERT at most (a statement's parameters)
@@ -53,7 +52,7 @@ HELD_ROWS = 2  # a run of at most this many rows is bound on the client and held
 @functools.lru_cache(maxsize=1024)
 def translate(sql: str) -> str:
     """Shared SQL as psycopg runs it."""
-    return _ROWID.sub("seq", sql.replace("%", "%%").replace("?", "%s"))
+    return sql.replace("%", "%%").replace("?", "%s")
 
 
 @functools.lru_cache(maxsize=256)

@@ -5,9 +5,10 @@ Written in the SQL SQLite and PostgreSQL share: ``TEXT``, ``BIGINT`` (SQLite
 gives it integer affinity; PostgreSQL needs 64 bits for times in ms) and
 ``DOUBLE PRECISION`` (SQLite: real affinity), 0/1 integers for truth values,
 JSON as text. One difference is left to the backend: the tables read in the
-order rows were inserted (``ORDER BY ..., rowid``) have SQLite's implicit
-``rowid``; on PostgreSQL :data:`SEQ` adds an identity column ``seq`` in its
-place (the PostgreSQL backend reads ``rowid`` as ``seq``).
+order rows were inserted (``ORDER BY ..., seq``) have an explicit column ``seq``
+on both engines: on PostgreSQL :data:`SEQ` makes it an identity column from
+version 1; on SQLite version 7 adds it (:data:`SQLITE_SEQ`), numbered by a
+trigger as each row is inserted. The queries name ``seq`` alike on both.
 
 Columns keep the order in which earlier versions added them, so that a table a
 migration from before versions grew (:mod:`server.storage.legacy`) and one
@@ -282,6 +283,24 @@ CREATE TABLE IF NOT EXISTS quarantine (
     PRIMARY KEY (kind, id)
 );
 """
+
+# The tables read in insertion order (their ``{seq}`` above).
+ORDERED = ("players", "rating_history", "abandonments")
+
+
+def sqlite_seq(table: str) -> list[str]:
+    """SQLite, version 7: ``table``'s explicit order column, numbered as its rows were
+    inserted (their ``rowid``) and, by a trigger, as each new one is. A database of
+    version 7 reads ``seq`` as PostgreSQL does; no query names ``rowid``."""
+    return [
+        f"ALTER TABLE {table} ADD COLUMN seq INTEGER",
+        f"UPDATE {table} SET seq = rowid",
+        f"CREATE INDEX IF NOT EXISTS {table}_seq ON {table} (seq)",
+        f"CREATE TRIGGER IF NOT EXISTS {table}_seq AFTER INSERT ON {table}"
+        f" FOR EACH ROW WHEN NEW.seq IS NULL"
+        f" BEGIN UPDATE {table} SET seq = NEW.rowid WHERE rowid = NEW.rowid; END",
+    ]
+
 
 # PostgreSQL only: a write's count of rows changed, checked in the database (Tx.expect),
 # so that a transaction's fences go to the server with its commit. It raises

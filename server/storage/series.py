@@ -85,7 +85,7 @@ async def unfinished_series(db: Reader, room_id: str | None = None) -> list[Resu
                 )
             )
         gone = await db.fetch(
-            "SELECT player_id, kind FROM abandonments WHERE series_id = ? ORDER BY at_ms, rowid",
+            "SELECT player_id, kind FROM abandonments WHERE series_id = ? ORDER BY at_ms, seq",
             (sid,),
         )
         found.append(

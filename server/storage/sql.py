@@ -3,8 +3,9 @@
 Every query of the storage package is written once, in the subset of SQL that
 SQLite and PostgreSQL share, with ``?`` placeholders; a backend
 (:mod:`server.storage.sqlite`, :mod:`server.storage.postgres`) runs it as its
-engine needs (PostgreSQL: ``%s`` placeholders, its ``seq`` column for SQLite's
-``rowid``). The writer's side is synchronous (:class:`Tx`: it runs on the thread
+engine needs (PostgreSQL: ``%s`` placeholders). A table read in insertion order
+has an explicit ``seq`` column on both engines; no query names ``rowid``. The
+writer's side is synchronous (:class:`Tx`: it runs on the thread
 that owns the write connection, a whole batch in one trip); the readers' side
 is asynchronous (:class:`Reader`). Rows are read by column name.
 

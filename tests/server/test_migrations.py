@@ -89,8 +89,8 @@ async def test_both_engines_get_the_same_tables_and_columns(
     tmp_path: Path, postgres_cluster: postgres.Cluster
 ) -> None:
     """The one schema: a fresh SQLite file and a fresh PostgreSQL database hold the same
-    tables with the same columns, in the same order (PostgreSQL's ``seq`` aside, where
-    SQLite has its rowid)."""
+    tables with the same columns, in the same order, the explicit order column ``seq``
+    of the tables read in insertion order included."""
     lite = tmp_path / "fresh.db"
     name = postgres_cluster.create_database()
     try:
@@ -107,8 +107,7 @@ async def test_both_engines_get_the_same_tables_and_columns(
             "SELECT table_name, column_name FROM information_schema.columns"
             " WHERE table_schema = 'public' ORDER BY table_name, ordinal_position"
         ):
-            if column != "seq":
-                on_postgres.setdefault(table, []).append(column)
+            on_postgres.setdefault(table, []).append(column)
         assert on_postgres == on_sqlite
         made = [
             s
@@ -120,6 +119,33 @@ async def test_both_engines_get_the_same_tables_and_columns(
         seq_tables = {t for (t,) in pg.rows(
             "SELECT table_name FROM information_schema.columns WHERE column_name = 'seq'"
         )}  # fmt: skip
-        assert seq_tables == {"players", "rating_history", "abandonments"}
+        assert seq_tables == set(schema.ORDERED)
+        assert {t for t, columns in on_sqlite.items() if "seq" in columns} == seq_tables
     finally:
         postgres_cluster.drop_database(name)
+
+
+async def test_sqlite_numbers_the_order_column_as_rows_were_and_are_inserted(
+    tmp_path: Path,
+) -> None:
+    """Version 7 gives SQLite the explicit ``seq`` PostgreSQL has: the rows already
+    there keep their insertion order, and each row inserted later is numbered after
+    them, so that the same query (``ORDER BY created_ms, seq``) reads both engines."""
+    db = tmp_path / "six.db"
+    writer = backend_for(str(db)).open_writer()
+    try:
+        with writer.transaction() as tx:
+            migrations.migrate(tx, migrations.MIGRATIONS[:6])
+            for pid in ("p-zed", "p-amy"):  # the same millisecond: insertion order decides
+                tx.execute(
+                    "INSERT INTO players (id, name, created_ms) VALUES (?, ?, ?)", (pid, pid, 5)
+                )
+    finally:
+        writer.close()
+    await (await Storage.open(str(db))).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO players (id, name, created_ms) VALUES ('p-bea', 'bea', 5)")
+        order = conn.execute("SELECT id, seq FROM players ORDER BY created_ms, seq").fetchall()
+        assert not conn.execute("SELECT 1 FROM players WHERE seq IS NULL").fetchall()
+    assert [pid for pid, _ in order] == ["p-zed", "p-amy", "p-bea"]
+    assert [seq for _, seq in order] == sorted(seq for _, seq in order)
