@@ -25,22 +25,24 @@ from server.daily import days, standings
 from server.daily.views import Attempt, DayFacts, Streaks, schedule_entry
 from server.events import DailyAttemptBegan
 from server.records import DeskState, Draw
-from server.storage.sql import Reader, Row, Tx, marks
+from server.storage.sql import Reader, Row, Tx, in_list
 
 
 def apply(db: Tx, write: object) -> bool:
     """Write ``write`` if it is the daily deal's; False if it is not."""
     if isinstance(write, Draw):
-        db.executemany(
-            "INSERT INTO daily_secrets VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        db.insert(
+            "daily_secrets", ("day", "secret", "commitment", "drawn_ms"),
             [(days.day_name(d), s, commitment(s), write.at_ms) for d, s in write.secrets],
-        )
+            skip_existing=True,
+        )  # fmt: skip
         return True
     if isinstance(write, DailyAttemptBegan):
-        db.write(
-            "INSERT INTO daily_attempts VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (write.day, write.player_id, write.room_id, write.match_id, write.pace,
-             write.clock_ms, write.at_ms),
+        db.insert(
+            "daily_attempts",
+            ("day", "player_id", "room_id", "match_id", "pace", "clock_ms", "started_ms"),
+            [(write.day, write.player_id, write.room_id, write.match_id, write.pace,
+              write.clock_ms, write.at_ms)],
         )  # fmt: skip
         return True
     return False
@@ -53,7 +55,7 @@ def apply(db: Tx, write: object) -> bool:
 async def secrets(db: Reader, since: int) -> dict[int, str]:
     """The stored secrets of day ``since`` and after (the server's own, never shown)."""
     rows = await db.fetch(
-        "SELECT day, secret FROM daily_secrets WHERE day >= ?", (days.day_name(since),)
+        "SELECT day, secret FROM daily_secrets WHERE day >= {day}", {"day": days.day_name(since)}
     )
     return {days.parse_day(r["day"]): r["secret"] for r in rows}
 
@@ -61,8 +63,8 @@ async def secrets(db: Reader, since: int) -> dict[int, str]:
 async def lifted(db: Reader) -> set[int]:
     """The days whose embargo is lifted."""
     rows = await db.fetch(
-        "SELECT id FROM embargoes WHERE id LIKE 'daily/%' AND lifted_ms IS NOT NULL",
-        (),
+        "SELECT id FROM embargoes WHERE id LIKE {daily} AND lifted_ms IS NOT NULL",
+        {"daily": "daily/%"},
     )
     return {days.parse_day(r["id"].removeprefix("daily/")) for r in rows}
 
@@ -72,8 +74,8 @@ async def unlifted_secret_days(db: Reader, before: int) -> dict[int, str]:
     was down when they ended): the desk lifts them at its first look."""
     rows = await db.fetch(
         "SELECT s.day, s.secret FROM daily_secrets s LEFT JOIN embargoes e"
-        " ON e.id = 'daily/' || s.day WHERE s.day < ? AND e.lifted_ms IS NULL",
-        (days.day_name(before),),
+        " ON e.id = 'daily/' || s.day WHERE s.day < {day} AND e.lifted_ms IS NULL",
+        {"day": days.day_name(before)},
     )
     return {days.parse_day(r["day"]): r["secret"] for r in rows}
 
@@ -107,7 +109,8 @@ async def attempts(db: Reader, day_numbers: Sequence[int]) -> list[Attempt]:
     if not day_numbers:
         return []
     names = [days.day_name(d) for d in day_numbers]
-    rows = await db.fetch(f"{_ATTEMPTS_SQL} WHERE a.day IN ({marks(len(names))})", names)
+    listed, args = in_list("day", names)
+    rows = await db.fetch(f"{_ATTEMPTS_SQL} WHERE a.day IN ({listed})", args)
     return [_attempt(r) for r in rows]
 
 
@@ -115,22 +118,24 @@ async def played(db: Reader, player_ids: Sequence[str] | None = None,
                  upto: int | None = None) -> list[tuple[str, int]]:  # fmt: skip
     """(player id, day) of every attempt (of those players; up to day ``upto``)."""
     sql = "SELECT player_id, day FROM daily_attempts WHERE 1 = 1"
-    args: list[Any] = []
+    args: dict[str, Any] = {}
     if player_ids is not None:
         if not player_ids:
             return []
-        sql += f" AND player_id IN ({', '.join('?' for _ in player_ids)})"
-        args += list(player_ids)
+        listed, ids = in_list("player", player_ids)
+        sql += f" AND player_id IN ({listed})"
+        args |= ids
     if upto is not None:
-        sql += " AND day <= ?"
-        args.append(days.day_name(upto))
+        sql += " AND day <= {upto}"
+        args["upto"] = days.day_name(upto)
     return [(r["player_id"], days.parse_day(r["day"])) for r in await db.fetch(sql, args)]
 
 
 async def day_facts(db: Reader, day: int, today: int) -> DayFacts:
     """Everything stored of ``day``, for :func:`server.daily.views.daily` to show."""
-    found = await db.fetch("SELECT secret FROM daily_secrets WHERE day = ?",
-                        (days.day_name(day),))  # fmt: skip
+    found = await db.fetch(
+        "SELECT secret FROM daily_secrets WHERE day = {day}", {"day": days.day_name(day)}
+    )
     secret = found[0]["secret"] if found else None
     revealed = day in await lifted(db)
     kept = await attempts(db, [day])
@@ -142,9 +147,9 @@ async def day_facts(db: Reader, day: int, today: int) -> DayFacts:
     }
     window = await db.fetch(
         "SELECT s.day, s.secret, s.commitment, e.lifted_ms FROM daily_secrets s"
-        " LEFT JOIN embargoes e ON e.id = 'daily/' || s.day WHERE s.day BETWEEN ? AND ?"
-        " ORDER BY s.day",
-        (days.day_name(today - 1), days.day_name(today + days.AHEAD)),
+        " LEFT JOIN embargoes e ON e.id = 'daily/' || s.day"
+        " WHERE s.day BETWEEN {first} AND {last} ORDER BY s.day",
+        {"first": days.day_name(today - 1), "last": days.day_name(today + days.AHEAD)},
     )
     schedule = [
         schedule_entry(

@@ -13,7 +13,7 @@ from typing import Any
 from server import visibility
 from server.ratings import PROVISIONAL_DEVIATION, Entry, Rating
 from server.storage.players import find_player, player_json
-from server.storage.sql import Reader, Row, chunks, marks
+from server.storage.sql import Reader, Row, chunks, in_list
 
 
 async def match_detail(
@@ -30,8 +30,8 @@ async def _match_facts(db: Reader, match_id: str) -> dict[str, Any] | None:
     found = await db.fetch(
         "SELECT m.*, r.name AS room_name, e.lifted_ms AS embargo_lifted_ms FROM matches m"
         " JOIN rooms r ON r.id = m.room_id LEFT JOIN embargoes e ON e.id = m.embargo"
-        " WHERE m.id = ?",
-        (match_id,),
+        " WHERE m.id = {match_id}",
+        {"match_id": match_id},
     )
     if not found:
         return None
@@ -42,16 +42,16 @@ async def _match_facts(db: Reader, match_id: str) -> dict[str, Any] | None:
         " r.rank, r.score, r.time_used_ms, r.cells, r.detail"
         " FROM match_players mp JOIN players p ON p.id = mp.player_id"
         " LEFT JOIN results r ON r.match_id = mp.match_id AND r.player_id = mp.player_id"
-        " WHERE mp.match_id = ? ORDER BY mp.seat",
-        (match_id,),
+        " WHERE mp.match_id = {match_id} ORDER BY mp.seat",
+        {"match_id": match_id},
     )
     placements: dict[str, list[dict[str, Any]]] = {}
     seed: dict[str, Any] = {}
     if finished:
         for row in await db.fetch(
             "SELECT player_id, turn, cell, card, elapsed_ms, auto FROM placements"
-            " WHERE match_id = ? ORDER BY player_id, turn",
-            (match_id,),
+            " WHERE match_id = {match_id} ORDER BY player_id, turn",
+            {"match_id": match_id},
         ):
             placements.setdefault(row["player_id"], []).append(
                 {
@@ -62,7 +62,9 @@ async def _match_facts(db: Reader, match_id: str) -> dict[str, Any] | None:
                     "auto": bool(row["auto"]),
                 }
             )
-        seeds = await db.fetch("SELECT * FROM seeds WHERE match_id = ?", (match_id,))
+        seeds = await db.fetch(
+            "SELECT * FROM seeds WHERE match_id = {match_id}", {"match_id": match_id}
+        )
         if seeds:
             seed = {"seed": seeds[0]["seed"], "server_secret": seeds[0]["server_secret"]}
     boards = []
@@ -131,8 +133,8 @@ _SUMMARY_SQL = (
 
 async def _abandoned(db: Reader, player_id: str) -> dict[str, int]:
     rows = await db.fetch(
-        "SELECT kind, COUNT(*) AS n FROM abandonments WHERE player_id = ? GROUP BY kind",
-        (player_id,),
+        "SELECT kind, COUNT(*) AS n FROM abandonments WHERE player_id = {player_id} GROUP BY kind",
+        {"player_id": player_id},
     )
     counts = {"left": 0, "timeout": 0, "idle": 0}
     counts.update({row["kind"]: row["n"] for row in rows})
@@ -152,7 +154,9 @@ async def player_ratings(db: Reader, who: str, limit: int) -> dict[str, Any] | N
             "games": row["games"],
             "provisional": row["deviation"] > PROVISIONAL_DEVIATION,
         }
-        for row in await db.fetch("SELECT * FROM ratings WHERE player_id = ?", (p["id"],))
+        for row in await db.fetch(
+            "SELECT * FROM ratings WHERE player_id = {player_id}", {"player_id": p["id"]}
+        )
     }
     history = [
         {
@@ -170,8 +174,8 @@ async def player_ratings(db: Reader, who: str, limit: int) -> dict[str, Any] | N
         for row in await db.fetch(
             "SELECT h.*, o.name AS opponent FROM rating_history h"
             " JOIN players o ON o.id = h.opponent_id"
-            " WHERE h.player_id = ? ORDER BY h.at_ms DESC, h.seq DESC LIMIT ?",
-            (p["id"], limit),
+            " WHERE h.player_id = {player_id} ORDER BY h.at_ms DESC, h.seq DESC LIMIT {limit}",
+            {"player_id": p["id"], "limit": limit},
         )
     ]
     return {
@@ -204,9 +208,9 @@ async def player_matches(
         " LEFT JOIN results res ON res.match_id = m.id AND res.player_id = mp.player_id"
         " LEFT JOIN embargoes e ON e.id = m.embargo"
         " LEFT JOIN series s ON s.id = m.series_id"
-        f" WHERE mp.player_id = ? AND {listed}"
-        " ORDER BY m.started_ms DESC LIMIT ?",
-        (p["id"], limit),
+        f" WHERE mp.player_id = {{player_id}} AND {listed}"
+        " ORDER BY m.started_ms DESC LIMIT {limit}",
+        {"player_id": p["id"], "limit": limit},
     )
     opponents = await _opponents(db, [row["id"] for row in rows], p["id"])
     matches = []
@@ -262,13 +266,14 @@ async def _opponents(
     (null until the match is over: results are stored only then)."""
     found: dict[str, list[dict[str, Any]]] = {}
     for chunk in chunks(match_ids):
+        ids, args = in_list("match", chunk)
         rows = await db.fetch(
             "SELECT mp.match_id, mp.seat, p.id, p.name, p.guest, p.bot, res.rank, res.score"
             " FROM match_players mp JOIN players p ON p.id = mp.player_id"
             " LEFT JOIN results res ON res.match_id = mp.match_id AND res.player_id = mp.player_id"
-            f" WHERE mp.match_id IN ({marks(len(chunk))}) AND mp.player_id != ?"
+            f" WHERE mp.match_id IN ({ids}) AND mp.player_id != {{player_id}}"
             " ORDER BY mp.match_id, mp.seat",
-            (*chunk, player_id),
+            {**args, "player_id": player_id},
         )
         for row in rows:
             found.setdefault(row["match_id"], []).append(
@@ -280,8 +285,8 @@ async def _opponents(
 async def recent_matches(db: Reader, limit: int) -> list[dict[str, Any]]:
     rows = await db.fetch(
         _SUMMARY_SQL + " FROM matches m JOIN rooms r ON r.id = m.room_id"
-        f" WHERE {visibility.LISTED_ROOM_SQL} ORDER BY m.started_ms DESC LIMIT ?",
-        (limit,),
+        f" WHERE {visibility.LISTED_ROOM_SQL} ORDER BY m.started_ms DESC LIMIT {{limit}}",
+        {"limit": limit},
     )
     return [_summary(row) for row in rows]
 

@@ -83,7 +83,9 @@ def _order_column(tx: Tx) -> None:
     if tx.dialect != "sqlite":
         return
     for table in schema.ORDERED:
-        if not tx.fetchall("SELECT 1 FROM pragma_table_info(?) WHERE name = 'seq'", (table,)):
+        if not tx.fetchall(
+            "SELECT 1 FROM pragma_table_info({table}) WHERE name = 'seq'", {"table": table}
+        ):
             for statement in schema.sqlite_seq(table):
                 tx.execute(statement)
 
@@ -128,8 +130,13 @@ def migrate(tx: Tx, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[int]
             continue
         migration.apply(tx)
         tx.execute(
-            "INSERT INTO schema_migrations (version, name, applied_ms) VALUES (?, ?, ?)",
-            (migration.version, migration.name, time.time_ns() // 1_000_000),
+            "INSERT INTO schema_migrations (version, name, applied_ms)"
+            " VALUES ({version}, {name}, {at_ms})",
+            {
+                "version": migration.version,
+                "name": migration.name,
+                "at_ms": time.time_ns() // 1_000_000,
+            },
         )
         done.append(migration.version)
     return done

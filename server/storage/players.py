@@ -30,12 +30,12 @@ def index_names(tx: Tx) -> list[Clash]:
     where = "" if not stored or stored[0]["value"] != KEY_VERSION else " WHERE name_key IS NULL"
     rows = tx.fetchall(f"SELECT id, name FROM players{where}")
     if rows:
-        tx.executemany("UPDATE players SET name_key = ? WHERE id = ?",
-                       [(name_key(r["name"]), r["id"]) for r in rows])  # fmt: skip
+        tx.executemany("UPDATE players SET name_key = {key} WHERE id = {id}",
+                       [{"key": name_key(r["name"]), "id": r["id"]} for r in rows])  # fmt: skip
     tx.execute(
-        "INSERT INTO settings (name, value) VALUES ('name_key', ?)"
+        "INSERT INTO settings (name, value) VALUES ('name_key', {version})"
         " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-        (KEY_VERSION,),
+        {"version": KEY_VERSION},
     )
     tx.execute(
         f"UPDATE players SET name_clash = CASE WHEN {HOLDS_NAME} AND EXISTS ("
@@ -67,24 +67,26 @@ def new_player(
     """
     key = name_key(name)
     if guest and tx.fetchall(
-        f"SELECT 1 AS taken FROM players WHERE name_key = ? AND {HOLDS_NAME} LIMIT 1", (key,)
+        f"SELECT 1 AS taken FROM players WHERE name_key = {{key}} AND {HOLDS_NAME} LIMIT 1",
+        {"key": key},
     ):
         raise NameTaken(f"a registered player holds the key of {name!r}")
     tx.write(
         "INSERT INTO players (id, name, guest, bot, token_hash, created_ms, name_key)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (pid, name, int(guest), int(bot), token_hash, now_ms, key),
-    )
+        " VALUES ({id}, {name}, {guest}, {bot}, {token_hash}, {at}, {key})",
+        {"id": pid, "name": name, "guest": int(guest), "bot": int(bot),
+         "token_hash": token_hash, "at": now_ms, "key": key},
+    )  # fmt: skip
 
 
 def seat_players(tx: Tx, players: list[tuple[str, str, bool, bool]], now_ms: int) -> None:
     """Players seen for the first time in a room or a tournament (bots are created
     on first use; people were stored when they said hello)."""
-    tx.executemany(
-        "INSERT INTO players (id, name, guest, bot, created_ms) VALUES (?, ?, ?, ?, ?)"
-        " ON CONFLICT DO NOTHING",
+    tx.insert(
+        "players", ("id", "name", "guest", "bot", "created_ms"),
         [(pid, name, int(guest), int(bot), now_ms) for pid, name, guest, bot in players],
-    )
+        skip_existing=True,
+    )  # fmt: skip
 
 
 # ----------------------------------------------------------------------
@@ -98,12 +100,14 @@ def player_json(p: Row) -> dict[str, Any]:
 
 
 async def by_token_hash(db: Reader, token_hash: str) -> Row | None:
-    return await first(db, f"SELECT {COLUMNS} FROM players WHERE token_hash = ?", (token_hash,))
+    return await first(
+        db, f"SELECT {COLUMNS} FROM players WHERE token_hash = {{hash}}", {"hash": token_hash}
+    )
 
 
 async def find_player(db: Reader, who: str) -> dict[str, Any] | None:
     """The player whose id is ``who``, else the one holding the key of the name ``who``."""
-    row = await first(db, f"SELECT {COLUMNS} FROM players WHERE id = ?", (who,))
+    row = await first(db, f"SELECT {COLUMNS} FROM players WHERE id = {{id}}", {"id": who})
     if row is not None:
         return dict(row)
     key = name_key(who)
@@ -112,8 +116,9 @@ async def find_player(db: Reader, who: str) -> dict[str, Any] | None:
     try:
         row = await first(
             db,
-            f"SELECT {COLUMNS} FROM players WHERE name_key = ? AND {HOLDS_NAME} AND name_clash = 0",
-            (key,),
+            f"SELECT {COLUMNS} FROM players WHERE name_key = {{key}} AND {HOLDS_NAME}"
+            " AND name_clash = 0",
+            {"key": key},
         )
     except db.schema_errors:  # a database no server of this version has opened yet
         # (nor its order column: of two players registered in the same millisecond,

@@ -18,16 +18,16 @@ another program holds fails as a failure that can pass (and is retried) as
 SQLite's busy timeout does. A connection lost (the server restarted, the
 network) is a failure that can pass too; the next try opens a new one.
 
-The SQL is the storage's shared SQL: ``?`` placeholders become ``%s`` (and a
-literal ``%`` is doubled); the tables read in insertion order have the same
-explicit ``seq`` column on both engines.
+The SQL is the storage's shared SQL, its named parameters marked as psycopg
+binds them (``%(name)s``; a literal ``%`` doubled, as psycopg reads the rest);
+the tables read in insertion order have the same explicit ``seq`` column on both
+engines.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import re
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
@@ -38,10 +38,8 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from server.storage.schema import EXPECT_FUNCTION, EXPECTATION
-from server.storage.sql import Args, Row, marks
+from server.storage.sql import NO_ARGS, Args, Row, parts
 
-# An INSERT of one row of placeholders: (head, the row, tail) as one statement of many rows.
-_INSERT = re.compile(r"(INSERT INTO [^;]*? VALUES )(\(\?(?:, \?)*\))([^?;]*)", re.DOTALL)
 INSERT_ROWS = 200  # rows of one multi-row INSERT at most (a statement's parameters)
 _SCHEMA_LOCK = 0x637269625F7371  # pg_advisory_xact_lock's key for migrations ("crib_sq")
 SESSION = ("SET synchronous_commit = on", "SET lock_timeout = '5s'")
@@ -49,22 +47,13 @@ READERS = 4  # the readers' connections at most (one is opened at start)
 HELD_ROWS = 2  # a run of at most this many rows is bound on the client and held, else COPY
 
 
-@functools.lru_cache(maxsize=1024)
-def translate(sql: str) -> str:
-    """Shared SQL as psycopg runs it."""
-    return sql.replace("%", "%%").replace("?", "%s")
-
-
-@functools.lru_cache(maxsize=256)
-def _insert_parts(sql: str) -> tuple[str, str, str] | None:
-    """An INSERT of one row of placeholders as (head, row, tail), else None. Not one
-    whose conflicts update: a row of it may update a row before it in the same batch,
-    which one statement of many rows may not do."""
-    insert = _INSERT.fullmatch(sql)
-    if insert is None or "DO UPDATE" in insert[3]:
-        return None
-    head, row, tail = insert.groups()
-    return head, row, tail
+@functools.lru_cache(maxsize=4096)
+def marked(sql: str) -> str:
+    """The storage's SQL as psycopg binds it: each ``{name}`` as ``%(name)s``, and a
+    literal ``%`` doubled."""
+    return "".join(
+        literal.replace("%", "%%") + (f"%({name})s" if name else "") for literal, name in parts(sql)
+    )
 
 
 class _BoolAsInt(psycopg.adapt.Dumper):
@@ -101,40 +90,45 @@ class PostgresTx:
         self._expected: list[Exception] = []  # the failures of the expect()s, by index
         self.begun = False  # BEGIN sent: the transaction is open on the server
 
-    def write(self, sql: str, args: Args = ()) -> None:
-        self._held.append(self._client.mogrify(translate(sql), args))
+    def write(self, sql: str, args: Args = NO_ARGS) -> None:
+        self._held.append(self._client.mogrify(marked(sql), args))
 
     def expect(self, sql: str, args: Args, rows: int, failure: Exception) -> None:
         # The count is checked in the database (migration 4), so that it can be held.
         self._expected.append(failure)
         self._held.append(
-            f"WITH changed AS ({self._client.mogrify(translate(sql), args)} RETURNING 1)"
+            f"WITH changed AS ({self._client.mogrify(marked(sql), args)} RETURNING 1)"
             f" SELECT {EXPECT_FUNCTION}((SELECT count(*) FROM changed),"
             f" {int(rows)}, {len(self._expected) - 1})"
         )
 
-    def execute(self, sql: str, args: Args = ()) -> int:
+    def execute(self, sql: str, args: Args = NO_ARGS) -> int:
         self._now()
-        return self._conn.execute(translate(sql), args).rowcount
+        return self._conn.execute(marked(sql), args).rowcount
 
     def executemany(self, sql: str, rows: Sequence[Args]) -> None:
-        insert = _insert_parts(sql)
-        if insert is None:
-            self._now()
-            with self._conn.cursor() as cur:
-                cur.executemany(translate(sql), rows)
-            return
+        self._now()
+        with self._conn.cursor() as cur:
+            cur.executemany(marked(sql), rows)
+
+    def insert(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+        *, skip_existing: bool = False,
+    ) -> None:  # fmt: skip
         # One statement of many rows (a match's seats, its results), held.
-        head, row, tail = insert
+        head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+        row = "(" + ", ".join(["%s"] * len(columns)) + ")"
+        tail = " ON CONFLICT DO NOTHING" if skip_existing else ""
         for start in range(0, len(rows), INSERT_ROWS):
             part = rows[start : start + INSERT_ROWS]
-            self.write(head + ", ".join([row] * len(part)) + tail, [v for a in part for v in a])
-
-    def append(self, table: str, columns: Sequence[str], rows: Sequence[Args]) -> None:
-        if len(rows) <= HELD_ROWS:  # held, as one multi-row INSERT
-            self.executemany(
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks(len(columns))})", rows
+            values = [v for r in part for v in r]
+            self._held.append(
+                self._client.mogrify(head + ", ".join([row] * len(part)) + tail, values)
             )
+
+    def append(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        if len(rows) <= HELD_ROWS:  # held, as one multi-row INSERT
+            self.insert(table, columns, rows)
             return
         # A longer run by COPY, at once: binding it on the client costs more than the
         # trips it saves (batches of 8: about 60 against 45 µs a placement, docs/scaling.md).
@@ -144,9 +138,9 @@ class PostgresTx:
             for row in rows:
                 copy.write_row(row)
 
-    def fetchall(self, sql: str, args: Args = ()) -> list[Row]:
+    def fetchall(self, sql: str, args: Args = NO_ARGS) -> list[Row]:
         self._now()
-        return self._conn.execute(translate(sql), args).fetchall()
+        return self._conn.execute(marked(sql), args).fetchall()
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -256,8 +250,8 @@ class PostgresReader:
         await pool.open(wait=True)
         return cls(pool)
 
-    async def fetch(self, sql: str, args: Args = ()) -> list[Row]:
-        query = translate(sql)
+    async def fetch(self, sql: str, args: Args = NO_ARGS) -> list[Row]:
+        query = marked(sql)
         for attempt in range(READERS + 1):
             async with self._pool.connection() as conn:
                 try:

@@ -24,15 +24,15 @@ from dataclasses import dataclass, field
 from server.storage.sql import Tx
 
 _ROOMS = """
-SELECT id FROM rooms r WHERE r.created_ms < ?
+SELECT id FROM rooms r WHERE r.created_ms < {before}
   AND NOT EXISTS (SELECT 1 FROM matches m WHERE m.room_id = r.id)
   AND NOT EXISTS (SELECT 1 FROM series s WHERE s.room_id = r.id)
-LIMIT ?
+LIMIT {limit}
 """
 _TOURNAMENTS = """
 SELECT id FROM tournaments t
-WHERE t.status = 'cancelled' AND t.started_ms IS NULL AND t.finished_ms < ?
-LIMIT ?
+WHERE t.status = 'cancelled' AND t.started_ms IS NULL AND t.finished_ms < {before}
+LIMIT {limit}
 """
 
 
@@ -48,14 +48,14 @@ class Prune:
 
 def apply(tx: Tx, prune: Prune) -> None:
     """Carry out ``prune`` inside the writer's transaction."""
-    rooms = [(r["id"],) for r in tx.fetchall(_ROOMS, (prune.before_ms, prune.limit))]
+    older = {"before": prune.before_ms, "limit": prune.limit}
+    rooms = [{"id": r["id"]} for r in tx.fetchall(_ROOMS, older)]
     if rooms:
-        tx.executemany("DELETE FROM rooms WHERE id = ?", rooms)
-    found = tx.fetchall(_TOURNAMENTS, (prune.before_ms, prune.limit))
-    tournaments = [(t["id"],) for t in found]
+        tx.executemany("DELETE FROM rooms WHERE id = {id}", rooms)
+    tournaments = [{"id": t["id"]} for t in tx.fetchall(_TOURNAMENTS, older)]
     if tournaments:
         for table, column in (("tournament_entries", "tournament_id"),
                               ("tournament_snapshots", "tournament_id"),
                               ("tournaments", "id")):  # fmt: skip
-            tx.executemany(f"DELETE FROM {table} WHERE {column} = ?", tournaments)
+            tx.executemany(f"DELETE FROM {table} WHERE {column} = {{id}}", tournaments)
     prune.deleted = {"rooms": len(rooms), "tournaments": len(tournaments)}

@@ -44,12 +44,23 @@ def apply(db: Tx, write: object) -> bool:
     match write:
         case SetAside():
             db.write(
-                "INSERT INTO quarantine VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, id) DO UPDATE"
+                "INSERT INTO quarantine (kind, id, release, reason, at_ms)"
+                " VALUES ({kind}, {id}, {release}, {reason}, {at_ms})"
+                " ON CONFLICT (kind, id) DO UPDATE"
                 " SET release = excluded.release, reason = excluded.reason, at_ms = excluded.at_ms",
-                (write.kind, write.id, write.release, write.reason, write.at_ms),
+                {
+                    "kind": write.kind,
+                    "id": write.id,
+                    "release": write.release,
+                    "reason": write.reason,
+                    "at_ms": write.at_ms,
+                },
             )
         case Resumed():
-            db.write("DELETE FROM quarantine WHERE kind = ? AND id = ?", (write.kind, write.id))
+            db.write(
+                "DELETE FROM quarantine WHERE kind = {kind} AND id = {id}",
+                {"kind": write.kind, "id": write.id},
+            )
         case _:
             return False
     return True

@@ -26,15 +26,16 @@ async def unfinished_series(db: Reader, room_id: str | None = None) -> list[Resu
         " r.deal_clock_ms, r.creator_id FROM series s JOIN rooms r ON r.id = s.room_id"
         " WHERE s.status = 'playing'"
     )
-    args: tuple[str, ...] = ()
+    args: dict[str, str] = {}
     if room_id is not None:
-        sql, args = sql + " AND s.room_id = ?", (room_id,)
+        sql, args = sql + " AND s.room_id = {room_id}", {"room_id": room_id}
     for row in await db.fetch(sql + " ORDER BY s.started_ms", args):
         sid = row["id"]
         seated = await db.fetch(
             "SELECT p.*, sp.strategy, sp.bot_seed FROM series_players sp"
-            " JOIN players p ON p.id = sp.player_id WHERE sp.series_id = ? ORDER BY sp.seat",
-            (sid,),
+            " JOIN players p ON p.id = sp.player_id WHERE sp.series_id = {series_id}"
+            " ORDER BY sp.seat",
+            {"series_id": sid},
         )
         players = tuple(
             PlayerRecord(p["id"], p["name"], bool(p["guest"]), bool(p["bot"])) for p in seated
@@ -46,15 +47,17 @@ async def unfinished_series(db: Reader, room_id: str | None = None) -> list[Resu
             "SELECT m.id, m.deal, m.status, m.started_ms, m.embargo, e.lifted_ms, s.seed,"
             " s.contributions FROM matches m JOIN seeds s ON s.match_id = m.id"
             " LEFT JOIN embargoes e ON e.id = m.embargo"
-            " WHERE m.series_id = ? ORDER BY m.deal",
-            (sid,),
+            " WHERE m.series_id = {series_id} ORDER BY m.deal",
+            {"series_id": sid},
         ):
             finished = m["status"] == "finished"
             embargo = (m["embargo"], m["lifted_ms"] is not None)
             outcomes: dict[str, tuple[int, int, int]] = {}
             placements: tuple[StoredPlacement, ...] = ()
             if finished:
-                for r in await db.fetch("SELECT * FROM results WHERE match_id = ?", (m["id"],)):
+                for r in await db.fetch(
+                    "SELECT * FROM results WHERE match_id = {match_id}", {"match_id": m["id"]}
+                ):
                     outcomes[r["player_id"]] = (r["rank"], r["score"], r["time_used_ms"])
             else:
                 placements = tuple(
@@ -68,8 +71,9 @@ async def unfinished_series(db: Reader, room_id: str | None = None) -> list[Resu
                         p["placed_ms"],
                     )
                     for p in await db.fetch(
-                        "SELECT * FROM placements WHERE match_id = ? ORDER BY placed_ms, turn",
-                        (m["id"],),
+                        "SELECT * FROM placements WHERE match_id = {match_id}"
+                        " ORDER BY placed_ms, turn",
+                        {"match_id": m["id"]},
                     )
                 )
             deals.append(
@@ -85,8 +89,9 @@ async def unfinished_series(db: Reader, room_id: str | None = None) -> list[Resu
                 )
             )
         gone = await db.fetch(
-            "SELECT player_id, kind FROM abandonments WHERE series_id = ? ORDER BY at_ms, seq",
-            (sid,),
+            "SELECT player_id, kind FROM abandonments WHERE series_id = {series_id}"
+            " ORDER BY at_ms, seq",
+            {"series_id": sid},
         )
         found.append(
             Resumable(
@@ -127,7 +132,7 @@ async def series_facts(db: Reader, series_id: str) -> dict[str, Any] | None:
     """Everything stored of a series: its settings, players, deals (match ids with
     scores, and each deal's embargo) and final standings. For the server's own use
     (a restarted director's catch-up) and for visibility to judge, never shown as is."""
-    found = await db.fetch("SELECT * FROM series WHERE id = ?", (series_id,))
+    found = await db.fetch("SELECT * FROM series WHERE id = {id}", {"id": series_id})
     if not found:
         return None
     row = found[0]
@@ -135,20 +140,22 @@ async def series_facts(db: Reader, series_id: str) -> dict[str, Any] | None:
         player_json(p)
         for p in await db.fetch(
             "SELECT p.* FROM series_players sp JOIN players p ON p.id = sp.player_id"
-            " WHERE sp.series_id = ? ORDER BY sp.seat",
-            (series_id,),
+            " WHERE sp.series_id = {series_id} ORDER BY sp.seat",
+            {"series_id": series_id},
         )
     ]
     deals = []
     for m in await db.fetch(
         "SELECT m.id, m.deal, m.status, m.embargo, e.lifted_ms FROM matches m"
-        " LEFT JOIN embargoes e ON e.id = m.embargo WHERE m.series_id = ? ORDER BY m.deal",
-        (series_id,),
+        " LEFT JOIN embargoes e ON e.id = m.embargo WHERE m.series_id = {series_id}"
+        " ORDER BY m.deal",
+        {"series_id": series_id},
     ):
         scores = {
             r["player_id"]: {"rank": r["rank"], "score": r["score"]}
             for r in await db.fetch(
-                "SELECT player_id, rank, score FROM results WHERE match_id = ?", (m["id"],)
+                "SELECT player_id, rank, score FROM results WHERE match_id = {match_id}",
+                {"match_id": m["id"]},
             )
         }
         deals.append(

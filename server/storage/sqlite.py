@@ -10,6 +10,7 @@ mode a commit survives the process being killed (docs/operations.md).
 from __future__ import annotations
 
 import contextlib
+import functools
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any, cast
 
 import aiosqlite
 
-from server.storage.sql import Args, Row, marks
+from server.storage.sql import NO_ARGS, Args, Row, parts
 
 # SQLite result codes of failures that can pass: retried until the write commits.
 PASSING_FAILURES = (
@@ -26,32 +27,49 @@ PASSING_FAILURES = (
 )  # fmt: skip
 
 
+@functools.lru_cache(maxsize=4096)
+def marked(sql: str) -> str:
+    """The storage's SQL as ``sqlite3`` binds it: each ``{name}`` as ``:name``."""
+    return "".join(literal + (f":{name}" if name else "") for literal, name in parts(sql))
+
+
+@functools.lru_cache(maxsize=256)
+def _insert(table: str, columns: tuple[str, ...], skip_existing: bool) -> str:
+    conflict = " ON CONFLICT DO NOTHING" if skip_existing else ""
+    marks = ", ".join("?" * len(columns))
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}){conflict}"
+
+
 class SqliteTx:
     dialect = "sqlite"
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self._db = db
 
-    def execute(self, sql: str, args: Args = ()) -> int:
-        return self._db.execute(sql, args).rowcount
+    def execute(self, sql: str, args: Args = NO_ARGS) -> int:
+        return self._db.execute(marked(sql), args).rowcount
 
-    def write(self, sql: str, args: Args = ()) -> None:
-        self._db.execute(sql, args)
+    def write(self, sql: str, args: Args = NO_ARGS) -> None:
+        self._db.execute(marked(sql), args)
 
     def expect(self, sql: str, args: Args, rows: int, failure: Exception) -> None:
-        if self._db.execute(sql, args).rowcount != rows:
+        if self._db.execute(marked(sql), args).rowcount != rows:
             raise failure
 
     def executemany(self, sql: str, rows: Sequence[Args]) -> None:
-        self._db.executemany(sql, rows)
+        self._db.executemany(marked(sql), rows)
 
-    def append(self, table: str, columns: Sequence[str], rows: Sequence[Args]) -> None:
-        self._db.executemany(
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks(len(columns))})", rows
-        )
+    def insert(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+        *, skip_existing: bool = False,
+    ) -> None:  # fmt: skip
+        self._db.executemany(_insert(table, tuple(columns), skip_existing), rows)
 
-    def fetchall(self, sql: str, args: Args = ()) -> list[Row]:
-        return cast(list[Row], self._db.execute(sql, args).fetchall())
+    def append(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        self.insert(table, columns, rows)
+
+    def fetchall(self, sql: str, args: Args = NO_ARGS) -> list[Row]:
+        return cast(list[Row], self._db.execute(marked(sql), args).fetchall())
 
     @contextlib.contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -109,8 +127,8 @@ class SqliteReader:
             return cls(await aiosqlite.connect(uri, uri=True))
         return cls(await aiosqlite.connect(str(path)))
 
-    async def fetch(self, sql: str, args: Args = ()) -> list[Row]:
-        async with self._db.execute(sql, args) as cur:
+    async def fetch(self, sql: str, args: Args = NO_ARGS) -> list[Row]:
+        async with self._db.execute(marked(sql), args) as cur:
             return cast(list[Row], list(await cur.fetchall()))
 
     async def close(self) -> None:

@@ -51,86 +51,98 @@ def apply(db: Tx, event: Event | Abandon) -> bool:
     match event:
         case TournamentSnapshot():
             db.write(
-                "INSERT INTO tournament_snapshots VALUES (?, ?, ?) ON CONFLICT (tournament_id)"
+                "INSERT INTO tournament_snapshots (tournament_id, state, saved_ms)"
+                " VALUES ({id}, {state}, {at_ms}) ON CONFLICT (tournament_id)"
                 " DO UPDATE SET state = excluded.state, saved_ms = excluded.saved_ms",
-                (event.tournament_id, json.dumps(event.state), event.at_ms),
-            )
+                {"id": event.tournament_id, "state": json.dumps(event.state),
+                 "at_ms": event.at_ms},
+            )  # fmt: skip
         case Abandon(tournament_id=tid, at_ms=at_ms):
-            db.write(f"UPDATE tournaments SET status = 'abandoned' WHERE id = ? AND {RUNNING}",
-                     (tid,))  # fmt: skip
-            db.write("DELETE FROM tournament_snapshots WHERE tournament_id = ?", (tid,))
+            db.write(
+                f"UPDATE tournaments SET status = 'abandoned' WHERE id = {{id}} AND {RUNNING}",
+                {"id": tid},
+            )
+            db.write("DELETE FROM tournament_snapshots WHERE tournament_id = {id}", {"id": tid})
             # Nothing of it is played any more: its rounds' deals are no longer embargoed.
             db.write(
-                "UPDATE embargoes SET lifted_ms = ?"
-                " WHERE lifted_ms IS NULL AND substr(id, 1, ?) = ?",
-                (at_ms, len(tid) + 1, tid + "/"),
+                "UPDATE embargoes SET lifted_ms = {at_ms}"
+                " WHERE lifted_ms IS NULL AND substr(id, 1, {length}) = {prefix}",
+                {"at_ms": at_ms, "length": len(tid) + 1, "prefix": tid + "/"},
             )
         case TournamentCreated():
             h = event.host
             seat_players(db, [(h.id, h.name, h.guest, h.bot)], event.at_ms)
-            db.write(
-                "INSERT INTO tournaments (id, name, format, visibility, host_id, settings,"
-                " commitment, status, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, 'registering', ?)",
-                (
-                    event.tournament_id, event.name, event.format, event.visibility, h.id,
-                    json.dumps(event.settings), event.commitment, event.at_ms,
-                ),
+            db.insert(
+                "tournaments",
+                ("id", "name", "format", "visibility", "host_id", "settings", "commitment",
+                 "status", "created_ms"),
+                [(event.tournament_id, event.name, event.format, event.visibility, h.id,
+                  json.dumps(event.settings), event.commitment, "registering", event.at_ms)],
             )  # fmt: skip
         case TournamentEntry():
             p = event.player
             seat_players(db, [(p.id, p.name, p.guest, p.bot)], event.at_ms)
             db.write(
-                "INSERT INTO tournament_entries VALUES (?, ?, ?, ?, ?, ?, ?)"
+                "INSERT INTO tournament_entries (tournament_id, player_id, number, contribution,"
+                " joined_round, status, seed) VALUES ({id}, {player_id}, {number},"
+                " {contribution}, {joined_round}, {status}, {seed})"
                 " ON CONFLICT (tournament_id, player_id) DO UPDATE SET status = excluded.status,"
                 " seed = excluded.seed",
-                (
-                    event.tournament_id, p.id, event.number, event.contribution,
-                    event.joined_round, event.status, event.seed,
-                ),
+                {"id": event.tournament_id, "player_id": p.id, "number": event.number,
+                 "contribution": event.contribution, "joined_round": event.joined_round,
+                 "status": event.status, "seed": event.seed},
             )  # fmt: skip
         case TournamentRoundBegan():
-            db.write(
-                "INSERT INTO tournament_rounds VALUES (?, ?, ?, ?, ?, NULL, ?, NULL)",
-                (
-                    event.tournament_id, event.round, event.contribution,
-                    json.dumps([list(c) for c in event.contributors]), event.server_commitment,
-                    event.at_ms,
-                ),
+            db.insert(
+                "tournament_rounds",
+                ("tournament_id", "round", "contribution", "contributors", "server_commitment",
+                 "started_ms"),
+                [(event.tournament_id, event.round, event.contribution,
+                  json.dumps([list(c) for c in event.contributors]), event.server_commitment,
+                  event.at_ms)],
             )  # fmt: skip
         case TournamentTableChanged():
             db.write(
-                "INSERT INTO tournament_tables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                "INSERT INTO tournament_tables (tournament_id, round, table_no, room_id,"
+                " series_id, players, status, winner_id, points) VALUES ({id}, {round},"
+                " {table}, {room_id}, {series_id}, {players}, {status}, {winner_id}, {points})"
                 " ON CONFLICT (tournament_id, round, table_no) DO UPDATE SET"
                 " room_id = excluded.room_id, series_id = excluded.series_id,"
                 " players = excluded.players, status = excluded.status,"
                 " winner_id = excluded.winner_id, points = excluded.points",
-                (
-                    event.tournament_id, event.round, event.table, event.room_id,
-                    event.series_id, json.dumps(list(event.players)), event.status,
-                    event.winner_id, json.dumps(dict(event.points)),
-                ),
+                {"id": event.tournament_id, "round": event.round, "table": event.table,
+                 "room_id": event.room_id, "series_id": event.series_id,
+                 "players": json.dumps(list(event.players)), "status": event.status,
+                 "winner_id": event.winner_id, "points": json.dumps(dict(event.points))},
             )  # fmt: skip
         case TournamentRoundEnded():
             db.write(
-                "UPDATE tournament_rounds SET server_secret = ?, finished_ms = ?"
-                " WHERE tournament_id = ? AND round = ?",
-                (event.server_secret, event.at_ms, event.tournament_id, event.round),
-            )
+                "UPDATE tournament_rounds SET server_secret = {secret}, finished_ms = {at_ms}"
+                " WHERE tournament_id = {id} AND round = {round}",
+                {"secret": event.server_secret, "at_ms": event.at_ms,
+                 "id": event.tournament_id, "round": event.round},
+            )  # fmt: skip
         case TournamentStatus():
             status = {"started": "playing", "resumed": "playing"}.get(event.status, event.status)
-            db.write("UPDATE tournaments SET status = ? WHERE id = ?",
-                     (status, event.tournament_id))  # fmt: skip
+            tid = event.tournament_id
+            db.write(
+                "UPDATE tournaments SET status = {status} WHERE id = {id}",
+                {"status": status, "id": tid},
+            )
             if event.status == "started":
-                db.write("UPDATE tournaments SET started_ms = ? WHERE id = ?",
-                         (event.at_ms, event.tournament_id))  # fmt: skip
+                db.write(
+                    "UPDATE tournaments SET started_ms = {at_ms} WHERE id = {id}",
+                    {"at_ms": event.at_ms, "id": tid},
+                )
             if event.standings is not None:
                 db.write(
-                    "UPDATE tournaments SET standings = ?, finished_ms = ? WHERE id = ?",
-                    (json.dumps(list(event.standings)), event.at_ms, event.tournament_id),
-                )
+                    "UPDATE tournaments SET standings = {standings}, finished_ms = {at_ms}"
+                    " WHERE id = {id}",
+                    {"standings": json.dumps(list(event.standings)), "at_ms": event.at_ms,
+                     "id": tid},
+                )  # fmt: skip
                 # Over: nothing is left to resume (and the snapshot holds the chain's root).
-                db.write("DELETE FROM tournament_snapshots WHERE tournament_id = ?",
-                         (event.tournament_id,))  # fmt: skip
+                db.write("DELETE FROM tournament_snapshots WHERE tournament_id = {id}", {"id": tid})
         case _:
             return False
     return True
@@ -146,8 +158,7 @@ async def unfinished_tournaments(db: Reader) -> list[ResumableTournament]:
     rows = await db.fetch(
         "SELECT t.id, s.state, s.saved_ms FROM tournaments t"
         " LEFT JOIN tournament_snapshots s ON s.tournament_id = t.id"
-        f" WHERE t.{RUNNING} ORDER BY t.created_ms",
-        (),
+        f" WHERE t.{RUNNING} ORDER BY t.created_ms"
     )
     return [
         ResumableTournament(
@@ -177,13 +188,13 @@ def ensure_cursor_key(tx: Tx) -> None:
     """Draw the stored listing's cursor key once, in the transaction that opens the
     store: every node of a cluster reads the same one."""
     tx.execute(
-        "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-        (CURSOR_KEY, secrets.token_hex(16)),
+        "INSERT INTO settings (name, value) VALUES ({name}, {value}) ON CONFLICT (name) DO NOTHING",
+        {"name": CURSOR_KEY, "value": secrets.token_hex(16)},
     )
 
 
 async def _seal(db: Reader) -> Seal:
-    rows = await db.fetch("SELECT value FROM settings WHERE name = ?", (CURSOR_KEY,))
+    rows = await db.fetch("SELECT value FROM settings WHERE name = {name}", {"name": CURSOR_KEY})
     if not rows:  # a store opened only to read, never by a server
         raise BadCursor("this store gives no cursors")
     return Seal(bytes.fromhex(rows[0]["value"]))
@@ -229,21 +240,22 @@ async def tournament_page(
     seal = await _seal(db) if after is not None else None
     created, tid = _cursor(seal, after)
     if after is not None and not await db.fetch(
-        "SELECT 1 AS listed FROM tournaments WHERE id = ? AND created_ms = ?"
+        "SELECT 1 AS listed FROM tournaments WHERE id = {id} AND created_ms = {created}"
         " AND visibility = 'public'",
-        (tid, created),
+        {"id": tid, "created": created},
     ):
         raise BadCursor(f"{after[:40]!r} is not a cursor this server gave")
-    only = "" if status is None else " AND t.status = ?"
+    only = "" if status is None else " AND t.status = {status}"
     rows = await db.fetch(
         "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot,"
         " (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id"
         "  AND e.status != 'withdrawn' AND e.status != 'removed') AS entrants,"
         " (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_played"
         " FROM tournaments t JOIN players p ON p.id = t.host_id"
-        f" WHERE t.visibility = 'public' AND (t.created_ms, t.id) < (?, ?){only}"
-        " ORDER BY t.created_ms DESC, t.id DESC LIMIT ?",
-        (created, tid, *(() if status is None else (status,)), limit + 1),
+        " WHERE t.visibility = 'public' AND (t.created_ms, t.id) < ({created}, {id})"
+        + only
+        + " ORDER BY t.created_ms DESC, t.id DESC LIMIT {limit}",
+        {"created": created, "id": tid, "status": status, "limit": limit + 1},
     )
     more = len(rows) > limit
     rows = rows[:limit]
@@ -289,8 +301,8 @@ async def tournament_detail(db: Reader, tid: str) -> dict[str, Any] | None:
     """A tournament: settings, entries, every round with its tables and their deals, standings."""
     found = await db.fetch(
         "SELECT t.*, p.id AS h_id, p.name AS h_name, p.guest AS h_guest, p.bot AS h_bot"
-        " FROM tournaments t JOIN players p ON p.id = t.host_id WHERE t.id = ?",
-        (tid,),
+        " FROM tournaments t JOIN players p ON p.id = t.host_id WHERE t.id = {tid}",
+        {"tid": tid},
     )
     if not found:
         return None
@@ -306,8 +318,8 @@ async def tournament_detail(db: Reader, tid: str) -> dict[str, Any] | None:
         }
         for r in await db.fetch(
             "SELECT e.*, p.id, p.name, p.guest, p.bot FROM tournament_entries e"
-            " JOIN players p ON p.id = e.player_id WHERE e.tournament_id = ? ORDER BY e.number",
-            (tid,),
+            " JOIN players p ON p.id = e.player_id WHERE e.tournament_id = {tid} ORDER BY e.number",
+            {"tid": tid},
         )
     ]
     # Every finished deal of every table, in one query.
@@ -316,8 +328,8 @@ async def tournament_detail(db: Reader, tid: str) -> dict[str, Any] | None:
         "SELECT m.series_id, m.id AS match_id, m.deal, m.status, res.player_id, res.rank,"
         " res.score FROM tournament_tables tt JOIN matches m ON m.series_id = tt.series_id"
         " LEFT JOIN results res ON res.match_id = m.id"
-        " WHERE tt.tournament_id = ? ORDER BY m.deal",
-        (tid,),
+        " WHERE tt.tournament_id = {tid} ORDER BY m.deal",
+        {"tid": tid},
     ):
         deal = deals.setdefault(r["series_id"], {}).setdefault(
             r["match_id"],
@@ -327,8 +339,8 @@ async def tournament_detail(db: Reader, tid: str) -> dict[str, Any] | None:
             deal["results"][r["player_id"]] = {"rank": r["rank"], "score": r["score"]}
     tables: dict[int, list[dict[str, Any]]] = {}
     for r in await db.fetch(
-        "SELECT * FROM tournament_tables WHERE tournament_id = ? ORDER BY round, table_no",
-        (tid,),
+        "SELECT * FROM tournament_tables WHERE tournament_id = {tid} ORDER BY round, table_no",
+        {"tid": tid},
     ):
         tables.setdefault(r["round"], []).append(
             {
@@ -356,7 +368,8 @@ async def tournament_detail(db: Reader, tid: str) -> dict[str, Any] | None:
             }
         )
         for r in await db.fetch(
-            "SELECT * FROM tournament_rounds WHERE tournament_id = ? ORDER BY round", (tid,)
+            "SELECT * FROM tournament_rounds WHERE tournament_id = {tid} ORDER BY round",
+            {"tid": tid},
         )
     ]
     return {
@@ -387,9 +400,9 @@ async def tournament_boards(db: Reader, tid: str) -> list[dict[str, Any]]:
         " FROM tournament_tables tt JOIN matches m ON m.series_id = tt.series_id"
         " LEFT JOIN embargoes e ON e.id = m.embargo"
         " JOIN results res ON res.match_id = m.id JOIN players p ON p.id = res.player_id"
-        " WHERE tt.tournament_id = ? AND m.status = 'finished'"
+        " WHERE tt.tournament_id = {tid} AND m.status = 'finished'"
         " ORDER BY tt.round, tt.table_no, m.deal, res.seat",
-        (tid,),
+        {"tid": tid},
     )
     return visibility.public_boards(
         {

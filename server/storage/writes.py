@@ -121,14 +121,18 @@ def _fence(tx: Tx, fences: Sequence[tuple[str, int]]) -> None:
         stale = FencedOut(f"{key}: a newer owner holds it (token {token} is stale)")
     else:
         stale = FencedOut(f"a newer owner holds one or more of {len(fences)} keys")
+    rows = ", ".join(f"({{key_{i}}}, {{token_{i}}})" for i in range(len(fences)))
+    args: dict[str, object] = {}
+    for i, (key, token) in enumerate(fences):
+        args[f"key_{i}"], args[f"token_{i}"] = key, token
     tx.expect(
-        "INSERT INTO fences (key, token) VALUES " + ", ".join(["(?, ?)"] * len(fences))
-        + " ON CONFLICT (key) DO UPDATE SET token = excluded.token"
+        f"INSERT INTO fences (key, token) VALUES {rows}"
+        " ON CONFLICT (key) DO UPDATE SET token = excluded.token"
         " WHERE excluded.token >= fences.token",
-        [value for fence in fences for value in fence],
+        args,
         len(fences),
         stale,
-    )  # fmt: skip
+    )
 
 
 PLACEMENT_COLUMNS = (
@@ -161,65 +165,57 @@ def _apply(tx: Tx, event: Write) -> None:
         case NewPlayer(player=p, token_hash=h):
             players.new_player(tx, p.id, p.name, p.guest, p.bot, h, event.at_ms)
         case RoomOpened():
-            tx.write(
-                "INSERT INTO rooms (id, name, visibility, pace, seats, card_clock_ms,"
-                " deal_clock_ms, creator_id, server_commitment, created_ms, invite_code, deals,"
-                " rated, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT DO NOTHING",
-                (
-                    event.room_id, event.name, event.visibility, event.pace, event.seats,
-                    event.card_clock_ms, event.deal_clock_ms, event.creator_id,
-                    event.server_commitment, event.at_ms, event.invite_code, event.deals,
-                    int(event.rated), event.origin,
-                ),
+            tx.insert(
+                "rooms",
+                ("id", "name", "visibility", "pace", "seats", "card_clock_ms", "deal_clock_ms",
+                 "creator_id", "server_commitment", "created_ms", "invite_code", "deals",
+                 "rated", "origin"),
+                [(event.room_id, event.name, event.visibility, event.pace, event.seats,
+                  event.card_clock_ms, event.deal_clock_ms, event.creator_id,
+                  event.server_commitment, event.at_ms, event.invite_code, event.deals,
+                  int(event.rated), event.origin)],
+                skip_existing=True,
             )  # fmt: skip
         case MatchBegan():
             players.seat_players(
                 tx, [(p.id, p.name, p.guest, p.bot) for _, p, _ in event.players], event.at_ms
             )
             if event.embargo:
-                tx.write(
-                    "INSERT INTO embargoes (id) VALUES (?) ON CONFLICT DO NOTHING",
-                    (event.embargo,),
-                )
-            tx.write(
-                "INSERT INTO matches (id, room_id, pace, status, seed_commitment,"
-                " server_commitment, card_clock_ms, deal_clock_ms, started_ms, series_id, deal,"
-                " embargo) VALUES (?, ?, ?, 'playing', ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    event.match_id, event.room_id, event.pace, event.seed_commitment,
-                    event.server_commitment, event.card_clock_ms, event.deal_clock_ms,
-                    event.at_ms, event.series_id or None, event.deal, event.embargo or None,
-                ),
+                tx.insert("embargoes", ("id",), [(event.embargo,)], skip_existing=True)
+            tx.insert(
+                "matches",
+                ("id", "room_id", "pace", "status", "seed_commitment", "server_commitment",
+                 "card_clock_ms", "deal_clock_ms", "started_ms", "series_id", "deal", "embargo"),
+                [(event.match_id, event.room_id, event.pace, "playing", event.seed_commitment,
+                  event.server_commitment, event.card_clock_ms, event.deal_clock_ms,
+                  event.at_ms, event.series_id or None, event.deal, event.embargo or None)],
             )  # fmt: skip
-            tx.executemany(
-                "INSERT INTO match_players VALUES (?, ?, ?, ?)",
+            tx.insert(
+                "match_players", ("match_id", "seat", "player_id", "contribution"),
                 [(event.match_id, seat, p.id, c) for seat, p, c in event.players],
-            )
-            tx.write(
-                "INSERT INTO seeds VALUES (?, ?, ?, ?)",
-                (
-                    event.match_id,
-                    event.seed,
-                    event.server_secret,
-                    json.dumps([c for _, _, c in event.players]),
-                ),
-            )
+            )  # fmt: skip
+            tx.insert(
+                "seeds", ("match_id", "seed", "server_secret", "contributions"),
+                [(event.match_id, event.seed, event.server_secret,
+                  json.dumps([c for _, _, c in event.players]))],
+            )  # fmt: skip
         case CardPlaced():
             _insert_placements(tx, [_placement_row(event)])
         case MatchEnded():
             tx.write(
-                "UPDATE matches SET status = 'finished', starter = ?, finished_ms = ?,"
-                " ranking = ? WHERE id = ?",
-                (
-                    event.starter,
-                    event.at_ms,
-                    json.dumps([note.model_dump() for note in event.ranking]),
-                    event.match_id,
-                ),
+                "UPDATE matches SET status = 'finished', starter = {starter},"
+                " finished_ms = {at_ms}, ranking = {ranking} WHERE id = {id}",
+                {
+                    "starter": event.starter,
+                    "at_ms": event.at_ms,
+                    "ranking": json.dumps([note.model_dump() for note in event.ranking]),
+                    "id": event.match_id,
+                },
             )
-            tx.executemany(
-                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            tx.insert(
+                "results",
+                ("match_id", "player_id", "seat", "rank", "score", "time_used_ms", "cells",
+                 "detail"),
                 [
                     (
                         event.match_id, o.player_id, o.seat, o.rank, o.score, o.time_used_ms,
@@ -229,30 +225,28 @@ def _apply(tx: Tx, event: Write) -> None:
                 ],
             )  # fmt: skip
         case AbandonSeries(series_id=series_id):
-            tx.write("UPDATE series SET status = 'abandoned' WHERE id = ?", (series_id,))
+            tx.write("UPDATE series SET status = 'abandoned' WHERE id = {id}", {"id": series_id})
             tx.write(
                 "UPDATE matches SET status = 'abandoned'"
-                " WHERE series_id = ? AND status = 'playing'",
-                (series_id,),
+                " WHERE series_id = {id} AND status = 'playing'",
+                {"id": series_id},
             )
         case SeriesBegan():
             players.seat_players(
                 tx, [(p.id, p.name, p.guest, p.bot) for p in event.players], event.at_ms
             )
-            tx.write(
-                "INSERT INTO series (id, room_id, best_of, rated, pace, origin, status,"
-                " started_ms, root_secret, secret_scheme)"
-                " VALUES (?, ?, ?, ?, ?, ?, 'playing', ?, ?, ?)",
-                (
-                    event.series_id, event.room_id, event.best_of, int(event.rated),
-                    event.pace, event.origin, event.at_ms, event.root_secret,
-                    event.secret_scheme,
-                ),
+            tx.insert(
+                "series",
+                ("id", "room_id", "best_of", "rated", "pace", "origin", "status", "started_ms",
+                 "root_secret", "secret_scheme"),
+                [(event.series_id, event.room_id, event.best_of, int(event.rated), event.pace,
+                  event.origin, "playing", event.at_ms, event.root_secret,
+                  event.secret_scheme)],
             )  # fmt: skip
             bots = event.seat_bots or (("", ""),) * len(event.players)
-            tx.executemany(
-                "INSERT INTO series_players (series_id, seat, player_id, strategy, bot_seed)"
-                " VALUES (?, ?, ?, ?, ?)",
+            tx.insert(
+                "series_players",
+                ("series_id", "seat", "player_id", "strategy", "bot_seed"),
                 [
                     (event.series_id, seat, p.id, strategy, seed)
                     for seat, (p, (strategy, seed)) in enumerate(
@@ -267,45 +261,46 @@ def _apply(tx: Tx, event: Write) -> None:
                 for pid, won, points, used, forfeited in event.standings
             ]  # fmt: skip
             tx.write(
-                "UPDATE series SET status = ?, winner_id = ?, deals = ?,"
-                " standings = ?, finished_ms = ? WHERE id = ?",
-                (
-                    "aborted" if event.aborted else "finished", event.winner_id, event.deals,
-                    json.dumps(standings), event.at_ms, event.series_id,
-                ),
+                "UPDATE series SET status = {status}, winner_id = {winner_id}, deals = {deals},"
+                " standings = {standings}, finished_ms = {at_ms} WHERE id = {id}",
+                {
+                    "status": "aborted" if event.aborted else "finished",
+                    "winner_id": event.winner_id, "deals": event.deals,
+                    "standings": json.dumps(standings), "at_ms": event.at_ms,
+                    "id": event.series_id,
+                },
             )  # fmt: skip
         case EmbargoLifted():
             tx.write(
-                "INSERT INTO embargoes (id, lifted_ms) VALUES (?, ?) ON CONFLICT (id)"
+                "INSERT INTO embargoes (id, lifted_ms) VALUES ({id}, {at_ms}) ON CONFLICT (id)"
                 " DO UPDATE SET lifted_ms = COALESCE(embargoes.lifted_ms, excluded.lifted_ms)",
-                (event.embargo, event.at_ms),
+                {"id": event.embargo, "at_ms": event.at_ms},
             )
         case Abandoned():
-            tx.write(
-                "INSERT INTO abandonments (player_id, room_id, series_id, match_id, kind, at_ms)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    event.player_id, event.room_id, event.series_id, event.match_id,
-                    event.kind, event.at_ms,
-                ),
+            tx.insert(
+                "abandonments", ("player_id", "room_id", "series_id", "match_id", "kind", "at_ms"),
+                [(event.player_id, event.room_id, event.series_id, event.match_id, event.kind,
+                  event.at_ms)],
             )  # fmt: skip
         case RatingChanged():
             rating, deviation, volatility = event.after
             tx.write(
-                "INSERT INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?)"
+                "INSERT INTO ratings (player_id, pace, rating, deviation, volatility, games,"
+                " updated_ms) VALUES ({player_id}, {pace}, {rating}, {deviation}, {volatility},"
+                " {games}, {at_ms})"
                 " ON CONFLICT (player_id, pace) DO UPDATE SET rating = excluded.rating,"
                 " deviation = excluded.deviation, volatility = excluded.volatility,"
                 " games = excluded.games, updated_ms = excluded.updated_ms",
-                (event.player_id, event.pool, rating, deviation, volatility, event.games,
-                 event.at_ms),
+                {"player_id": event.player_id, "pace": event.pool, "rating": rating,
+                 "deviation": deviation, "volatility": volatility, "games": event.games,
+                 "at_ms": event.at_ms},
             )  # fmt: skip
-            tx.write(
-                "INSERT INTO rating_history (player_id, pace, series_id, room_id, opponent_id,"
-                " score, rating_before, deviation_before, rating_after, deviation_after,"
-                " volatility_after, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    event.player_id, event.pool, event.series_id, event.room_id,
-                    event.opponent_id, event.score, event.before[0], event.before[1],
-                    rating, deviation, volatility, event.at_ms,
-                ),
+            tx.insert(
+                "rating_history",
+                ("player_id", "pace", "series_id", "room_id", "opponent_id", "score",
+                 "rating_before", "deviation_before", "rating_after", "deviation_after",
+                 "volatility_after", "at_ms"),
+                [(event.player_id, event.pool, event.series_id, event.room_id,
+                  event.opponent_id, event.score, event.before[0], event.before[1],
+                  rating, deviation, volatility, event.at_ms)],
             )  # fmt: skip

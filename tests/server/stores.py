@@ -5,18 +5,19 @@ over both engines, and gets a :class:`StoreUnderTest`: the ``--store`` to give
 the server (``target``), and, as another program would, reading its tables,
 making one write refuse (a trigger: a write that can never commit) and holding
 a lock the writer must wait for (a write that cannot commit for now). The SQL
-given here uses ``?`` placeholders on both.
+given here has the storage's named parameters (``{name}``), marked as each
+engine's driver binds them, as the backends do.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from server.storage.postgres import translate
+from server.storage import postgres, sqlite
 
 
 @dataclass
@@ -47,15 +48,15 @@ class StoreUnderTest:
             conn.close()
 
     def _sql(self, sql: str) -> str:
-        return sql if self.dialect == "sqlite" else translate(sql)
+        return sqlite.marked(sql) if self.dialect == "sqlite" else postgres.marked(sql)
 
-    def rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, args: Mapping[str, Any] | None = None) -> list[tuple[Any, ...]]:
         with self._connect() as conn:
-            return [tuple(r) for r in conn.execute(self._sql(sql), args).fetchall()]
+            return [tuple(r) for r in conn.execute(self._sql(sql), args or {}).fetchall()]
 
-    def execute(self, sql: str, args: Sequence[Any] = ()) -> None:
+    def execute(self, sql: str, args: Mapping[str, Any] | None = None) -> None:
         with self._connect() as conn:
-            conn.execute(self._sql(sql), args)
+            conn.execute(self._sql(sql), args or {})
 
     def refuse(self, name: str, table: str, when: str, message: str) -> None:
         """Make every insert into ``table`` whose NEW row meets ``when`` fail with

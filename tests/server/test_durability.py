@@ -73,8 +73,9 @@ class Player:
 
 def stored(db: StoreUnderTest, match_id: str, player_id: str) -> dict[int, tuple[str, str, bool]]:
     rows = db.rows(
-        "SELECT turn, cell, card, auto FROM placements WHERE match_id = ? AND player_id = ?",
-        (match_id, player_id),
+        "SELECT turn, cell, card, auto FROM placements"
+        " WHERE match_id = {match_id} AND player_id = {player_id}",
+        {"match_id": match_id, "player_id": player_id},
     )
     return {turn: (cell, card, bool(auto)) for turn, cell, card, auto in rows}
 

@@ -309,8 +309,8 @@ async def test_names_keyed_again_without_separators_are_kept_and_reported(
     for n, name in enumerate(names, 1):
         store.execute(
             "INSERT INTO players (id, name, guest, bot, token_hash, created_ms, name_key)"
-            " VALUES (?, ?, 0, 0, ?, ?, ?)",
-            (f"p-{n}", name, f"h{n}", n, f"old key {n}"),  # distinct under the old key
+            " VALUES ({id}, {name}, 0, 0, {hash}, {n}, {key})",
+            {"id": f"p-{n}", "name": name, "hash": f"h{n}", "n": n, "key": f"old key {n}"},
         )
     store.execute("UPDATE settings SET value = '1; unicode 15.0.0' WHERE name = 'name_key'")
     with caplog.at_level(logging.WARNING, logger="server.identity"):

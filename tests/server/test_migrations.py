@@ -50,8 +50,8 @@ async def test_migrations_are_applied_once_and_a_later_schema_is_refused(
     rows = store.rows("SELECT version FROM schema_migrations ORDER BY version")
     assert [v for (v,) in rows] == [m.version for m in migrations.MIGRATIONS]
     store.execute(
-        "INSERT INTO schema_migrations (version, name, applied_ms) VALUES (?, ?, ?)",
-        (migrations.LATEST + 1, "from the future", 0),
+        "INSERT INTO schema_migrations (version, name, applied_ms) VALUES ({v}, {name}, 0)",
+        {"v": migrations.LATEST + 1, "name": "from the future"},
     )
     with pytest.raises(migrations.SchemaTooNew, match="later cribsquares"):
         await Storage.open(store.target)
@@ -79,7 +79,7 @@ async def test_a_new_migration_runs_on_both_engines_in_the_opening_transaction(
         with writer.transaction() as tx:
             assert migrations.applied(tx) == [m.version for m in migrations.MIGRATIONS]
             assert migrations.migrate(tx, later[:-1]) == [migrations.LATEST + 1]
-            tx.execute("INSERT INTO notes (id, at_ms) VALUES (?, ?)", ("n", 1))
+            tx.execute("INSERT INTO notes (id, at_ms) VALUES ({id}, {at})", {"id": "n", "at": 1})
     finally:
         writer.close()
     assert store.rows("SELECT id, at_ms FROM notes") == [("n", 1)]
@@ -137,9 +137,7 @@ async def test_sqlite_numbers_the_order_column_as_rows_were_and_are_inserted(
         with writer.transaction() as tx:
             migrations.migrate(tx, migrations.MIGRATIONS[:6])
             for pid in ("p-zed", "p-amy"):  # the same millisecond: insertion order decides
-                tx.execute(
-                    "INSERT INTO players (id, name, created_ms) VALUES (?, ?, ?)", (pid, pid, 5)
-                )
+                tx.insert("players", ("id", "name", "created_ms"), [(pid, pid, 5)])
     finally:
         writer.close()
     await (await Storage.open(str(db))).close()

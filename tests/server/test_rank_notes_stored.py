@@ -57,11 +57,13 @@ async def test_replays_say_why_as_the_live_result_did(store: StoreUnderTest) -> 
                           *FAST)  # fmt: skip
             assert json.loads(figures.stdout)["ranking"] == live_result["ranking"]
         # A deal stored before the notes were kept (its ranking NULL) reads as none.
-        store.execute("UPDATE matches SET ranking = NULL WHERE id = ?", (resigned["match_id"],))
+        store.execute(
+            "UPDATE matches SET ranking = NULL WHERE id = {id}", {"id": resigned["match_id"]}
+        )
         stored = await get(live, f"/api/matches/{resigned['match_id']}")
         assert stored["ranking"] == [] and [b["rank"] for b in stored["boards"]] == [1, 2]
         text = cli("history", "--match", resigned["match_id"], "--server", live.url)
         assert text.returncode == 0 and "resigned" not in text.stdout, text.stderr
     # The notes were stored in the one column the migration added, as JSON.
-    rows = store.rows("SELECT ranking FROM matches WHERE id = ?", (tie["match_id"],))
+    rows = store.rows("SELECT ranking FROM matches WHERE id = {id}", {"id": tie["match_id"]})
     assert [json.loads(r) for (r,) in rows] == [tie["ranking"]]

@@ -269,18 +269,17 @@ async def test_many_rows_of_one_insert_are_all_written_and_a_conflict_skips_only
     # PostgreSQL writes them as multi-row INSERTs of at most INSERT_ROWS rows each.
     await (await Storage.open(store.target)).close()
     store.execute(
-        "INSERT INTO players (id, name, guest, bot, created_ms) VALUES (?, ?, ?, ?, ?)",
-        ("p7", "kept", 0, 0, 1),
+        "INSERT INTO players (id, name, guest, bot, created_ms) VALUES ('p7', 'kept', 0, 0, 1)"
     )
     writer = backend_for(store.target).open_writer()
     rows = [(f"p{i}", f"n{i}", i % 2 == 0, False, 2) for i in range(2 * INSERT_ROWS + 3)]
     try:
         with writer.transaction() as tx:
-            tx.executemany(
-                "INSERT INTO players (id, name, guest, bot, created_ms) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT DO NOTHING",
+            tx.insert(
+                "players", ("id", "name", "guest", "bot", "created_ms"),
                 [*rows, rows[3]],  # a row twice in one statement: skipped like any other
-            )
+                skip_existing=True,
+            )  # fmt: skip
     finally:
         writer.close()
     stored = store.rows("SELECT id, name, guest, created_ms FROM players ORDER BY id")
