@@ -4,11 +4,13 @@ newest stored for its key is refused."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 
 import pytest
 
 from protocol.rooms import Ready
 from server.storage import Fence, Storage, StoredPlayer, WriteFailed
+from server.storage.sql import NO_ARGS
 from server.storage.writes import write_batch
 from tests.server.roomkit import ALICE, Mailbox, make_room, place
 from tests.server.stores import StoreUnderTest
@@ -44,18 +46,21 @@ class _Recording:
     def __init__(self) -> None:
         self.statements: list[tuple[str, object]] = []
 
-    def execute(self, sql: str, args: list[object] | tuple[object, ...] = ()) -> int:
-        self.statements.append((sql.split()[0], args))
+    def execute(self, sql: str, args: Mapping[str, object] = NO_ARGS) -> int:
+        self.statements.append((sql.split()[0], list(args.values())))
         return len(args) // 2 if sql.startswith("INSERT INTO fences") else 1
 
-    def write(self, sql: str, args: list[object] | tuple[object, ...] = ()) -> None:
-        self.statements.append((sql.split()[0], args))
+    def write(self, sql: str, args: Mapping[str, object] = NO_ARGS) -> None:
+        self.statements.append((sql.split()[0], list(args.values())))
 
-    def expect(self, sql: str, args: list[object], rows: int, failure: Exception) -> None:
-        self.statements.append((sql.split()[0], args))
+    def expect(self, sql: str, args: Mapping[str, object], rows: int, failure: Exception) -> None:
+        self.statements.append((sql.split()[0], list(args.values())))
 
     def executemany(self, sql: str, rows: object) -> None:
         self.statements.append((sql.split()[0], rows))
+
+    def insert(self, table: str, columns: object, rows: object, **_: object) -> None:
+        self.statements.append((f"INSERT {table}", rows))
 
     def append(self, table: str, columns: object, rows: object) -> None:
         self.statements.append((f"APPEND {table}", rows))
