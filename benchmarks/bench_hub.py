@@ -163,7 +163,7 @@ class Driver:
 
         clock.now_ms = self.clock.now_ms  # type: ignore[assignment]
         self.config = ServerConfig(db_path=str(self.db))
-        self.storage = await Storage.open(self.db)
+        self.storage = await Storage.open(self.db, opened_ms=0)
         self.lobby = Lobby(LobbyConfig(), think_elsewhere=True)
         self.hub = Hub(self.config, self.storage, self.lobby)
         self.unread: set[Player] = set()

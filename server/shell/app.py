@@ -95,7 +95,7 @@ def _page_sockets(config: ServerConfig, request: web.Request) -> tuple[str, ...]
 
 async def _storage_and_lobby(app: web.Application) -> AsyncIterator[None]:
     config = app[CONFIG]
-    storage = await Storage.open(store_of(config))
+    storage = await Storage.open(store_of(config), opened_ms=clock.now_ms())
     try:
         admins = await identity.resolve_admins(storage.find_player, config.tournament_admins)
     except identity.AdminNotFound:

@@ -15,7 +15,6 @@ docs/operations.md, *Migrations*, says how an operator sees and runs them.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -113,8 +112,9 @@ def applied(tx: Tx) -> list[int]:
     return [r["version"] for r in tx.fetchall("SELECT version FROM schema_migrations")]
 
 
-def migrate(tx: Tx, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[int]:
-    """Apply the migrations the database has not had; the versions applied."""
+def migrate(tx: Tx, migrations: tuple[Migration, ...] = MIGRATIONS, *, at_ms: int) -> list[int]:
+    """Apply the migrations the database has not had, each recorded as applied at
+    ``at_ms`` (the time the store is opened, its opener's); the versions applied."""
     tx.lock_schema()
     tx.execute(_TABLE)
     have = set(applied(tx))
@@ -135,7 +135,7 @@ def migrate(tx: Tx, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[int]
             {
                 "version": migration.version,
                 "name": migration.name,
-                "at_ms": time.time_ns() // 1_000_000,
+                "at_ms": at_ms,
             },
         )
         done.append(migration.version)

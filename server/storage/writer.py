@@ -115,9 +115,10 @@ class Storage:
         self._thread = thread or ThreadPoolExecutor(1, thread_name_prefix="storage-writer")
 
     @classmethod
-    async def open(cls, store: str | Path, *, batch_wait_s: float = 0.0) -> Storage:
+    async def open(cls, store: str | Path, *, opened_ms: int, batch_wait_s: float = 0.0) -> Storage:
         """Open the store (a SQLite file, created if needed, or a ``postgresql://`` URL),
-        bring its schema up to date (server.storage.migrations) and start the writer.
+        bring its schema up to date (server.storage.migrations, each migration applied
+        recorded at ``opened_ms``, the caller's time) and start the writer.
 
         ``batch_wait_s``: how long the writer waits after a batch's first submission
         for more to write with it (every submitter waits that much longer for its
@@ -129,7 +130,7 @@ class Storage:
         thread = ThreadPoolExecutor(1, thread_name_prefix="storage-writer")
         loop = asyncio.get_running_loop()
         try:
-            writer, clashes = await loop.run_in_executor(thread, _open_writer, backend)
+            writer, clashes = await loop.run_in_executor(thread, _open_writer, backend, opened_ms)
         except BaseException:
             thread.shutdown()
             raise
@@ -432,12 +433,12 @@ class Storage:
 # The writer thread's side, called only from the writer's thread.
 
 
-def _open_writer(backend: Backend) -> tuple[Writer, list[identity.Clash]]:
+def _open_writer(backend: Backend, opened_ms: int) -> tuple[Writer, list[identity.Clash]]:
     """Connect, migrate the schema, key the names: one transaction."""
     writer = backend.open_writer()
     try:
         with writer.transaction() as tx:
-            applied = migrations.migrate(tx)
+            applied = migrations.migrate(tx, at_ms=opened_ms)
             clashes = players.index_names(tx)
             tournaments.ensure_cursor_key(tx)
             # Series being played are resumed (Storage.unfinished); a match of no

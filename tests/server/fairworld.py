@@ -147,7 +147,7 @@ class World:
                      think_elsewhere=True)  # fmt: skip
 
     async def open(self) -> None:
-        self.storage = await Storage.open(self.path, batch_wait_s=0)
+        self.storage = await Storage.open(self.path, batch_wait_s=0, opened_ms=0)
         self.hub = Recorder(self, self.storage, self._new_lobby())
 
     async def close(self) -> None:

@@ -94,7 +94,7 @@ def test_a_swiss_of_one_levels_bots_ends_without_a_tie_on_any_tie_break() -> Non
 async def test_a_restart_rebuilds_each_bot_from_its_stored_level_and_seed(tmp_path: Path) -> None:
     """Levels whose names hold a dash, in a room whose bots think elsewhere: the
     restored seats play exactly the moves the original seats would have."""
-    storage = await Storage.open(tmp_path / "db")
+    storage = await Storage.open(tmp_path / "db", opened_ms=0)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
     room = make_room(3, think_elsewhere=True, strategies=bot_factory)
     box = Mailbox.opening(room)

@@ -244,7 +244,7 @@ async def test_an_old_database_names_clashing_are_kept_reported_and_found_by_id(
     db = tmp_path / "old.db"
     _old_database(db)
     with caplog.at_level(logging.WARNING, logger="server.identity"):
-        storage = await Storage.open(db)
+        storage = await Storage.open(db, opened_ms=0)
     reports = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(reports) == 1, reports
     assert "'Ada' (p-1, found by name) shadows 'ada ' (p-2), 'a\\u200dda' (p-3)" in reports[0]
@@ -263,7 +263,7 @@ async def test_an_old_database_names_clashing_are_kept_reported_and_found_by_id(
         con.execute("UPDATE players SET name = 'ada two', name_key = NULL WHERE id = 'p-2'")
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="server.identity"):
-        storage = await Storage.open(db)
+        storage = await Storage.open(db, opened_ms=0)
     assert await storage.shadowed_players() == {"p-3", "p-5"}
     assert (await storage.find_player("Ada Two"))["id"] == "p-2"  # type: ignore[index]
     await storage.close()
@@ -302,7 +302,7 @@ async def test_names_keyed_again_without_separators_are_kept_and_reported(
     """A database whose names were keyed before separators stopped counting (version 1
     of the key), on SQLite and on PostgreSQL: the next start keys them again; the six
     accounts of the finding are all kept, the first holds the name, none is merged."""
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     await storage.close()
     names = ["John Smith", "John-Smith", "John_Smith", "John.Smith", "JohnSmith",
              "John Smith.", "Alice", "alice.", "Al ice", "Bob"]  # fmt: skip
@@ -314,7 +314,7 @@ async def test_names_keyed_again_without_separators_are_kept_and_reported(
         )
     store.execute("UPDATE settings SET value = '1; unicode 15.0.0' WHERE name = 'name_key'")
     with caplog.at_level(logging.WARNING, logger="server.identity"):
-        storage = await Storage.open(store.target)
+        storage = await Storage.open(store.target, opened_ms=0)
     try:
         (report,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
         assert report.startswith("2 names are shared")

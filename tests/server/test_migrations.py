@@ -24,7 +24,7 @@ async def test_a_database_made_before_versions_migrates_up_and_plays_on(tmp_path
         assert not db.execute(
             "SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'"
         ).fetchall()
-    storage = await Storage.open(path)
+    storage = await Storage.open(path, opened_ms=0)
     (saved,) = await storage.unfinished()
     assert saved.seat_bots[1][0] == "fallback"
     (deal,) = saved.deals
@@ -45,7 +45,7 @@ async def test_migrations_are_applied_once_and_a_later_schema_is_refused(
     store: StoreUnderTest,
 ) -> None:
     for _ in range(2):
-        storage = await Storage.open(store.target)
+        storage = await Storage.open(store.target, opened_ms=0)
         await storage.close()
     rows = store.rows("SELECT version FROM schema_migrations ORDER BY version")
     assert [v for (v,) in rows] == [m.version for m in migrations.MIGRATIONS]
@@ -54,13 +54,13 @@ async def test_migrations_are_applied_once_and_a_later_schema_is_refused(
         {"v": migrations.LATEST + 1, "name": "from the future"},
     )
     with pytest.raises(migrations.SchemaTooNew, match="later cribsquares"):
-        await Storage.open(store.target)
+        await Storage.open(store.target, opened_ms=0)
 
 
 async def test_a_new_migration_runs_on_both_engines_in_the_opening_transaction(
     store: StoreUnderTest,
 ) -> None:
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     await storage.close()
     later = (
         *migrations.MIGRATIONS,
@@ -74,11 +74,11 @@ async def test_a_new_migration_runs_on_both_engines_in_the_opening_transaction(
     writer = backend_for(store.target).open_writer()
     try:
         with pytest.raises(Exception, match=r"(?i)syntax"), writer.transaction() as tx:
-            migrations.migrate(tx, later)
+            migrations.migrate(tx, later, at_ms=0)
         # All or nothing: the migration before the broken one is undone with it.
         with writer.transaction() as tx:
             assert migrations.applied(tx) == [m.version for m in migrations.MIGRATIONS]
-            assert migrations.migrate(tx, later[:-1]) == [migrations.LATEST + 1]
+            assert migrations.migrate(tx, later[:-1], at_ms=0) == [migrations.LATEST + 1]
             tx.execute("INSERT INTO notes (id, at_ms) VALUES ({id}, {at})", {"id": "n", "at": 1})
     finally:
         writer.close()
@@ -95,7 +95,7 @@ async def test_both_engines_get_the_same_tables_and_columns(
     name = postgres_cluster.create_database()
     try:
         for target in (str(lite), postgres_cluster.url(name)):
-            await (await Storage.open(target)).close()
+            await (await Storage.open(target, opened_ms=0)).close()
         with sqlite3.connect(lite) as db:
             tables = [t for (t,) in db.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
@@ -135,12 +135,12 @@ async def test_sqlite_numbers_the_order_column_as_rows_were_and_are_inserted(
     writer = backend_for(str(db)).open_writer()
     try:
         with writer.transaction() as tx:
-            migrations.migrate(tx, migrations.MIGRATIONS[:6])
+            migrations.migrate(tx, migrations.MIGRATIONS[:6], at_ms=0)
             for pid in ("p-zed", "p-amy"):  # the same millisecond: insertion order decides
                 tx.insert("players", ("id", "name", "created_ms"), [(pid, pid, 5)])
     finally:
         writer.close()
-    await (await Storage.open(str(db))).close()
+    await (await Storage.open(str(db), opened_ms=0)).close()
     with sqlite3.connect(db) as conn:
         conn.execute("INSERT INTO players (id, name, created_ms) VALUES ('p-bea', 'bea', 5)")
         order = conn.execute("SELECT id, seq FROM players ORDER BY created_ms, seq").fetchall()

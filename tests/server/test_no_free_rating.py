@@ -139,7 +139,7 @@ def test_the_forfeit_order_ranks_and_a_series_without_order_still_ranks() -> Non
 async def test_a_resignation_before_a_card_is_an_abort_stored_at_once(tmp_path: Path) -> None:
     """Bob resigned before a card: the deal ends there, the series is aborted, and
     that is stored: a restart finds nothing to resume."""
-    storage = await Storage.open(tmp_path / "db")
+    storage = await Storage.open(tmp_path / "db", opened_ms=0)
     for who in (ALICE, BOB):
         await storage.create_player(StoredPlayer(who.id, who.name, False, False), who.id, 0)
     room = rated_room(3)

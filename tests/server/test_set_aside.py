@@ -149,7 +149,7 @@ def test_a_store_from_before_the_quarantine_lists_nothing(tmp_path: Path, versio
         writer = backend_for(str(db)).open_writer()
         try:
             with writer.transaction() as tx:
-                migrations.migrate(tx, migrations.MIGRATIONS[:versions])
+                migrations.migrate(tx, migrations.MIGRATIONS[:versions], at_ms=0)
         finally:
             writer.close()
         assert _listed(db) == []

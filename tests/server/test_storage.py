@@ -26,7 +26,7 @@ from tests.services import postgres
 
 
 async def test_a_match_is_stored_and_read_back(store: StoreUnderTest) -> None:
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
     assert await storage.player_by_token_hash("h1") == StoredPlayer(ALICE.id, "alice", False, False)
     room = make_room(1)
@@ -55,7 +55,7 @@ async def test_a_match_is_stored_and_read_back(store: StoreUnderTest) -> None:
 async def test_names_hold_one_key_and_guests_share_only_among_themselves(
     store: StoreUnderTest,
 ) -> None:
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     await storage.create_player(StoredPlayer("p1", "Alice", False, False), "h1", 0)
     # A person, a bot program and a guest alike: no name that reads as Alice's.
     for pid, name, guest, bot in (
@@ -82,7 +82,7 @@ async def test_names_hold_one_key_and_guests_share_only_among_themselves(
 async def test_unfinished_series_are_read_back_at_restart_to_be_resumed(
     store: StoreUnderTest,
 ) -> None:
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
     room = make_room(1)
     box = Mailbox.opening(room)
@@ -90,7 +90,7 @@ async def test_unfinished_series_are_read_back_at_restart_to_be_resumed(
     place(room, box, ALICE, 5)
     await storage.persist(box.take_events())
     await storage.close()
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     (saved,) = await storage.unfinished()
     assert saved.series_id == "match1" and saved.root_secret == SECRET
     assert [p.id for p in saved.players] == [ALICE.id]
@@ -110,7 +110,7 @@ async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_i
 ) -> None:
     """Never a success for what is not stored: the lost write and those queued behind
     it fail, the owner hears of their events first; writes before it still commit."""
-    storage = await Storage.open(store.target, batch_wait_s=0.05)
+    storage = await Storage.open(store.target, batch_wait_s=0.05, opened_ms=0)
     heard: list[list[object]] = []
     storage.on_lost = lambda events: heard.append(list(events))
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h0", 0)
@@ -145,7 +145,7 @@ async def test_a_write_that_cannot_commit_fails_with_the_writes_waiting_behind_i
 async def _series_with_a_bot_seat(
     path: Path | str, strategy: str = "fallback", factory: BotFactory = bots
 ) -> None:
-    storage = await Storage.open(path)
+    storage = await Storage.open(path, opened_ms=0)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
     room = make_room(2, strategies=factory)
     box = Mailbox.opening(room)
@@ -160,7 +160,7 @@ async def test_a_bot_seat_is_stored_as_its_strategy_and_seed_and_rebuilt_from_th
     store: StoreUnderTest,
 ) -> None:
     await _series_with_a_bot_seat(store.target)
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     (saved,) = await storage.unfinished()
     await storage.close()
     assert saved.seat_bots == (("", ""), ("fallback", f"{saved.room_id}/bot-fallback-1"))
@@ -195,7 +195,7 @@ async def test_bot_seats_stored_before_their_strategy_was_are_migrated(
     db.execute("DROP TABLE schema_migrations")  # versions came later
     db.commit()
     db.close()
-    storage = await Storage.open(path)
+    storage = await Storage.open(path, opened_ms=0)
     (saved,) = await storage.unfinished()
     await storage.close()
     assert saved.seat_bots == (("", ""), (strategy, f"{saved.room_id}/bot-{strategy}-1"))
@@ -214,7 +214,7 @@ async def test_a_postgresql_restart_holds_writes_until_it_is_back_and_loses_none
         pytest.skip(reason)
     with postgres.cluster(fsync=False) as cluster:
         url = cluster.url(cluster.create_database())
-        storage = await Storage.open(url)
+        storage = await Storage.open(url, opened_ms=0)
         await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
         room = make_room(1)
         box = Mailbox.opening(room)
@@ -267,7 +267,7 @@ async def test_many_rows_of_one_insert_are_all_written_and_a_conflict_skips_only
     store: StoreUnderTest,
 ) -> None:
     # PostgreSQL writes them as multi-row INSERTs of at most INSERT_ROWS rows each.
-    await (await Storage.open(store.target)).close()
+    await (await Storage.open(store.target, opened_ms=0)).close()
     store.execute(
         "INSERT INTO players (id, name, guest, bot, created_ms) VALUES ('p7', 'kept', 0, 0, 1)"
     )

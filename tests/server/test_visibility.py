@@ -98,7 +98,7 @@ async def alice_plays_out(run: Run, room: Room, now: int) -> None:
 async def test_a_finished_table_is_shown_to_its_spectator_and_the_api_once_the_round_is_over(
     tmp_path: Path,
 ) -> None:
-    storage = await Storage.open(tmp_path / "db")
+    storage = await Storage.open(tmp_path / "db", opened_ms=0)
     run = Run(storage)
     director, mine, tables = await duplicate_with_alice_at_card_one(run)
     bots_table = next(r for r in tables if r is not mine)
@@ -122,7 +122,7 @@ async def test_a_finished_table_is_shown_to_its_spectator_and_the_api_once_the_r
     assert await storage.tournament_boards(director.id) == []
     # A restart: the storage is read again, and the embargo still holds.
     await storage.close()
-    storage = await Storage.open(tmp_path / "db")
+    storage = await Storage.open(tmp_path / "db", opened_ms=0)
     run.storage = storage
     assert (await storage.match(m.id) or {})["seed"] is None
     # alice finishes: the round is over, the spectator gets the result, the API the seed.
@@ -152,7 +152,7 @@ async def test_a_tournament_tables_spectator_is_shown_no_card_while_it_is_played
 ) -> None:
     """Every table of a round plays the same cards, out of step: the card alice holds
     may be one another table has not reached, so her table's room shows none."""
-    storage = await Storage.open(tmp_path / "db")
+    storage = await Storage.open(tmp_path / "db", opened_ms=0)
     run = Run(storage)
     _, mine, _ = await duplicate_with_alice_at_card_one(run)
     state = mine.view_for(SPECTATOR.id, 10)
@@ -184,7 +184,7 @@ async def test_a_database_made_before_embargoes_embargoes_its_rounds_in_play(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "old.db"
-    storage = await Storage.open(db)
+    storage = await Storage.open(db, opened_ms=0)
     run = Run(storage)
     _, _, tables = await duplicate_with_alice_at_card_one(run)
     finished = [r.match.id for r in tables if r.match and r.match.result]
@@ -193,7 +193,7 @@ async def test_a_database_made_before_embargoes_embargoes_its_rounds_in_play(
         conn.execute("ALTER TABLE matches DROP COLUMN embargo")
         conn.execute("DROP TABLE embargoes")
         conn.execute("DROP TABLE schema_migrations")  # versions came later
-    storage = await Storage.open(db)
+    storage = await Storage.open(db, opened_ms=0)
     for mid in finished:
         shown = await storage.match(mid)
         assert shown is not None and shown["embargoed"] and shown["seed"] is None
@@ -219,7 +219,7 @@ def test_cancelling_a_round_reveals_it_once_its_tables_are_stopped() -> None:
 
 
 async def test_private_rooms_are_not_listed_public_and_rated_ones_are(tmp_path: Path) -> None:
-    storage = await Storage.open(tmp_path / "db")
+    storage = await Storage.open(tmp_path / "db", opened_ms=0)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h", 0)
     run = Run(storage)
     lb = run.lobby

@@ -17,7 +17,7 @@ from tests.server.stores import StoreUnderTest
 
 
 async def test_a_stale_token_cannot_write_and_a_newer_one_can(store: StoreUnderTest) -> None:
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     lost: list[object] = []
     storage.on_lost = lost.append
     try:
@@ -85,7 +85,7 @@ async def test_one_stale_fence_among_many_is_pinned_on_its_step(store: StoreUnde
     """Fences of many rooms go in one statement: one stale among them fails the batch,
     and the writer, trying each step alone, loses only the deposed owner's (the last
     here: a lost step loses the steps queued behind it too)."""
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     lost: list[object] = []
     storage.on_lost = lost.append
     try:
@@ -107,7 +107,7 @@ async def test_a_stale_fence_stores_none_of_its_steps_writes(store: StoreUnderTe
     """A step's fence goes to the database with the step's writes (PostgreSQL holds them
     and sends them in one query, the fence checked there): a stale one leaves none of
     them stored, and the step before it, under a token still current, stays."""
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     storage.on_lost = lambda events: None
     room = make_room(1)
     box = Mailbox.opening(room)
@@ -129,7 +129,7 @@ async def test_a_stale_fence_stores_none_of_its_steps_writes(store: StoreUnderTe
 async def test_text_bound_on_the_client_is_stored_as_it_was(store: StoreUnderTest) -> None:
     """What PostgreSQL's writer binds on the client (psycopg's quoting) comes back as it
     went in: quotes, backslashes, placeholders and percent signs are only text."""
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     tricky = "O'Brien \\' %s %% ? ?? ');DROP TABLE players;-- ✓"
     try:
         await storage.create_player(StoredPlayer("p-quoted", tricky, True, False), "h-quoted", 0)

@@ -17,7 +17,7 @@ TODAY = 20_000  # a day number (days since 1970-01-01, UTC)
 async def test_secrets_are_written_once_and_read_back_on_either_store(
     store: StoreUnderTest,
 ) -> None:
-    storage = await Storage.open(store.target)
+    storage = await Storage.open(store.target, opened_ms=0)
     await storage.draw_daily(Draw(((TODAY - 1, "a" * 64), (TODAY, "b" * 64)), 1))
     # Drawn again (another server, a restart): what is stored stays the day's.
     await storage.draw_daily(Draw(((TODAY, "c" * 64), (TODAY + 1, "d" * 64)), 2))

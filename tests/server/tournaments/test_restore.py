@@ -370,7 +370,7 @@ def test_a_knockout_s_bracket_is_its_own_and_reads_back_from_a_version_1_snapsho
 
 
 async def test_the_snapshot_is_stored_read_back_and_dropped_at_the_end(tmp_path: Path) -> None:
-    storage = await Storage.open(tmp_path / "db")
+    storage = await Storage.open(tmp_path / "db", opened_ms=0)
     lb = lobby()
     cup = CreateTournament(name="cup", format="duplicate", rounds=1)  # type: ignore[arg-type]
     created = events_of(lb, lambda: lb.handle(ALICE, cup, 0))
@@ -404,7 +404,7 @@ async def test_the_snapshot_is_stored_read_back_and_dropped_at_the_end(tmp_path:
 async def test_a_bot_programs_seat_is_resumed_like_a_persons(tmp_path: Path) -> None:
     """A program that signed in as a bot (a tournament may take it) is not a server bot:
     after a restart its seat waits for it to reconnect, as a person's does."""
-    storage = await Storage.open(tmp_path / "db")
+    storage = await Storage.open(tmp_path / "db", opened_ms=0)
     program = PlayerInfo(id="p-0a1b2c", name="prog", bot=True)
     await storage.create_player(StoredPlayer(ALICE.id, ALICE.name, False, False), "h1", 0)
     await storage.create_player(StoredPlayer(program.id, program.name, False, True), "h2", 0)
