@@ -527,7 +527,7 @@ class Hub:
             rows, after = await self.storage.tournament_page(asked.limit, asked.after, asked.status)
         except BadCursor as exc:
             raise errors.RoomError(str(exc), code="bad_message") from None
-        listed = [stored_summary(row) for row in rows]
+        listed = [line for line in map(stored_summary, rows) if line is not None]
         return Tournaments(tournaments=listed, next=after, ref=asked.ref)
 
     def require_storage(self) -> None:

@@ -104,11 +104,16 @@ def stored_presentation(
     }
 
 
-def stored_summary(row: dict[str, Any]) -> TournamentSummary:
+def stored_summary(row: dict[str, Any]) -> TournamentSummary | None:
     """A line of the list from a tournament as the store lists it
-    (``server.storage.tournaments.tournament_page``): one over, or any asked by status."""
+    (``server.storage.tournaments.tournament_page``): one over, or any asked by status.
+    None: a format this server does not host (a store a later release wrote), which
+    the protocol's list cannot name; the HTTP list shows it as it is."""
     s = row["settings"]
-    fmt = FORMATS[TournamentFormat(row["format"])]
+    try:
+        fmt = FORMATS[TournamentFormat(row["format"])]
+    except ValueError:
+        return None
     bracketed = fmt.has_bracket  # its rounds follow from its bracket
     shown = stored_presentation(row["format"], s, row["rounds_played"], bool(row["finished_ms"]))
     return TournamentSummary(
