@@ -72,9 +72,10 @@ NO_QUEUE = frozenset({"not_rateable", "unknown_type", "bad_message"})
 
 @dataclass
 class _Match:
-    """What the bot keeps of its seat besides the board: the board, the cards dealt
-    and the placements are the client model's (:class:`ClientModel`, fed every
-    message as the terminal client's is), read when the bot decides."""
+    """What the bot keeps of its seat besides the board: the board, the card waiting
+    for it (its turn, its legal cells) and the placements are the client model's
+    (:class:`ClientModel`, fed every message as the terminal client's is), read
+    when the bot decides."""
 
     room_id: str
     started: bool = False
@@ -382,7 +383,7 @@ class BotClient:
                     self.say(f"{which}match {message.match_id} started")
             elif isinstance(message, CardDealt):
                 match.started = True
-                await self._place(match, message.turn, Card.parse(message.card), message.legal)
+                await self._place_waiting(match)
             elif isinstance(message, Placed):
                 match.done.add(message.turn)
                 if self.verbose:
@@ -392,9 +393,7 @@ class BotClient:
                 if message.match_id is not None and message.match_id != match.match_id:
                     match.new_deal(message.match_id)
                 self._resync(match, message)
-                you = message.you
-                if you is not None and you.turn is not None and you.card is not None:
-                    await self._place(match, you.turn, Card.parse(you.card), you.legal)
+                await self._place_waiting(match)
                 if message.result is not None and scored(message.result, message.room.series):
                     return outcomes
             elif isinstance(message, RoomUpdate) and message.room.id == match.room_id:
@@ -465,6 +464,12 @@ class BotClient:
         if seen is None or self.model.room is None or self.model.room.id != match.room_id:
             return None
         return seen if seen.match_id == match.match_id or not match.match_id else None
+
+    async def _place_waiting(self, match: _Match) -> None:
+        """Place the card the model says is waiting for this bot, if one is."""
+        board = self._board(match)
+        if board is not None and board.turn is not None and board.card is not None:
+            await self._place(match, board.turn, Card.parse(board.card), list(board.legal))
 
     async def _place(self, match: _Match, turn: int, card: Card, legal: list[str]) -> None:
         board = self._board(match)
