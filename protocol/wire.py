@@ -36,7 +36,7 @@ from protocol.daily import DailyNews, DailyRequest
 from protocol.deals import DealNews, DealRequest
 from protocol.fields import BATCHING_PROTOCOL, PROTOCOL_VERSION
 from protocol.head_to_head import HeadToHeadNews, HeadToHeadRequest, RatingsRequest
-from protocol.rooms import RoomNews, RoomRequest
+from protocol.rooms import InRoomRequest, JoinRoom, RoomNews, RoomRequest
 from protocol.tournaments import TournamentNews, TournamentRequest
 
 # Every area's client messages (connection, rooms, deals, head-to-head, ratings,
@@ -59,6 +59,15 @@ ServerMessage = Annotated[
     ConnectionNews | RoomNews | DealNews | HeadToHeadNews | TournamentNews | DailyNews,
     Field(discriminator="type"),
 ]  # fmt: skip
+
+
+def addressed_room(message: ClientMessage) -> str | None:
+    """The room a client message names (a room's own commands, a placement, a join by
+    id), read from the schema's areas; None for any other."""
+    if isinstance(message, InRoomRequest | DealRequest | JoinRoom):
+        return message.room_id
+    return None
+
 
 CLIENT_ADAPTER: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 SERVER_ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -31,7 +31,7 @@ from protocol.tournaments import (
     ListTournaments,
     Tournaments,
 )
-from protocol.wire import ClientMessage, ProtocolError, parse_client
+from protocol.wire import ClientMessage, ProtocolError, addressed_room, parse_client
 from server import errors
 from server.bots import BotPool
 from server.config import ServerConfig
@@ -439,7 +439,7 @@ class Hub:
             await self._dispatch(session, message)
         except errors.ServerError as exc:
             session.send_error(
-                exc.code, exc.reason, room_id=getattr(message, "room_id", None), ref=message.ref
+                exc.code, exc.reason, room_id=addressed_room(message), ref=message.ref
             )
         except Exception:
             log.exception("internal error handling %s", message.type)

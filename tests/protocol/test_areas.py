@@ -96,3 +96,16 @@ def test_no_tuple_of_message_classes_is_kept_by_hand_in_the_server() -> None:
             if len(named) >= 2:
                 kept.append(f"{path.relative_to(ROOT)}:{node.lineno} {named}")
     assert kept == [], kept
+
+
+def test_the_room_a_message_names_is_read_from_the_areas() -> None:
+    """addressed_room (the cluster's route, an error's ``room_id``) covers every client
+    message with a ``room_id``, with no getattr by name."""
+    from protocol.wire import addressed_room
+
+    for area in AREAS.values():
+        for kind in area:
+            names = "room_id" in kind.model_fields
+            message = kind.model_construct(**({"room_id": "x"} if names else {}))
+            expected = "x" if names else None
+            assert addressed_room(message) == expected, kind.__name__

@@ -31,7 +31,7 @@ from protocol.fields import PlayerInfo
 from protocol.head_to_head import HeadToHeadRequest
 from protocol.rooms import CreateRoom, JoinRoom, ListRooms, Rooms
 from protocol.tournaments import GetTournament, TournamentRequest
-from protocol.wire import CLIENT_ADAPTER, ClientMessage
+from protocol.wire import CLIENT_ADAPTER, ClientMessage, addressed_room
 from server import errors
 from server.room import Outbound
 from server.shell import clock
@@ -86,7 +86,7 @@ class Forwarding:
                 return False
             await self._forward(COORDINATOR, session, player, message)
             return True
-        room_id = getattr(message, "room_id", None)
+        room_id = addressed_room(message)
         if isinstance(message, JoinRoom) and message.invite_code is not None:
             if node.registry.by_invite(message.invite_code) is not None:
                 return False
@@ -254,9 +254,7 @@ class Forwarding:
             await node.hub.apply(produce, deliver)
             return  # its messages, ``done`` with them, are on their way
         except errors.ServerError as exc:
-            answer = _answer(
-                sid, exc.code, exc.reason, getattr(message, "room_id", None), message.ref
-            )
+            answer = _answer(sid, exc.code, exc.reason, addressed_room(message), message.ref)
         except Exception:
             log.exception("internal error handling a forwarded %s", message.type)
             reason = "the server failed to handle that request"
