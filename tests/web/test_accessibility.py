@@ -199,6 +199,11 @@ async def test_every_screen_is_accessible_fits_and_takes_the_focus(
             await page.goto(live.http + "/" + where)
             await page.wait_for_selector(ready)
             await sweep.check(state)
+        # the form to host one, as the welcome offers a knockout (best of N, no rounds)
+        await page.goto(live.http + "/#/tournaments")
+        await page.select_option("#tc-format", "knockout")
+        await page.wait_for_selector("#tc-bestof")
+        await sweep.check("host a knockout")
 
         # a knockout, its bracket and its projector view
         kay = await signed_in(live, "kay")
@@ -218,7 +223,7 @@ async def test_every_screen_is_accessible_fits_and_takes_the_focus(
         await sweep.check("projector")
         for client in (bo, cy, dee, kay):
             await client.close()
-    assert len(sweep.seen) == 20
+    assert len(sweep.seen) == 21
     said = [
         f"{state}: {v['id']} ({v.get('impact', '')}) {v.get('nodes', v.get('width'))}"
         for state, found in sweep.wrong.items()
