@@ -128,9 +128,10 @@ async def test_a_stale_fence_stores_none_of_its_steps_writes(store: StoreUnderTe
 
 async def test_text_bound_on_the_client_is_stored_as_it_was(store: StoreUnderTest) -> None:
     """What PostgreSQL's writer binds on the client (psycopg's quoting) comes back as it
-    went in: quotes, backslashes, placeholders and percent signs are only text."""
+    went in: quotes, backslashes, placeholders (positional and named, each engine's
+    marks and the storage's own) and percent signs are only text."""
     storage = await Storage.open(store.target, opened_ms=0)
-    tricky = "O'Brien \\' %s %% ? ?? ');DROP TABLE players;-- ✓"
+    tricky = "O'Brien \\' %s %% %(id)s :id {id} {{ ? ?? ');DROP TABLE players;-- ✓"
     try:
         await storage.create_player(StoredPlayer("p-quoted", tricky, True, False), "h-quoted", 0)
         found = await storage.find_player("p-quoted")
