@@ -91,11 +91,12 @@ def mask_cells(mask: int) -> list[int]:
 class Grid:
     """One player's board: 16 cells, each empty (``None``) or holding a card."""
 
-    __slots__ = ("_cells", "_filled")
+    __slots__ = ("_cards", "_cells", "_filled")
 
     def __init__(self) -> None:
         self._cells: list[Card | None] = [None] * CELLS
-        self._filled = 0
+        self._filled = 0  # bit i: cell i holds a card
+        self._cards = 0  # bit i: the card of index i is on the grid
 
     @classmethod
     def replay(cls, placements: Iterable[tuple[int, Card]]) -> Grid:
@@ -110,6 +111,7 @@ class Grid:
         other = Grid()
         other._cells = list(self._cells)
         other._filled = self._filled
+        other._cards = self._cards
         return other
 
     @property
@@ -161,10 +163,11 @@ class Grid:
         error = self.why_illegal(cell)
         if error is not None:
             raise error
-        if card in self._cells:
+        if self._cards >> card.index & 1:
             raise DuplicateCardError(f"card {card} is already on the grid")
         self._cells[cell] = card
         self._filled |= 1 << cell
+        self._cards |= 1 << card.index
 
     def render(self, *, empty: str = "..", marks: Iterable[int] = ()) -> str:
         """Plain-text picture of the grid, column letters above, row numbers left.

@@ -16,7 +16,6 @@ This module must never import from ``server/`` or do I/O.
 
 from __future__ import annotations
 
-import re
 from typing import Any, NamedTuple, get_args
 
 from pydantic import BaseModel
@@ -72,12 +71,16 @@ class Prepared:
         return f"Prepared({self.text})"
 
 
-_PLAIN = re.compile(r"[ !#-\[\]-~]*")  # printable ASCII but the quote and the backslash
-
-
 def _plain(text: object) -> bool:
-    """Written in JSON as is, between quotes: printable ASCII without quote or backslash."""
-    return type(text) is str and _PLAIN.fullmatch(text) is not None
+    """Written in JSON as is, between quotes: printable ASCII without quote or backslash
+    (string methods: a regular expression's match cost more, a dozen times a placement)."""
+    return (
+        type(text) is str
+        and text.isascii()
+        and text.isprintable()
+        and '"' not in text
+        and "\\" not in text
+    )
 
 
 def legal_json(legal: list[str]) -> str | None:
@@ -241,7 +244,7 @@ def match_result_message(
         and _is_int(deal)
         and (series is None or type(series) is SeriesInfo)
         and None not in written
-        and _PLAIN.fullmatch("".join(seen)) is not None  # one check for all of them
+        and _plain("".join(seen))  # one check for all of them
     ):
         text = (
             f'{{"type":"match_result","room_id":"{room_id}","match_id":"{match_id}",'

@@ -556,3 +556,13 @@ def test_parse_client_fast_path_edge_cases() -> None:
         '\ufeff{"type":"ping"}',
     ]:
         assert outcome(parse_client, frame) == outcome(_parse_client_slowly, frame), frame
+
+
+@given(st.text(max_size=12) | st.text(alphabet=st.characters(max_codepoint=0x80), max_size=12))
+def test_plain_text_is_printable_ascii_without_quote_or_backslash(text: str) -> None:
+    """What the prepared writers put between quotes as is: exactly printable ASCII
+    (space to tilde) but the quote and the backslash, which JSON would escape."""
+    from protocol.prepared import _plain
+
+    expected = all(0x20 <= ord(c) <= 0x7E and c not in '"\\' for c in text)
+    assert _plain(text) is expected
