@@ -71,16 +71,28 @@ def cell_from_row_col(row: int, col: int) -> int:
     return SIZE * row + col
 
 
-def legal_mask(filled: int) -> int:
-    """Bit mask of the cells where the next card may go, given the filled mask."""
-    if filled == 0:
-        return FULL_MASK
+def _touching(filled: int) -> int:
+    """The cells touching any cell of ``filled`` (themselves included or not)."""
     touching = 0
     rest = filled
     while rest:
         low = rest & -rest
         touching |= NEIGHBOURS[low.bit_length() - 1]
         rest ^= low
+    return touching
+
+
+# The cells touching each set of the grid's first two rows, and of its last two: a
+# filled mask's touching cells are one of each, OR-ed (512 entries, made at import).
+_TOUCHING_LOW: Final[tuple[int, ...]] = tuple(_touching(bits) for bits in range(256))
+_TOUCHING_HIGH: Final[tuple[int, ...]] = tuple(_touching(bits << 8) for bits in range(256))
+
+
+def legal_mask(filled: int) -> int:
+    """Bit mask of the cells where the next card may go, given the filled mask."""
+    if filled == 0:
+        return FULL_MASK
+    touching = _TOUCHING_LOW[filled & 0xFF] | _TOUCHING_HIGH[filled >> 8 & 0xFF]
     return touching & ~filled & FULL_MASK
 
 

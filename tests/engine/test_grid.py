@@ -167,3 +167,20 @@ def test_render_marks_cells_by_name() -> None:
         "4  ..  ..  ..  ..",
     ]
     assert repr(grid) == "<Grid a1=TD>"
+
+
+@given(st.integers(0, (1 << CELLS) - 1))
+def test_legal_mask_is_the_cells_touching_a_filled_one(filled: int) -> None:
+    """The table-driven mask is the rule itself: an empty cell is legal if it touches a
+    filled one across, down or diagonally (any cell, on an empty grid)."""
+    from engine.grid import NEIGHBOURS
+
+    expected = 0
+    for cell in range(CELLS):
+        empty = not filled >> cell & 1
+        touches = any(
+            filled >> other & 1 for other in range(CELLS) if NEIGHBOURS[cell] >> other & 1
+        )
+        if empty and (touches or filled == 0):
+            expected |= 1 << cell
+    assert legal_mask(filled) == expected
