@@ -31,6 +31,9 @@ from tests.client_cli.commands.helpers import Runner, assert_one_line_error
         (["tournament", "create", "t", "--rounds", "0"], "--rounds"),
         (["tournament", "create", "t", "--start-in", "-5"], "--start-in"),
         (["tournament", "create", "t", "--bots", "-2"], "--bots"),
+        # The protocol's schema names the formats and the deals a table may play.
+        (["tournament", "create", "t", "--format", "arena"], "--format: input should be"),
+        (["tournament", "create", "t", "--best-of", "4"], "--best-of: input should be 1, 3 or 5"),
     ],
 )
 def test_out_of_range_options_are_one_line_errors(
