@@ -108,6 +108,8 @@ _MASKS_BY_SIZE: Final[dict[int, tuple[int, ...]]] = {
 _FIFTEEN_MASKS: Final = tuple(m for size in range(2, 6) for m in _MASKS_BY_SIZE[size])
 _PAIR_INDICES: Final = tuple(combinations(range(5), 2))
 _MASK_INDICES: Final = tuple(tuple(i for i in range(5) if m >> i & 1) for m in range(32))
+# Each subset's sum from a smaller one's: (subset, it without its lowest card, that card).
+_SUM_STEPS: Final = tuple((m, m & (m - 1), (m & -m).bit_length() - 1) for m in range(1, 32))
 
 
 def score_hand(hand: Sequence[Card], starter: Card) -> HandScore:
@@ -117,10 +119,10 @@ def score_hand(hand: Sequence[Card], starter: Card) -> HandScore:
     ranks = [c.rank for c in five]
 
     # Sum of values of every subset, built from the subset without its lowest card.
+    values = [r if r < 10 else 10 for r in ranks]
     sums = [0] * 32
-    for m in range(1, 32):
-        low = m & -m
-        sums[m] = sums[m ^ low] + min(ranks[low.bit_length() - 1], 10)
+    for m, rest, low in _SUM_STEPS:
+        sums[m] = sums[rest] + values[low]
     fifteens = tuple(
         tuple(five[i] for i in _MASK_INDICES[m]) for m in _FIFTEEN_MASKS if sums[m] == 15
     )
