@@ -134,6 +134,13 @@ def restore(
         board.placements.append(Placement(stored.turn, cell, card, stored.elapsed_ms, stored.auto))
     for board in boards.values():
         board.dealt = board.placed
+    # The cards the server placed for a person (auto) in a deal not over were its
+    # clock's or its absence's (a deal ended for everyone ends in the same step):
+    # they count for the rated deal's forfeit rule as they did before the restart.
+    people = {seat.player.id for seat in room.seats if seat.bot is None}
+    for stored in last.placements:
+        if stored.auto and stored.player_id in people:
+            boards[stored.player_id].clocked += 1
     if series.started == 1:
         series.moved = {p.player_id for p in last.placements if not p.auto}
     low = min(b.placed for b in boards.values())

@@ -262,3 +262,49 @@ def test_the_clock_placing_a_few_cards_is_no_forfeit() -> None:
     assert len(clocked) == 8
     assert abandonments(box.take_events()) == []
     assert all(n.reason != "left" for n in box.result(ALICE).ranking)
+
+
+async def test_the_clock_s_cards_before_a_restart_still_count(tmp_path: Path) -> None:
+    """bob idles: the clock places his cards 2 to 7 before the server restarts and
+    his cards 8 to 16 after. The 15 the clock placed are counted across the restart
+    (the stored placements say which were the server's), so he is ranked as one who
+    left, with his idle mark, as without a restart."""
+    from engine.grid import cell_name
+    from protocol.deals import Place
+    from server.room.restore import restore
+
+    storage = await Storage.open(tmp_path / "r.db", opened_ms=0)
+    for who in (ALICE, BOB):
+        await storage.create_player(StoredPlayer(who.id, who.name, False, False), who.id, 0)
+    room = rated_room(1)
+    box = Mailbox.opening(room)
+    seat_and_start(room, box, BOB)
+    place(room, box, BOB, 1)
+    now = 1
+    while room.match is not None and room.match.boards[BOB.id].placed < 7:
+        if views.waiting_turn(room, ALICE.id) is not None:
+            place(room, box, ALICE, now)
+        now += 1_000
+        box.add(room.tick(now))
+    assert room.match is not None and room.match.boards[BOB.id].clocked == 6
+    before = {pid: board.clocked for pid, board in room.match.boards.items()}
+    await storage.persist(box.take_events())
+    (saved,) = await storage.unfinished()
+    await storage.close()
+    back = restore(saved, now)
+    assert back.match is not None
+    assert {pid: board.clocked for pid, board in back.match.boards.items()} == before
+    box = Mailbox.opening(back)
+    box.add(back.resume(now))
+    box.add(back.set_connected(ALICE.id, True, now))  # alice is back; bob stays idle
+    while not back.series.finished:  # alice places each card as it comes (as she is
+        turn = views.waiting_turn(back, ALICE.id)  # back: from the state, not a card)
+        if turn is not None and back.match is not None:
+            cell = cell_name(back.match.boards[ALICE.id].grid.legal_cells()[0])
+            box.add(back.handle(ALICE, Place(room_id=back.id, turn=turn, cell=cell), now))
+        now += 1_000
+        box.add(back.tick(now))
+    events = box.take_events()
+    (end,) = [e for e in events if isinstance(e, SeriesEnded)]
+    assert end.winner_id == ALICE.id
+    assert (BOB.id, "idle") in abandonments(events)
