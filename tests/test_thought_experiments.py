@@ -5,9 +5,10 @@ list, so the documented count cannot drift from the code."""
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
+
+from tests.code_strings import code_strings
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = re.compile(
@@ -45,20 +46,8 @@ ENGINES = {  # the code files that name an SQL engine: its backend, and where en
 
 def _naming_an_engine(path: Path) -> bool:
     """Does ``path`` have a string (not a docstring) naming SQLite or PostgreSQL?"""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-    }
     return any(
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and id(node) not in docstrings
-        and ("sqlite" in node.value.lower() or "postgres" in node.value.lower())
-        for node in ast.walk(tree)
+        "sqlite" in text.lower() or "postgres" in text.lower() for _, text in code_strings(path)
     )
 
 

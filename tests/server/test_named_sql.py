@@ -4,7 +4,6 @@ them as its driver binds them: nothing is rewritten by pattern, no query names
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from server.storage import postgres, sqlite
 from server.storage.sql import in_list, parts
+from tests.code_strings import code_strings
 
 ROOT = Path(__file__).resolve().parents[2]
 POSITIONAL = re.compile(r"[\s(,=<>]\?(?=[\s),]|$)")  # a ``?`` where a value goes
@@ -41,24 +41,11 @@ def test_an_in_list_names_each_value() -> None:
 
 def _sql_strings(path: Path) -> list[tuple[int, str]]:
     """The string constants of ``path`` that read as SQL (f-strings' literal parts too)."""
-    found = []
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-    }
-    for node in ast.walk(tree):
-        if (
-            id(node) not in docstrings
-            and isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and any(word in node.value.upper() for word in SQL_WORDS)
-        ):
-            found.append((node.lineno, node.value))
-    return found
+    return [
+        (line, text)
+        for line, text in code_strings(path)
+        if any(word in text.upper() for word in SQL_WORDS)
+    ]
 
 
 def test_no_query_has_a_positional_placeholder_or_names_rowid() -> None:

@@ -5,6 +5,7 @@ real sockets against a live server."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +45,28 @@ def play_deal(room: Room, box: Mailbox, *people: PlayerInfo, now_ms: int = 10) -
     return now_ms
 
 
-def alice_plays_the_clock_plays_bob(room: Room, box: Mailbox, now_ms: int = 0) -> None:
-    """Until the series is over, alice places each card as it comes; bob's go by the
-    card clock."""
-    while not room.series.finished:
+def alice_plays_the_clock_plays_bob(
+    room: Room, box: Mailbox, now_ms: int = 0, until: Callable[[], bool] | None = None
+) -> int:
+    """Until the series is over (or ``until`` says so), alice places each card as it
+    comes; bob's go by the card clock. Returns the time then."""
+    while not (until() if until is not None else room.series.finished):
         if views.waiting_turn(room, ALICE.id) is not None:
             place(room, box, ALICE, now_ms)
         now_ms += 1_000
         box.add(room.tick(now_ms))
+    return now_ms
+
+
+async def stored_rated_duel(path: Path, deals: int) -> tuple[Storage, Room, Mailbox]:
+    """A store with alice and bob in it, and a rated room of theirs started."""
+    storage = await Storage.open(path, opened_ms=0)
+    for who in (ALICE, BOB):
+        await storage.create_player(StoredPlayer(who.id, who.name, False, False), who.id, 0)
+    room = rated_room(deals)
+    box = Mailbox.opening(room)
+    seat_and_start(room, box, BOB)
+    return storage, room, box
 
 
 def ended(box: Mailbox) -> SeriesEnded:
@@ -139,12 +154,7 @@ def test_the_forfeit_order_ranks_and_a_series_without_order_still_ranks() -> Non
 async def test_a_resignation_before_a_card_is_an_abort_stored_at_once(tmp_path: Path) -> None:
     """Bob resigned before a card: the deal ends there, the series is aborted, and
     that is stored: a restart finds nothing to resume."""
-    storage = await Storage.open(tmp_path / "db", opened_ms=0)
-    for who in (ALICE, BOB):
-        await storage.create_player(StoredPlayer(who.id, who.name, False, False), who.id, 0)
-    room = rated_room(3)
-    box = Mailbox.opening(room)
-    seat_and_start(room, box, BOB)
+    storage, room, box = await stored_rated_duel(tmp_path / "db", 3)
     place(room, box, ALICE, 1)
     box.add(room.handle(BOB, LeaveRoom(room_id=room.id), 2))
     events = box.take_events()
@@ -273,19 +283,12 @@ async def test_the_clock_s_cards_before_a_restart_still_count(tmp_path: Path) ->
     from protocol.deals import Place
     from server.room.restore import restore
 
-    storage = await Storage.open(tmp_path / "r.db", opened_ms=0)
-    for who in (ALICE, BOB):
-        await storage.create_player(StoredPlayer(who.id, who.name, False, False), who.id, 0)
-    room = rated_room(1)
-    box = Mailbox.opening(room)
-    seat_and_start(room, box, BOB)
+    storage, room, box = await stored_rated_duel(tmp_path / "r.db", 1)
     place(room, box, BOB, 1)
-    now = 1
-    while room.match is not None and room.match.boards[BOB.id].placed < 7:
-        if views.waiting_turn(room, ALICE.id) is not None:
-            place(room, box, ALICE, now)
-        now += 1_000
-        box.add(room.tick(now))
+    bob = room.match.boards[BOB.id] if room.match is not None else None
+    now = alice_plays_the_clock_plays_bob(
+        room, box, 1, until=lambda: bob is not None and bob.placed >= 7
+    )
     assert room.match is not None and room.match.boards[BOB.id].clocked == 6
     before = {pid: board.clocked for pid, board in room.match.boards.items()}
     await storage.persist(box.take_events())
