@@ -21,6 +21,7 @@ from server.limits import Refusal, quota_key
 from server.shell import clock
 from server.shell.keys import HUB, STORAGE
 from server.shell.origins import client_address
+from server.shell.replies import bad_request, query_int
 from server.store import Store
 
 
@@ -143,9 +144,7 @@ async def leaderboard(request: web.Request) -> web.Response:
             arena=arena == "1",
         )
     except ValueError as exc:
-        return web.json_response(
-            {"error": {"code": "bad_request", "reason": str(exc).splitlines()[0]}}, status=400
-        )
+        return bad_request(str(exc).splitlines()[0])
     nobody = PlayerInfo(id="", name="")
     try:
         board = request.app[HUB].lobby.leaderboard(nobody, asked)
@@ -161,12 +160,9 @@ async def daily(request: web.Request) -> web.Response:
     """``/api/daily?top=N`` and ``/api/daily/{day}?top=N``: the ``daily`` message of
     today or of any stored day, for anyone (without ``you``), read from the store:
     acknowledged means stored, so the live standings are there as soon as the desk's."""
-    try:
-        top = int(request.query.get("top", str(DAILY_TOP)))
-        if not 1 <= top <= DAILY_TOP:
-            raise ValueError
-    except ValueError:
-        return _bad_request(f"top: 1 to {DAILY_TOP}")
+    top = query_int(request, "top", DAILY_TOP, DAILY_TOP)
+    if top is None:
+        return bad_request(f"top: 1 to {DAILY_TOP}")
     desk = request.app[HUB].lobby.daily
     now = clock.now_ms()
     today = desk.today(now)
@@ -179,10 +175,6 @@ async def daily(request: web.Request) -> web.Response:
         return _not_found(errors.DailyNotFound.code, days.no_deal(day))
     view = daily_view(facts, top=top, now_ms=desk.calendar(now))
     return web.json_response(view.model_dump(mode="json", exclude={"type", "ref", "you"}))
-
-
-def _bad_request(reason: str) -> web.Response:
-    return web.json_response({"error": {"code": "bad_request", "reason": reason}}, status=400)
 
 
 def page_query(request: web.Request) -> dict[str, Any]:
@@ -203,9 +195,9 @@ async def public_rooms(request: web.Request) -> web.Response:
         asked = ListRooms.model_validate(page_query(request))
         page = request.app[HUB].lobby.list_rooms(asked)
     except ValidationError as exc:
-        return _bad_request(exc.errors()[0]["msg"] + " (limit: 1 to 100)")
+        return bad_request(exc.errors()[0]["msg"] + " (limit: 1 to 100)")
     except errors.RoomError as exc:
-        return _bad_request(exc.reason)
+        return bad_request(exc.reason)
     return web.json_response(page.model_dump(mode="json", exclude={"type", "ref"}))
 
 

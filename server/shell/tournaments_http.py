@@ -19,6 +19,7 @@ from protocol.tournaments import TournamentListStatus
 from server import visibility
 from server.cursors import BadCursor
 from server.heavy_reads import Built, HeavyReads, json_bytes
+from server.shell.replies import bad_request, query_int
 from server.storage.sql import Reader
 from server.storage.tournaments import (
     boards_csv,
@@ -43,21 +44,18 @@ def routes(
     async def listing(request: web.Request) -> web.Response:
         """``?limit=N&after=CURSOR&status=S``: a page, newest first (``status``: only
         those in it), and the next page's cursor."""
-        try:
-            limit = int(request.query.get("limit", str(PAGE_DEFAULT)))
-            if not 1 <= limit <= PAGE_MAX:
-                raise ValueError
-        except ValueError:
-            return _bad_request(f"limit: 1 to {PAGE_MAX}")
+        limit = query_int(request, "limit", PAGE_DEFAULT, PAGE_MAX)
+        if limit is None:
+            return bad_request(f"limit: 1 to {PAGE_MAX}")
         status = request.query.get("status")
         if status is not None and status not in STATUSES:
-            return _bad_request(f"status: one of {', '.join(STATUSES)}")
+            return bad_request(f"status: one of {', '.join(STATUSES)}")
         try:
             rows, after = await request.app[storage_key].tournament_page(
                 limit, request.query.get("after"), status
             )
         except BadCursor as exc:
-            return _bad_request(str(exc))
+            return bad_request(str(exc))
         for row in rows:  # the format and its length worded as everywhere
             row.update(
                 stored_presentation(
@@ -82,11 +80,7 @@ def routes(
         fmt = request.query.get("format", "json")
         what = request.query.get("what", "standings")
         if fmt not in ("json", "csv") or what not in ("standings", "boards"):
-            return web.json_response(
-                {"error": {"code": "bad_request",
-                           "reason": "format is json or csv; what is standings or boards"}},
-                status=400,
-            )  # fmt: skip
+            return bad_request("format is json or csv; what is standings or boards")
         tid = request.match_info["tournament_id"]
         live = live_of(request, tid)
         what = "both" if fmt == "json" else what  # the JSON export is the tournament and its boards
@@ -141,10 +135,6 @@ def _answer(built: Built | None) -> web.Response:
     if built is None:
         return _not_found()
     return web.Response(body=built.body, content_type=built.content_type, charset="utf-8")
-
-
-def _bad_request(reason: str) -> web.Response:
-    return web.json_response({"error": {"code": "bad_request", "reason": reason}}, status=400)
 
 
 def _not_found() -> web.Response:
