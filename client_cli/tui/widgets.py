@@ -350,11 +350,17 @@ class EventLog(VerticalScroll):
 
     can_focus = False
 
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        # Its text, held from the start: a screen may show lines in its own on_mount,
+        # before this log's compose has mounted its children (a query then found none).
+        self.text = Static("")
+
     def compose(self) -> ComposeResult:
-        yield Static("")
+        yield self.text
 
     def show(self, lines: Sequence[str]) -> None:
-        self.query_one(Static).update(Text("\n".join(lines[-100:])))
+        self.text.update(Text("\n".join(lines[-100:])))
         # once the new lines are laid out: scrolled now, it stopped short of them
         self.call_after_refresh(self.scroll_end, animate=False)
 
